@@ -1,0 +1,50 @@
+# fairshare — PGXS build.  `make`, `make install`, `make installcheck`,
+# `make prove_installcheck`, and the README's targets `make test` / `make demo`
+# (both wrap a throwaway cluster made by pg_virtualenv).
+
+EXTENSION  = fairshare
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
+PGFILEDESC = "fairshare - HPC centre accounting policies"
+
+MODULE_big = fairshare
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
+
+# The install script of the current version is assembled from one SQL piece per
+# policy area, in dependency order.  Released versions' scripts and upgrade
+# scripts are kept verbatim as extension/fairshare--A.sql / --A--B.sql.
+SQL_ORDER  = head billing decay model usage_views fair_tree pbs metacentrum \
+             priority sshare sprio genci rwth import
+SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
+DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql
+DATA       = $(filter-out $(DATA_built),$(wildcard extension/$(EXTENSION)--*.sql))
+
+# pg_regress: `install` first (it creates the extension), then every suite.
+REGRESS_SUITES = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+REGRESS = install $(filter-out install,$(REGRESS_SUITES))
+ISOLATION = $(sort $(basename $(notdir $(wildcard specs/*.spec))))
+
+PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(DATA_built): $(SQL_PIECES) $(EXTENSION).control
+	cat $(SQL_PIECES) > $@
+
+PG_PROVE ?= pg_prove
+PGTAP_TESTS = $(sort $(wildcard test/tap/*.sql))
+
+.PHONY: prove_installcheck test demo bench
+prove_installcheck:
+	$(PG_PROVE) --verbose --failures $(PGTAP_TESTS)
+
+# Throwaway cluster around every suite (see test/cluster.sh).
+test:
+	bash test/cluster.sh test
+
+demo:
+	bash test/cluster.sh demo
+
+bench:
+	bash test/cluster.sh bench

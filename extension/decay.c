@@ -1,0 +1,443 @@
+/*
+ * decay.c — decayed usage aggregates (POLICIES.md §2).
+ *
+ * Every variant sums usage × weight, where the weight says how much of a
+ * unit of usage charged (or accrued) at some instant still counts at as_of:
+ *
+ *   exact   2^(−age / half_life)                 Slurm's documented half-life
+ *   slurm   (1 − 0.693 / half_life_s)^age_s       what Slurm really multiplies
+ *   step    factor^(interval boundaries crossed)  PBS fairshare_decay_{time,factor}
+ *
+ * Usage charged at an instant ("point" forms) is weighted once.  Usage that
+ * accrues uniformly over [started, ended] ("span" forms) is integrated
+ * exactly over [started, min(ended, as_of)], each instant's share decaying
+ * from when it accrued; that is the continuous version of what Slurm adds
+ * every PriorityCalcPeriod.  Usage after as_of never counts (time travel).
+ *
+ * The transition state is a float8[3] {rows, sum, compensation}: a real
+ * (non-pseudo) type, so that PostgreSQL parallel query and Citus can both
+ * split the aggregate with the combine function alone (pg-extension.md
+ * §4.2).  Sums use Neumaier's compensated summation so that 10^8 rows of
+ * very different sizes still add up to the last digit.  As float8_accum
+ * does, the state is updated in place when called as an aggregate.
+ *
+ * Steps are counted from the Unix epoch, so the same rows always give the
+ * same answer whenever the query runs.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/timestamp.h"
+
+#include "fairshare.h"
+
+/* Seconds from 2000-01-01 (PostgreSQL's epoch) back to 1970-01-01. */
+#define UNIX_EPOCH_OFFSET_S	((double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY)
+
+/* Slurm's per-second decay: 1 - 0.693 / half_life_seconds. */
+#define SLURM_LN2	0.693
+
+typedef enum DecayKind
+{
+	DECAY_NONE,
+	DECAY_EXACT,
+	DECAY_SLURM,
+	DECAY_STEP
+} DecayKind;
+
+typedef struct Decay
+{
+	DecayKind	kind;
+	double		half_life;		/* seconds (exact, slurm) */
+	double		rate;			/* per second: ln2/h (exact), -log1p(-0.693/h) (slurm) */
+	double		interval;		/* seconds (step) */
+	double		factor;			/* per interval (step) */
+} Decay;
+
+/* ---------- state ---------- */
+
+static float8 *
+state_values(ArrayType *a)
+{
+	if (ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != 3 || ARR_HASNULL(a)
+		|| ARR_ELEMTYPE(a) != FLOAT8OID)
+		elog(ERROR, "decayed_usage: expected a 3-element float8 state array");
+	return (float8 *) ARR_DATA_PTR(a);
+}
+
+/* Neumaier: add x to (sum, comp). */
+static inline void
+kahan_add(float8 *sum, float8 *comp, double x)
+{
+	double		t = *sum + x;
+
+	if (fabs(*sum) >= fabs(x))
+		*comp += (*sum - t) + x;
+	else
+		*comp += (x - t) + *sum;
+	*sum = t;
+}
+
+/* Return the state with one more row adding x, in place when allowed. */
+static Datum
+state_add(FunctionCallInfo fcinfo, double x)
+{
+	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(0);
+	float8	   *v = state_values(a);
+
+	if (AggCheckCallContext(fcinfo, NULL))
+	{
+		v[0] += 1.0;
+		kahan_add(&v[1], &v[2], x);
+		PG_RETURN_ARRAYTYPE_P(a);
+	}
+	else
+	{
+		Datum		d[3];
+		float8		n = v[0] + 1.0,
+					s = v[1],
+					c = v[2];
+
+		kahan_add(&s, &c, x);
+		d[0] = Float8GetDatum(n);
+		d[1] = Float8GetDatum(s);
+		d[2] = Float8GetDatum(c);
+		PG_RETURN_ARRAYTYPE_P(construct_array(d, 3, FLOAT8OID, sizeof(float8),
+											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_combine);
+
+Datum
+fs_decay_combine(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a1 = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *a2 = PG_GETARG_ARRAYTYPE_P(1);
+	float8	   *v1 = state_values(a1);
+	float8	   *v2 = state_values(a2);
+
+	if (AggCheckCallContext(fcinfo, NULL))
+	{
+		v1[0] += v2[0];
+		kahan_add(&v1[1], &v1[2], v2[1]);
+		v1[2] += v2[2];
+		PG_RETURN_ARRAYTYPE_P(a1);
+	}
+	else
+	{
+		Datum		d[3];
+		float8		s = v1[1],
+					c = v1[2];
+
+		kahan_add(&s, &c, v2[1]);
+		d[0] = Float8GetDatum(v1[0] + v2[0]);
+		d[1] = Float8GetDatum(s);
+		d[2] = Float8GetDatum(c + v2[2]);
+		PG_RETURN_ARRAYTYPE_P(construct_array(d, 3, FLOAT8OID, sizeof(float8),
+											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_final);
+
+/* NULL when no row had usage, as sum() does. */
+Datum
+fs_decay_final(PG_FUNCTION_ARGS)
+{
+	float8	   *v = state_values(PG_GETARG_ARRAYTYPE_P(0));
+
+	if (v[0] == 0.0)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(v[1] + v[2]);
+}
+
+/* ---------- decay parameters ---------- */
+
+/* Half-life argument: NULL or 0 means no decay, negative is an error. */
+static Decay
+continuous_decay(FunctionCallInfo fcinfo, int argno, DecayKind kind)
+{
+	Decay		d = {DECAY_NONE, 0, 0, 0, 1};
+	double		h;
+
+	if (PG_ARGISNULL(argno))
+		return d;
+	h = fs_interval_seconds(PG_GETARG_INTERVAL_P(argno));
+	if (h < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("half_life must not be negative, not %s",
+						DatumGetCString(DirectFunctionCall1(interval_out, PG_GETARG_DATUM(argno)))),
+				 errhint("Use a positive interval such as '14 days', or 0 or NULL for no decay.")));
+	if (h == 0)
+		return d;
+	d.kind = kind;
+	d.half_life = h;
+	if (kind == DECAY_EXACT)
+		d.rate = M_LN2 / h;
+	else if (h > SLURM_LN2)
+		d.rate = -log1p(-SLURM_LN2 / h);
+	else
+		d.rate = INFINITY;		/* factor <= 0: Slurm clamps to nothing left */
+	return d;
+}
+
+/* PBS step decay: NULL interval or factor means no decay. */
+static Decay
+step_decay(FunctionCallInfo fcinfo, int argno)
+{
+	Decay		d = {DECAY_NONE, 0, 0, 0, 1};
+	double		iv,
+				f;
+
+	if (PG_ARGISNULL(argno) || PG_ARGISNULL(argno + 1))
+		return d;
+	iv = fs_interval_seconds(PG_GETARG_INTERVAL_P(argno));
+	f = PG_GETARG_FLOAT8(argno + 1);
+	if (!(iv > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("decay_interval must be positive, not %s",
+						DatumGetCString(DirectFunctionCall1(interval_out, PG_GETARG_DATUM(argno)))),
+				 errhint("PBS's default fairshare_decay_time is '24 hours'; pass NULL for no decay.")));
+	if (isnan(f) || f < 0 || f > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("decay_factor must be between 0 and 1, not %s", fs_float_text(f)),
+				 errhint("PBS's default fairshare_decay_factor is 0.5.")));
+	d.kind = DECAY_STEP;
+	d.interval = iv;
+	d.factor = f;
+	return d;
+}
+
+/* Index of the step slot holding instant t (seconds since 2000). */
+static inline double
+step_slot(const Decay *d, double t)
+{
+	return floor((t + UNIX_EPOCH_OFFSET_S) / d->interval);
+}
+
+/* Weight at as_of of a unit of usage charged `age` seconds before it. */
+static inline double
+point_weight(const Decay *d, double at, double as_of)
+{
+	double		age = as_of - at;
+
+	switch (d->kind)
+	{
+		case DECAY_NONE:
+			return 1.0;
+		case DECAY_EXACT:
+			return exp2(-age / d->half_life);
+		case DECAY_SLURM:
+			return isinf(d->rate) ? (age > 0 ? 0.0 : 1.0) : exp(-d->rate * age);
+		case DECAY_STEP:
+			return pow(d->factor, step_slot(d, as_of) - step_slot(d, at));
+	}
+	return 1.0;
+}
+
+/*
+ * ∫ weight over [s, m], m <= as_of, in seconds: the usage-seconds still
+ * counted at as_of of one unit per second accrued over [s, m].
+ */
+static double
+span_weight(const Decay *d, double s, double m, double as_of)
+{
+	double		len = m - s;
+
+	switch (d->kind)
+	{
+		case DECAY_NONE:
+			return len;
+		case DECAY_EXACT:
+		case DECAY_SLURM:
+			if (isinf(d->rate))
+				return 0.0;
+			/* (1/λ) e^(−λ(T−m)) (1 − e^(−λ len)), with expm1 for short spans */
+			return exp(-d->rate * (as_of - m)) * -expm1(-d->rate * len) / d->rate;
+		case DECAY_STEP:
+			{
+				double		f = d->factor;
+				double		ks = step_slot(d, s);
+				double		km = step_slot(d, m);
+				double		kt = step_slot(d, as_of);
+				double		first_end,
+							last_start,
+							full,
+							n;
+
+				if (ks == km)
+					return len * pow(f, kt - ks);
+				/* slot k covers [k·I − offset, (k+1)·I − offset) */
+				first_end = (ks + 1) * d->interval - UNIX_EPOCH_OFFSET_S;
+				last_start = km * d->interval - UNIX_EPOCH_OFFSET_S;
+				n = km - ks - 1;	/* whole slots in between */
+				if (n == 0)
+					full = 0;
+				else if (f == 1.0)
+					full = n * d->interval;
+				else
+					full = d->interval * pow(f, kt - km + 1) * (1 - pow(f, n)) / (1 - f);
+				return (first_end - s) * pow(f, kt - ks)
+					+ full
+					+ (m - last_start) * pow(f, kt - km);
+			}
+	}
+	return len;
+}
+
+/* ---------- argument reading ---------- */
+
+static double
+usage_arg(FunctionCallInfo fcinfo, int argno)
+{
+	double		u = PG_GETARG_FLOAT8(argno);
+
+	fs_check_nonneg(u, "usage");
+	return u;
+}
+
+static double
+instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	TimestampTz t;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", what),
+				 errhint("Pass the instant to decay usage to, e.g. now().")));
+	t = PG_GETARG_TIMESTAMPTZ(argno);
+	fs_check_timestamp(t, what);
+	return (double) t / USECS_PER_SEC;
+}
+
+/* Usage charged at one instant: args (state, usage, at, as_of, params…). */
+static Datum
+point_accum(FunctionCallInfo fcinfo, const Decay *d)
+{
+	double		u,
+				at,
+				as_of;
+
+	u = usage_arg(fcinfo, 1);
+	at = instant_arg(fcinfo, 2, "at");
+	as_of = instant_arg(fcinfo, 3, "as_of");
+	if (at > as_of)
+		return state_add(fcinfo, 0.0);
+	return state_add(fcinfo, u * point_weight(d, at, as_of));
+}
+
+/* Usage accrued over a span: args (state, usage, started, ended, as_of, params…). */
+static Datum
+span_accum(FunctionCallInfo fcinfo, const Decay *d)
+{
+	double		u,
+				s,
+				e,
+				as_of,
+				m;
+
+	u = usage_arg(fcinfo, 1);
+	s = instant_arg(fcinfo, 2, "started");
+	e = instant_arg(fcinfo, 3, "ended");
+	as_of = instant_arg(fcinfo, 4, "as_of");
+	if (e < s)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ended (%s) is before started (%s)",
+						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(3)),
+						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2))),
+				 errhint("A job's usage accrues between its start and its end.")));
+	if (s > as_of || (s == as_of && e > s))
+		return state_add(fcinfo, 0.0);
+	if (e == s)					/* an instant: the point form */
+		return state_add(fcinfo, u * point_weight(d, s, as_of));
+	m = Min(e, as_of);
+	if (d->kind == DECAY_NONE)	/* keep m == e exact: u × 1 */
+		return state_add(fcinfo, u * ((m - s) / (e - s)));
+	return state_add(fcinfo, u / (e - s) * span_weight(d, s, m, as_of));
+}
+
+/* Rows whose usage or instants are NULL are ignored, as sum() ignores NULLs. */
+#define SKIP_IF_NULL(from, to) \
+	do { \
+		int			i_; \
+		for (i_ = (from); i_ <= (to); i_++) \
+			if (PG_ARGISNULL(i_)) \
+				PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
+	} while (0)
+
+PG_FUNCTION_INFO_V1(fs_decay_point_accum);
+Datum
+fs_decay_point_accum(PG_FUNCTION_ARGS)
+{
+	Decay		d;
+
+	SKIP_IF_NULL(1, 2);
+	d = continuous_decay(fcinfo, 4, DECAY_EXACT);
+	return point_accum(fcinfo, &d);
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_span_accum);
+Datum
+fs_decay_span_accum(PG_FUNCTION_ARGS)
+{
+	Decay		d;
+
+	SKIP_IF_NULL(1, 3);
+	d = continuous_decay(fcinfo, 5, DECAY_EXACT);
+	return span_accum(fcinfo, &d);
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_slurm_point_accum);
+Datum
+fs_decay_slurm_point_accum(PG_FUNCTION_ARGS)
+{
+	Decay		d;
+
+	SKIP_IF_NULL(1, 2);
+	d = continuous_decay(fcinfo, 4, DECAY_SLURM);
+	return point_accum(fcinfo, &d);
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_slurm_span_accum);
+Datum
+fs_decay_slurm_span_accum(PG_FUNCTION_ARGS)
+{
+	Decay		d;
+
+	SKIP_IF_NULL(1, 3);
+	d = continuous_decay(fcinfo, 5, DECAY_SLURM);
+	return span_accum(fcinfo, &d);
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_step_point_accum);
+Datum
+fs_decay_step_point_accum(PG_FUNCTION_ARGS)
+{
+	Decay		d;
+
+	SKIP_IF_NULL(1, 2);
+	d = step_decay(fcinfo, 4);
+	return point_accum(fcinfo, &d);
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_step_span_accum);
+Datum
+fs_decay_step_span_accum(PG_FUNCTION_ARGS)
+{
+	Decay		d;
+
+	SKIP_IF_NULL(1, 3);
+	d = step_decay(fcinfo, 5);
+	return span_accum(fcinfo, &d);
+}

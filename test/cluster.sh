@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs the tests, the demo or the benchmarks inside a throwaway PostgreSQL
+# made by pg_virtualenv (postgresql-common): a temporary cluster on a free
+# port, removed on exit, usable as root or as any user.  Expects the
+# extension to be built and installed already (test/run.sh does both).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-test}
+PGV=$(${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
+
+if [ -z "${FAIRSHARE_IN_CLUSTER:-}" ]; then
+  # re-enter this script inside the throwaway cluster
+  export FAIRSHARE_IN_CLUSTER=1
+  exec pg_virtualenv -t -v "$PGV" \
+       -o max_worker_processes=8 -o max_parallel_workers=4 \
+       bash "$0" "$@"
+fi
+
+case "$mode" in
+test)
+  log=$(mktemp)
+  trap 'rm -f "$log"' EXIT
+  status=0
+  make -s installcheck PG_CONFIG="${PG_CONFIG:-pg_config}" 2>&1 | tee "$log" || status=1
+  if [ -f regression.diffs ]; then cat regression.diffs; fi
+  if [ -f output_iso/regression.diffs ]; then cat output_iso/regression.diffs; fi
+  make -s prove_installcheck 2>&1 | tee -a "$log" || status=1
+  # one closing line computed from what the runners printed
+  r_ok=$(grep -cE '^(test |     )[A-Za-z0-9_]+ +\.\.\. ok' "$log" || true)
+  r_bad=$(grep -cE '\.\.\. FAILED' "$log" || true)
+  tap_ok=$(grep -cE '^ok [0-9]+' "$log" || true)
+  tap_bad=$(grep -cE '^not ok [0-9]+' "$log" || true)
+  echo
+  if [ "$status" -ne 0 ] && [ $((r_bad + tap_bad)) -eq 0 ]; then r_bad=1; fi
+  echo "$((r_ok + tap_ok)) passed, $((r_bad + tap_bad)) failed"
+  exit "$status"
+  ;;
+demo)
+  psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION fairshare' || exit 1
+  psql -X -q -v ON_ERROR_STOP=1 -f test/demo/centre.sql || exit 1
+  # each policy area adds its data and prints its reports
+  for f in test/demo/report_*.sql; do
+    psql -X -v ON_ERROR_STOP=1 -f "$f" || exit 1
+  done
+  ;;
+bench)
+  bash test/bench/run.sh
+  ;;
+*)
+  echo "usage: $0 test|demo|bench" >&2; exit 2 ;;
+esac
