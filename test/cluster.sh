@@ -53,6 +53,8 @@ test)
   if [ -f regression.diffs ]; then cat regression.diffs; fi
   if [ -f output_iso/regression.diffs ]; then cat output_iso/regression.diffs; fi
   make -s prove_installcheck 2>&1 || status=1
+  echo "== test/dump_restore.sh"
+  bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   exit "$status"
   ;;
 demo)
