@@ -48,3 +48,9 @@ demo:
 
 bench:
 	bash test/cluster.sh bench
+
+# Build with UBSan and run every suite against a server loading that build
+# (test/sanitize.sh).
+.PHONY: sanitize
+sanitize:
+	bash test/sanitize.sh
