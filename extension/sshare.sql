@@ -105,3 +105,107 @@ COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
 CREATE VIEW @extschema@.sshare AS
 SELECT * FROM @extschema@.sshare_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.sshare IS 'sshare_at(now()): Slurm sshare -l for every fair_tree/classic cluster.';
+
+-- Why does one user have a lower FairShare than another?  fair_tree.html's
+-- recipe: find the first common ancestor of the two associations in the
+-- tree Fair Tree walks (Fairshare=parent accounts are skipped), and compare
+-- the Level FS of the two children of that ancestor on the way down: the
+-- higher one, and everything below it, ranks first.  One row per pair of
+-- associations (a user may be in several accounts).
+CREATE FUNCTION @extschema@.sshare_explain(cluster text, user_name text, other_user text,
+                                           as_of timestamptz DEFAULT pg_catalog.now())
+RETURNS TABLE (account text, fairshare float8, other_account text, other_fairshare float8,
+               common_ancestor text, branch text, branch_level_fs float8,
+               other_branch text, other_branch_level_fs float8, explanation text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    algo text;
+BEGIN
+    SELECT c.fairshare_algorithm INTO algo FROM @extschema@.clusters c WHERE c.cluster = sshare_explain.cluster;
+    IF algo IS NULL THEN
+        RAISE EXCEPTION 'cluster "%" does not exist', sshare_explain.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters.';
+    ELSIF algo <> 'fair_tree' THEN
+        RAISE EXCEPTION 'cluster "%" uses the % fair share, not Fair Tree', sshare_explain.cluster, algo
+            USING ERRCODE = '22023',
+                  HINT = 'Under classic fair share each factor is 2^(-effectv_usage/norm_shares): compare those columns of sshare_at().';
+    END IF;
+    IF NOT EXISTS (SELECT FROM @extschema@.account_users au
+                    WHERE au.cluster = sshare_explain.cluster AND au.user_name = sshare_explain.user_name)
+    THEN
+        RAISE EXCEPTION 'user "%" has no association on cluster "%"', sshare_explain.user_name, sshare_explain.cluster
+            USING ERRCODE = '22023', HINT = 'Users and their accounts are in fairshare.account_users.';
+    END IF;
+    IF NOT EXISTS (SELECT FROM @extschema@.account_users au
+                    WHERE au.cluster = sshare_explain.cluster AND au.user_name = sshare_explain.other_user)
+    THEN
+        RAISE EXCEPTION 'user "%" has no association on cluster "%"', sshare_explain.other_user, sshare_explain.cluster
+            USING ERRCODE = '22023', HINT = 'Users and their accounts are in fairshare.account_users.';
+    END IF;
+
+    RETURN QUERY
+    WITH RECURSIVE s AS MATERIALIZED (
+        SELECT * FROM @extschema@.sshare_at(sshare_explain.as_of) x WHERE x.cluster = sshare_explain.cluster
+    ), acc AS (
+        SELECT x.account, x.parent, x.depth, x.raw_shares, x.level_fs FROM s x WHERE x.user_name IS NULL
+    ), me AS (
+        SELECT 1 AS side, x.account, x.user_name, x.fairshare, x.raw_shares, x.level_fs
+          FROM s x WHERE x.user_name = sshare_explain.user_name
+        UNION ALL
+        SELECT 2, x.account, x.user_name, x.fairshare, x.raw_shares, x.level_fs
+          FROM s x WHERE x.user_name = sshare_explain.other_user
+    ), walk AS (
+        SELECT m.side, m.account AS assoc, a.account, a.parent, a.depth, a.raw_shares, a.level_fs
+          FROM me m JOIN acc a ON a.account = m.account
+        UNION ALL
+        SELECT w.side, w.assoc, a.account, a.parent, a.depth, a.raw_shares, a.level_fs
+          FROM walk w JOIN acc a ON a.account = w.parent
+    ), paths AS (
+        -- the path Fair Tree walks: root, the non-parent accounts, the user
+        SELECT m.side, m.account, m.fairshare,
+               array_agg('account ' || w.account ORDER BY w.depth)
+                 FILTER (WHERE w.raw_shares IS NOT NULL OR w.depth = 0)
+                 || ('user ' || m.user_name) AS nodes,
+               array_agg(w.level_fs ORDER BY w.depth)
+                 FILTER (WHERE w.raw_shares IS NOT NULL OR w.depth = 0)
+                 -- a Fairshare=parent user ranks as if its Level FS were infinite
+                 || CASE WHEN m.raw_shares IS NULL THEN 'Infinity'::float8 ELSE m.level_fs END AS lfs
+          FROM me m JOIN walk w ON w.side = m.side AND w.assoc = m.account
+         GROUP BY m.side, m.account, m.user_name, m.fairshare, m.raw_shares, m.level_fs
+    ), pairs AS (
+        SELECT a.account, a.fairshare, b.account AS other_account, b.fairshare AS other_fairshare,
+               a.nodes, a.lfs, b.nodes AS onodes, b.lfs AS olfs,
+               (SELECT min(i) FROM generate_series(1, least(cardinality(a.nodes), cardinality(b.nodes))) i
+                 WHERE a.nodes[i] IS DISTINCT FROM b.nodes[i]) AS k
+          FROM paths a, paths b
+         WHERE a.side = 1 AND b.side = 2
+    )
+    SELECT p.account, p.fairshare, p.other_account, p.other_fairshare,
+           substr(p.nodes[p.k - 1], strpos(p.nodes[p.k - 1], ' ') + 1),
+           p.nodes[p.k], p.lfs[p.k], p.onodes[p.k], p.olfs[p.k],
+           CASE
+             WHEN p.k IS NULL THEN 'the same association'
+             WHEN p.lfs[p.k] <> p.olfs[p.k] THEN
+               format('under %s, %s has Level FS %s and %s has %s: %s',
+                      p.nodes[p.k - 1], p.nodes[p.k], p.lfs[p.k], p.onodes[p.k], p.olfs[p.k],
+                      CASE WHEN p.lfs[p.k] > p.olfs[p.k] THEN p.nodes[p.k] ELSE p.onodes[p.k] END
+                      || CASE WHEN (CASE WHEN p.lfs[p.k] > p.olfs[p.k] THEN p.nodes[p.k] ELSE p.onodes[p.k] END)
+                                   LIKE 'user %' THEN ' ranks first'
+                              ELSE ' and all the users below it rank first' END)
+             WHEN p.nodes[p.k] LIKE 'user %' AND p.onodes[p.k] LIKE 'user %' THEN
+               format('under %s, %s and %s tie at Level FS %s: they share a rank',
+                      p.nodes[p.k - 1], p.nodes[p.k], p.onodes[p.k], p.lfs[p.k])
+             ELSE
+               format('under %s, %s and %s tie at Level FS %s: Slurm visits a user before an account, '
+                      'and tied accounts in lineage order (alphabetical); the first user of an account '
+                      'tied with the sibling before it keeps the rank of the last user ranked',
+                      p.nodes[p.k - 1], p.nodes[p.k], p.onodes[p.k], p.lfs[p.k])
+           END
+      FROM pairs p
+     ORDER BY p.account, p.other_account;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.sshare_explain(text, text, text, timestamptz) IS
+'Why user_name''s FairShare differs from other_user''s (Fair Tree): the first common ancestor and the Level FS of the two branches below it (fair_tree.html).';
