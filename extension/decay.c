@@ -159,9 +159,79 @@ fs_decay_final(PG_FUNCTION_ARGS)
 
 /* ---------- decay parameters ---------- */
 
+/*
+ * The decay parameters are per-query constants in practice, but an
+ * aggregate argument may vary per row: keep the last one parsed in
+ * fn_extra (never a state pointer, only derived constants) and reparse
+ * only when the raw argument changes.
+ */
+typedef struct DecayCache
+{
+	bool		valid;
+	bool		isnull;
+	Interval	raw;
+	float8		factor;			/* step decay's second argument */
+	Decay		decay;
+} DecayCache;
+
+static DecayCache *
+decay_cache(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+														  sizeof(DecayCache));
+	return (DecayCache *) fcinfo->flinfo->fn_extra;
+}
+
+static Decay continuous_decay_parse(FunctionCallInfo fcinfo, int argno, DecayKind kind);
+static Decay step_decay_parse(FunctionCallInfo fcinfo, int argno);
+
+/* Half-life argument, cached: see decay_cache. */
+static inline Decay
+continuous_decay(FunctionCallInfo fcinfo, int argno, DecayKind kind)
+{
+	DecayCache *c = decay_cache(fcinfo);
+	bool		isnull = PG_ARGISNULL(argno);
+
+	if (!c->valid || c->isnull != isnull
+		|| (!isnull && memcmp(&c->raw, PG_GETARG_INTERVAL_P(argno), sizeof(Interval)) != 0))
+	{
+		c->decay = continuous_decay_parse(fcinfo, argno, kind);
+		c->isnull = isnull;
+		if (!isnull)
+			c->raw = *PG_GETARG_INTERVAL_P(argno);
+		c->valid = true;
+	}
+	return c->decay;
+}
+
+/* Step decay arguments (interval, factor), cached likewise. */
+static inline Decay
+step_decay(FunctionCallInfo fcinfo, int argno)
+{
+	DecayCache *c = decay_cache(fcinfo);
+	bool		isnull = PG_ARGISNULL(argno) || PG_ARGISNULL(argno + 1);
+	float8		f = isnull ? 0 : PG_GETARG_FLOAT8(argno + 1);
+
+	if (!c->valid || c->isnull != isnull
+		|| (!isnull && (memcmp(&c->raw, PG_GETARG_INTERVAL_P(argno), sizeof(Interval)) != 0
+						|| memcmp(&c->factor, &f, sizeof(float8)) != 0)))
+	{
+		c->decay = step_decay_parse(fcinfo, argno);
+		c->isnull = isnull;
+		if (!isnull)
+		{
+			c->raw = *PG_GETARG_INTERVAL_P(argno);
+			c->factor = f;
+		}
+		c->valid = true;
+	}
+	return c->decay;
+}
+
 /* Half-life argument: NULL or 0 means no decay, negative is an error. */
 static Decay
-continuous_decay(FunctionCallInfo fcinfo, int argno, DecayKind kind)
+continuous_decay_parse(FunctionCallInfo fcinfo, int argno, DecayKind kind)
 {
 	Decay		d = {DECAY_NONE, 0, 0, 0, 1};
 	double		h;
@@ -190,7 +260,7 @@ continuous_decay(FunctionCallInfo fcinfo, int argno, DecayKind kind)
 
 /* PBS step decay: NULL interval or factor means no decay. */
 static Decay
-step_decay(FunctionCallInfo fcinfo, int argno)
+step_decay_parse(FunctionCallInfo fcinfo, int argno)
 {
 	Decay		d = {DECAY_NONE, 0, 0, 0, 1};
 	double		iv,
@@ -354,8 +424,8 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ended (%s) is before started (%s)",
-						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(3)),
-						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2))),
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(3))),
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2)))),
 				 errhint("A job's usage accrues between its start and its end.")));
 	if (s > as_of || (s == as_of && e > s))
 		return state_add(fcinfo, 0.0);
