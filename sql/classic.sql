@@ -145,9 +145,9 @@ WINDOW w AS (PARTITION BY tree)
 -- ===========================================================================
 -- 5. Bad arguments
 -- ===========================================================================
-SELECT classic_factor(id, parent, 1, 0, false, 0) OVER () FROM (VALUES ('root', NULL)) v(id, parent);
-SELECT classic_factor(id, parent, 1, 0, false, -1) OVER () FROM (VALUES ('root', NULL)) v(id, parent);
-SELECT classic_factor(id, parent, 1, 0, false, 'NaN') OVER () FROM (VALUES ('root', NULL)) v(id, parent);
-SELECT classic_factor(id, parent, 1, 0, false, NULL) OVER () FROM (VALUES ('root', NULL)) v(id, parent);
-SELECT classic_norm_shares(id, parent, 1, 0, false) OVER ()
-  FROM (VALUES ('root', NULL), ('a', 'b'), ('b', 'a')) v(id, parent);
+SELECT err($$SELECT classic_factor(id, parent, 1, 0, false, 0) OVER () FROM (VALUES ('root', NULL)) v(id, parent)$$);
+SELECT err($$SELECT classic_factor(id, parent, 1, 0, false, -1) OVER () FROM (VALUES ('root', NULL)) v(id, parent)$$);
+SELECT err($$SELECT classic_factor(id, parent, 1, 0, false, 'NaN') OVER () FROM (VALUES ('root', NULL)) v(id, parent)$$);
+SELECT err($$SELECT classic_factor(id, parent, 1, 0, false, NULL) OVER () FROM (VALUES ('root', NULL)) v(id, parent)$$);
+SELECT err($$SELECT classic_norm_shares(id, parent, 1, 0, false) OVER ()
+  FROM (VALUES ('root', NULL), ('a', 'b'), ('b', 'a')) v(id, parent)$$);

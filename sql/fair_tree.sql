@@ -337,31 +337,31 @@ SELECT max(d) AS max_depth, max(r) AS rank, max(f) AS factor, count(*) AS rows
 -- ===========================================================================
 -- 5. Bad trees: an error naming the row.
 -- ===========================================================================
-SELECT fair_tree_rank(id, parent, 1, 0, false) OVER () FROM (VALUES (NULL, NULL)) v(id, parent);
-SELECT fair_tree_rank(id, parent, 1, 0, NULL) OVER () FROM (VALUES ('root', NULL)) v(id, parent);
-SELECT fair_tree_rank(id, parent, 1, NULL, false) OVER () FROM (VALUES ('root', NULL)) v(id, parent);
-SELECT fair_tree_rank(id, parent, s, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, 1, false), ('x', 'root', -1, true)) v(id, parent, s, u);
-SELECT fair_tree_rank(id, parent, s, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, 1, false), ('x', 'root', 'NaN'::float8, true)) v(id, parent, s, u);
-SELECT fair_tree_rank(id, parent, 1, us, u) OVER ()
-  FROM (VALUES ('root', NULL, 0, false), ('x', 'root', 'Infinity'::float8, true)) v(id, parent, us, u);
-SELECT fair_tree_rank(id, parent, 1, us, u) OVER ()
-  FROM (VALUES ('root', NULL, 0, false), ('x', 'root', -0.5, true)) v(id, parent, us, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, false), ('x', 'root', true), ('x', 'root', true)) v(id, parent, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, false), ('x', 'nowhere', true)) v(id, parent, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, false), ('other', NULL, false)) v(id, parent, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
-  FROM (VALUES ('a', 'b', false), ('b', 'a', false)) v(id, parent, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, false) OVER () FROM (VALUES (NULL, NULL)) v(id, parent)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, NULL) OVER () FROM (VALUES ('root', NULL)) v(id, parent)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, NULL, false) OVER () FROM (VALUES ('root', NULL)) v(id, parent)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, s, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, 1, false), ('x', 'root', -1, true)) v(id, parent, s, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, s, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, 1, false), ('x', 'root', 'NaN'::float8, true)) v(id, parent, s, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, us, u) OVER ()
+  FROM (VALUES ('root', NULL, 0, false), ('x', 'root', 'Infinity'::float8, true)) v(id, parent, us, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, us, u) OVER ()
+  FROM (VALUES ('root', NULL, 0, false), ('x', 'root', -0.5, true)) v(id, parent, us, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, false), ('x', 'root', true), ('x', 'root', true)) v(id, parent, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, false), ('x', 'nowhere', true)) v(id, parent, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, false), ('other', NULL, false)) v(id, parent, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+  FROM (VALUES ('a', 'b', false), ('b', 'a', false)) v(id, parent, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
   FROM (VALUES ('root', NULL, false), ('a', 'b', false), ('b', 'c', false), ('c', 'a', false),
-               ('x', 'root', true)) v(id, parent, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, false), ('a', 'a', false)) v(id, parent, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, false), ('alice', 'root', true), ('sub', 'alice', false)) v(id, parent, u);
-SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
-  FROM (VALUES ('root', NULL, true)) v(id, parent, u);
+               ('x', 'root', true)) v(id, parent, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, false), ('a', 'a', false)) v(id, parent, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, false), ('alice', 'root', true), ('sub', 'alice', false)) v(id, parent, u)$$);
+SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, true)) v(id, parent, u)$$);

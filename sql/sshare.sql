@@ -119,8 +119,8 @@ SELECT common_ancestor, branch, round(branch_level_fs::numeric, 6) AS branch_lev
   FROM sshare_explain('oracle', 'grace', 'frank', '2026-11-21 17:27:06+00');
 SELECT explanation FROM sshare_explain('oracle', 'ivan', 'bob', '2026-11-21 17:25:00+00');
 SELECT explanation FROM sshare_explain('oracle', 'judy', 'judy', '2026-11-21 17:27:06+00');
-SELECT * FROM sshare_explain('oracle', 'nobody', 'bob', '2026-11-21 17:27:06+00');
-SELECT * FROM sshare_explain('nowhere', 'alice', 'bob', '2026-11-21 17:27:06+00');
+SELECT err($$SELECT * FROM sshare_explain('oracle', 'nobody', 'bob', '2026-11-21 17:27:06+00')$$);
+SELECT err($$SELECT * FROM sshare_explain('nowhere', 'alice', 'bob', '2026-11-21 17:27:06+00')$$);
 
 -- ===========================================================================
 -- 4. The same centre under classic fair share (NO_FAIR_TREE) with
