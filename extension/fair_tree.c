@@ -30,9 +30,10 @@
  *    is summed in long double, then rounded;
  *  - siblings are visited by decreasing LF, users before accounts on equal
  *    LF, then in lineage order (below); accounts are descended into at once;
- *    ties are exact equality with the previous sibling, and an account tied
- *    with its previous sibling starts its own list tied.  Tied accounts are
- *    NOT merged (Slurm's merge code never triggers);
+ *    ties are exact equality with the previous sibling (NO_VAL before the
+ *    first, as in Slurm), and an account tied with its previous sibling
+ *    starts its own list tied.  Tied accounts are NOT merged (Slurm's merge
+ *    code never triggers, although its documentation says they are);
  *  - ranks count down from N = number of user rows: rank/rnt as in
  *    _calc_tree_fs, FairShare = rank / N.
  *
@@ -43,8 +44,9 @@
  * siblings, which only matters for tied accounts, and is what tree_order()
  * returns (sshare's listing order).
  *
- * Cost: O(n log n) time (sorts), no recursion (explicit stacks), about 200
- * bytes per association besides the ids.  Bad trees raise errors naming the
+ * Cost: O(n log n) time (sorts), no recursion (explicit stacks), about 170
+ * bytes of working memory per association with its id, plus 24 bytes of
+ * answer kept per row.  Bad trees raise errors naming the
  * row: no root or two, a cycle, a parent missing from the partition, a user
  * with children, duplicate or NULL ids, negative, NaN or infinite shares or
  * usage.
@@ -115,6 +117,7 @@ typedef struct Tree
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
 	int32		n_users;
+	int32		max_depth;
 	int32	   *kids;			/* direct children, grouped by parent ... */
 	int32	   *kid_start;		/* ... kids[kid_start[v] .. kid_start[v+1]) */
 	int32	   *lineage;		/* node indexes in lineage order */
@@ -337,6 +340,7 @@ tree_link_parents(WindowObject winobj, Tree *t)
 		if (isnull)
 		{
 			MemoryContextSwitchTo(oldcxt);
+			MemoryContextReset(rowcxt);
 			if (t->root >= 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_CHECK_VIOLATION),
@@ -387,10 +391,15 @@ report_cycle(Tree *t, int32 v)
 
 	for (i = 0; i < t->n && t->nodes[v].parent >= 0; i++)
 		v = t->nodes[v].parent;
+	if (t->root < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("the tree has no root: parent_id forms a cycle through association \"%s\"",
+						NODE_ID(t, v)),
+				 errhint("Exactly one row per window partition, the root, has parent_id NULL.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_CHECK_VIOLATION),
-			 errmsg("%sassociation \"%s\" is its own ancestor: parent_id forms a cycle",
-					t->root < 0 ? "the tree has no root: " : "", NODE_ID(t, v)),
+			 errmsg("association \"%s\" is its own ancestor: parent_id forms a cycle", NODE_ID(t, v)),
 			 errhint("Following parent_id from any row must end at the root, the one row whose parent_id is NULL.")));
 }
 
@@ -468,6 +477,7 @@ tree_walk(Tree *t)
 			int32		c = t->kids[k];
 
 			t->nodes[c].depth = t->nodes[v].depth + 1;
+			t->max_depth = Max(t->max_depth, t->nodes[c].depth);
 			stack[top++] = c;
 		}
 	}
@@ -644,7 +654,8 @@ fair_tree_compute(Tree *t)
 			qsort_arg(t->fs_kids + t->fs_start[i], len, sizeof(int32), cmp_level_fs, t);
 	}
 
-	stack = tree_alloc(sizeof(RankFrame) * n);
+	/* one frame per account on the current path: at most max_depth */
+	stack = tree_alloc(sizeof(RankFrame) * (t->max_depth + 1));
 	stack[top].parent = t->root;
 	stack[top].next = t->fs_start[t->root];
 	stack[top].account_tied = false;
