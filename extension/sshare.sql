@@ -9,11 +9,13 @@
 -- of accounts and shares.
 -- ---------------------------------------------------------------------------
 
--- The tree of every Slurm cluster as rows for the tree window functions.
--- Ids: 'a:' || account, and 'u:' || length(account) || ':' || account ||
--- ':' || user for user associations, so ids never collide and sibling ids
--- sort by account or user name (the lineage order Slurm breaks ties with).
-CREATE FUNCTION @extschema@._sshare_tree(as_of timestamptz)
+-- The association tree of every cluster as rows for the tree window
+-- functions (fair_tree.sql), with each user association's decayed usage as
+-- of an instant; accounts carry no usage of their own.  Ids: 'a:' ||
+-- account, and 'u:' || length(account) || ':' || account || ':' || user for
+-- user associations, so ids never collide and sibling ids sort by account
+-- or user name (the lineage order Slurm breaks ties with).
+CREATE FUNCTION @extschema@.association_tree_at(as_of timestamptz)
 RETURNS TABLE (cluster text, algorithm text, account text, user_name text, parent text,
                id text, parent_id text, shares integer, usage float8, is_user boolean)
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -24,7 +26,6 @@ BEGIN ATOMIC
            a.shares, 0::float8, false
       FROM @extschema@.accounts a
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
-     WHERE c.fairshare_algorithm IN ('fair_tree', 'classic')
     UNION ALL
     SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
            'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
@@ -34,14 +35,13 @@ BEGIN ATOMIC
            au.shares, COALESCE(u.raw_usage, 0), true
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@.association_usage_at(_sshare_tree.as_of) u
+      LEFT JOIN @extschema@.association_usage_at(association_tree_at.as_of) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
-       AND u.user_name OPERATOR(pg_catalog.=) au.user_name
-     WHERE c.fairshare_algorithm IN ('fair_tree', 'classic');
+       AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
 END;
-COMMENT ON FUNCTION @extschema@._sshare_tree(timestamptz) IS
-'Internal: the association tree of every fair_tree/classic cluster with each user association''s decayed usage as of an instant.';
+COMMENT ON FUNCTION @extschema@.association_tree_at(timestamptz) IS
+'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions.';
 
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
@@ -52,7 +52,8 @@ RETURNS TABLE (cluster text, account text, user_name text, parent text, depth in
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH t AS (
-        SELECT * FROM @extschema@._sshare_tree(sshare_at.as_of)
+        SELECT * FROM @extschema@.association_tree_at(sshare_at.as_of) x
+         WHERE x.algorithm IN ('fair_tree', 'classic')
     ), ft AS (
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.is_user,
                @extschema@.tree_depth(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS depth,

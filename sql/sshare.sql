@@ -165,6 +165,18 @@ SELECT account, user_name, raw_shares, pg_temp.f6(norm_shares) AS norm_shares, p
 INSERT INTO clusters (cluster, fairshare_algorithm, scheduler) VALUES ('pbs1', 'pbs', 'pbs');
 INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('pbs1', 'root', NULL, 1);
 SELECT cluster, count(*) AS associations FROM sshare GROUP BY cluster ORDER BY cluster;
+-- association_tree_at gives every cluster's tree (PBS too) as rows for the
+-- window functions: 10 accounts + 13 user associations on oracle; ids that
+-- cannot collide ('u:' || length(account) || ':' || account || ':' || user)
+SELECT cluster, count(*) AS rows FROM association_tree_at('2026-11-21 17:27:06+00') GROUP BY cluster ORDER BY cluster;
+SELECT id, parent_id, shares, usage, is_user FROM association_tree_at('2026-11-21 17:27:06+00')
+ WHERE cluster = 'oracle' AND account IN ('geistlab', 'shs') ORDER BY id;
+-- any tree function over it, e.g. the classic factor of oracle's users (not
+-- what oracle uses): grace 2^(-(0.165940/0.063675)/1) = 0.164250 with dampening 1
+SELECT user_name, round(f::numeric, 6) AS classic_factor
+  FROM (SELECT user_name, classic_factor(id, parent_id, shares, usage, is_user) OVER () AS f
+          FROM association_tree_at('2026-11-21 17:27:06+00') WHERE cluster = 'oracle') x
+ WHERE user_name = 'grace';
 SELECT attname, format_type(atttypid, atttypmod) AS type
   FROM pg_attribute WHERE attrelid = 'fairshare.sshare'::regclass AND attnum > 0 ORDER BY attnum;
 

@@ -59,7 +59,7 @@ SELECT n.account, n.user_name, round(m.fairshare::numeric, 6) AS fairshare_30_da
 
 \echo
 \echo '=== cali under classic fair share (NO_FAIR_TREE) for the same tree and usage: the 5 Fair Tree leaders ==='
-WITH t AS (SELECT * FROM fairshare._sshare_tree(now()) WHERE cluster = 'cali'),
+WITH t AS (SELECT * FROM fairshare.association_tree_at(now()) WHERE cluster = 'cali'),
      c AS (SELECT t.account, t.user_name,
                   fairshare.classic_norm_shares(id, parent_id, shares, usage, is_user) OVER w AS classic_norm_shares,
                   fairshare.classic_effective_usage(id, parent_id, shares, usage, is_user) OVER w AS classic_effectv_usage,

@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(105);
+SELECT plan(107);
 
 -- API shape of the tree window functions: WINDOW, IMMUTABLE, not STRICT
 -- (NULL parent_id = root, NULL shares = Fairshare=parent), PARALLEL SAFE
@@ -36,6 +36,8 @@ SELECT is(p.proparallel, 's', p.proname || ' is PARALLEL SAFE')
 SELECT has_function('fairshare', 'sshare_at', ARRAY['timestamp with time zone']);
 SELECT volatility_is('fairshare', 'sshare_at', ARRAY['timestamp with time zone'], 'stable');
 SELECT has_view('fairshare', 'sshare', 'view sshare');
+SELECT has_function('fairshare', 'association_tree_at', ARRAY['timestamp with time zone']);
+SELECT volatility_is('fairshare', 'association_tree_at', ARRAY['timestamp with time zone'], 'stable');
 SELECT has_function('fairshare', 'sshare_explain', ARRAY['text', 'text', 'text', 'timestamp with time zone']);
 SELECT volatility_is('fairshare', 'sshare_explain', ARRAY['text', 'text', 'text', 'timestamp with time zone'], 'stable');
 SELECT columns_are('fairshare', 'sshare', ARRAY['cluster', 'account', 'user_name', 'parent', 'depth', 'tree_order',
