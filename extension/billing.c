@@ -125,6 +125,7 @@ parse_tres_list(const char *input, const char *what, bool is_weight)
 	/* strtok would silently skip empty tokens: walk the commas by hand. */
 	for (tok = copy;; tok = save + 1)
 	{
+		int			item = list.n + 1;
 		char	   *eq;
 		char	   *num;
 		char	   *end;
@@ -145,7 +146,7 @@ parse_tres_list(const char *input, const char *what, bool is_weight)
 			p[-1] = '\0';
 
 		if (*tok == '\0')
-			malformed(what, input, tok, "empty item");
+			malformed(what, input, psprintf("item %d", item), "empty item");
 		eq = strchr(tok, '=');
 		if (eq == NULL)
 			malformed(what, input, tok, "missing \"=\"");

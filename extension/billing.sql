@@ -34,6 +34,7 @@ CREATE FUNCTION @extschema@.core_hours(
 RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
+    WHEN cpus IS NULL OR started IS NULL OR ended IS NULL THEN NULL
     WHEN cpus OPERATOR(pg_catalog.<) 0 OR nodes OPERATOR(pg_catalog.<) 0
          OR gpus OPERATOR(pg_catalog.<) 0 OR gpu_hour_factor OPERATOR(pg_catalog.<) 0
          OR gpu_hour_factor OPERATOR(pg_catalog.=) 'NaN'::float8
@@ -52,4 +53,4 @@ RETURN CASE
           OPERATOR(pg_catalog./) 3600.0)
 END;
 COMMENT ON FUNCTION @extschema@.core_hours(integer, timestamptz, timestamptz, boolean, integer, integer, integer, float8) IS
-'RWTH core-hours: cores × elapsed hours; exclusive jobs pay nodes × cores_per_node; with gpu_hour_factor > 0 a job pays max(cores, gpus × factor) per hour.';
+'RWTH core-hours: cores × elapsed hours (NULL when cpus, started or ended is NULL); exclusive jobs pay nodes × cores_per_node; with gpu_hour_factor > 0 a job pays max(cores, gpus × factor) per hour.';

@@ -354,8 +354,8 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ended (%s) is before started (%s)",
-						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(3)),
-						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2))),
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(3))),
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2)))),
 				 errhint("A job's usage accrues between its start and its end.")));
 	if (s > as_of || (s == as_of && e > s))
 		return state_add(fcinfo, 0.0);

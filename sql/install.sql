@@ -35,3 +35,14 @@ SELECT p.oid::regprocedure AS definer_without_search_path
   FROM pg_proc p
  WHERE p.pronamespace = 'fairshare'::regnamespace AND p.prosecdef
    AND NOT coalesce(p.proconfig::text LIKE '%search_path=%', false);
+
+-- For the other suites: err(sql) runs a statement and returns its SQLSTATE
+-- and message (or 'no error'), so expected files show the code of every
+-- rejected input without line numbers of C files.
+CREATE FUNCTION public.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;

@@ -39,7 +39,14 @@ demo)
   psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION fairshare' || exit 1
   psql -X -q -v ON_ERROR_STOP=1 -f test/demo/centre.sql || exit 1
   # each policy area adds its data and prints its reports
+  # in the order of the policy list, then any other
+  order="usage sshare sprio genci rwth metacentrum import"
+  files=""
+  for a in $order; do [ -f "test/demo/report_$a.sql" ] && files="$files test/demo/report_$a.sql"; done
   for f in test/demo/report_*.sql; do
+    case " $files " in *" $f "*) ;; *) files="$files $f" ;; esac
+  done
+  for f in $files; do
     psql -X -v ON_ERROR_STOP=1 -f "$f" || exit 1
   done
   ;;
