@@ -1,0 +1,929 @@
+/*
+ * fair_tree.c — Slurm's fair share over an association tree, as window
+ * functions: Fair Tree (PROTEUS, CALI; POLICIES.md §3) and classic fair
+ * share (PriorityFlags=NO_FAIR_TREE).  The rules are read from Slurm's code
+ * where code and documentation disagree (slurm-semantics.md §1, §2, §6).
+ *
+ * Every function takes the rows of one tree as its window partition:
+ *
+ *   f(id text, parent_id text, shares float8, usage float8, is_user boolean)
+ *       OVER (PARTITION BY cluster)
+ *
+ * parent_id NULL marks the root; shares NULL means Fairshare=parent; usage is
+ * the raw usage charged to the association itself (an account's raw usage
+ * is its own plus all its descendants').  On the first call of a partition
+ * the whole partition is read once, the tree is built and every row's answer
+ * is stored in partition-local memory; each call returns its row's answer
+ * (pg-extension.md §4.6).
+ *
+ * How Slurm's code is followed (slurm-semantics.md §1):
+ *  - the fs parent of an association is its nearest strict ancestor whose
+ *    shares are not "parent"; siblings are grouped by fs parent, so the
+ *    children of a Fairshare=parent account sit beside it;
+ *  - S = shares / level_shares, U = usage / usage of the fs parent, LF =
+ *    S / U, each a float8 computed in that order and compared with exact
+ *    equality (slurm-semantics.md §1.7: this reproduces test24.4's uD2/uD3,
+ *    which exact arithmetic would tie); S == 0 gives LF 0, U == 0 gives
+ *    +inf; a parent user gets +inf, a parent account the NO_VAL sentinel
+ *    4294967294.  (Slurm keeps U and LF in long double; float8 keeps the
+ *    returned Level FS ordered exactly as the ranking used it.)  Raw usage
+ *    is summed in long double, then rounded;
+ *  - siblings are visited by decreasing LF, users before accounts on equal
+ *    LF, then in lineage order (below); accounts are descended into at once;
+ *    ties are exact equality with the previous sibling, and an account tied
+ *    with its previous sibling starts its own list tied.  Tied accounts are
+ *    NOT merged (Slurm's merge code never triggers);
+ *  - ranks count down from N = number of user rows: rank/rnt as in
+ *    _calc_tree_fs, FairShare = rank / N.
+ *
+ * Lineage order (Slurm sorts associations by lineage "/acct/0-user/"): a
+ * pre-order walk of the tree in which every account lists its users first,
+ * then its sub-accounts, each group ordered by id compared byte by byte as
+ * if followed by '/'.  It decides the visiting order of exactly tied
+ * siblings, which only matters for tied accounts, and is what tree_order()
+ * returns (sshare's listing order).
+ *
+ * Cost: O(n log n) time (sorts), no recursion (explicit stacks), about 200
+ * bytes per association besides the ids.  Bad trees raise errors naming the
+ * row: no root or two, a cycle, a parent missing from the partition, a user
+ * with children, duplicate or NULL ids, negative, NaN or infinite shares or
+ * usage.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "windowapi.h"
+
+#include "fairshare.h"
+
+/* Slurm's NO_VAL, the level_fs of a Fairshare=parent account (and the
+ * "previous level_fs" at the start of every sibling list). */
+#define FT_NO_VAL	4294967294.0
+
+/* Arguments of every tree window function, in order. */
+#define ARG_ID			0
+#define ARG_PARENT		1
+#define ARG_SHARES		2
+#define ARG_USAGE		3
+#define ARG_IS_USER		4
+#define ARG_DAMPENING	5
+
+/* What a window function returns for its row. */
+typedef enum TreeOutput
+{
+	OUT_FT_RANK,
+	OUT_FT_FACTOR,
+	OUT_FT_LEVEL_FS,
+	OUT_FT_NORM_SHARES,
+	OUT_FT_EFFECTIVE_USAGE,
+	OUT_CLASSIC_NORM_SHARES,
+	OUT_CLASSIC_EFFECTIVE_USAGE,
+	OUT_CLASSIC_FACTOR,
+	OUT_RAW_USAGE,
+	OUT_NORM_USAGE,
+	OUT_DEPTH,
+	OUT_ORDER
+} TreeOutput;
+
+typedef struct TreeNode
+{
+	Size		id_off;			/* id: offset into the id arena */
+	int32		parent;			/* direct parent; -1 for the root */
+	int32		fs_parent;		/* nearest non-"parent" strict ancestor */
+	int32		order;			/* position in lineage order */
+	int32		depth;			/* root 0 */
+	uint32		rank;			/* Fair Tree rank (users) */
+	bool		is_user;
+	bool		use_parent;		/* shares NULL: Fairshare=parent */
+	double		shares;			/* raw shares (0 when use_parent) */
+	double		usage;			/* usage charged to this row itself */
+	double		level_shares;	/* Σ shares of its fs sibling group */
+	double		norm_shares;	/* S */
+	long double total;			/* raw usage: own + descendants */
+	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
+	double		level_fs;		/* LF (Fair Tree) */
+} TreeNode;
+
+typedef struct Tree
+{
+	int32		n;
+	TreeNode   *nodes;
+	char	   *ids;			/* id arena: NUL-terminated ids */
+	int32		root;
+	int32		n_users;
+	int32	   *kids;			/* direct children, grouped by parent ... */
+	int32	   *kid_start;		/* ... kids[kid_start[v] .. kid_start[v+1]) */
+	int32	   *lineage;		/* node indexes in lineage order */
+	int32	   *fs_kids;		/* fs children, grouped by fs parent */
+	int32	   *fs_start;
+} Tree;
+
+/* One row's answer, kept in partition-local memory. */
+typedef struct TreeCell
+{
+	double		value;
+	double		extra;			/* classic: S beside UE, for the factor */
+	bool		isnull;
+} TreeCell;
+
+typedef struct TreeResults
+{
+	bool		computed;
+	TreeCell	cells[FLEXIBLE_ARRAY_MEMBER];
+} TreeResults;
+
+#define NODE_ID(t, i)	((t)->ids + (t)->nodes[i].id_off)
+
+static void *
+tree_alloc(Size size)
+{
+	return MemoryContextAllocHuge(CurrentMemoryContext, size);
+}
+
+/*
+ * Compare two ids as Slurm compares lineage segments: byte by byte, each id
+ * followed by '/', a shorter string first.  ("bob.x" sorts before "bob",
+ * since '.' < '/'.)
+ */
+static int
+lineage_strcmp(const char *a, const char *b)
+{
+	Size		la = strlen(a);
+	Size		lb = strlen(b);
+	Size		i;
+
+	for (i = 0;; i++)
+	{
+		unsigned char ca,
+					cb;
+
+		if (i > la || i > lb)
+			return (i > la && i > lb) ? 0 : (i > la ? -1 : 1);
+		ca = i < la ? (unsigned char) a[i] : '/';
+		cb = i < lb ? (unsigned char) b[i] : '/';
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+	}
+}
+
+/* Siblings in lineage order: users first, then accounts, each by id. */
+static int
+cmp_lineage(const void *a, const void *b, void *arg)
+{
+	Tree	   *t = (Tree *) arg;
+	int32		x = *(const int32 *) a;
+	int32		y = *(const int32 *) b;
+
+	if (t->nodes[x].is_user != t->nodes[y].is_user)
+		return t->nodes[x].is_user ? -1 : 1;
+	return lineage_strcmp(NODE_ID(t, x), NODE_ID(t, y));
+}
+
+/* Ids in plain byte order, to find duplicates and parents by bsearch. */
+static int
+cmp_id(const void *a, const void *b, void *arg)
+{
+	Tree	   *t = (Tree *) arg;
+
+	return strcmp(NODE_ID(t, *(const int32 *) a), NODE_ID(t, *(const int32 *) b));
+}
+
+/*
+ * Fair Tree sibling order (_cmp_level_fs): larger LF first, users before
+ * accounts on equal LF; then lineage order, the order of Slurm's children
+ * lists, which its qsort keeps for equal elements.
+ */
+static int
+cmp_level_fs(const void *a, const void *b, void *arg)
+{
+	Tree	   *t = (Tree *) arg;
+	const TreeNode *x = &t->nodes[*(const int32 *) a];
+	const TreeNode *y = &t->nodes[*(const int32 *) b];
+
+	if (x->level_fs != y->level_fs)
+		return x->level_fs < y->level_fs ? 1 : -1;
+	if (x->is_user != y->is_user)
+		return x->is_user ? -1 : 1;
+	return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
+}
+
+/* Raise 22023 unless x is a finite number >= 0; names the row. */
+static void
+check_value(double x, const char *what, const char *id)
+{
+	if (isnan(x) || isinf(x) || x < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s of association \"%s\" must be a finite number >= 0, not %s",
+						what, id, fs_float_text(x)),
+				 errhint("Pass non-negative, finite %s for every row of the tree.", what)));
+}
+
+/*
+ * Pass 1: read id, shares, usage and is_user of every row.  Arguments are
+ * evaluated in a per-row context that is reset after each row, so an
+ * expression argument does not pile up n copies.
+ */
+static void
+tree_read_rows(WindowObject winobj, Tree *t)
+{
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+												 "fair_tree row",
+												 ALLOCSET_SMALL_SIZES);
+	MemoryContext oldcxt;
+	StringInfoData arena;
+	int32		i;
+
+	initStringInfo(&arena);
+	for (i = 0; i < t->n; i++)
+	{
+		TreeNode   *node = &t->nodes[i];
+		bool		isnull,
+					isout;
+		Datum		d;
+		text	   *id;
+		Size		len;
+
+		oldcxt = MemoryContextSwitchTo(rowcxt);
+
+		d = WinGetFuncArgInPartition(winobj, ARG_ID, i, WINDOW_SEEK_HEAD,
+									 false, &isnull, &isout);
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("id of row %d of the tree is NULL", i + 1),
+					 errhint("Every association needs a non-NULL id, unique within its window partition.")));
+		id = DatumGetTextPP(d);
+		len = VARSIZE_ANY_EXHDR(id);
+		node->id_off = arena.len;
+		appendBinaryStringInfo(&arena, VARDATA_ANY(id), len);
+		appendStringInfoChar(&arena, '\0');
+
+		d = WinGetFuncArgInPartition(winobj, ARG_IS_USER, i, WINDOW_SEEK_HEAD,
+									 false, &isnull, &isout);
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("is_user of association \"%s\" is NULL", arena.data + node->id_off),
+					 errhint("Pass true for a user association, false for an account.")));
+		node->is_user = DatumGetBool(d);
+
+		d = WinGetFuncArgInPartition(winobj, ARG_SHARES, i, WINDOW_SEEK_HEAD,
+									 false, &isnull, &isout);
+		node->use_parent = isnull;
+		node->shares = isnull ? 0.0 : DatumGetFloat8(d);
+		if (!isnull)
+			check_value(node->shares, "shares", arena.data + node->id_off);
+
+		d = WinGetFuncArgInPartition(winobj, ARG_USAGE, i, WINDOW_SEEK_HEAD,
+									 false, &isnull, &isout);
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("usage of association \"%s\" is NULL", arena.data + node->id_off),
+					 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
+		node->usage = DatumGetFloat8(d);
+		check_value(node->usage, "usage", arena.data + node->id_off);
+
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+	t->ids = arena.data;
+}
+
+/*
+ * Pass 2: find every row's parent by binary search in the ids sorted in
+ * byte order (which also exposes duplicate ids), and the one root.
+ */
+static void
+tree_link_parents(WindowObject winobj, Tree *t)
+{
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+												 "fair_tree row",
+												 ALLOCSET_SMALL_SIZES);
+	int32	   *by_id = tree_alloc(sizeof(int32) * t->n);
+	int32		i;
+
+	for (i = 0; i < t->n; i++)
+		by_id[i] = i;
+	qsort_arg(by_id, t->n, sizeof(int32), cmp_id, t);
+	for (i = 1; i < t->n; i++)
+		if (strcmp(NODE_ID(t, by_id[i - 1]), NODE_ID(t, by_id[i])) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("association id \"%s\" appears more than once in the tree",
+							NODE_ID(t, by_id[i])),
+					 errhint("Each row of a window partition must have its own id.")));
+
+	t->root = -1;
+	for (i = 0; i < t->n; i++)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(rowcxt);
+		bool		isnull,
+					isout;
+		Datum		d;
+		int32		lo = 0,
+					hi = t->n - 1,
+					found = -1;
+		char	   *pid;
+
+		d = WinGetFuncArgInPartition(winobj, ARG_PARENT, i, WINDOW_SEEK_HEAD,
+									 false, &isnull, &isout);
+		if (isnull)
+		{
+			MemoryContextSwitchTo(oldcxt);
+			if (t->root >= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_CHECK_VIOLATION),
+						 errmsg("the tree has two roots: \"%s\" and \"%s\" both have a NULL parent_id",
+								NODE_ID(t, t->root), NODE_ID(t, i)),
+						 errhint("Exactly one row per window partition (the root) has parent_id NULL; PARTITION BY the cluster.")));
+			t->root = i;
+			t->nodes[i].parent = -1;
+			continue;
+		}
+		pid = text_to_cstring(DatumGetTextPP(d));
+		while (lo <= hi)
+		{
+			int32		mid = lo + (hi - lo) / 2;
+			int			c = strcmp(pid, NODE_ID(t, by_id[mid]));
+
+			if (c == 0)
+			{
+				found = by_id[mid];
+				break;
+			}
+			if (c < 0)
+				hi = mid - 1;
+			else
+				lo = mid + 1;
+		}
+		if (found < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, NODE_ID(t, i)),
+					 errhint("Every parent_id must be the id of a row in the same window partition.")));
+		t->nodes[i].parent = found;
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+	pfree(by_id);
+}
+
+/*
+ * An association that is not reachable from the root has an ancestor
+ * chain that loops; walking up n steps from it lands inside the loop.
+ */
+static void
+report_cycle(Tree *t, int32 v)
+{
+	int32		i;
+
+	for (i = 0; i < t->n && t->nodes[v].parent >= 0; i++)
+		v = t->nodes[v].parent;
+	ereport(ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("%sassociation \"%s\" is its own ancestor: parent_id forms a cycle",
+					t->root < 0 ? "the tree has no root: " : "", NODE_ID(t, v)),
+			 errhint("Following parent_id from any row must end at the root, the one row whose parent_id is NULL.")));
+}
+
+/*
+ * Children lists, the lineage order (an explicit-stack pre-order walk) with
+ * depths, cycle and shape checks, and every account's raw usage (own plus
+ * descendants', summed leaves first).
+ */
+static void
+tree_walk(Tree *t)
+{
+	int32		n = t->n;
+	int32	   *stack;
+	int32		top = 0,
+				seen = 0,
+				i;
+
+	if (t->root < 0)
+	{
+		/* every row has a parent, so parent_id must loop somewhere */
+		report_cycle(t, 0);
+	}
+	if (t->nodes[t->root].is_user)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("the root of the tree, \"%s\", is a user", NODE_ID(t, t->root)),
+				 errhint("The root must be an account (is_user false).")));
+
+	/* counting sort of rows by parent */
+	t->kid_start = tree_alloc(sizeof(int32) * (n + 1));
+	t->kids = tree_alloc(sizeof(int32) * Max(n, 1));
+	memset(t->kid_start, 0, sizeof(int32) * (n + 1));
+	for (i = 0; i < n; i++)
+		if (t->nodes[i].parent >= 0)
+			t->kid_start[t->nodes[i].parent + 1]++;
+	for (i = 0; i < n; i++)
+		t->kid_start[i + 1] += t->kid_start[i];
+	{
+		int32	   *fill = tree_alloc(sizeof(int32) * n);
+
+		memcpy(fill, t->kid_start, sizeof(int32) * n);
+		for (i = 0; i < n; i++)
+			if (t->nodes[i].parent >= 0)
+				t->kids[fill[t->nodes[i].parent]++] = i;
+		pfree(fill);
+	}
+	for (i = 0; i < n; i++)
+	{
+		int32		nk = t->kid_start[i + 1] - t->kid_start[i];
+
+		if (nk > 0 && t->nodes[i].is_user)
+			ereport(ERROR,
+					(errcode(ERRCODE_CHECK_VIOLATION),
+					 errmsg("user association \"%s\" has a child, \"%s\"",
+							NODE_ID(t, i), NODE_ID(t, t->kids[t->kid_start[i]])),
+					 errhint("Only accounts (is_user false) can be parents.")));
+		if (nk > 1)
+			qsort_arg(t->kids + t->kid_start[i], nk, sizeof(int32), cmp_lineage, t);
+	}
+
+	/* pre-order walk: children pushed in reverse so the first pops first */
+	t->lineage = tree_alloc(sizeof(int32) * n);
+	stack = tree_alloc(sizeof(int32) * n);
+	stack[top++] = t->root;
+	t->nodes[t->root].depth = 0;
+	while (top > 0)
+	{
+		int32		v = stack[--top];
+		int32		k;
+
+		t->nodes[v].order = seen;
+		t->lineage[seen++] = v;
+		for (k = t->kid_start[v + 1] - 1; k >= t->kid_start[v]; k--)
+		{
+			int32		c = t->kids[k];
+
+			t->nodes[c].depth = t->nodes[v].depth + 1;
+			stack[top++] = c;
+		}
+	}
+	pfree(stack);
+	if (seen < n)
+	{
+		bool	   *reached = palloc0(sizeof(bool) * n);
+
+		for (i = 0; i < seen; i++)
+			reached[t->lineage[i]] = true;
+		for (i = 0; i < n; i++)
+			if (!reached[i])
+				report_cycle(t, i);
+	}
+
+	/* raw usage, leaves first: reverse pre-order visits children first */
+	t->n_users = 0;
+	for (i = 0; i < n; i++)
+	{
+		t->nodes[i].total = t->nodes[i].usage;
+		if (t->nodes[i].is_user)
+			t->n_users++;
+	}
+	for (i = n - 1; i > 0; i--)
+	{
+		TreeNode   *v = &t->nodes[t->lineage[i]];
+
+		t->nodes[v->parent].total += v->total;
+	}
+}
+
+/*
+ * fs parents and fs sibling groups (_set_assoc_parent_and_user): the root
+ * counts as a normal account whatever its shares.  Walking in lineage order
+ * fills each group in lineage order, as Slurm's children lists are.  Then
+ * the level shares of every group (_get_children_level_shares; a
+ * Fairshare=parent member has no fs children of its own, so it adds 0).
+ */
+static void
+tree_fs_groups(Tree *t)
+{
+	int32		n = t->n;
+	int32	   *fill;
+	int32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		int32		v = t->lineage[i];
+		int32		p = t->nodes[v].parent;
+
+		if (p < 0)
+			t->nodes[v].fs_parent = -1;
+		else if (p == t->root || !t->nodes[p].use_parent)
+			t->nodes[v].fs_parent = p;
+		else
+			t->nodes[v].fs_parent = t->nodes[p].fs_parent;
+	}
+
+	t->fs_start = tree_alloc(sizeof(int32) * (n + 1));
+	t->fs_kids = tree_alloc(sizeof(int32) * Max(n, 1));
+	memset(t->fs_start, 0, sizeof(int32) * (n + 1));
+	for (i = 0; i < n; i++)
+		if (t->nodes[i].fs_parent >= 0)
+			t->fs_start[t->nodes[i].fs_parent + 1]++;
+	for (i = 0; i < n; i++)
+		t->fs_start[i + 1] += t->fs_start[i];
+	fill = tree_alloc(sizeof(int32) * Max(n, 1));
+	memcpy(fill, t->fs_start, sizeof(int32) * n);
+	for (i = 0; i < n; i++)
+	{
+		int32		v = t->lineage[i];
+
+		if (t->nodes[v].fs_parent >= 0)
+			t->fs_kids[fill[t->nodes[v].fs_parent]++] = v;
+	}
+	pfree(fill);
+
+	for (i = 0; i < n; i++)
+	{
+		double		sum = 0.0;
+		int32		k;
+
+		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
+			sum += t->nodes[t->fs_kids[k]].shares;
+		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
+			t->nodes[t->fs_kids[k]].level_shares = sum;
+	}
+	t->nodes[t->root].level_shares = 0.0;
+}
+
+/* Read the partition and build the tree in the current memory context. */
+static void
+tree_build(WindowObject winobj, Tree *t)
+{
+	int64		rows = WinGetPartitionRowCount(winobj);
+
+	if (rows > (int64) (MaxAllocHugeSize / sizeof(TreeNode)) || rows >= PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
+	t->n = (int32) rows;
+	t->nodes = tree_alloc(sizeof(TreeNode) * t->n);
+	memset(t->nodes, 0, sizeof(TreeNode) * t->n);
+	tree_read_rows(winobj, t);
+	tree_link_parents(winobj, t);
+	tree_walk(t);
+	tree_fs_groups(t);
+}
+
+/*
+ * Fair Tree: S, U and LF of every association (_calc_assoc_fs), then the
+ * ranking walk (_calc_tree_fs) with an explicit stack of sibling lists.
+ */
+typedef struct RankFrame
+{
+	int32		parent;			/* whose fs children are being walked */
+	int32		next;			/* next position in fs_kids */
+	bool		account_tied;	/* this list was entered tied */
+	double		prev_lf;		/* LF of the previous sibling */
+} RankFrame;
+
+static void
+fair_tree_compute(Tree *t)
+{
+	int32		n = t->n;
+	RankFrame  *stack;
+	int32		top = 0;
+	uint32		rank = (uint32) t->n_users;
+	uint32		rnt = rank;
+	int32		i;
+
+	/* S of every non-parent association; the root's is 0 as sshare shows */
+	for (i = 0; i < n; i++)
+	{
+		TreeNode   *v = &t->nodes[i];
+
+		v->norm_shares = (i != t->root && !v->use_parent && v->level_shares != 0.0)
+			? v->shares / v->level_shares : 0.0;
+	}
+	for (i = 0; i < n; i++)
+	{
+		TreeNode   *v = &t->nodes[i];
+		TreeNode   *p;
+		double		parent_total,
+					u;
+
+		if (i == t->root)
+		{
+			v->efctv = 1.0L;
+			v->level_fs = FT_NO_VAL;
+			continue;
+		}
+		p = &t->nodes[v->fs_parent];
+		parent_total = (double) p->total;
+		u = (parent_total == 0.0) ? 0.0 : (double) v->total / parent_total;
+		v->efctv = u;
+		if (v->use_parent)
+		{
+			/* S of the fs parent; the root's S is 0 */
+			v->norm_shares = p->norm_shares;
+			v->level_fs = v->is_user ? INFINITY : FT_NO_VAL;
+		}
+		else if (v->norm_shares == 0.0)
+			v->level_fs = 0.0;
+		else
+			v->level_fs = v->norm_shares / u;
+	}
+
+	for (i = 0; i < n; i++)
+	{
+		int32		len = t->fs_start[i + 1] - t->fs_start[i];
+
+		if (len > 1)
+			qsort_arg(t->fs_kids + t->fs_start[i], len, sizeof(int32), cmp_level_fs, t);
+	}
+
+	stack = tree_alloc(sizeof(RankFrame) * n);
+	stack[top].parent = t->root;
+	stack[top].next = t->fs_start[t->root];
+	stack[top].account_tied = false;
+	stack[top].prev_lf = FT_NO_VAL;
+	top++;
+	while (top > 0)
+	{
+		RankFrame  *f = &stack[top - 1];
+		TreeNode   *c;
+		bool		tied;
+
+		if (f->next >= t->fs_start[f->parent + 1])
+		{
+			top--;
+			continue;
+		}
+		c = &t->nodes[t->fs_kids[f->next]];
+		if (f->next == t->fs_start[f->parent] && f->account_tied)
+			tied = true;
+		else
+			tied = (f->prev_lf == c->level_fs);
+		f->prev_lf = c->level_fs;
+		f->next++;
+		if (c->is_user)
+		{
+			if (!tied)
+				rank = rnt;
+			c->rank = rank;
+			rnt--;
+		}
+		else
+		{
+			int32		a = t->fs_kids[f->next - 1];
+
+			/* f may move when the stack grows: fill the new frame by index */
+			stack[top].parent = a;
+			stack[top].next = t->fs_start[a];
+			stack[top].account_tied = tied;
+			stack[top].prev_lf = FT_NO_VAL;
+			top++;
+		}
+	}
+	pfree(stack);
+}
+
+/*
+ * Classic (NO_FAIR_TREE, _normalize_assoc_shares_traditional and
+ * _set_usage_efctv), in lineage order so the fs parent is always done:
+ *   S  = S(fs parent) × shares/level_shares (0 if level_shares is 0),
+ *        S(root) = 1; a Fairshare=parent row copies its fs parent's S;
+ *   UN = raw usage / root raw usage, at most 1 (0 when the root has none);
+ *   UE = UN under the root; UE(fs parent) for Fairshare=parent rows or
+ *        when level_shares is 0; else UN + (UE(fs parent) − UN) ×
+ *        shares/level_shares.
+ * Slurm multiplies S from the association upwards; this multiplies from the
+ * root down, the same factors, which can differ in the last bit or two.
+ */
+static void
+classic_compute(Tree *t)
+{
+	long double root_total = t->nodes[t->root].total;
+	int32		i;
+
+	for (i = 0; i < t->n; i++)
+	{
+		TreeNode   *v = &t->nodes[t->lineage[i]];
+		TreeNode   *p;
+		long double un;
+
+		if (t->lineage[i] == t->root)
+		{
+			v->norm_shares = 1.0;
+			v->efctv = 1.0L;
+			continue;
+		}
+		p = &t->nodes[v->fs_parent];
+		un = (root_total == 0.0L) ? 0.0L : v->total / root_total;
+		if (un > 1.0L)
+			un = 1.0L;
+
+		if (v->use_parent)
+			v->norm_shares = p->norm_shares;
+		else if (v->level_shares == 0.0)
+			v->norm_shares = 0.0;
+		else
+			v->norm_shares = p->norm_shares * (v->shares / v->level_shares);
+
+		if (v->fs_parent == t->root)
+			v->efctv = un;
+		else if (v->use_parent || v->level_shares == 0.0)
+			v->efctv = p->efctv;
+		else
+			v->efctv = un + (p->efctv - un) *
+				((long double) v->shares / (long double) v->level_shares);
+	}
+}
+
+/* The answer of row i for output `what`, into cell. */
+static void
+tree_cell(Tree *t, int32 i, TreeOutput what, TreeCell *cell)
+{
+	TreeNode   *v = &t->nodes[i];
+	bool		is_root = (i == t->root);
+	long double root_total = t->nodes[t->root].total;
+
+	cell->isnull = false;
+	cell->extra = 0.0;
+	switch (what)
+	{
+		case OUT_FT_RANK:
+			cell->isnull = !v->is_user;
+			cell->value = (double) v->rank;
+			break;
+		case OUT_FT_FACTOR:
+			cell->isnull = !v->is_user;
+			cell->value = v->rank / (double) t->n_users;
+			break;
+		case OUT_FT_LEVEL_FS:
+			/* sshare leaves LevelFS empty for the root and "parent" rows */
+			cell->isnull = is_root || v->use_parent;
+			cell->value = (double) v->level_fs;
+			break;
+		case OUT_FT_NORM_SHARES:
+		case OUT_CLASSIC_NORM_SHARES:
+			cell->value = v->norm_shares;
+			break;
+		case OUT_FT_EFFECTIVE_USAGE:
+		case OUT_CLASSIC_EFFECTIVE_USAGE:
+			cell->value = (double) v->efctv;
+			break;
+		case OUT_CLASSIC_FACTOR:
+			/* computed per row, with that row's dampening */
+			cell->isnull = is_root;
+			cell->value = (double) v->efctv;
+			cell->extra = v->norm_shares;
+			break;
+		case OUT_RAW_USAGE:
+			cell->value = (double) v->total;
+			break;
+		case OUT_NORM_USAGE:
+			if (root_total == 0.0L)
+				cell->value = 0.0;
+			else
+				cell->value = (double) Min(v->total / root_total, 1.0L);
+			break;
+		case OUT_DEPTH:
+			cell->value = (double) v->depth;
+			break;
+		case OUT_ORDER:
+			cell->value = (double) (v->order + 1);
+			break;
+	}
+}
+
+/*
+ * Common body of every tree window function: compute the partition's
+ * answers on its first call, return the current row's.
+ */
+static TreeCell *
+tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	int64		rows = WinGetPartitionRowCount(winobj);
+	TreeResults *res;
+
+	if (rows > (int64) ((MaxAllocSize - offsetof(TreeResults, cells)) / sizeof(TreeCell)))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
+	res = WinGetPartitionLocalMemory(winobj,
+									 offsetof(TreeResults, cells) + sizeof(TreeCell) * rows);
+	if (!res->computed)
+	{
+		MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
+												   "fair_tree",
+												   ALLOCSET_DEFAULT_SIZES);
+		MemoryContext oldcxt = MemoryContextSwitchTo(work);
+		Tree		t;
+		int32		i;
+
+		memset(&t, 0, sizeof(t));
+		tree_build(winobj, &t);
+		switch (what)
+		{
+			case OUT_FT_RANK:
+			case OUT_FT_FACTOR:
+			case OUT_FT_LEVEL_FS:
+			case OUT_FT_NORM_SHARES:
+			case OUT_FT_EFFECTIVE_USAGE:
+				fair_tree_compute(&t);
+				break;
+			case OUT_CLASSIC_NORM_SHARES:
+			case OUT_CLASSIC_EFFECTIVE_USAGE:
+			case OUT_CLASSIC_FACTOR:
+				classic_compute(&t);
+				break;
+			default:
+				break;
+		}
+		for (i = 0; i < t.n; i++)
+			tree_cell(&t, i, what, &res->cells[i]);
+		res->computed = true;
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(work);
+	}
+	return &res->cells[WinGetCurrentPosition(winobj)];
+}
+
+#define TREE_FLOAT8_WINDOW(sqlname, what) \
+PG_FUNCTION_INFO_V1(sqlname); \
+Datum \
+sqlname(PG_FUNCTION_ARGS) \
+{ \
+	TreeCell   *cell = tree_window_cell(fcinfo, what); \
+\
+	if (cell->isnull) \
+		PG_RETURN_NULL(); \
+	PG_RETURN_FLOAT8(cell->value); \
+}
+
+#define TREE_INT_WINDOW(sqlname, what, ctype, RETURN) \
+PG_FUNCTION_INFO_V1(sqlname); \
+Datum \
+sqlname(PG_FUNCTION_ARGS) \
+{ \
+	TreeCell   *cell = tree_window_cell(fcinfo, what); \
+\
+	if (cell->isnull) \
+		PG_RETURN_NULL(); \
+	RETURN((ctype) cell->value); \
+}
+
+TREE_INT_WINDOW(fs_fair_tree_rank, OUT_FT_RANK, int64, PG_RETURN_INT64)
+TREE_FLOAT8_WINDOW(fs_fair_tree_factor, OUT_FT_FACTOR)
+TREE_FLOAT8_WINDOW(fs_fair_tree_level_fs, OUT_FT_LEVEL_FS)
+TREE_FLOAT8_WINDOW(fs_fair_tree_norm_shares, OUT_FT_NORM_SHARES)
+TREE_FLOAT8_WINDOW(fs_fair_tree_effective_usage, OUT_FT_EFFECTIVE_USAGE)
+TREE_FLOAT8_WINDOW(fs_classic_norm_shares, OUT_CLASSIC_NORM_SHARES)
+TREE_FLOAT8_WINDOW(fs_classic_effective_usage, OUT_CLASSIC_EFFECTIVE_USAGE)
+TREE_FLOAT8_WINDOW(fs_tree_raw_usage, OUT_RAW_USAGE)
+TREE_FLOAT8_WINDOW(fs_tree_norm_usage, OUT_NORM_USAGE)
+TREE_INT_WINDOW(fs_tree_depth, OUT_DEPTH, int32, PG_RETURN_INT32)
+TREE_INT_WINDOW(fs_tree_order, OUT_ORDER, int64, PG_RETURN_INT64)
+
+/*
+ * classic_factor(..., dampening): F = 2^(−(UE/S)/d), 0 when S <= 0
+ * (priority_p_calc_fs_factor); d = FairShareDampeningFactor, default 1.
+ * Slurm computes F for accounts too, and sshare prints it; NULL for the
+ * root.
+ */
+PG_FUNCTION_INFO_V1(fs_classic_factor);
+Datum
+fs_classic_factor(PG_FUNCTION_ARGS)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	TreeCell   *cell;
+	long double damp = 1.0L;
+
+	if (PG_NARGS() > ARG_DAMPENING)
+	{
+		bool		isnull;
+		double		d = DatumGetFloat8(WinGetFuncArgCurrent(winobj, ARG_DAMPENING, &isnull));
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("dampening must not be NULL"),
+					 errhint("Pass FairShareDampeningFactor, 1 by default.")));
+		if (isnan(d) || isinf(d) || d <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("dampening must be a finite number > 0, not %s", fs_float_text(d)),
+					 errhint("FairShareDampeningFactor is a positive number, 1 by default.")));
+		damp = d;
+	}
+	cell = tree_window_cell(fcinfo, OUT_CLASSIC_FACTOR);
+	if (cell->isnull)
+		PG_RETURN_NULL();
+	if (cell->extra <= 0.0)
+		PG_RETURN_FLOAT8(0.0);
+	PG_RETURN_FLOAT8(pow(2.0, (double) -(((long double) cell->value / cell->extra) / damp)));
+}
