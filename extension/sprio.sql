@@ -184,7 +184,8 @@ BEGIN ATOMIC
              CASE WHEN s.w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
                   s.pjf, s.max_pjf, @extschema@._num(s.f_part, 4), s.w_part, @extschema@._num(s.x_part, 2)) END,
              CASE WHEN s.w_qos OPERATOR(pg_catalog.<>) 0 THEN
-                  CASE WHEN s.qos_priority IS NULL THEN pg_catalog.format('qos: %s has no priority = 0', COALESCE(s.qos, 'none'))
+                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
+                       WHEN s.qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
                        ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.qos_priority,
                             s.max_qos, @extschema@._num(s.f_qos, 4), s.w_qos, @extschema@._num(s.x_qos, 2)) END END,
              CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,

@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(36);
+SELECT plan(40);
 
 -- ---------------------------------------------------------------------------
 -- API shape: sprio_at(as_of) + the sprio view, start_next(free, as_of, backfill).
@@ -78,6 +78,22 @@ SELECT is((SELECT fairshare_factor FROM fairshare.sprio_at('2026-01-01 10:00:00+
 SELECT is((SELECT priority FROM fairshare.sprio WHERE job_id = 'j1'), 2000::bigint,
           'the sprio view is sprio_at(now())');
 SELECT is((SELECT pg_catalog.count(*)::int FROM fairshare.sprio_at(NULL)), 0, 'NULL as_of gives no rows');
+-- Cluster size left NULL: summed over the partitions, 2 + 2 nodes, 2×8 + 2×8 CPUs.
+-- j1 (1 node, 4 CPUs): (1/4 + 4/32)/2 = 0.1875 × 1000 = 187.5
+UPDATE fairshare.clusters SET total_nodes = NULL, total_cpus = NULL, weight_job_size = 1000 WHERE cluster = 'tap';
+SELECT is((SELECT job_size_weighted FROM fairshare.sprio_at('2026-01-01 10:00:50+00') WHERE job_id = 'j1'),
+          187.5::float8, 'NULL total_nodes/total_cpus: the sums over the cluster''s partitions');
+-- favour small: ((4 − 1)/4 + (32 − 4)/32)/2 = (0.75 + 0.875)/2 = 0.8125 × 1000 = 812.5
+UPDATE fairshare.clusters SET favor_small = true WHERE cluster = 'tap';
+SELECT is((SELECT job_size_weighted FROM fairshare.sprio_at('2026-01-01 10:00:50+00') WHERE job_id = 'j1'),
+          812.5::float8, 'favor_small inverts the job-size factor');
+SELECT ok((SELECT explanation FROM fairshare.sprio_at('2026-01-01 10:00:50+00') WHERE job_id = 'j1')
+          LIKE '%job_size: ((4 − 1 nodes)/4 + (32 − 4 cpus)/32)/2 = 0.8125 × 1000 = 812.5;%',
+          'the explanation shows the favour-small formula');
+-- QOS: j1 has none; with weight_qos > 0 the factor is 0 and says so.
+UPDATE fairshare.clusters SET weight_qos = 10 WHERE cluster = 'tap';
+SELECT ok((SELECT explanation FROM fairshare.sprio_at('2026-01-01 10:00:50+00') WHERE job_id = 'j1')
+          LIKE '%; qos: none = 0; %', 'a job without QOS has QOS factor 0');
 SELECT throws_ok($$SELECT * FROM fairshare.sprio_at('infinity')$$, '22008', NULL, 'infinite as_of');
 
 -- start_next at 10:00:50: j1 (1500, partition b, 4 CPUs) then j3 (250, a, 4 CPUs).
