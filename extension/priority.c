@@ -252,7 +252,8 @@ fs_job_size_factor(PG_FUNCTION_ARGS)
  * an error: the largest is a maximum over a set that contains the value.
  */
 static double
-normalised(int64 value, int64 largest, const char *what, const char *largest_what)
+normalised(int64 value, int64 largest, const char *what, const char *largest_what,
+		   const char *over)
 {
 	check_count(value, what);
 	check_count(largest, largest_what);
@@ -261,8 +262,7 @@ normalised(int64 value, int64 largest, const char *what, const char *largest_wha
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s " INT64_FORMAT " exceeds %s " INT64_FORMAT,
 						what, value, largest_what, largest),
-				 errhint("Pass the largest value over all of the cluster's %s.",
-						 strcmp(what, "qos_priority") == 0 ? "QOS" : "partitions")));
+				 errhint("Pass the largest value over all of the cluster's %s.", over)));
 	if (value == 0)
 		return 0.0;
 	return (double) value / (double) Max(largest, 1);
@@ -274,7 +274,8 @@ Datum
 fs_partition_factor(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_FLOAT8(normalised(PG_GETARG_INT64(0), PG_GETARG_INT64(1),
-								"priority_job_factor", "max_priority_job_factor"));
+								"priority_job_factor", "max_priority_job_factor",
+								"partitions"));
 }
 
 PG_FUNCTION_INFO_V1(fs_qos_factor);
@@ -283,5 +284,5 @@ Datum
 fs_qos_factor(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_FLOAT8(normalised(PG_GETARG_INT64(0), PG_GETARG_INT64(1),
-								"qos_priority", "max_qos_priority"));
+								"qos_priority", "max_qos_priority", "QOS"));
 }
