@@ -426,9 +426,12 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 BEGIN
-    IF $1 IS NULL OR NOT isfinite($1) THEN
-        RAISE EXCEPTION 'genci_report_at: as_of must be a finite date, not %', coalesce($1::text, 'NULL')
-            USING ERRCODE = '22023', HINT = 'Pass the day the report is for.';
+    IF $1 IS NULL THEN
+        RAISE EXCEPTION 'genci_report_at: as_of must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass the day the report is for.';
+    ELSIF NOT isfinite($1) THEN
+        RAISE EXCEPTION 'genci_report_at: as_of must be a finite date, not %', $1
+            USING ERRCODE = '22008', HINT = 'Pass the day the report is for.';
     END IF;
     RETURN QUERY
     WITH a AS (
@@ -545,11 +548,22 @@ BEGIN
                 USING ERRCODE = '22023', DETAIL = format('Today is %s in time zone %s.', to_char(today, 'YYYY-MM-DD'), cl.timezone),
                       HINT = 'Hours are only taken on days that have begun in the cluster''s time zone.';
         END IF;
+        -- only allocations with a check day still to evaluate: a day found
+        -- evaluated (committed) cannot become pending again, so the others
+        -- are skipped without a lock
         FOR al IN
             SELECT a.allocation_id, a.account, a.period_start, a.period_end, a.hours,
                    a.justification_filed, a.second_half_declared
               FROM @extschema@.allocations a
              WHERE a.cluster = cl.cluster AND a.policy = 'genci' AND a.period_start <= upto
+               AND EXISTS (SELECT 1
+                             FROM @extschema@._genci_check_days(a.period_start, a.period_end,
+                                      CASE WHEN a.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
+                                      cl.variant) d
+                            WHERE d.check_day <= upto
+                              AND NOT EXISTS (SELECT 1 FROM @extschema@.regulation_checks r
+                                               WHERE r.allocation_id = a.allocation_id
+                                                 AND r.rule = d.rule AND r.check_day = d.check_day))
              ORDER BY a.allocation_id
         LOOP
             -- serialise with any other run on this allocation; what follows

@@ -118,9 +118,12 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 BEGIN
-    IF $1 IS NULL OR NOT isfinite($1) THEN
-        RAISE EXCEPTION 'rwth_monthly_usage_at: as_of must be a finite instant, not %', coalesce($1::text, 'NULL')
-            USING ERRCODE = '22023', HINT = 'Pass the instant the usage is for, e.g. now().';
+    IF $1 IS NULL THEN
+        RAISE EXCEPTION 'rwth_monthly_usage_at: as_of must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass the instant the usage is for, e.g. now().';
+    ELSIF NOT isfinite($1) THEN
+        RAISE EXCEPTION 'rwth_monthly_usage_at: as_of must be a finite instant, not %', $1
+            USING ERRCODE = '22008', HINT = 'Pass the instant the usage is for, e.g. now().';
     END IF;
     RETURN QUERY
     WITH al AS (
@@ -205,9 +208,12 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 BEGIN
-    IF $1 IS NULL OR NOT isfinite($1) THEN
-        RAISE EXCEPTION 'r_wlm_usage_at: as_of must be a finite instant, not %', coalesce($1::text, 'NULL')
-            USING ERRCODE = '22023', HINT = 'Pass the instant the report is for, e.g. now().';
+    IF $1 IS NULL THEN
+        RAISE EXCEPTION 'r_wlm_usage_at: as_of must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass the instant the report is for, e.g. now().';
+    ELSIF NOT isfinite($1) THEN
+        RAISE EXCEPTION 'r_wlm_usage_at: as_of must be a finite instant, not %', $1
+            USING ERRCODE = '22008', HINT = 'Pass the instant the report is for, e.g. now().';
     END IF;
     RETURN QUERY
     WITH m AS (

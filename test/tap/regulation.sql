@@ -9,7 +9,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(121);
+SELECT plan(124);
 
 -- ---------------------------------------------------------------------------
 -- The product card's signatures, and the rest of the API
@@ -93,7 +93,8 @@ SELECT throws_ok($$SELECT fairshare.genci_allocation_month('2017-05-01', 'infini
 SELECT throws_ok($$SELECT fairshare.account_core_hours('c', 'a', '2017-05-02', '2017-05-01')$$, '22023', NULL, 'reversed window');
 SELECT throws_ok($$SELECT fairshare.account_core_hours('c', 'a', '-infinity', '2017-05-01')$$, '22008', NULL, 'infinite window');
 SELECT throws_ok($$SELECT fairshare.allocation_consumption(1, 'infinity')$$, '22008', NULL, 'consumption on an infinite day');
-SELECT throws_ok($$SELECT * FROM fairshare.genci_report_at(NULL)$$, '22023', NULL, 'report without a day');
+SELECT throws_ok($$SELECT * FROM fairshare.genci_report_at(NULL)$$, '22004', NULL, 'report without a day');
+SELECT throws_ok($$SELECT * FROM fairshare.genci_report_at('-infinity')$$, '22008', NULL, 'report on an infinite day');
 SELECT throws_ok($$CALL fairshare.apply_genci_regulation('infinity')$$, '22008', NULL, 'regulation on an infinite day');
 SELECT throws_ok($$CALL fairshare.apply_genci_regulation('2017-08-15', 'no such cluster')$$, '22023', NULL, 'regulation of an unknown cluster');
 
@@ -134,8 +135,10 @@ SELECT throws_ok($$SELECT fairshare.rwth_available_quota(1000, 1000, 1000, 0, NU
 SELECT throws_ok($$SELECT fairshare.rwth_available_quota(1000, 1000, 1000, NULL, 0)$$, '22004', NULL, 'NULL consumption of a previous month inside the period');
 SELECT throws_ok($$SELECT fairshare.rwth_quota_status(1000, 1000, 1000, 0, 0, 'NaN', 0)$$, '22023', NULL, 'NaN total allowance');
 SELECT throws_ok($$SELECT fairshare.rwth_quota_status(1000, 1000, 1000, 0, 0, 6000, -1)$$, '22023', NULL, 'negative total consumption');
-SELECT throws_ok($$SELECT * FROM fairshare.r_wlm_usage_at(NULL)$$, '22023', NULL, 'r_wlm_usage without an instant');
-SELECT throws_ok($$SELECT * FROM fairshare.rwth_monthly_usage_at('infinity')$$, '22023', NULL, 'monthly usage at infinity');
+SELECT throws_ok($$SELECT * FROM fairshare.r_wlm_usage_at(NULL)$$, '22004', NULL, 'r_wlm_usage without an instant');
+SELECT throws_ok($$SELECT * FROM fairshare.r_wlm_usage_at('infinity')$$, '22008', NULL, 'r_wlm_usage at infinity');
+SELECT throws_ok($$SELECT * FROM fairshare.rwth_monthly_usage_at(NULL)$$, '22004', NULL, 'monthly usage without an instant');
+SELECT throws_ok($$SELECT * FROM fairshare.rwth_monthly_usage_at('infinity')$$, '22008', NULL, 'monthly usage at infinity');
 -- 1 000 + 1 000 − 300 = 700: first month, nothing transferred in
 SELECT is(fairshare.rwth_available_quota(NULL, 1000, 1000, NULL, 300), 1700::float8, 'first month: 2A − C = 2 000 − 300');
 SELECT is(fairshare.rwth_available_quota(1000, 1000, NULL, 200, 300), 1500::float8, 'last month: A + A − C − C = 2 000 − 500');
