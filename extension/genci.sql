@@ -409,9 +409,10 @@ BEGIN
 END
 $$;
 
--- The GENCI regulation of every allocation as of a day: consumption against theoretical consumption, lag in hours and
--- days, status, what the regulation takes on that day, the last penalty and
--- the hours taken back so far.  The status is computed on the net
+-- The GENCI regulation of every allocation as of a day: consumption
+-- against theoretical consumption, lag in hours and days, status, what the
+-- regulation takes on that day, the last penalty and the hours taken back
+-- so far (every take-back, manual ones included).  The status is computed on the net
 -- allocation before that day's own regulation take-backs; net_hours is
 -- that allocation.  regime is 'monthly' (initial grant >= the cluster's
 -- regulation_threshold; NULL threshold = 0) or 'mid-term'.
