@@ -69,7 +69,7 @@ demo)
     case " $files " in *" $f "*) ;; *) files="$files $f" ;; esac
   done
   for f in $files; do
-    psql -X -v ON_ERROR_STOP=1 -f "$f" || exit 1
+    psql -X -q -v ON_ERROR_STOP=1 -f "$f" || exit 1
   done
   ;;
 bench)
