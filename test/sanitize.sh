@@ -20,6 +20,10 @@ chmod 755 "$work"
 run_as() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   [ -f "$work/data/postmaster.pid" ] && run_as "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1
+  if [ "${keep_logs:-}" = 1 ]; then
+    rm -rf /tmp/fairshare-sanitize-logs && cp -r "$work/logs" /tmp/fairshare-sanitize-logs
+    echo "logs kept in /tmp/fairshare-sanitize-logs"
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -54,11 +58,16 @@ status=$?
 
 # 5. any report, or a backend killed by a signal, fails the run
 reports=$(cat "$work"/logs/ubsan* 2>/dev/null)
-crashes=$(grep -E 'terminated by signal|was terminated' "$work/logs/server.log")
+crashes=$(grep -E 'terminated by signal|exited with exit code' "$work/logs/server.log")
 if [ -n "$reports" ] || [ -n "$crashes" ]; then
   echo "$reports"; echo "$crashes"
+  keep_logs=1
   echo "not ok - UBSan reports or crashed backends (above)"
   exit 1
 fi
+if [ "$status" -ne 0 ]; then
+  keep_logs=1
+  echo "not ok - the suites failed under the sanitizer build (above)"
+  exit "$status"
+fi
 echo "ok - no UndefinedBehaviorSanitizer report, no crashed backend"
-exit $status
