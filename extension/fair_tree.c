@@ -55,6 +55,7 @@
 
 #include <math.h>
 
+#include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -186,15 +187,6 @@ cmp_lineage(const void *a, const void *b, void *arg)
 	return lineage_strcmp(NODE_ID(t, x), NODE_ID(t, y));
 }
 
-/* Ids in plain byte order, to find duplicates and parents by bsearch. */
-static int
-cmp_id(const void *a, const void *b, void *arg)
-{
-	Tree	   *t = (Tree *) arg;
-
-	return strcmp(NODE_ID(t, *(const int32 *) a), NODE_ID(t, *(const int32 *) b));
-}
-
 /*
  * Fair Tree sibling order (_cmp_level_fs): larger LF first, users before
  * accounts on equal LF; then lineage order, the order of Slurm's children
@@ -227,12 +219,20 @@ check_value(double x, const char *what, const char *id)
 }
 
 /*
- * Pass 1: read id, shares, usage and is_user of every row.  Arguments are
- * evaluated in a per-row context that is reset after each row, so an
- * expression argument does not pile up n copies.
+ * Pass 1, the only one over the partition: read id, parent_id, shares,
+ * usage and is_user of every row.  Reading a row's arguments one after the
+ * other is cheap; going over the partition twice is not, once it is larger
+ * than work_mem and the tuplestore sits in a temporary file (a second pass
+ * starts by walking the file backwards to the first row).  The parent ids
+ * are kept, as offsets into a second arena (PARENT_NONE for NULL), until
+ * tree_link_parents resolves them.  Arguments are evaluated in a per-row
+ * context that is reset after each row, so an expression argument does not
+ * pile up n copies.
  */
+#define PARENT_NONE		((Size) -1)
+
 static void
-tree_read_rows(WindowObject winobj, Tree *t)
+tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_off)
 {
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 												 "fair_tree row",
@@ -292,6 +292,19 @@ tree_read_rows(WindowObject winobj, Tree *t)
 		node->usage = DatumGetFloat8(d);
 		check_value(node->usage, "usage", arena.data + node->id_off);
 
+		d = WinGetFuncArgInPartition(winobj, ARG_PARENT, i, WINDOW_SEEK_HEAD,
+									 false, &isnull, &isout);
+		if (isnull)
+			parent_off[i] = PARENT_NONE;
+		else
+		{
+			text	   *pid = DatumGetTextPP(d);
+
+			parent_off[i] = parents->len;
+			appendBinaryStringInfo(parents, VARDATA_ANY(pid), VARSIZE_ANY_EXHDR(pid));
+			appendStringInfoChar(parents, '\0');
+		}
+
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(rowcxt);
 	}
@@ -300,47 +313,89 @@ tree_read_rows(WindowObject winobj, Tree *t)
 }
 
 /*
- * Pass 2: find every row's parent by binary search in the ids sorted in
- * byte order (which also exposes duplicate ids), and the one root.
+ * The ids in an open-addressing hash table (linear probing): slot = node
+ * index + 1, 0 when empty, at most half full; each node's hash kept beside.
+ * About 12 bytes per association while the parents are resolved.
+ */
+typedef struct IdIndex
+{
+	uint32		mask;			/* slots - 1, slots a power of 2 */
+	int32	   *slots;
+	uint32	   *hashes;			/* per node */
+} IdIndex;
+
+static inline uint32
+id_hash(const char *id)
+{
+	return hash_bytes((const unsigned char *) id, (int) strlen(id));
+}
+
+/* The node whose id is `id` (hash h), or -1. */
+static int32
+id_lookup(const IdIndex *ix, const Tree *t, const char *id, uint32 h)
+{
+	uint32		k;
+
+	for (k = h & ix->mask; ix->slots[k] != 0; k = (k + 1) & ix->mask)
+	{
+		int32		v = ix->slots[k] - 1;
+
+		if (ix->hashes[v] == h && strcmp(NODE_ID(t, v), id) == 0)
+			return v;
+	}
+	return -1;
+}
+
+/*
+ * Index every id, reporting a duplicated one (the first in byte order, as
+ * a sort of the ids would find it), then link every row to its parent and
+ * find the one root, in row order.
  */
 static void
-tree_link_parents(WindowObject winobj, Tree *t)
+tree_link_parents(Tree *t, const char *parents, const Size *parent_off)
 {
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
-												 "fair_tree row",
-												 ALLOCSET_SMALL_SIZES);
-	int32	   *by_id = tree_alloc(sizeof(int32) * t->n);
+	IdIndex		ix;
+	uint64		slots = 2;
+	const char *dup = NULL;
 	int32		i;
 
+	while (slots < 2 * (uint64) Max(t->n, 1))
+		slots <<= 1;
+	ix.mask = (uint32) (slots - 1);
+	ix.slots = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int32) * slots,
+										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	ix.hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 	for (i = 0; i < t->n; i++)
-		by_id[i] = i;
-	qsort_arg(by_id, t->n, sizeof(int32), cmp_id, t);
-	for (i = 1; i < t->n; i++)
-		if (strcmp(NODE_ID(t, by_id[i - 1]), NODE_ID(t, by_id[i])) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNIQUE_VIOLATION),
-					 errmsg("association id \"%s\" appears more than once in the tree",
-							NODE_ID(t, by_id[i])),
-					 errhint("Each row of a window partition must have its own id.")));
+	{
+		const char *id = NODE_ID(t, i);
+		uint32		h = id_hash(id);
+		uint32		k;
+
+		ix.hashes[i] = h;
+		if (id_lookup(&ix, t, id, h) >= 0)
+		{
+			if (dup == NULL || strcmp(id, dup) < 0)
+				dup = id;
+			continue;
+		}
+		for (k = h & ix.mask; ix.slots[k] != 0; k = (k + 1) & ix.mask)
+			;
+		ix.slots[k] = i + 1;
+	}
+	if (dup != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("association id \"%s\" appears more than once in the tree", dup),
+				 errhint("Each row of a window partition must have its own id.")));
 
 	t->root = -1;
 	for (i = 0; i < t->n; i++)
 	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(rowcxt);
-		bool		isnull,
-					isout;
-		Datum		d;
-		int32		lo = 0,
-					hi = t->n - 1,
-					found = -1;
-		char	   *pid;
+		const char *pid;
+		int32		found;
 
-		d = WinGetFuncArgInPartition(winobj, ARG_PARENT, i, WINDOW_SEEK_HEAD,
-									 false, &isnull, &isout);
-		if (isnull)
+		if (parent_off[i] == PARENT_NONE)
 		{
-			MemoryContextSwitchTo(oldcxt);
-			MemoryContextReset(rowcxt);
 			if (t->root >= 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_CHECK_VIOLATION),
@@ -351,33 +406,17 @@ tree_link_parents(WindowObject winobj, Tree *t)
 			t->nodes[i].parent = -1;
 			continue;
 		}
-		pid = text_to_cstring(DatumGetTextPP(d));
-		while (lo <= hi)
-		{
-			int32		mid = lo + (hi - lo) / 2;
-			int			c = strcmp(pid, NODE_ID(t, by_id[mid]));
-
-			if (c == 0)
-			{
-				found = by_id[mid];
-				break;
-			}
-			if (c < 0)
-				hi = mid - 1;
-			else
-				lo = mid + 1;
-		}
+		pid = parents + parent_off[i];
+		found = id_lookup(&ix, t, pid, id_hash(pid));
 		if (found < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
 					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, NODE_ID(t, i)),
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
 		t->nodes[i].parent = found;
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextReset(rowcxt);
 	}
-	MemoryContextDelete(rowcxt);
-	pfree(by_id);
+	pfree(ix.slots);
+	pfree(ix.hashes);
 }
 
 /*
@@ -585,8 +624,16 @@ tree_build(WindowObject winobj, Tree *t)
 	 */
 	t->nodes = (TreeNode *) TYPEALIGN(16, tree_alloc(sizeof(TreeNode) * t->n + 16));
 	memset(t->nodes, 0, sizeof(TreeNode) * t->n);
-	tree_read_rows(winobj, t);
-	tree_link_parents(winobj, t);
+	{
+		StringInfoData parents;
+		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
+
+		initStringInfo(&parents);
+		tree_read_rows(winobj, t, &parents, parent_off);
+		tree_link_parents(t, parents.data, parent_off);
+		pfree(parents.data);
+		pfree(parent_off);
+	}
 	tree_walk(t);
 	tree_fs_groups(t);
 }
