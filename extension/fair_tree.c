@@ -55,7 +55,9 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "common/hashfn.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -952,6 +954,38 @@ TREE_INT_WINDOW(fs_tree_depth, OUT_DEPTH, int32, PG_RETURN_INT32)
 TREE_INT_WINDOW(fs_tree_order, OUT_ORDER, int64, PG_RETURN_INT64)
 
 /*
+ * The dampening argument of the current row: FairShareDampeningFactor, a
+ * finite number > 0.
+ */
+static long double
+dampening_arg(WindowObject winobj, int argno)
+{
+	bool		isnull;
+	double		d = DatumGetFloat8(WinGetFuncArgCurrent(winobj, argno, &isnull));
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dampening must not be NULL"),
+				 errhint("Pass FairShareDampeningFactor, 1 by default.")));
+	if (isnan(d) || isinf(d) || d <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dampening must be a finite number > 0, not %s", fs_float_text(d)),
+				 errhint("FairShareDampeningFactor is a positive number, 1 by default.")));
+	return d;
+}
+
+/* F = 2^(−(UE/S)/d) from an OUT_CLASSIC_FACTOR cell (UE, S); 0 when S <= 0. */
+static double
+classic_factor_value(const TreeCell *cell, long double damp)
+{
+	if (cell->extra <= 0.0)
+		return 0.0;
+	return pow(2.0, (double) -(((long double) cell->value / cell->extra) / damp));
+}
+
+/*
  * classic_factor(..., dampening): F = 2^(−(UE/S)/d), 0 when S <= 0
  * (priority_p_calc_fs_factor); d = FairShareDampeningFactor, default 1.
  * Slurm computes F for accounts too, and sshare prints it; NULL for the
@@ -966,26 +1000,176 @@ fs_classic_factor(PG_FUNCTION_ARGS)
 	long double damp = 1.0L;
 
 	if (PG_NARGS() > ARG_DAMPENING)
-	{
-		bool		isnull;
-		double		d = DatumGetFloat8(WinGetFuncArgCurrent(winobj, ARG_DAMPENING, &isnull));
-
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("dampening must not be NULL"),
-					 errhint("Pass FairShareDampeningFactor, 1 by default.")));
-		if (isnan(d) || isinf(d) || d <= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("dampening must be a finite number > 0, not %s", fs_float_text(d)),
-					 errhint("FairShareDampeningFactor is a positive number, 1 by default.")));
-		damp = d;
-	}
+		damp = dampening_arg(winobj, ARG_DAMPENING);
 	cell = tree_window_cell(fcinfo, OUT_CLASSIC_FACTOR);
 	if (cell->isnull)
 		PG_RETURN_NULL();
-	if (cell->extra <= 0.0)
-		PG_RETURN_FLOAT8(0.0);
-	PG_RETURN_FLOAT8(pow(2.0, (double) -(((long double) cell->value / cell->extra) / damp)));
+	PG_RETURN_FLOAT8(classic_factor_value(cell, damp));
+}
+
+/*
+ * _sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening)
+ * OVER (PARTITION BY cluster): every tree column of sshare for a row, as a
+ * _sshare_tree_row, from ONE build of the partition's tree; the same values
+ * as tree_depth, tree_order, tree_raw_usage, tree_norm_usage and, for
+ * algorithm 'fair_tree', fair_tree_norm_shares, fair_tree_effective_usage,
+ * fair_tree_factor, fair_tree_level_fs and fair_tree_rank, or for
+ * 'classic', classic_norm_shares, classic_effective_usage and
+ * classic_factor(dampening) (level_fs and fs_rank NULL).  Nine separate
+ * window functions would read the partition and build the tree nine times.
+ * The algorithm is the cluster's, the same on every row of a partition;
+ * the dampening is read (and checked) for 'classic' only.
+ */
+#define ARG_ALGORITHM			5
+#define ARG_SSHARE_DAMPENING	6
+
+typedef struct SshareCell
+{
+	TreeCell	norm_shares;
+	TreeCell	efctv;
+	TreeCell	factor;			/* classic: UE and S, for the row's dampening */
+	TreeCell	level_fs;
+	TreeCell	rank;
+	double		raw_usage;
+	double		norm_usage;
+	int64		order;
+	int32		depth;
+} SshareCell;
+
+typedef struct SshareResults
+{
+	bool		computed;
+	bool		classic;
+	SshareCell	cells[FLEXIBLE_ARRAY_MEMBER];
+} SshareResults;
+
+/* The algorithm argument of the current row: true for 'classic'. */
+static bool
+algorithm_is_classic(WindowObject winobj)
+{
+	bool		isnull;
+	Datum		d = WinGetFuncArgCurrent(winobj, ARG_ALGORITHM, &isnull);
+	char	   *a;
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("algorithm must not be NULL"),
+				 errhint("Pass 'fair_tree' or 'classic', the cluster's fairshare_algorithm.")));
+	a = TextDatumGetCString(d);
+	if (strcmp(a, "fair_tree") == 0)
+		return false;
+	if (strcmp(a, "classic") == 0)
+		return true;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("algorithm must be 'fair_tree' or 'classic', not \"%s\"", a),
+			 errhint("Pass the cluster's fairshare_algorithm; PBS trees have their own functions.")));
+	return false;				/* keep the compiler quiet */
+}
+
+PG_FUNCTION_INFO_V1(fs_sshare_tree);
+Datum
+fs_sshare_tree(PG_FUNCTION_ARGS)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	int64		rows = WinGetPartitionRowCount(winobj);
+	bool		classic = algorithm_is_classic(winobj);
+	long double damp = classic ? dampening_arg(winobj, ARG_SSHARE_DAMPENING) : 1.0L;
+	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	SshareResults *res;
+	SshareCell *c;
+	Datum		values[9];
+	bool		nulls[9];
+
+	if (rows > (int64) ((MaxAllocSize - offsetof(SshareResults, cells)) / sizeof(SshareCell)))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
+	res = WinGetPartitionLocalMemory(winobj,
+									 offsetof(SshareResults, cells) + sizeof(SshareCell) * rows);
+	if (!res->computed)
+	{
+		MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
+												   "fair_tree",
+												   ALLOCSET_DEFAULT_SIZES);
+		MemoryContext oldcxt = MemoryContextSwitchTo(work);
+		Tree		t;
+		int32		i;
+
+		memset(&t, 0, sizeof(t));
+		tree_build(winobj, &t);
+		if (classic)
+			classic_compute(&t);
+		else
+			fair_tree_compute(&t);
+		for (i = 0; i < t.n; i++)
+		{
+			SshareCell *cell = &res->cells[i];
+			TreeCell	tmp;
+
+			tree_cell(&t, i, OUT_DEPTH, &tmp);
+			cell->depth = (int32) tmp.value;
+			tree_cell(&t, i, OUT_ORDER, &tmp);
+			cell->order = (int64) tmp.value;
+			tree_cell(&t, i, OUT_RAW_USAGE, &tmp);
+			cell->raw_usage = tmp.value;
+			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
+			cell->norm_usage = tmp.value;
+			if (classic)
+			{
+				tree_cell(&t, i, OUT_CLASSIC_NORM_SHARES, &cell->norm_shares);
+				tree_cell(&t, i, OUT_CLASSIC_EFFECTIVE_USAGE, &cell->efctv);
+				tree_cell(&t, i, OUT_CLASSIC_FACTOR, &cell->factor);
+				cell->level_fs.isnull = true;
+				cell->rank.isnull = true;
+			}
+			else
+			{
+				tree_cell(&t, i, OUT_FT_NORM_SHARES, &cell->norm_shares);
+				tree_cell(&t, i, OUT_FT_EFFECTIVE_USAGE, &cell->efctv);
+				tree_cell(&t, i, OUT_FT_FACTOR, &cell->factor);
+				tree_cell(&t, i, OUT_FT_LEVEL_FS, &cell->level_fs);
+				tree_cell(&t, i, OUT_FT_RANK, &cell->rank);
+			}
+		}
+		res->classic = classic;
+		res->computed = true;
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(work);
+	}
+	if (classic != res->classic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("algorithm must be the same on every row of a window partition"),
+				 errhint("PARTITION BY the cluster, whose fairshare_algorithm is one.")));
+
+	if (tupdesc == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "_sshare_tree must return a composite type");
+		tupdesc = BlessTupleDesc(CreateTupleDescCopy(tupdesc));
+		fcinfo->flinfo->fn_extra = tupdesc;
+		MemoryContextSwitchTo(oldcxt);
+	}
+
+	c = &res->cells[WinGetCurrentPosition(winobj)];
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = Int32GetDatum(c->depth);
+	values[1] = Int64GetDatum(c->order);
+	values[2] = Float8GetDatum(c->norm_shares.value);
+	values[3] = Float8GetDatum(c->raw_usage);
+	values[4] = Float8GetDatum(c->norm_usage);
+	values[5] = Float8GetDatum(c->efctv.value);
+	nulls[6] = c->factor.isnull;
+	if (!nulls[6])
+		values[6] = Float8GetDatum(classic ? classic_factor_value(&c->factor, damp)
+								   : c->factor.value);
+	nulls[7] = c->level_fs.isnull;
+	values[7] = Float8GetDatum(c->level_fs.value);
+	nulls[8] = c->rank.isnull;
+	values[8] = Int64GetDatum((int64) c->rank.value);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

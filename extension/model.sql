@@ -180,6 +180,11 @@ CREATE INDEX ON @extschema@.jobs (account, user_name, cluster);
 -- (association_usage_at): the columns are not independent.
 CREATE STATISTICS @extschema@.jobs_association_stats (ndistinct) ON cluster, account, user_name
     FROM @extschema@.jobs;
+-- How many jobs have not started (nor ended) by an instant, for the jobs
+-- pending then (sprio_at): separate estimates of "start_time IS NULL OR
+-- start_time > t" and the same on end_time multiply to 1/100 of the truth.
+CREATE STATISTICS @extschema@.jobs_first_event_stats
+    ON (COALESCE(start_time, end_time, 'infinity'::timestamptz)) FROM @extschema@.jobs;
 CREATE INDEX ON @extschema@.jobs (cluster, start_time);
 CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
 
