@@ -186,6 +186,12 @@ CREATE STATISTICS @extschema@.jobs_association_stats (ndistinct) ON cluster, acc
 CREATE STATISTICS @extschema@.jobs_first_event_stats
     ON (COALESCE(start_time, end_time, 'infinity'::timestamptz)) FROM @extschema@.jobs;
 CREATE INDEX ON @extschema@.jobs (cluster, start_time);
+-- A project's jobs over a window of time, with what its core-hours need
+-- (GENCI allocation_consumption, RWTH rwth_monthly_usage_at): an index-only
+-- scan of the window instead of a visit to every job of the account in the
+-- table (issue 7: the regulation of 10^4 allocations, 12 s -> 1.4 s).
+CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
+    INCLUDE (end_time, cpus, nodes, gpus, exclusive, partition);
 CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
 
 -- Allocations of hours to project accounts (GENCI, RWTH).  `hours` is the
