@@ -12,14 +12,26 @@
 -- median of each and the median of the per-round ratios query/baseline.
 --
 -- bench.results holds one row per measurement; bench.report() prints them.
-CREATE SCHEMA IF NOT EXISTS bench;
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS bench CASCADE;
+CREATE SCHEMA bench;
 
-CREATE OR REPLACE FUNCTION bench.run_ms(q text) RETURNS float8
+CREATE OR REPLACE FUNCTION bench.run_ms(q text, settings text DEFAULT NULL) RETURNS float8
 LANGUAGE plpgsql AS $$
 DECLARE
     plan json;
+    item text;
+    saved text[] := '{}';
 BEGIN
+    -- settings: 'name=value, name=value', for this query only
+    FOREACH item IN ARRAY coalesce(string_to_array(settings, ','), '{}') LOOP
+        saved := saved || ARRAY[trim(split_part(item, '=', 1)), current_setting(trim(split_part(item, '=', 1)))];
+        PERFORM set_config(trim(split_part(item, '=', 1)), trim(split_part(item, '=', 2)), true);
+    END LOOP;
     EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+    FOR i IN 1..coalesce(array_length(saved, 1), 0) / 2 LOOP
+        PERFORM set_config(saved[2 * i - 1], saved[2 * i], true);
+    END LOOP;
     RETURN (plan -> 0 ->> 'Execution Time')::float8;
 END $$;
 
@@ -57,10 +69,12 @@ RETURNS void LANGUAGE sql AS $$
            max_ratio = excluded.max_ratio, target = excluded.target, seq = r.seq;
 $$;
 
--- Interleaved rounds; returns the median ms of the query.
+-- Interleaved rounds; returns the median ms of the query.  settings and
+-- baseline_settings ('name=value, ...') apply to one side only.
 CREATE OR REPLACE FUNCTION bench.compare(p_name text, q text, p_baseline text, baseline_q text, reps int,
                                          p_max_ms float8 DEFAULT NULL, p_max_ratio float8 DEFAULT NULL,
-                                         p_target text DEFAULT NULL)
+                                         p_target text DEFAULT NULL,
+                                         settings text DEFAULT NULL, baseline_settings text DEFAULT NULL)
 RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
     a float8[] := '{}';
@@ -69,11 +83,11 @@ DECLARE
     x float8;
     y float8;
 BEGIN
-    PERFORM bench.run_ms(baseline_q);
-    PERFORM bench.run_ms(q);
+    PERFORM bench.run_ms(baseline_q, baseline_settings);
+    PERFORM bench.run_ms(q, settings);
     FOR i IN 1..reps LOOP
-        y := bench.run_ms(baseline_q);
-        x := bench.run_ms(q);
+        y := bench.run_ms(baseline_q, baseline_settings);
+        x := bench.run_ms(q, settings);
         a := a || x;
         b := b || y;
         r := r || (x / y);
