@@ -30,10 +30,23 @@ SELECT bench.compare('decayed_usage, 2 workers',
   'decayed_usage, serial',
   $q$SELECT fairshare.decayed_usage(usage, at, '2026-01-01', '14 days') FROM bench.usage_rows$q$,
   :reps, NULL, 1 / 1.6, 'ratio <= 0.625 (1.6x faster)', 'max_parallel_workers_per_gather=2', 'max_parallel_workers_per_gather=0');
+-- the span form (usage accrued over an hour, the exact integral of the
+-- decay): the same, against its SQL expression
+--   u / (e - s) * h / ln 2 * (2^(-(T - min(e, T)) / h) - 2^(-(T - s) / h))
 SELECT bench.compare('decayed_usage, span form, serial',
   $q$SELECT fairshare.decayed_usage(usage, at, at + interval '1 hour', '2026-01-01', '14 days') FROM bench.usage_rows$q$,
   'sum(float8), serial',
   $q$SELECT sum(usage) FROM bench.usage_rows$q$,
   :reps, NULL, NULL, NULL, 'max_parallel_workers_per_gather=0', 'max_parallel_workers_per_gather=0');
+SELECT bench.compare('decayed_usage, span form vs the SQL expression, serial',
+  $q$SELECT fairshare.decayed_usage(usage, at, at + interval '1 hour', '2026-01-01', '14 days') FROM bench.usage_rows$q$,
+  'the same integral as a SQL expression, serial',
+  $q$SELECT sum(CASE WHEN e = s THEN usage * power(2::float8, -date_part('epoch', timestamptz '2026-01-01' - s) / 1209600.0::float8)
+                     ELSE usage / date_part('epoch', e - s) * 1209600.0::float8 / ln(2::float8)
+                          * (power(2::float8, -date_part('epoch', timestamptz '2026-01-01' - least(e, timestamptz '2026-01-01')) / 1209600.0::float8)
+                             - power(2::float8, -date_part('epoch', timestamptz '2026-01-01' - s) / 1209600.0::float8)) END)
+       FROM (SELECT usage, at AS s, at + interval '1 hour' AS e FROM bench.usage_rows) x
+      WHERE s <= '2026-01-01'$q$,
+  :reps, NULL, 1 / 3.0, 'ratio <= 0.333 (3x faster)', 'max_parallel_workers_per_gather=0', 'max_parallel_workers_per_gather=0');
 \o
 DROP TABLE bench.usage_rows;

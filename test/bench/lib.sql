@@ -4,7 +4,8 @@
 -- under EXPLAIN (ANALYZE, TIMING OFF), because a plain EXECUTE in PL/pgSQL
 -- is never planned with parallel workers, and the executor's own
 -- "Execution Time" is read (every output column is computed; no per-node
--- timing overhead; planning time is left out).
+-- timing overhead; planning time is left out).  A CALL is timed by the
+-- clock and rolled back (bench.call_ms).
 --
 -- bench.compare(name, query, baseline name, baseline query, reps, targets):
 -- one warm-up of each, then reps rounds of (baseline, query), interleaved
@@ -16,10 +17,31 @@ SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS bench CASCADE;
 CREATE SCHEMA bench;
 
+-- A procedure call (CALL ...), timed by the clock and undone: it runs in a
+-- subtransaction that an exception rolls back, so that every round finds
+-- the same tables (apply_genci_regulation writes its checks and ledger).
+CREATE OR REPLACE FUNCTION bench.call_ms(stmt text) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+    ms float8;
+BEGIN
+    BEGIN
+        t0 := clock_timestamp();
+        EXECUTE stmt;
+        ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
+        RAISE SQLSTATE 'XB001';
+    EXCEPTION WHEN SQLSTATE 'XB001' THEN
+        NULL;
+    END;
+    RETURN ms;
+END $$;
+
 CREATE OR REPLACE FUNCTION bench.run_ms(q text, settings text DEFAULT NULL) RETURNS float8
 LANGUAGE plpgsql AS $$
 DECLARE
     plan json;
+    ms float8;
     item text;
     saved text[] := '{}';
 BEGIN
@@ -28,11 +50,16 @@ BEGIN
         saved := saved || ARRAY[trim(split_part(item, '=', 1)), current_setting(trim(split_part(item, '=', 1)))];
         PERFORM set_config(trim(split_part(item, '=', 1)), trim(split_part(item, '=', 2)), true);
     END LOOP;
-    EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+    IF q ~* '^\s*CALL\s' THEN
+        ms := bench.call_ms(q);
+    ELSE
+        EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+        ms := (plan -> 0 ->> 'Execution Time')::float8;
+    END IF;
     FOR i IN 1..coalesce(array_length(saved, 1), 0) / 2 LOOP
         PERFORM set_config(saved[2 * i - 1], saved[2 * i], true);
     END LOOP;
-    RETURN (plan -> 0 ->> 'Execution Time')::float8;
+    RETURN ms;
 END $$;
 
 CREATE OR REPLACE FUNCTION bench.median(xs float8[]) RETURNS float8
@@ -50,6 +77,8 @@ CREATE TABLE bench.results (
     reps         int,
     max_ms       float8,            -- target: ms < max_ms
     max_ratio    float8,            -- target: ratio <= max_ratio
+    value        float8,            -- a measurement that is not a time (memory)
+    max_value    float8,            -- target: value < max_value
     target       text,
     note         text
 );
@@ -122,15 +151,23 @@ LANGUAGE sql AS $$
     SELECT (regexp_match(pg_read_file('/proc/self/status'), field || ':\s+(\d+) kB'))[1]::bigint;
 $$;
 
+-- A measurement that is not a time, with its own target (value < max_value).
+CREATE OR REPLACE FUNCTION bench.record_value(p_name text, p_value float8, p_max_value float8, p_target text)
+RETURNS void LANGUAGE sql AS $$
+    INSERT INTO bench.results AS r (name, value, max_value, target) VALUES (p_name, p_value, p_max_value, p_target)
+    ON CONFLICT (name) DO UPDATE SET value = excluded.value, max_value = excluded.max_value, target = excluded.target;
+$$;
+
 -- The table of results: each median, its baseline's, the ratio, the target.
 CREATE OR REPLACE FUNCTION bench.report()
 RETURNS TABLE (measurement text, median_s numeric, baseline text, baseline_s numeric, ratio numeric,
-               target text, met text, note text)
+               value numeric, target text, met text, note text)
 LANGUAGE sql AS $$
     SELECT r.name, round((r.ms / 1000)::numeric, 3), r.baseline, round((r.baseline_ms / 1000)::numeric, 3),
-           round(r.ratio::numeric, 2), r.target,
-           CASE WHEN r.max_ms IS NULL AND r.max_ratio IS NULL THEN ''
+           round(r.ratio::numeric, 2), round(r.value::numeric, 1), r.target,
+           CASE WHEN r.max_ms IS NULL AND r.max_ratio IS NULL AND r.max_value IS NULL THEN ''
                 WHEN (r.max_ms IS NULL OR r.ms < r.max_ms) AND (r.max_ratio IS NULL OR r.ratio <= r.max_ratio)
+                     AND (r.max_value IS NULL OR r.value < r.max_value)
                 THEN 'yes' ELSE 'NO' END,
            r.note
       FROM bench.results r ORDER BY r.seq;
