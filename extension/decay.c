@@ -61,12 +61,16 @@ typedef struct Decay
 
 /* ---------- state ---------- */
 
+/* The transition functions are callable from SQL: check what they are given. */
 static float8 *
 state_values(ArrayType *a)
 {
 	if (ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != 3 || ARR_HASNULL(a)
 		|| ARR_ELEMTYPE(a) != FLOAT8OID)
-		elog(ERROR, "decayed_usage: expected a 3-element float8 state array");
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("decayed_usage: expected a 3-element float8 state array"),
+				 errhint("Call the aggregates, not their support functions.")));
 	return (float8 *) ARR_DATA_PTR(a);
 }
 
@@ -437,10 +441,19 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 	return state_add(fcinfo, u / (e - s) * span_weight(d, s, m, as_of));
 }
 
-/* Rows whose usage or instants are NULL are ignored, as sum() ignores NULLs. */
+/*
+ * Rows whose usage or instants are NULL are ignored, as sum() ignores NULLs.
+ * The state is never NULL in the aggregates (INITCOND), but a direct call of
+ * a transition function may pass one: refuse it rather than read it.
+ */
 #define SKIP_IF_NULL(from, to) \
 	do { \
 		int			i_; \
+		if (PG_ARGISNULL(0)) \
+			ereport(ERROR, \
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), \
+					 errmsg("decayed_usage: the state must not be NULL"), \
+					 errhint("Call the aggregates, not their support functions."))); \
 		for (i_ = (from); i_ <= (to); i_++) \
 			if (PG_ARGISNULL(i_)) \
 				PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
