@@ -54,3 +54,10 @@ bench:
 .PHONY: sanitize
 sanitize:
 	bash test/sanitize.sh
+
+# Random queries from SQLsmith against a throwaway cluster loaded with the
+# demo centre; fails if a backend crashed (test/sqlsmith.sh).
+# SQLSMITH_QUERIES=300 for a short run (default 10000).
+.PHONY: sqlsmith
+sqlsmith:
+	bash test/sqlsmith.sh
