@@ -61,3 +61,10 @@ sanitize:
 .PHONY: sqlsmith
 sqlsmith:
 	bash test/sqlsmith.sh
+
+# libFuzzer harnesses of the C parsers (test/fuzz/), FUZZ_SECONDS each;
+# `make fuzz FUZZ_SECONDS=10` is the short run for CI.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash test/fuzz/run.sh

@@ -86,6 +86,11 @@ SELECT err('SELECT tres_billing(''cpu=4'', ''CPU=inf'')');
 SELECT err('SELECT tres_billing(''cpu=4'', ''CPU=1.0;Mem=2'')');
 SELECT err('SELECT tres_billing(''cpu 4=1'', ''CPU=1'')');
 SELECT err('SELECT tres_billing(''cpu=4'', ''CPU=1'', ''maximum'')');
+-- finite counts and weights whose product or sum leaves float8: 22003, not
+-- Infinity (found by test/fuzz/fuzz_billing); 1e308 × 10 > 1.8e308
+SELECT err('SELECT tres_billing(''cpu=1e308'', ''CPU=10'')');
+SELECT err('SELECT tres_billing(''cpu=1e308,mem=1e308'', ''CPU=1,Mem=1'')');  -- 1e308 + 1e308
+SELECT tres_billing('cpu=1e308', 'CPU=1');                                     -- 1e308 × 1 stays finite: 1e+308
 SELECT tres_weights_valid('CPU=1.0,Mem=0.25G,GRES/gpu=2.0'), tres_weights_valid('');
 SELECT err('SELECT tres_weights_valid(''CPU=1.0,Mem'')');
 
