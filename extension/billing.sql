@@ -38,6 +38,7 @@ RETURN CASE
     WHEN cpus OPERATOR(pg_catalog.<) 0 OR nodes OPERATOR(pg_catalog.<) 0
          OR gpus OPERATOR(pg_catalog.<) 0 OR gpu_hour_factor OPERATOR(pg_catalog.<) 0
          OR gpu_hour_factor OPERATOR(pg_catalog.=) 'NaN'::float8
+         OR gpu_hour_factor OPERATOR(pg_catalog.=) 'Infinity'::float8
          OR ended OPERATOR(pg_catalog.<) started
       THEN @extschema@._raise('22023', pg_catalog.format(
            'core_hours: negative or reversed input (cpus %s, nodes %s, gpus %s, gpu_hour_factor %s, started %s, ended %s)',

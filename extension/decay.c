@@ -72,12 +72,20 @@ state_values(ArrayType *a)
 	return (float8 *) ARR_DATA_PTR(a);
 }
 
-/* Neumaier: add x to (sum, comp). */
+/*
+ * Neumaier: add x to (sum, comp).  A sum past float8 would turn the
+ * compensation into NaN: raise 22003 as PostgreSQL's own sum(float8) does.
+ */
 static inline void
 kahan_add(float8 *sum, float8 *comp, double x)
 {
 	double		t = *sum + x;
 
+	if (unlikely(isinf(t)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("decayed_usage: the usage of the group adds up to more than float8 holds"),
+				 errhint("Usage is counted in billing-seconds; a sum above 1.8e308 has no meaning.")));
 	if (fabs(*sum) >= fabs(x))
 		*comp += (*sum - t) + x;
 	else

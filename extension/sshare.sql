@@ -26,6 +26,7 @@ BEGIN ATOMIC
            a.shares, 0::float8, false
       FROM @extschema@.accounts a
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+     WHERE @extschema@._check_as_of(association_tree_at.as_of)
     UNION ALL
     SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
            'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
@@ -98,7 +99,8 @@ BEGIN ATOMIC
            r.fairshare,
            r.level_fs,
            r.fs_rank
-      FROM r;
+      FROM r
+     WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
 'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS; ORDER BY cluster, tree_order for sshare''s listing.';

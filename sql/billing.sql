@@ -105,3 +105,5 @@ SELECT err('SELECT core_hours(4, ''2024-03-01 08:00+00'', ''2024-03-01 07:00+00'
 SELECT err('SELECT core_hours(-4, ''2024-03-01 08:00+00'', ''2024-03-01 09:00+00'')');                        -- negative: 22023
 SELECT err('SELECT core_hours(4, ''2024-03-01 08:00+00'', ''2024-03-01 09:00+00'', false, 1, 4, 1, ''NaN'')');  -- NaN factor: 22023
 SELECT core_hours(NULL, '2024-03-01 08:00+00', '2024-03-01 09:00+00') IS NULL AS null_cpus; -- NULL in, NULL out
+-- an infinite GPU-hour factor was NaN without GPUs (0 × Infinity) and Infinity with them: 22023
+SELECT err('SELECT core_hours(4, ''2024-03-01 08:00+00'', ''2024-03-01 09:00+00'', false, 1, 4, 0, ''Infinity'')');
