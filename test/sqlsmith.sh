@@ -97,8 +97,9 @@ progress=$(grep -E '^[.etSC]+$' "$work/err" | tr -d '\n')
 count() { printf '%s' "$progress" | tr -cd "$1" | wc -c; }
 echo "queries: $(printf '%s' "$progress" | wc -c) run in ${elapsed}s (sqlsmith exit status $status):" \
   "$(count .) ok, $(count e) errors, $(count t) timeouts, $(count S) syntax errors, $(count C) lost connections"
-echo "== the most frequent errors (count, message)"
-grep -E '^[0-9]+'$'\t' "$work/err" | sort -t$'\t' -k1,1nr | head -n "${SQLSMITH_TOP_ERRORS:-15}" | cut -c1-150
+echo "== the most frequent errors (count, message; SQLsmith's last report)"
+awk '/^queries: / { n = 0 } /^[0-9]+\t/ { line[++n] = $0 } END { for (i = 1; i <= n; i++) print line[i] }' "$work/err" \
+  | sort -t$'\t' -k1,1nr | head -n "${SQLSMITH_TOP_ERRORS:-15}" | cut -c1-150
 
 # What the server logged during the run: errors by SQLSTATE (when its
 # log_line_prefix shows them, as in the throwaway cluster), and crashes

@@ -24,12 +24,17 @@ command -v "$CLANG" >/dev/null || { echo "$CLANG is not installed (apt-get insta
 case $seconds in ''|*[!0-9]*) echo "FUZZ_SECONDS must be a number of seconds" >&2; exit 2 ;; esac
 
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-        -Wall -Wno-ignored-attributes -Wno-unused-function -Wno-unused-parameter -Wno-missing-field-initializers
+        -Wall -Werror=implicit-function-declaration -Werror=int-conversion -Wno-ignored-attributes -Wno-unused-function -Wno-unused-parameter -Wno-missing-field-initializers
         -I$($PG_CONFIG --includedir-server) -Iextension -Itest/fuzz"
 libs="$($PG_CONFIG --pkglibdir)/libpgport.a -lm"
 
-# harness name -> the extension file it is built against
-source_of() { local area=${1%%_*}; echo "extension/$area.c"; }
+# harness name -> the extension files it is built against: extension/AREA.c
+# for fuzz_AREA[_what].c, or the files its "fuzz-sources:" comment names
+source_of() {
+  local listed
+  listed=$(sed -n 's|^/\* fuzz-sources: \(.*\) \*/$|\1|p' "test/fuzz/fuzz_$1.c")
+  if [ -n "$listed" ]; then echo "$listed"; else echo "extension/${1%%_*}.c"; fi
+}
 
 names=()
 if [ $# -gt 0 ]; then
@@ -41,10 +46,11 @@ fi
 status=0
 for name in "${names[@]}"; do
   src=$(source_of "$name")
-  if [ ! -f "$src" ]; then echo "== fuzz_$name: $src does not exist, skipped"; continue; fi
+  missing=; for f in $src; do [ -f "$f" ] || missing="$missing $f"; done
+  if [ -n "$missing" ]; then echo "== fuzz_$name:$missing not there (yet), skipped"; continue; fi
   bin=$build/fuzz_$name
   # shellcheck disable=SC2086
-  $CLANG $cflags -o "$bin" "test/fuzz/fuzz_$name.c" test/fuzz/shim.c "$src" extension/fairshare.c $libs \
+  $CLANG $cflags -o "$bin" "test/fuzz/fuzz_$name.c" test/fuzz/shim.c $src extension/fairshare.c $libs \
     || { echo "not ok - fuzz_$name does not build"; status=1; continue; }
   corpus=test/fuzz/corpus/$name
   dict=; [ -f "test/fuzz/$name.dict" ] && dict=-dict=test/fuzz/$name.dict
@@ -56,7 +62,7 @@ for name in "${names[@]}"; do
   echo "== fuzz_$name: $seconds s from $(ls "$corpus" 2>/dev/null | wc -l) seed inputs ($src)"
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$bin" $dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+    "$bin" $dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
       -print_final_stats=1 -artifact_prefix="$build/" "$scratch" "$corpus" >"$build/$name.log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$name.log")

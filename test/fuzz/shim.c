@@ -19,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "funcapi.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -442,4 +445,59 @@ tm2timestamp(struct pg_tm *tm, fsec_t fsec, int *tzp, Timestamp *result)
 	if (!IS_VALID_TIMESTAMP(*result))
 		return -1;
 	return 0;
+}
+
+/* ---------- composite results (import.c) ---------- */
+
+int			shim_result_natts;
+void		(*shim_check_row) (int natts, const Datum *values, const bool *nulls);
+
+TypeFuncClass
+get_call_result_type(FunctionCallInfo fcinfo, Oid *resultTypeId, TupleDesc *resultTupleDesc)
+{
+	TupleDesc	desc = palloc0(offsetof(struct TupleDescData, attrs)
+							   + sizeof(FormData_pg_attribute) * Max(shim_result_natts, 1));
+
+	desc->natts = shim_result_natts;
+	desc->tdtypeid = RECORDOID;
+	desc->tdtypmod = -1;
+	if (resultTypeId)
+		*resultTypeId = RECORDOID;
+	if (resultTupleDesc)
+		*resultTupleDesc = desc;
+	return TYPEFUNC_COMPOSITE;
+}
+
+TupleDesc
+CreateTupleDescCopy(TupleDesc tupdesc)
+{
+	Size		size = offsetof(struct TupleDescData, attrs)
+		+ sizeof(FormData_pg_attribute) * Max(tupdesc->natts, 1);
+	TupleDesc	copy = palloc(size);
+
+	memcpy(copy, tupdesc, size);
+	return copy;
+}
+
+TupleDesc
+BlessTupleDesc(TupleDesc tupdesc)
+{
+	return tupdesc;
+}
+
+HeapTuple
+heap_form_tuple(TupleDesc tupleDescriptor, Datum *values, bool *isnull)
+{
+	HeapTuple	tuple = palloc0(sizeof(HeapTupleData) + sizeof(HeapTupleHeaderData));
+
+	if (shim_check_row)
+		shim_check_row(tupleDescriptor->natts, values, isnull);
+	tuple->t_data = (HeapTupleHeader) ((char *) tuple + sizeof(HeapTupleData));
+	return tuple;
+}
+
+Datum
+HeapTupleHeaderGetDatum(HeapTupleHeader tuple)
+{
+	return PointerGetDatum(tuple);
 }

@@ -23,10 +23,11 @@ extern sigjmp_buf *shim_error_jump;
 extern int	shim_last_sqlstate;
 extern char shim_last_message[1024];
 
-/* Run stmt; true if it returned, false if it raised an ERROR. */
+/* Run stmt; true if it returned, false if it raised an ERROR.  Nests. */
 #define SHIM_TRY(stmt) \
 	({ \
 		sigjmp_buf	jb_; \
+		sigjmp_buf *volatile prev_ = shim_error_jump; \
 		bool		ok_ = false; \
 		if (sigsetjmp(jb_, 0) == 0) \
 		{ \
@@ -34,7 +35,7 @@ extern char shim_last_message[1024];
 			stmt; \
 			ok_ = true; \
 		} \
-		shim_error_jump = NULL; \
+		shim_error_jump = prev_; \
 		ok_; \
 	})
 
@@ -46,5 +47,13 @@ extern text *shim_text(const char *data, size_t len);
 
 /* Abort (a finding) unless the last ERROR's SQLSTATE is one of allowed. */
 extern void shim_expect_sqlstate(const char *const *allowed, const char *what);
+
+/*
+ * Composite results (import.c): get_call_result_type() answers with a row
+ * type of shim_result_natts columns, and heap_form_tuple() hands every row
+ * to shim_check_row, where the harness checks the values it expects.
+ */
+extern int	shim_result_natts;
+extern void (*shim_check_row) (int natts, const Datum *values, const bool *nulls);
 
 #endif							/* FAIRSHARE_FUZZ_SHIM_H */
