@@ -606,7 +606,36 @@ typedef struct SacctState
 	char		last_time[19];
 	TimestampTz last_value;
 	bool		last_valid;
+	/* cluster and id of the last job line: sacct prints a job's steps right
+	 * after it, and those fold without any lookup */
+	char	   *last_job;
+	int			last_job_len;
+	int			last_job_cap;
 } SacctState;
+
+/* Is (cluster, job) the last job line's?  With remember, make it so. */
+static bool
+sacct_last_job(SacctState *st, Span cluster, Span job, bool remember)
+{
+	int			len = cluster.len + 1 + job.len;
+
+	if (!remember)
+		return st->last_job_len == len
+			&& memcmp(st->last_job, cluster.p, cluster.len) == 0
+			&& memcmp(st->last_job + cluster.len + 1, job.p, job.len) == 0;
+	if (len > st->last_job_cap)
+	{
+		st->last_job_cap = Max(len, 64) * 2;
+		st->last_job = st->last_job
+			? repalloc(st->last_job, st->last_job_cap)
+			: MemoryContextAlloc(GetMemoryChunkContext(st), st->last_job_cap);
+	}
+	memcpy(st->last_job, cluster.p, cluster.len);
+	st->last_job[cluster.len] = '|';
+	memcpy(st->last_job + cluster.len + 1, job.p, job.len);
+	st->last_job_len = len;
+	return true;
+}
 
 static void
 sacct_parse_header(SacctState *st, Span h)
@@ -825,17 +854,24 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 		if (s.len > 0 && (s.len != a.len || memcmp(s.p, a.p, s.len) != 0))
 			return reject(r, "22023", psprintf("Cluster \"%s\" is not the cluster being imported (%.*s)",
 											   span_show(s), a.len, a.p));
+		s = a;
 	}
 	else if (!sacct_required(r, s, SC_CLUSTER, SO_CLUSTER))
 		return false;
 
 	if (step.len > 0)
 	{
-		/* a step: folded into its job, nothing else is read */
-		row_text(r, SO_KIND, "step");
+		/*
+		 * A step folds into its job.  Right after its job's line (how sacct
+		 * prints them) that is settled here; a step anywhere else is a
+		 * 'lone_step' whose job the import looks for.
+		 */
+		row_text(r, SO_KIND, sacct_last_job(st, s, job, false) ? "step" : "lone_step");
 		row_set(r, SO_STEP, span_text(step));
 		return true;
 	}
+	/* the job's line, even if rejected below, is where its steps fold */
+	sacct_last_job(st, s, job, true);
 
 	if (!sacct_required(r, f[st->col[SC_USER]], SC_USER, SO_USER)
 		|| !sacct_required(r, f[st->col[SC_ACCOUNT]], SC_ACCOUNT, SO_ACCOUNT))
@@ -944,7 +980,8 @@ PG_FUNCTION_INFO_V1(fs_sacct_line);
 
 /*
  * _sacct_line(line text, header text, time_zone text, cluster text)
- *   -> _sacct_line: kind 'job', 'step', 'header' (a repeat of the header),
+ *   -> _sacct_line: kind 'job', 'step' (of the job line just before it),
+ *   'lone_step' (a step anywhere else), 'header' (a repeat of the header),
  *   'blank' or 'reject' (with sqlstate and reason).
  */
 Datum

@@ -151,6 +151,28 @@ BEGIN
 END
 $$;
 
+-- The staging table's first non-blank line and its number of lines.  After
+-- import_stage() and \copy the first lines are in the table's first block:
+-- the head is taken from there (a TID range scan) and one counting pass
+-- checks that no earlier line exists anywhere else, instead of sorting.
+CREATE FUNCTION @extschema@._import_head(src regclass, OUT first_line text, OUT lines bigint)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    first_no bigint;
+    earlier bigint;
+BEGIN
+    EXECUTE format('SELECT line_no, line FROM %s WHERE ctid < ''(1,0)''::tid AND line <> ''''
+                     ORDER BY line_no LIMIT 1', src) INTO first_no, first_line;
+    EXECUTE format('SELECT count(*), count(*) FILTER (WHERE line_no < $1 AND line <> '''') FROM %s', src)
+       INTO lines, earlier USING COALESCE(first_no, 9223372036854775807);
+    IF earlier > 0 THEN
+        EXECUTE format('SELECT line FROM %s WHERE line <> '''' ORDER BY line_no LIMIT 1', src) INTO first_line;
+    END IF;
+END
+$$;
+
 -- The zone the scheduler's local times are read in: the argument, else the
 -- cluster's clusters.timezone.
 CREATE FUNCTION @extschema@._import_zone(cluster text, time_zone text)
@@ -344,9 +366,37 @@ BEGIN
         imported := counts.imported;
         updated := counts.updated;
         RETURN;
-    EXCEPTION WHEN OTHERS THEN
-        NULL;                   -- retried below, job by job
+    EXCEPTION
+        WHEN cardinality_violation THEN
+            NULL;               -- a job twice in the export: folded below
+        WHEN OTHERS THEN
+            NULL;               -- retried below, job by job
     END;
+
+    -- The same job twice (overlapping exports concatenated): the line with
+    -- the latest time wins, on a tie the later line; the others are folded.
+    -- Looked for only when the one statement met a job twice, which an
+    -- export of one period never has.
+    UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
+      FROM (SELECT d.line_no,
+                   row_number() OVER (PARTITION BY d.cluster, d.job_id
+                                      ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
+                                               d.line_no DESC) AS rn
+              FROM pg_temp._fs_import_jobs d
+             WHERE d.kind = 'job'
+               AND (d.cluster, d.job_id) IN (SELECT x.cluster, x.job_id FROM pg_temp._fs_import_jobs x
+                                              WHERE x.kind = 'job' GROUP BY 1, 2 HAVING count(*) > 1)) r
+     WHERE w.line_no = r.line_no AND r.rn > 1;
+    IF FOUND THEN
+        BEGIN
+            EXECUTE format(upsert, '') INTO counts;
+            imported := counts.imported;
+            updated := counts.updated;
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            NULL;               -- retried below, job by job
+        END;
+    END IF;
 
     imported := 0;
     updated := 0;
@@ -377,6 +427,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     n bigint;
+    late bigint;
     first record;
 BEGIN
     EXECUTE format('SELECT count(*) FROM %s WHERE kind = ''reject''', lines) INTO n;
@@ -391,8 +442,14 @@ BEGIN
                   DETAIL = format('%s line(s) rejected; nothing was imported (all_or_nothing).', n),
                   HINT = 'Fix those lines, or import with all_or_nothing => false to keep the good lines and find the bad ones in fairshare.import_rejects.';
     END IF;
-    EXECUTE format('UPDATE %s l SET line = s.line FROM %s s
-                     WHERE l.kind = ''reject'' AND l.line IS NULL AND s.line_no = l.line_no', lines, src);
+    -- the text of lines rejected after parsing, from the staging table
+    -- (analyzed first, so that the join hashes the few rejects)
+    EXECUTE format('SELECT count(*) FROM %s WHERE kind = ''reject'' AND line IS NULL', lines) INTO late;
+    IF late > 0 THEN
+        EXECUTE format('ANALYZE %s', src);
+        EXECUTE format('UPDATE %s l SET line = s.line FROM %s s
+                         WHERE l.kind = ''reject'' AND l.line IS NULL AND s.line_no = l.line_no', lines, src);
+    END IF;
     EXECUTE format('INSERT INTO @extschema@.import_rejects (import_id, line_no, job_id, sqlstate, reason, line)
                     SELECT $1, l.line_no, l.job_id, l.sqlstate, l.reason, l.line FROM %s l
                      WHERE l.kind = ''reject''', lines) USING import_id;
@@ -404,17 +461,9 @@ $$;
 -- Slurm
 -- ---------------------------------------------------------------------------
 
--- Job arrays: "123_[5-10]" is the pending remainder of array 123, one
--- record whatever its range; its tasks are 123_5 ... 123_10.  The range
--- syntax is Slurm's: items N, N-M or N-M:S separated by commas, and a
--- "%K" throttle at the end.
-CREATE FUNCTION @extschema@._array_key(job_id text)
-RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN CASE WHEN pg_catalog.strpos(job_id, '_[') OPERATOR(pg_catalog.>) 0
-            THEN pg_catalog.split_part(job_id, '_', 1) OPERATOR(pg_catalog.||) '_[]'
-            ELSE job_id END;
-
+-- The tasks of a job array's pending remainder: "123_[5-7,9]" gives 123_5,
+-- 123_6, 123_7, 123_9.  Slurm's range syntax: items N, N-M or N-M:S
+-- separated by commas, and a "%K" throttle at the end.
 CREATE FUNCTION @extschema@._array_tasks(job_id text)
 RETURNS SETOF text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -441,22 +490,25 @@ CREATE FUNCTION @extschema@.import_sacct(
     OUT created_partitions bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
+SET default_statistics_target = 10
 AS $$
 DECLARE
     src regclass := @extschema@._import_staging(staging);
     tz text := @extschema@._import_zone(cluster, time_zone);
-    hdr_no bigint;
     hdr text;
     created record;
     upserted record;
+    kept bigint;
+    n_lone bigint;
+    n_remainders bigint;
+    n_array_lines bigint;
     jobs_accepted bigint;
 BEGIN
     IF create_missing IS NULL OR all_or_nothing IS NULL THEN
         RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
     END IF;
     -- the export's header: its first non-blank line
-    EXECUTE format('SELECT line_no, line FROM %s WHERE line <> '''' ORDER BY line_no LIMIT 1', src)
-       INTO hdr_no, hdr;
+    SELECT h.first_line, h.lines INTO hdr, lines_read FROM @extschema@._import_head(src) h;
     IF hdr IS NULL THEN
         RAISE EXCEPTION 'staging table % is empty: no sacct header line', src USING ERRCODE = '22023',
             HINT = 'sacct -P prints its header even when no job matches; check the \copy that filled the staging table.';
@@ -470,8 +522,9 @@ BEGIN
     VALUES ('sacct', cluster, tz, src::text)
     RETURNING imports.import_id INTO import_sacct.import_id;
 
-    -- parse every line once (the OFFSET keeps the subquery, so the parser
-    -- runs once per line and its fields are read from the one result)
+    -- Parse every line once (the OFFSET keeps the subquery, so the parser
+    -- runs once per line and its fields are read from the one result).  A
+    -- step printed right after its job's line is folded here and not kept.
     IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
     EXECUTE format($q$
         CREATE TEMP TABLE _fs_import_jobs AS
@@ -482,80 +535,96 @@ BEGIN
                (q.r).nodes, NULL::boolean AS exclusive, (q.r).sqlstate, (q.r).reason,
                CASE WHEN (q.r).kind = 'reject' THEN q.line END AS line
           FROM (SELECT s.line_no, s.line, @extschema@._sacct_line(s.line, $1, $2, $3) AS r
-                  FROM %s s OFFSET 0) q$q$, src)
+                  FROM %s s OFFSET 0) q
+         WHERE (q.r).kind <> 'step'$q$, src)
     USING hdr, tz, cluster;
-    GET DIAGNOSTICS lines_read = ROW_COUNT;
+    GET DIAGNOSTICS kept = ROW_COUNT;
+    -- statistics, so that the joins below hash (a small sample will do)
+    ANALYZE pg_temp._fs_import_jobs;
 
     created := @extschema@._import_resolve(create_missing);
     created_accounts := created.created_accounts;
     created_users := created.created_users;
     created_partitions := created.created_partitions;
 
-    -- the same job twice (overlapping exports concatenated): the line with
-    -- the latest time wins, on a tie the later line.  A pending array's
-    -- remainder ("123_[5-10]") is one record whatever its range.
-    UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
-      FROM (SELECT d.line_no,
-                   row_number() OVER (PARTITION BY d.cluster, @extschema@._array_key(d.job_id)
-                                      ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
-                                               d.line_no DESC) AS rn
-              FROM pg_temp._fs_import_jobs d
-             WHERE d.kind = 'job'
-               AND (d.cluster, @extschema@._array_key(d.job_id)) IN
-                   (SELECT x.cluster, @extschema@._array_key(x.job_id) FROM pg_temp._fs_import_jobs x
-                     WHERE x.kind = 'job' GROUP BY 1, 2 HAVING count(*) > 1)) r
-     WHERE w.line_no = r.line_no AND r.rn > 1;
+    -- what the rest has to look at (one pass; most exports have no lone
+    -- step and few arrays)
+    SELECT count(*) FILTER (WHERE w.kind = 'lone_step'),
+           count(*) FILTER (WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
+           count(*) FILTER (WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0)
+      INTO n_lone, n_remainders, n_array_lines
+      FROM pg_temp._fs_import_jobs w;
 
-    -- steps fold into their job, which must be in this export or stored
-    UPDATE pg_temp._fs_import_jobs w
-       SET kind = 'reject', sqlstate = '23503',
-           reason = format('step %s.%s: job %s is neither imported by this export nor in fairshare.jobs',
-                           w.job_id, w.step, w.job_id)
-     WHERE w.kind = 'step'
-       AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs j
-                        WHERE j.kind IN ('job', 'duplicate') AND j.cluster = w.cluster AND j.job_id = w.job_id)
-       AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = w.cluster AND x.job_id = w.job_id);
+    IF n_lone > 0 THEN
+        -- a step elsewhere than after its job's line: its job must have
+        -- a line in the export, or be stored
+        UPDATE pg_temp._fs_import_jobs w
+           SET kind = 'reject', sqlstate = '23503',
+               reason = format('step %s.%s: job %s is neither in this export nor in fairshare.jobs',
+                               w.job_id, w.step, w.job_id)
+         WHERE w.kind = 'lone_step'
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs j
+                                WHERE j.kind IN ('job', 'reject')
+                              AND j.cluster = w.cluster AND j.job_id = w.job_id)
+           AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = w.cluster AND x.job_id = w.job_id);
+    END IF;
 
     IF all_or_nothing THEN
         PERFORM @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
     END IF;
 
-    -- A pending array's remainder is stale when a task in its range is
-    -- known (stored, or in this export) with a later time: an older export
-    -- loaded after a newer one.
-    WITH r AS (
-        SELECT w.line_no, w.cluster, t.task_id,
-               GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) AS latest
-          FROM pg_temp._fs_import_jobs w, @extschema@._array_tasks(w.job_id) AS t(task_id)
-         WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
-    stale AS (
-        SELECT r.line_no FROM r JOIN pg_temp._fs_import_jobs x
-            ON x.kind = 'job' AND x.cluster = r.cluster AND x.job_id = r.task_id
-         WHERE GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) > r.latest
-        UNION
-        SELECT r.line_no FROM r JOIN @extschema@.jobs j
-            ON j.cluster = r.cluster AND j.job_id = r.task_id
-         WHERE GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time) > r.latest)
-    UPDATE pg_temp._fs_import_jobs w SET kind = 'stale'
-      FROM stale WHERE w.line_no = stale.line_no;
+    IF n_remainders > 0 THEN
+        -- Job arrays.  A pending remainder ("123_[5-10]") is one record
+        -- whatever its range: of several in the export the latest line is
+        -- kept.  It is stale when a task in its range is known (stored, or
+        -- in this export) with a later time: an older export loaded after
+        -- a newer one.
+        WITH r AS (
+            SELECT w.line_no, w.cluster, w.job_id,
+                   GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) AS latest,
+                   row_number() OVER (PARTITION BY w.cluster, split_part(w.job_id, '_', 1)
+                                      ORDER BY GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) DESC,
+                                               w.line_no DESC) AS rn
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
+        t AS (
+            SELECT r.line_no, r.cluster, r.latest, task.id
+              FROM r, @extschema@._array_tasks(r.job_id) AS task(id)
+             WHERE r.rn = 1),
+        verdict AS (
+            SELECT r.line_no, 'duplicate' AS kind FROM r WHERE r.rn > 1
+            UNION ALL
+            SELECT DISTINCT t.line_no, 'stale' FROM t
+             WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs x
+                            WHERE x.kind = 'job' AND x.cluster = t.cluster AND x.job_id = t.id
+                              AND GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) > t.latest)
+                OR EXISTS (SELECT 1 FROM @extschema@.jobs j
+                            WHERE j.cluster = t.cluster AND j.job_id = t.id
+                              AND GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time) > t.latest))
+        UPDATE pg_temp._fs_import_jobs w SET kind = verdict.kind
+          FROM verdict WHERE w.line_no = verdict.line_no;
+    END IF;
 
-    -- A stored remainder is replaced by what a newer export says of the
-    -- array: its own remainder record, or (when every task has started)
-    -- the tasks' lines.
-    WITH arrays AS (
-        SELECT w.cluster, split_part(w.job_id, '_', 1) AS base,
-               max(GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time)) AS latest
-          FROM pg_temp._fs_import_jobs w
-         WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0
-         GROUP BY 1, 2)
-    DELETE FROM @extschema@.jobs j
-     USING arrays a
-     WHERE j.state = 'PENDING' AND j.cluster = a.cluster
-       AND strpos(j.job_id, '_[') > 0 AND split_part(j.job_id, '_', 1) = a.base
-       AND GREATEST(j.submit_time, j.eligible_time) <= a.latest
-       AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
-                        WHERE w.kind = 'job' AND w.cluster = j.cluster AND w.job_id = j.job_id);
-    GET DIAGNOSTICS removed = ROW_COUNT;
+    removed := 0;
+    IF n_array_lines > 0 THEN
+        -- A stored remainder is replaced by what a newer export says of the
+        -- array: its own remainder record, or (when every task has started)
+        -- the tasks' lines.
+        WITH arrays AS (
+            SELECT w.cluster, split_part(w.job_id, '_', 1) AS base,
+                   max(GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time)) AS latest
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0
+             GROUP BY 1, 2)
+        DELETE FROM @extschema@.jobs j
+         USING arrays a
+         WHERE j.state = 'PENDING' AND j.cluster = a.cluster
+           AND strpos(j.job_id, '_[') > 0 AND split_part(j.job_id, '_', 1) = a.base
+           AND GREATEST(j.submit_time, j.eligible_time) <= a.latest
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+                            WHERE w.kind = 'job' AND w.cluster = j.cluster AND w.job_id = j.job_id);
+        GET DIAGNOSTICS removed = ROW_COUNT;
+    END IF;
 
     upserted := @extschema@._import_upsert(false);
     imported := upserted.imported;
@@ -563,11 +632,12 @@ BEGIN
 
     rejected := @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, all_or_nothing);
     SELECT count(*) FILTER (WHERE w.kind IN ('job', 'stale')),
-           count(*) FILTER (WHERE w.kind IN ('step', 'duplicate')),
+           count(*) FILTER (WHERE w.kind IN ('lone_step', 'duplicate')),
            count(*) FILTER (WHERE w.kind IN ('header', 'blank'))
       INTO jobs_accepted, folded, skipped
       FROM pg_temp._fs_import_jobs w;
     unchanged := jobs_accepted - imported - updated;
+    folded := folded + lines_read - kept;      -- and the steps folded while parsing
 
     UPDATE @extschema@.imports i
        SET lines_read = import_sacct.lines_read, imported = import_sacct.imported,
@@ -608,6 +678,7 @@ CREATE FUNCTION @extschema@.import_pbs(
     OUT created_partitions bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
+SET default_statistics_target = 10
 AS $$
 DECLARE
     src regclass := @extschema@._import_staging(staging);
@@ -650,6 +721,7 @@ BEGIN
                   FROM %s s OFFSET 0) q$q$, src)
     USING tz, account_from;
     GET DIAGNOSTICS lines_read = ROW_COUNT;
+    ANALYZE pg_temp._fs_import_lines;
 
     -- one row per job: the latest value of each column (ORDER BY ... DESC,
     -- first non-NULL), merged with the stored row
@@ -722,6 +794,7 @@ BEGIN
            COALESCE(s.exclusive, s.j_exclusive, false) AS exclusive,
            NULL::text AS sqlstate, NULL::text AS reason, s.stored
       FROM s;
+    ANALYZE pg_temp._fs_import_jobs;
 
     -- what the jobs table needs and no record of the job gave
     UPDATE pg_temp._fs_import_jobs w

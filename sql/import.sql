@@ -5,6 +5,7 @@ SET search_path = fairshare, public;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET intervalstyle = 'postgres';
+\set SHOW_CONTEXT never
 
 -- ===========================================================================
 -- 1. The fixture cluster "oracle" from its slurm.conf and sacctmgr output
