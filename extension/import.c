@@ -715,7 +715,8 @@ sacct_job_id(Span s, Span *job, Span *step)
 		else
 			return false;
 	}
-	if (i < s.len && s.p[i] == '+')
+	/* a heterogeneous job's component (arrays of het jobs do not exist) */
+	if (i < s.len && s.p[i] == '+' && memchr(s.p, '_', i) == NULL)
 	{
 		int			d = ++i;
 
@@ -931,11 +932,11 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 		have_tres = true;
 		row_set(r, SO_TRES, span_text(tres_s));
 		if (tc.has_cpu && (cpus = whole(tc.cpu, PG_INT32_MAX)) < 0)
-			return reject(r, "22P02", psprintf("TRES \"%s\": cpu is not a whole number of CPUs", span_show(tres_s)));
+			return reject(r, "22P02", psprintf("TRES \"%s\": cpu must be a whole number from 0 to 2147483647", span_show(tres_s)));
 		if (tc.has_node && (nodes = whole(tc.node, PG_INT32_MAX)) < 0)
-			return reject(r, "22P02", psprintf("TRES \"%s\": node is not a whole number of nodes", span_show(tres_s)));
+			return reject(r, "22P02", psprintf("TRES \"%s\": node must be a whole number from 0 to 2147483647", span_show(tres_s)));
 		if ((gpus = whole(tc.has_gpu ? tc.gpu : tc.gpu_typed, PG_INT32_MAX)) < 0)
-			return reject(r, "22P02", psprintf("TRES \"%s\": gres/gpu is not a whole number of GPUs", span_show(tres_s)));
+			return reject(r, "22P02", psprintf("TRES \"%s\": gres/gpu must be a whole number from 0 to 2147483647", span_show(tres_s)));
 		if (tc.mem > (double) PG_INT64_MAX / 2)
 			return reject(r, "22003", psprintf("TRES \"%s\": mem out of range", span_show(tres_s)));
 		mem = (int64) ceil(tc.mem);

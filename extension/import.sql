@@ -682,7 +682,7 @@ SET default_statistics_target = 10
 AS $$
 DECLARE
     src regclass := @extschema@._import_staging(staging);
-    tz text := @extschema@._import_zone(cluster, time_zone);
+    tz text;
     created record;
     upserted record;
     jobs_accepted bigint;
@@ -700,6 +700,7 @@ BEGIN
     IF create_missing IS NULL OR all_or_nothing IS NULL THEN
         RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
     END IF;
+    tz := @extschema@._import_zone(cluster, time_zone);
 
     INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
     VALUES ('pbs', cluster, tz, src::text)
