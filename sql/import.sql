@@ -184,6 +184,11 @@ SELECT line_no, job_id, sqlstate, reason FROM import_rejects
 SELECT job_id, start_time FROM jobs WHERE cluster = 'oracle' AND job_id IN ('300', '317') ORDER BY 1;
 -- the rejected line is kept whole
 SELECT line FROM import_rejects WHERE import_id = (SELECT max(import_id) FROM imports) AND line_no = 3;
+-- so are lines rejected after parsing (unknown partition, the lone step)
+SELECT line_no, line FROM import_rejects
+ WHERE import_id = (SELECT max(import_id) FROM imports) AND line_no IN (15, 18) ORDER BY line_no;
+SELECT count(*) AS without_text FROM import_rejects
+ WHERE import_id = (SELECT max(import_id) FROM imports) AND line IS NULL;
 
 -- the Cluster, NNodes and Timelimit columns
 SELECT import_stage();

@@ -87,11 +87,31 @@ SELECT fairshare.import_stage();
 SELECT lines_read, imported, folded, rejected FROM fairshare.import_sacct('oracle', 'UTC');
 SQL
 )
+# What storing the jobs costs by itself: a plain INSERT of the same jobs,
+# parsed beforehand, into the empty fairshare.jobs (its CHECKs, primary key,
+# 3 indexes and 2 foreign-key triggers).
+psql -X -q -d "$db" -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT fairshare.import_stage();
+\\copy import_staging (line) FROM '$file' $copy_opts
+CREATE TABLE parsed AS
+SELECT (q.r).* FROM (SELECT fairshare._sacct_line(line, (SELECT line FROM import_staging WHERE line_no = 1), 'UTC', 'oracle') AS r
+                       FROM import_staging OFFSET 0) q WHERE (q.r).kind = 'job';
+TRUNCATE fairshare.jobs;
+VACUUM ANALYZE fairshare.jobs;
+SQL
+F=$(timed <<'SQL'
+INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, qos, state, submit_time,
+                            eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes)
+SELECT cluster, job_id, user_name, account, partition, qos, state, submit_time,
+       eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes FROM parsed;
+SQL
+)
 summary=$(psql -X -q -d "$db" -t -A -F ' ' -c "SELECT lines_read, imported, unchanged, folded, rejected FROM fairshare.imports ORDER BY import_id LIMIT 1")
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(psql -X -t -A -d "$db" -c 'SHOW server_version')"
 echo "file: $file, $n lines, $(du -h "$file" | cut -f1); first import: lines_read imported unchanged folded rejected = $summary"
 printf 'median of %d runs: plain COPY %.2f s; staging COPY %.2f s; staging COPY + import_sacct %.2f s\n' "$runs" "$B" "$S" "$T"
 printf 'ratio import / plain COPY: %.2f (target <= 3)\n' "$(echo "$T / $B" | bc -l)"
+printf 'of which storing the jobs alone (plain INSERT of the parsed jobs into fairshare.jobs): %.2f s = %.2f x the plain COPY\n' "$F" "$(echo "$F / $B" | bc -l)"
 echo "re-import of the same file (every job unchanged), import_sacct alone: $(echo "$R" | grep -o 'Time: [0-9.]* ms' | tail -1)"
 psql -X -q -d postgres -c "DROP DATABASE $db" >/dev/null
