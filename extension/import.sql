@@ -324,37 +324,49 @@ BEGIN
 END
 $$;
 
--- INSERT ... ON CONFLICT of the work table's jobs.  An existing job is
+-- The work table's jobs (kind 'job') into fairshare.jobs, in two statements:
+-- the jobs already stored go through INSERT ... ON CONFLICT DO UPDATE, the
+-- new ones through a plain INSERT (a third faster than ON CONFLICT, which
+-- pays for its speculative insertion on every row).  A stored job is
 -- updated when the line differs from it and is not older than it (its
 -- latest time is not before the stored one's), so that an older export
--- loaded after a newer one changes nothing.  Columns the import does not read
--- (scratch_mb, spec, nice; exclusive for Slurm) keep their stored values.
--- If the one statement fails (a constraint nothing checked before, a
--- trigger of the centre's), the jobs are retried one by one and the failing
--- ones rejected with the error's SQLSTATE and message.
+-- loaded after a newer one changes nothing.  Columns the import does not
+-- read (scratch_mb, spec, nice; exclusive for Slurm) keep their values.
+--
+-- A job twice in the work table makes ON CONFLICT raise 21000 or the plain
+-- INSERT 23505: only then are the repeats looked for and folded (the line
+-- with the latest time wins, on a tie the later line), and the statements
+-- run again.  If they still fail (a constraint nothing checked before, a
+-- trigger of the centre's, a concurrent import of the same jobs), the jobs
+-- go one by one and the failing ones are rejected with the error's SQLSTATE
+-- and message.
 CREATE FUNCTION @extschema@._import_upsert(with_exclusive boolean,
     OUT imported bigint, OUT updated bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    upsert text;
+    cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
+                  eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
+                  nodes, exclusive';
+    vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
+                  w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
+                  w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false)';
+    excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
+    stored_jobs text;
+    new_jobs text;
     one record;
-    counts record;
+    attempt integer;
     st text;
     msg text;
 BEGIN
-    upsert := format($q$
+    -- %1$s narrows the work table's jobs (one line, for the one-by-one retry)
+    stored_jobs := format($q$
         WITH up AS (
-            INSERT INTO @extschema@.jobs AS j
-                   (cluster, job_id, user_name, account, partition, qos, state, submit_time,
-                    eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
-                    nodes, exclusive)
-            SELECT w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
-                   w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
-                   w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false)
+            INSERT INTO @extschema@.jobs AS j (%2$s)
+            SELECT %3$s
               FROM pg_temp._fs_import_jobs w
-             WHERE w.kind = 'job' %s
+             WHERE w.kind = 'job' AND w.stored %%1$s
             ON CONFLICT (cluster, job_id) DO UPDATE
                SET user_name = excluded.user_name, account = excluded.account,
                    partition = excluded.partition, qos = excluded.qos, state = excluded.state,
@@ -362,7 +374,7 @@ BEGIN
                    start_time = excluded.start_time, end_time = excluded.end_time,
                    time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
                    mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
-                   exclusive = %s
+                   exclusive = %1$s
              WHERE (j.user_name, j.account, j.partition, j.qos, j.state, j.submit_time,
                     j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
                     j.mem_mb, j.gpus, j.nodes, j.exclusive)
@@ -370,62 +382,59 @@ BEGIN
                    (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
                     excluded.state, excluded.submit_time, excluded.eligible_time,
                     excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
-                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %s)
+                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s)
                AND GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
                    >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
-            RETURNING j.xmax = 0 AS inserted)
-        SELECT count(*) FILTER (WHERE inserted) AS imported,
-               count(*) FILTER (WHERE NOT inserted) AS updated
-          FROM up$q$,
-        '%s',
-        CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END,
-        CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END);
+            RETURNING 1)
+        SELECT count(*) FROM up$q$, excl, cols, vals);
+    new_jobs := format($q$
+        INSERT INTO @extschema@.jobs (%1$s)
+        SELECT %2$s
+          FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job' AND NOT w.stored %%1$s$q$, cols, vals);
 
-    BEGIN
-        EXECUTE format(upsert, '') INTO counts;
-        imported := counts.imported;
-        updated := counts.updated;
-        RETURN;
-    EXCEPTION
-        WHEN cardinality_violation THEN
-            NULL;               -- a job twice in the export: folded below
-        WHEN OTHERS THEN
-            NULL;               -- retried below, job by job
-    END;
-
-    -- The same job twice (overlapping exports concatenated): the line with
-    -- the latest time wins, on a tie the later line; the others are folded.
-    -- Looked for only when the one statement met a job twice, which an
-    -- export of one period never has.
-    UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
-      FROM (SELECT d.line_no,
-                   row_number() OVER (PARTITION BY d.cluster, d.job_id
-                                      ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
-                                               d.line_no DESC) AS rn
-              FROM pg_temp._fs_import_jobs d
-             WHERE d.kind = 'job'
-               AND (d.cluster, d.job_id) IN (SELECT x.cluster, x.job_id FROM pg_temp._fs_import_jobs x
-                                              WHERE x.kind = 'job' GROUP BY 1, 2 HAVING count(*) > 1)) r
-     WHERE w.line_no = r.line_no AND r.rn > 1;
-    IF FOUND THEN
+    FOR attempt IN 1 .. 2 LOOP
+        -- which jobs are stored already, looked up once before writing (a
+        -- lookup in the statement that inserts would read back every row
+        -- it has inserted so far)
+        UPDATE pg_temp._fs_import_jobs w SET stored = true
+          FROM @extschema@.jobs x
+         WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id;
         BEGIN
-            EXECUTE format(upsert, '') INTO counts;
-            imported := counts.imported;
-            updated := counts.updated;
+            EXECUTE format(stored_jobs, '') INTO updated;
+            EXECUTE format(new_jobs, '');
+            GET DIAGNOSTICS imported = ROW_COUNT;
             RETURN;
         EXCEPTION WHEN OTHERS THEN
-            NULL;               -- retried below, job by job
+            NULL;               -- a job twice, or worse: see below
         END;
-    END IF;
+        EXIT WHEN attempt = 2;
+        UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
+          FROM (SELECT d.line_no,
+                       row_number() OVER (PARTITION BY d.cluster, d.job_id
+                                          ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
+                                                   d.line_no DESC) AS rn
+                  FROM pg_temp._fs_import_jobs d
+                 WHERE d.kind = 'job'
+                   AND (d.cluster, d.job_id) IN (SELECT x.cluster, x.job_id FROM pg_temp._fs_import_jobs x
+                                                  WHERE x.kind = 'job' GROUP BY 1, 2 HAVING count(*) > 1)) r
+         WHERE w.line_no = r.line_no AND r.rn > 1;
+        EXIT WHEN NOT FOUND;
+    END LOOP;
 
+    -- one by one
     imported := 0;
     updated := 0;
     CREATE INDEX ON pg_temp._fs_import_jobs (line_no);
     FOR one IN SELECT w.line_no FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job' ORDER BY w.line_no LOOP
+        DECLARE
+            n bigint;
         BEGIN
-            EXECUTE format(upsert, 'AND w.line_no = $1') INTO counts USING one.line_no;
-            imported := imported + counts.imported;
-            updated := updated + counts.updated;
+            EXECUTE format(stored_jobs, 'AND w.line_no = $1') INTO n USING one.line_no;
+            updated := updated + n;
+            EXECUTE format(new_jobs, 'AND w.line_no = $1') USING one.line_no;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            imported := imported + n;
         EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
             UPDATE pg_temp._fs_import_jobs w
@@ -552,7 +561,7 @@ BEGIN
                (q.r).user_name, (q.r).account, (q.r).partition, (q.r).qos, (q.r).state,
                (q.r).submit_time, (q.r).eligible_time, (q.r).start_time, (q.r).end_time,
                (q.r).time_limit, (q.r).tres, (q.r).cpus, (q.r).mem_mb, (q.r).gpus,
-               (q.r).nodes, NULL::boolean AS exclusive, (q.r).sqlstate, (q.r).reason,
+               (q.r).nodes, NULL::boolean AS exclusive, false AS stored, (q.r).sqlstate, (q.r).reason,
                CASE WHEN (q.r).kind = 'reject' THEN q.line END AS line
           FROM (SELECT s.line_no, s.line, @extschema@._sacct_line(s.line, $1, $2, $3) AS r
                   FROM %s s OFFSET 0) q
