@@ -54,6 +54,7 @@ timed() {
   echo "$t1 - $t0" | bc -l
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+minimum() { sort -g | head -1; }
 
 base=() ; stage=() ; imp=() ; total=()
 for i in $(seq "$runs"); do
@@ -108,10 +109,13 @@ SQL
 )
 summary=$(psql -X -q -d "$db" -t -A -F ' ' -c "SELECT lines_read, imported, unchanged, folded, rejected FROM fairshare.imports ORDER BY import_id LIMIT 1")
 echo
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(psql -X -t -A -d "$db" -c 'SHOW server_version')"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(psql -X -t -A -d "$db" -c 'SHOW server_version')"
 echo "file: $file, $n lines, $(du -h "$file" | cut -f1); first import: lines_read imported unchanged folded rejected = $summary"
 printf 'median of %d runs: plain COPY %.2f s; staging COPY %.2f s; staging COPY + import_sacct %.2f s\n' "$runs" "$B" "$S" "$T"
 printf 'ratio import / plain COPY: %.2f (target <= 3)\n' "$(echo "$T / $B" | bc -l)"
+Bmin=$(printf '%s\n' "${base[@]}" | minimum)
+Tmin=$(printf '%s\n' "${total[@]}" | minimum)
+printf 'fastest of %d runs (least disturbed by other load): plain COPY %.2f s; import %.2f s; ratio %.2f\n' "$runs" "$Bmin" "$Tmin" "$(echo "$Tmin / $Bmin" | bc -l)"
 printf 'of which storing the jobs alone (plain INSERT of the parsed jobs into fairshare.jobs): %.2f s = %.2f x the plain COPY\n' "$F" "$(echo "$F / $B" | bc -l)"
 echo "re-import of the same file (every job unchanged), import_sacct alone: $(echo "$R" | grep -o 'Time: [0-9.]* ms' | tail -1)"
 psql -X -q -d postgres -c "DROP DATABASE $db" >/dev/null
