@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(55);
+SELECT plan(56);
 SET LOCAL search_path = fairshare, public;
 SET LOCAL timezone = 'UTC';
 
@@ -183,6 +183,11 @@ SELECT is((_pbs_record('11/21/2026 08:00:00;E;7.srv;Exit_status=-29 start=0', 'U
           NULL, 'start=0 is a job that never started');
 SELECT is((_pbs_record('02/29/2026 08:00:00;E;7.srv;user=u', 'UTC')).sqlstate,
           '22008', '29 February of a common year is not a record time');
+
+-- an empty PBS log (a day without records) is an import of nothing
+SELECT import_stage();
+SELECT results_eq($$SELECT lines_read, imported, rejected FROM import_pbs('tap', 'UTC')$$,
+                  $$VALUES (0::bigint, 0::bigint, 0::bigint)$$, 'PBS: an empty log imports nothing, without error');
 
 -- PBS: the record format end to end
 SELECT import_stage();
