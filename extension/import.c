@@ -1154,9 +1154,10 @@ pbs_size_mb(Span s, int64 *out)
 
 	while (i < s.len && isdigit((unsigned char) s.p[i]))
 	{
-		v = v * 10 + (s.p[i] - '0');
-		if (v > PG_INT64_MAX / 10)
+		/* checked before the step: v * 10 + 9 must not pass int64 */
+		if (v > (PG_INT64_MAX - (s.p[i] - '0')) / 10)
 			return false;
+		v = v * 10 + (s.p[i] - '0');
 		i++;
 	}
 	if (i == 0)

@@ -312,6 +312,14 @@ SELECT line_no, job_id, sqlstate, reason FROM import_rejects
  WHERE import_id = (SELECT max(import_id) FROM imports) ORDER BY line_no;
 SELECT job_id, state, start_time, end_time FROM jobs WHERE cluster = 'hydra' AND job_id = '2001.pbs01';
 
+-- sizes of 2^63 bytes and more: "not a size".  The digits were read with
+-- a signed overflow (undefined behaviour; found by test/fuzz/fuzz_import_pbs)
+-- that wrapped to a negative size.  2^63 − 1 bytes still is one:
+-- ⌈(2^63 − 1) / 2^20⌉ MiB = 2^43 = 8796093022208.
+SELECT kind, sqlstate, reason FROM _pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=9223372036854775809b', 'UTC');
+SELECT kind, sqlstate, reason FROM _pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=92233720368547758070kb', 'UTC');
+SELECT kind, mem_mb FROM _pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=9223372036854775807b', 'UTC');
+
 -- the import log
 SELECT import_id, source, cluster, time_zone, lines_read, imported, updated, unchanged,
        removed, folded, skipped, rejected
