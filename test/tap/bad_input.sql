@@ -21,7 +21,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(209);
+SELECT plan(232);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -409,6 +409,89 @@ SELECT is(account_core_hours('bi', 'a', '2024-02-29 00:00 Europe/Paris', '2024-0
           'account_core_hours: the leap day in Paris runs from 28 Feb 23:00 UTC: the whole job, 2 CPUs × 2 h');
 SELECT throws_ok($$SELECT * FROM rwth_monthly_usage_at(NULL)$$, '22004', NULL, 'rwth_monthly_usage_at: NULL');
 SELECT throws_ok($$SELECT * FROM r_wlm_usage_at('-infinity')$$, '22008', NULL, 'r_wlm_usage_at: -infinity');
+
+-- ===========================================================================
+-- import: malformed sacct lines and PBS records (_sacct_line, _pbs_record),
+-- bad arguments of import_stage, import_sacct, import_pbs,
+-- _import_time_zone, and the imports / import_rejects tables
+-- ===========================================================================
+CREATE FUNCTION pg_temp.sacct(line text, tz text DEFAULT 'UTC') RETURNS fairshare._sacct_line
+LANGUAGE sql AS $$
+  SELECT fairshare._sacct_line(line, 'JobID|User|Account|Partition|Submit|Start|End|State|AllocTRES|Timelimit', tz, 'bi')
+$$;
+CREATE FUNCTION pg_temp.pbs(line text) RETURNS fairshare._pbs_record
+LANGUAGE sql AS $$ SELECT fairshare._pbs_record(line, 'UTC') $$;
+SELECT results_eq($$SELECT kind, job_id, cpus, submit_time FROM pg_temp.sacct('7|ann|a|p|2024-02-29T10:00:00|2024-02-29T10:00:00|2024-02-29T11:00:00|COMPLETED|cpu=2|01:00:00')$$,
+                  $$VALUES ('job'::text, '7'::text, 2, '2024-02-29 10:00+00'::timestamptz)$$, '_sacct_line: a job on the leap day');
+SELECT results_eq($$SELECT (pg_temp.sacct(l)).kind, (pg_temp.sacct(l)).sqlstate
+                      FROM (VALUES ('7|ann|a|p'),
+                                   ('abc|ann|a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|COMPLETED|cpu=1|01:00:00'),
+                                   ('7|ann|a|p|2023-02-29T10:00:00|2023-03-01T10:00:00|2023-03-01T11:00:00|COMPLETED|cpu=1|01:00:00'),
+                                   ('7|ann|a|p|2024-02-30T10:00:00|2024-03-01T10:00:00|2024-03-01T11:00:00|COMPLETED|cpu=1|01:00:00'),
+                                   ('7|ann|a|p|2024-01-01T10:00:00|2024-01-01T12:00:00|2024-01-01T11:00:00|COMPLETED|cpu=1|01:00:00'),
+                                   ('7|ann|a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|COMPLETED|cpu=4,,mem=1G|01:00:00'),
+                                   ('7|ann|a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|COMPLETED|cpu=2147483648|01:00:00'),
+                                   ('7|ann|a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|COMPLETED|cpu=1,mem=1e308G|01:00:00'),
+                                   ('7|ann|a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|COMPLETED|cpu=1|forever'),
+                                   ('7|ann|a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|COMPLETED|cpu=1|00:00'),
+                                   ('7||a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|COMPLETED|cpu=1|01:00:00'),
+                                   ('7|ann|a|p|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|WEIRD|cpu=1|01:00:00'),
+                                   ('7|ann|a|p|Unknown|Unknown|Unknown|PENDING|cpu=1|01:00:00')) v(l)$$,
+                  $$VALUES ('reject'::text, '22P02'::text), ('reject', '22P02'), ('reject', '22008'), ('reject', '22008'),
+                           ('reject', '23514'), ('reject', '22P02'), ('reject', '22P02'), ('reject', '22P02'),
+                           ('reject', '22P02'), ('reject', '23514'), ('reject', '22004'), ('reject', '22P02'),
+                           ('reject', '22004')$$,
+                  '_sacct_line: 13 malformed lines (fields, job id, 29 Feb 2023, 30 Feb, End < Start, TRES ×3, Timelimit ×2, user, state, Submit) are rejects with their SQLSTATE');
+SELECT is((pg_temp.sacct('7|ann|a|p|2024-03-31T02:30:00|Unknown|Unknown|PENDING|cpu=1|01:00:00', 'Europe/Paris')).submit_time,
+          '2024-03-31 02:30'::timestamp AT TIME ZONE 'Europe/Paris',
+          '_sacct_line: 02:30 on the night Paris skips 02:00-03:00 is read as timestamp AT TIME ZONE reads it');
+SELECT is((pg_temp.sacct('7|ann|a|p|2024-10-27T02:30:00|Unknown|Unknown|PENDING|cpu=1|01:00:00', 'Europe/Paris')).submit_time,
+          '2024-10-27 02:30'::timestamp AT TIME ZONE 'Europe/Paris',
+          '_sacct_line: 02:30 on the night Paris repeats 02:00-03:00 likewise');
+SELECT throws_ok($$SELECT fairshare._sacct_line('7|ann', NULL, 'UTC', 'bi')$$, '22004', NULL, '_sacct_line: NULL header');
+SELECT throws_ok($$SELECT fairshare._sacct_line('7|ann', 'JobID|User', 'UTC', 'bi')$$, '22P02', NULL, '_sacct_line: a header without sacct''s columns');
+SELECT throws_ok($$SELECT pg_temp.sacct('7|ann', 'Mars/Olympus')$$, '22023', NULL, '_sacct_line: unknown time zone');
+SELECT results_eq($$SELECT (pg_temp.pbs(l)).kind, (pg_temp.pbs(l)).sqlstate
+                      FROM (VALUES ('garbage'),
+                                   ('02/30/2026 09:00:00;Q;1.s;user=ann queue=p ctime=1795248000'),
+                                   ('11/21/2026 09:00:00;X;1.s;user=ann'),
+                                   ('11/21/2026 09:00:00;Q;1.s;user=ann queue=p ctime=yesterday'),
+                                   ('11/21/2026 09:00:00;Q;1.s;user=ann queue=p ctime=1795248000 Resource_List.mem=16zb'),
+                                   ('11/21/2026 09:00:00;Q;1.s;user=ann queue=p ctime=1795248000 Resource_List.mem=9223372036854775808b'),
+                                   ('11/21/2026 09:00:00;S;1.s;user=ann queue=p ctime=1795248000 exec_host=node01'),
+                                   ('11/21/2026 09:00:00;E;1.s;user=ann queue=p ctime=1795248000 Exit_status=-2147483649'),
+                                   ('11/21/2026 09:00:00;Q;1.s;user=ann jobname="unclosed queue=p'),
+                                   ('11/21/2026 09:00:00;Q;;user=ann'),
+                                   ('11/21/2026 09:00:00;L;license;floating license hour:0')) v(l)$$,
+                  $$VALUES ('reject'::text, '22P02'::text), ('reject', '22008'), ('reject', '22P02'), ('reject', '22008'),
+                           ('reject', '22P02'), ('reject', '22P02'), ('reject', '22P02'), ('reject', '22P02'),
+                           ('reject', '22P02'), ('reject', '22004'), ('skip', NULL)$$,
+                  '_pbs_record: 10 malformed records are rejects with their SQLSTATE; a license record is skipped');
+SELECT throws_ok($$SELECT fairshare._pbs_record('garbage', NULL)$$, '22004', NULL, '_pbs_record: NULL time zone');
+SELECT throws_ok($$SELECT fairshare._import_time_zone('Nowhere/Atlantis')$$, '22023', NULL, '_import_time_zone: unknown zone');
+SELECT throws_ok($$SELECT fairshare.import_stage('x; DROP TABLE fairshare.jobs')$$, '22023', NULL, 'import_stage: not an identifier');
+SELECT throws_ok($$SELECT * FROM fairshare.import_sacct('bi', 'UTC', staging => 'no_such_table')$$, '42P01', NULL,
+                 'import_sacct: no staging table');
+DO $$ BEGIN PERFORM fairshare.import_stage(); END $$;
+SELECT throws_ok($$SELECT * FROM fairshare.import_sacct('bi', 'UTC')$$, '22023', NULL, 'import_sacct: an empty staging table');
+INSERT INTO import_staging (line) VALUES ('hello|world');
+SELECT throws_ok($$SELECT * FROM fairshare.import_sacct('bi', 'UTC')$$, '22P02', NULL, 'import_sacct: the first line is no sacct header');
+DO $$ BEGIN PERFORM fairshare.import_stage(); END $$;
+INSERT INTO import_staging (line) VALUES ('JobID|User|Account|Partition|Submit|Start|End|State|AllocTRES'),
+  ('8|ann|a|p|2024-02-29T12:00:00|2024-02-29T12:00:00|2024-02-29T13:00:00|COMPLETED|cpu=1'),
+  ('9|ann|a|p|2024-02-29T12:00:00|2024-02-29T13:00:00|2024-02-29T12:00:00|COMPLETED|cpu=1');
+SELECT throws_ok($$SELECT * FROM fairshare.import_sacct('bi', 'Mars/Olympus')$$, '22023', NULL, 'import_sacct: unknown time zone');
+SELECT throws_ok($$SELECT * FROM fairshare.import_sacct(NULL, 'UTC')$$, '22004', NULL, 'import_sacct: no cluster and no Cluster column');
+SELECT throws_ok($$SELECT * FROM fairshare.import_sacct('bi', 'UTC', create_missing => NULL)$$, '22004', NULL, 'import_sacct: NULL create_missing');
+SELECT throws_ok($$SELECT * FROM fairshare.import_sacct('bi', 'UTC', all_or_nothing => true)$$, '23514', NULL,
+                 'import_sacct: all_or_nothing raises the bad line''s SQLSTATE (job 9 ends before it starts)');
+SELECT results_eq($$SELECT lines_read, imported, rejected FROM fairshare.import_sacct('bi', 'UTC')$$,
+                  $$VALUES (3::bigint, 1::bigint, 1::bigint)$$, 'import_sacct: 3 lines = the header, job 8 imported, job 9 rejected');
+SELECT throws_ok($$SELECT * FROM fairshare.import_pbs(NULL)$$, '22004', NULL, 'import_pbs: no cluster');
+SELECT throws_ok($$SELECT * FROM fairshare.import_pbs('bi', 'UTC', account_from => 'queue')$$, '22023', NULL, 'import_pbs: unknown account_from');
+SELECT throws_ok($$INSERT INTO imports (source, time_zone, staging) VALUES ('lsf', 'UTC', 'x')$$, '23514', NULL, 'imports: unknown source');
+SELECT throws_ok($$INSERT INTO import_rejects (import_id, line_no, sqlstate, reason) VALUES (-1, 1, '22P02', 'x')$$, '23503', NULL,
+                 'import_rejects: unknown import');
 
 -- ===========================================================================
 -- No input crashed the server: the backend that started this file is the
