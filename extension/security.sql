@@ -146,14 +146,14 @@ COMMENT ON FUNCTION @extschema@.my_user_name() IS
 -- change what they call.
 CREATE FUNCTION @extschema@.my_sshare_at(as_of timestamptz)
 RETURNS SETOF @extschema@.sshare
-LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+LANGUAGE sql STABLE STRICT PARALLEL SAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
     SELECT s.* FROM @extschema@.sshare_at(my_sshare_at.as_of) s
      WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
 END;
 COMMENT ON FUNCTION @extschema@.my_sshare_at(timestamptz) IS
-'The caller''s user associations of sshare_at(as_of): fair share computed over every user, only the caller''s rows returned (Slurm PrivateData=usage).';
+'The caller''s user associations of sshare_at(as_of): fair share computed over every user, only the caller''s rows returned (Slurm PrivateData=usage). STRICT: NULL as_of gives no rows.';
 
 CREATE VIEW @extschema@.my_sshare AS
 SELECT * FROM @extschema@.my_sshare_at(pg_catalog.now());
@@ -168,7 +168,7 @@ BEGIN ATOMIC
      WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
 END;
 COMMENT ON FUNCTION @extschema@.my_sprio_at(timestamptz) IS
-'The caller''s pending jobs of sprio_at(as_of), their priority computed over every user''s usage (Slurm PrivateData=jobs).';
+'The caller''s pending jobs of sprio_at(as_of), their priority computed over every user''s usage (Slurm PrivateData=jobs). STRICT: NULL as_of gives no rows.';
 
 CREATE VIEW @extschema@.my_sprio AS
 SELECT * FROM @extschema@.my_sprio_at(pg_catalog.now());
@@ -176,14 +176,14 @@ COMMENT ON VIEW @extschema@.my_sprio IS 'my_sprio_at(now()): the caller''s pendi
 
 CREATE FUNCTION @extschema@.my_pbsfs_at(as_of timestamptz)
 RETURNS SETOF @extschema@.pbsfs
-LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+LANGUAGE sql STABLE STRICT PARALLEL SAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
     SELECT s.* FROM @extschema@.pbsfs_at(my_pbsfs_at.as_of) s
      WHERE s.is_user AND s.entity OPERATOR(pg_catalog.=) @extschema@.my_user_name();
 END;
 COMMENT ON FUNCTION @extschema@.my_pbsfs_at(timestamptz) IS
-'The caller''s entities of pbsfs_at(as_of) (PBS / MetaCentrum fair share), computed over every user.';
+'The caller''s entities of pbsfs_at(as_of) (PBS / MetaCentrum fair share), computed over every user. STRICT: NULL as_of gives no rows.';
 
 CREATE VIEW @extschema@.my_pbsfs AS
 SELECT * FROM @extschema@.my_pbsfs_at(pg_catalog.now());
