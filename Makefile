@@ -29,6 +29,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# every C file includes the shared header
+$(OBJS): extension/fairshare.h
+
 $(DATA_built): $(SQL_PIECES) $(EXTENSION).control
 	cat $(SQL_PIECES) > $@
 

@@ -36,8 +36,6 @@
 
 #include "fairshare.h"
 
-/* Seconds from 2000-01-01 (PostgreSQL's epoch) back to 1970-01-01. */
-#define UNIX_EPOCH_OFFSET_S	((double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY)
 
 /* Slurm's per-second decay: 1 - 0.693 / half_life_seconds. */
 #define SLURM_LN2	0.693
@@ -366,29 +364,7 @@ span_weight(const Decay *d, double s, double m, double as_of)
 
 /* ---------- argument reading ---------- */
 
-static double
-usage_arg(FunctionCallInfo fcinfo, int argno)
-{
-	double		u = PG_GETARG_FLOAT8(argno);
 
-	fs_check_nonneg(u, "usage");
-	return u;
-}
-
-static double
-instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	TimestampTz t;
-
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be NULL", what),
-				 errhint("Pass the instant to decay usage to, e.g. now().")));
-	t = PG_GETARG_TIMESTAMPTZ(argno);
-	fs_check_timestamp(t, what);
-	return (double) t / USECS_PER_SEC;
-}
 
 /* Usage charged at one instant: args (state, usage, at, as_of, params…). */
 static Datum
@@ -398,9 +374,9 @@ point_accum(FunctionCallInfo fcinfo, const Decay *d)
 				at,
 				as_of;
 
-	u = usage_arg(fcinfo, 1);
-	at = instant_arg(fcinfo, 2, "at");
-	as_of = instant_arg(fcinfo, 3, "as_of");
+	u = fs_usage_arg(fcinfo, 1);
+	at = fs_instant_arg(fcinfo, 2, "at");
+	as_of = fs_instant_arg(fcinfo, 3, "as_of");
 	if (at > as_of)
 		return state_add(fcinfo, 0.0);
 	return state_add(fcinfo, u * point_weight(d, at, as_of));
@@ -416,10 +392,10 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 				as_of,
 				m;
 
-	u = usage_arg(fcinfo, 1);
-	s = instant_arg(fcinfo, 2, "started");
-	e = instant_arg(fcinfo, 3, "ended");
-	as_of = instant_arg(fcinfo, 4, "as_of");
+	u = fs_usage_arg(fcinfo, 1);
+	s = fs_instant_arg(fcinfo, 2, "started");
+	e = fs_instant_arg(fcinfo, 3, "ended");
+	as_of = fs_instant_arg(fcinfo, 4, "as_of");
 	if (e < s)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -12,6 +12,7 @@
 
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "utils/timestamp.h"
 
 #if PG_VERSION_NUM < 150000
 #error "fairshare needs PostgreSQL 15 or later"
@@ -32,5 +33,37 @@ extern void fs_check_finite(double x, const char *what);
 
 /* Raise 22008 unless t is a finite timestamp. */
 extern void fs_check_timestamp(TimestampTz t, const char *what);
+
+/* Seconds from 2000-01-01 (PostgreSQL's epoch) back to 1970-01-01: step
+ * decay counts its intervals from the Unix epoch. */
+#define UNIX_EPOCH_OFFSET_S	((double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY)
+
+/* Aggregate arguments shared by the decay aggregates (decay.c, pbs.c):
+ * a usage (finite, >= 0, else 22023) and an instant (NULL is 22004,
+ * ±infinity 22008), the latter as seconds since 2000-01-01. */
+/* (static inline: they run once per aggregated row) */
+static inline double
+fs_usage_arg(FunctionCallInfo fcinfo, int argno)
+{
+	double		u = PG_GETARG_FLOAT8(argno);
+
+	fs_check_nonneg(u, "usage");
+	return u;
+}
+
+static inline double
+fs_instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	TimestampTz t;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", what),
+				 errhint("Pass the instant to decay usage to, e.g. now().")));
+	t = PG_GETARG_TIMESTAMPTZ(argno);
+	fs_check_timestamp(t, what);
+	return (double) t / USECS_PER_SEC;
+}
 
 #endif							/* FAIRSHARE_H */
