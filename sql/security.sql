@@ -264,6 +264,9 @@ SELECT err($$TRUNCATE fairshare.jobs$$);
 SELECT err($$CREATE TABLE fairshare.planted (x int)$$);
 SELECT err($$CREATE FUNCTION fairshare.now() RETURNS timestamptz LANGUAGE sql AS 'SELECT 0::timestamptz'$$);
 SELECT err($$DROP TABLE fairshare.jobs$$);
+-- nor remove or renumber an allocation the ledger refers to (23503)
+SELECT err($$DELETE FROM fairshare.allocations WHERE cluster = 'sec'$$);
+SELECT err($$UPDATE fairshare.allocations SET allocation_id = allocation_id + 1000 WHERE cluster = 'sec'$$);
 -- but the allocation's other columns are the administrator's to fix
 UPDATE fairshare.allocations SET justification_filed = '2025-02-01' WHERE cluster = 'sec';
 
@@ -339,6 +342,7 @@ SELECT err($$SELECT nextval('fairshare.ledger_entry_id_seq')$$);
 -- the reader's own rows in the private views: it has no jobs
 SELECT count(*) AS reader_my_sshare FROM fairshare.my_sshare_at('2026-01-05 12:00+00');
 RESET SESSION AUTHORIZATION;
+ANALYZE fairshare.jobs, fairshare.account_users, fairshare.publications, fairshare.partitions;
 
 -- ===========================================================================
 -- 4. A plain user: its own rows only (Slurm PrivateData), with the numbers
@@ -422,6 +426,10 @@ SELECT err($$UPDATE fairshare.jobs SET nice = -10000 WHERE job_id = '4'$$);
 SELECT err($$DELETE FROM fairshare.jobs WHERE job_id = '1'$$);
 SELECT err($$UPDATE fairshare.account_users SET shares = 1000$$);
 SELECT err($$CALL fairshare.apply_genci_regulation('2025-03-15', 'sec')$$);
+-- nor do the planner's statistics show other users' values
+SELECT count(*) AS stats_of_private_tables FROM pg_stats
+ WHERE schemaname = 'fairshare' AND tablename IN ('jobs', 'account_users', 'publications');
+SELECT count(*) > 0 AS stats_of_partitions FROM pg_stats WHERE schemaname = 'fairshare' AND tablename = 'partitions';
 -- turning row security off does not lift it: the query is refused
 SET row_security = off;
 SELECT err($$SELECT count(*) FROM fairshare.jobs$$);
