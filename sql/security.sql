@@ -245,6 +245,13 @@ SELECT n.kind, n.check_day, n.hours FROM fairshare.regulation_notifications n
  WHERE n.cluster = 'sec' ORDER BY n.check_day;
 -- 12000 − 1000 + 500 = 11500
 SELECT fairshare.allocation_net_hours(a.allocation_id, '2025-12-31') FROM fairshare.allocations a WHERE a.cluster = 'sec';
+-- and imports a job from sacct (it starts after the instant used below)
+SELECT fairshare.import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|AllocCPUS|AllocTRES|Submit|Eligible|Start|End|State'),
+  ('7|regress_fs_carol|chem|p|1|cpu=1,node=1|2026-01-06T08:00:00|2026-01-06T08:00:00|2026-01-06T09:00:00|2026-01-06T09:10:00|COMPLETED');
+SELECT lines_read, imported, rejected FROM fairshare.import_sacct('sec', 'UTC');
+SELECT imported_by FROM fairshare.imports ORDER BY import_id DESC LIMIT 1;
 -- the mailer stamps what it sent
 UPDATE fairshare.regulation_notifications SET sent_at = '2025-03-15 08:00+00' WHERE cluster = 'sec';
 
@@ -339,6 +346,9 @@ SELECT err($$DELETE FROM fairshare.account_users$$);
 SELECT err($$INSERT INTO fairshare.ledger (allocation_id, kind, hours, effective_date) VALUES (1, 'addition', 1, '2025-01-01')$$);
 SELECT err($$CALL fairshare.apply_genci_regulation('2025-03-15', 'sec')$$);
 SELECT err($$SELECT nextval('fairshare.ledger_entry_id_seq')$$);
+SELECT err($$SELECT fairshare.import_stage()$$);
+SELECT err($$SELECT * FROM fairshare.import_sacct('sec', 'UTC')$$);
+SELECT count(*) AS imports_seen FROM fairshare.imports WHERE cluster = 'sec';
 -- the reader's own rows in the private views: it has no jobs
 SELECT count(*) AS reader_my_sshare FROM fairshare.my_sshare_at('2026-01-05 12:00+00');
 RESET SESSION AUTHORIZATION;
@@ -426,6 +436,9 @@ SELECT err($$UPDATE fairshare.jobs SET nice = -10000 WHERE job_id = '4'$$);
 SELECT err($$DELETE FROM fairshare.jobs WHERE job_id = '1'$$);
 SELECT err($$UPDATE fairshare.account_users SET shares = 1000$$);
 SELECT err($$CALL fairshare.apply_genci_regulation('2025-03-15', 'sec')$$);
+SELECT err($$SELECT fairshare.import_stage()$$);
+SELECT err($$SELECT * FROM fairshare.import_pbs('secpbs', 'UTC')$$);
+SELECT err($$SELECT * FROM fairshare.import_rejects$$);
 -- nor do the planner's statistics show other users' values
 SELECT count(*) AS stats_of_private_tables FROM pg_stats
  WHERE schemaname = 'fairshare' AND tablename IN ('jobs', 'account_users', 'publications');

@@ -211,6 +211,19 @@ INSERT INTO fairshare.allocations (cluster, account, policy, period_start, perio
 SELECT pg_temp.err($$INSERT INTO fairshare.accounts (cluster, account, parent_account, shares) VALUES ('h', 'x', 'a', -1)$$);
 SELECT pg_temp.err($$UPDATE fairshare.accounts SET parent_account = 'a' WHERE account OPERATOR(pg_catalog.=) 'a'$$);
 CALL fairshare.apply_genci_regulation('2025-03-15', 'h');
+-- imports: sacct (a new account and user created, one line rejected for
+-- its month 13) and a PBS log (one line that is no record)
+SELECT fairshare.import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|AllocCPUS|AllocTRES|Submit|Eligible|Start|End|State'),
+  ('4|regress_fs_h_bob|b|p|2|cpu=2,node=1|2025-02-04T08:00:00|2025-02-04T08:00:00|2025-02-04T09:00:00|2025-02-04T10:00:00|COMPLETED'),
+  ('5|regress_fs_h_carl|c|p|1|cpu=1,node=1|2025-02-04T08:00:00|2025-02-04T08:00:00|2025-02-04T09:00:00|2025-02-04T10:00:00|COMPLETED'),
+  ('6|regress_fs_h_bob|b|p|2|cpu=2,node=1|2025-13-40T08:00:00|2025-02-04T08:00:00|2025-02-04T09:00:00|2025-02-04T10:00:00|COMPLETED');
+SELECT lines_read, imported, rejected, created_accounts, created_users FROM fairshare.import_sacct('h', 'Europe/Paris', create_missing => true);
+INSERT INTO import_staging (line) VALUES
+  ('02/04/2025 10:00:00;E;1.pbs;user=regress_fs_h_alice group=users account="g" queue=q ctime=1738656000 qtime=1738656000 etime=1738656000 start=1738659600 exec_host=n/0 Resource_List.ncpus=1 Resource_List.nodect=1 session=1 end=1738663200 Exit_status=0 resources_used.walltime=01:00:00 resources_used.ncpus=1 run_count=1'),
+  ('garbage line without the record fields');
+SELECT lines_read, imported, rejected FROM fairshare.import_pbs('hp', 'UTC', create_missing => true);
 INSERT INTO fairshare.ledger (allocation_id, kind, hours, effective_date)
 SELECT allocation_id, 'addition', 100, '2025-04-01' FROM fairshare.allocations WHERE policy OPERATOR(pg_catalog.=) 'genci';
 
