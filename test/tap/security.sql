@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(79);
+SELECT plan(82);
 
 -- ---------------------------------------------------------------------------
 -- The group roles
@@ -62,6 +62,9 @@ SELECT function_privs_are('fairshare', 'start_next', ARRAY['jsonb', 'timestamp w
 SELECT function_privs_are('fairshare', 'apply_genci_regulation', ARRAY['date', 'text'], 'fairshare_reader', ARRAY[]::text[],
                           'reader: does not run the regulation');
 SELECT function_privs_are('fairshare', 'apply_genci_regulation', ARRAY['date', 'text'], 'fairshare_admin', ARRAY['EXECUTE']);
+SELECT function_privs_are('fairshare', 'import_stage', ARRAY['text'], 'fairshare_admin', ARRAY['EXECUTE'], 'admin: runs imports');
+SELECT function_privs_are('fairshare', 'import_stage', ARRAY['text'], 'fairshare_reader', ARRAY[]::text[], 'reader: no imports');
+SELECT table_privs_are('fairshare', 'import_rejects', 'fairshare_user', ARRAY[]::text[], 'user: not the rejected lines of others');
 SELECT function_privs_are('fairshare', 'tres_billing', ARRAY['text', 'text', 'text'], 'public', ARRAY[]::text[],
                           'PUBLIC: no EXECUTE on the extension''s functions');
 
