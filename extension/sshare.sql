@@ -54,7 +54,7 @@ LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH t AS (
         SELECT * FROM @extschema@.association_tree_at(sshare_at.as_of) x
-         WHERE x.algorithm IN ('fair_tree', 'classic')
+         WHERE x.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     ), ft AS (
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.is_user,
                @extschema@.tree_depth(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS depth,
