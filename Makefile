@@ -29,6 +29,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# every C file includes the shared header
+$(OBJS): extension/fairshare.h
+
 $(DATA_built): $(SQL_PIECES) $(EXTENSION).control
 	cat $(SQL_PIECES) > $@
 
@@ -54,3 +57,17 @@ bench:
 .PHONY: sanitize
 sanitize:
 	bash test/sanitize.sh
+
+# Random queries from SQLsmith against a throwaway cluster loaded with the
+# demo centre; fails if a backend crashed (test/sqlsmith.sh).
+# SQLSMITH_QUERIES=300 for a short run (default 10000).
+.PHONY: sqlsmith
+sqlsmith:
+	bash test/sqlsmith.sh
+
+# libFuzzer harnesses of the C parsers (test/fuzz/), FUZZ_SECONDS each;
+# `make fuzz FUZZ_SECONDS=10` is the short run for CI.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash test/fuzz/run.sh

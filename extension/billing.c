@@ -304,21 +304,33 @@ Datum
 fs_tres_billing(PG_FUNCTION_ARGS)
 {
 	char	   *tres_s;
+	char	   *weights_s = NULL;
 	TresList	tres;
 	TresList	weights = {0, NULL};
 	BillingMode mode = BILL_SUM;
+	double		rate;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	tres_s = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	tres = parse_tres_list(tres_s, "TRES string", false);
 	if (!PG_ARGISNULL(1))
-		weights = parse_tres_list(text_to_cstring(PG_GETARG_TEXT_PP(1)),
-								  "TRESBillingWeights", true);
+	{
+		weights_s = text_to_cstring(PG_GETARG_TEXT_PP(1));
+		weights = parse_tres_list(weights_s, "TRESBillingWeights", true);
+	}
 	if (PG_NARGS() > 2 && !PG_ARGISNULL(2))
 		mode = parse_mode(text_to_cstring(PG_GETARG_TEXT_PP(2)));
 
-	PG_RETURN_FLOAT8(bill(&tres, &weights, mode));
+	/* finite counts and weights can still multiply or add up past float8 */
+	rate = bill(&tres, &weights, mode);
+	if (!isfinite(rate))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("billing rate of TRES \"%s\" under weights \"%s\" is out of range",
+						tres_s, weights_s ? weights_s : ""),
+				 errhint("Counts and weights must keep the billing rate within float8.")));
+	PG_RETURN_FLOAT8(rate);
 }
 
 PG_FUNCTION_INFO_V1(fs_tres_count);

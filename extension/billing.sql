@@ -55,6 +55,7 @@ RETURN CASE
     WHEN cpus OPERATOR(pg_catalog.<) 0 OR nodes OPERATOR(pg_catalog.<) 0
          OR gpus OPERATOR(pg_catalog.<) 0 OR gpu_hour_factor OPERATOR(pg_catalog.<) 0
          OR gpu_hour_factor OPERATOR(pg_catalog.=) 'NaN'::float8
+         OR gpu_hour_factor OPERATOR(pg_catalog.=) 'Infinity'::float8
          OR ended OPERATOR(pg_catalog.<) started
       THEN @extschema@._core_hours_invalid(cpus, nodes, gpus, gpu_hour_factor, started, ended)
     ELSE GREATEST(

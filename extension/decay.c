@@ -36,8 +36,6 @@
 
 #include "fairshare.h"
 
-/* Seconds from 2000-01-01 (PostgreSQL's epoch) back to 1970-01-01. */
-#define UNIX_EPOCH_OFFSET_S	((double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY)
 
 /* Slurm's per-second decay: 1 - 0.693 / half_life_seconds. */
 #define SLURM_LN2	0.693
@@ -62,21 +60,33 @@ typedef struct Decay
 
 /* ---------- state ---------- */
 
+/* The transition functions are callable from SQL: check what they are given. */
 static float8 *
 state_values(ArrayType *a)
 {
 	if (ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != 3 || ARR_HASNULL(a)
 		|| ARR_ELEMTYPE(a) != FLOAT8OID)
-		elog(ERROR, "decayed_usage: expected a 3-element float8 state array");
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("decayed_usage: expected a 3-element float8 state array"),
+				 errhint("Call the aggregates, not their support functions.")));
 	return (float8 *) ARR_DATA_PTR(a);
 }
 
-/* Neumaier: add x to (sum, comp). */
+/*
+ * Neumaier: add x to (sum, comp).  A sum past float8 would turn the
+ * compensation into NaN: raise 22003 as PostgreSQL's own sum(float8) does.
+ */
 static inline void
 kahan_add(float8 *sum, float8 *comp, double x)
 {
 	double		t = *sum + x;
 
+	if (unlikely(isinf(t)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("decayed_usage: the usage of the group adds up to more than float8 holds"),
+				 errhint("Usage is counted in billing-seconds; a sum above 1.8e308 has no meaning.")));
 	if (fabs(*sum) >= fabs(x))
 		*comp += (*sum - t) + x;
 	else
@@ -383,42 +393,7 @@ span_weight(const Decay *d, double s, double m, double as_of)
 
 /* ---------- argument reading ---------- */
 
-/*
- * The checks run once per row: test inline, and call the shared checks
- * (which raise the errors) only for a value that fails.
- */
-static inline double
-usage_arg(FunctionCallInfo fcinfo, int argno)
-{
-	double		u = PG_GETARG_FLOAT8(argno);
 
-	if (unlikely(!(u >= 0.0 && u < INFINITY)))
-		fs_check_nonneg(u, "usage");
-	return u;
-}
-
-static inline TimestampTz
-instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	TimestampTz t;
-
-	if (unlikely(PG_ARGISNULL(argno)))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be NULL", what),
-				 errhint("Pass the instant to decay usage to, e.g. now().")));
-	t = PG_GETARG_TIMESTAMPTZ(argno);
-	if (unlikely(TIMESTAMP_NOT_FINITE(t)))
-		fs_check_timestamp(t, what);
-	return t;
-}
-
-/* An instant in seconds since 2000-01-01, for the span forms. */
-static inline double
-instant_seconds(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	return (double) instant_arg(fcinfo, argno, what) / USECS_PER_SEC;
-}
 
 /* Usage charged at one instant: args (state, usage, at, as_of, params…). */
 static Datum
@@ -428,9 +403,9 @@ point_accum(FunctionCallInfo fcinfo, const Decay *d)
 	TimestampTz at,
 				as_of;
 
-	u = usage_arg(fcinfo, 1);
-	at = instant_arg(fcinfo, 2, "at");
-	as_of = instant_arg(fcinfo, 3, "as_of");
+	u = fs_usage_arg(fcinfo, 1);
+	at = fs_timestamp_arg(fcinfo, 2, "at");
+	as_of = fs_timestamp_arg(fcinfo, 3, "as_of");
 	if (at > as_of)
 		return state_add(fcinfo, 0.0);
 	return state_add(fcinfo, u * point_weight(d, at, as_of));
@@ -446,10 +421,10 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 				as_of,
 				m;
 
-	u = usage_arg(fcinfo, 1);
-	s = instant_seconds(fcinfo, 2, "started");
-	e = instant_seconds(fcinfo, 3, "ended");
-	as_of = instant_seconds(fcinfo, 4, "as_of");
+	u = fs_usage_arg(fcinfo, 1);
+	s = fs_instant_arg(fcinfo, 2, "started");
+	e = fs_instant_arg(fcinfo, 3, "ended");
+	as_of = fs_instant_arg(fcinfo, 4, "as_of");
 	if (e < s)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -468,10 +443,19 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 	return state_add(fcinfo, u / (e - s) * span_weight(d, s, m, as_of));
 }
 
-/* Rows whose usage or instants are NULL are ignored, as sum() ignores NULLs. */
+/*
+ * Rows whose usage or instants are NULL are ignored, as sum() ignores NULLs.
+ * The state is never NULL in the aggregates (INITCOND), but a direct call of
+ * a transition function may pass one: refuse it rather than read it.
+ */
 #define SKIP_IF_NULL(from, to) \
 	do { \
 		int			i_; \
+		if (PG_ARGISNULL(0)) \
+			ereport(ERROR, \
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), \
+					 errmsg("decayed_usage: the state must not be NULL"), \
+					 errhint("Call the aggregates, not their support functions."))); \
 		for (i_ = (from); i_ <= (to); i_++) \
 			if (PG_ARGISNULL(i_)) \
 				PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \

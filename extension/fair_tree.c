@@ -53,6 +53,7 @@
  */
 #include "postgres.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "access/htup_details.h"
@@ -548,6 +549,16 @@ tree_walk(Tree *t)
 
 		t->nodes[v->parent].total += v->total;
 	}
+	/*
+	 * Raw usage is returned, and divided by, as float8: a total past float8
+	 * would give effective usage 0 and Level FS infinity below it.
+	 */
+	for (i = 0; i < n; i++)
+		if (t->nodes[i].total > (long double) DBL_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, i)),
+					 errhint("Usage is billing-seconds; a total above 1.8e308 has no meaning.")));
 }
 
 /*
@@ -603,6 +614,12 @@ tree_fs_groups(Tree *t)
 
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
 			sum += t->nodes[t->fs_kids[k]].shares;
+		/* S = shares / sum: an infinite sum would make every S 0 */
+		if (isinf(sum))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, i)),
+					 errhint("Shares are relative: divide them all by the same number.")));
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
 			t->nodes[t->fs_kids[k]].level_shares = sum;
 	}

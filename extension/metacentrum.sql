@@ -108,7 +108,8 @@ BEGIN ATOMIC
            @extschema@.metacentrum_usage(j.scratch, j.walltime, j.spec),
            @extschema@.metacentrum_usage(j.gpu, j.walltime, j.spec),
            @extschema@.metacentrum_usage(j.total, j.walltime, j.spec)
-      FROM j;
+      FROM j
+     WHERE @extschema@._check_as_of(metacentrum_job_usage_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.metacentrum_job_usage_at(timestamptz) IS
 'Each job of a PBS cluster started by as_of: spec, walltime up to as_of, processor equivalent and usage (spec × seconds × PE) per resource and in total.';
@@ -183,7 +184,8 @@ BEGIN ATOMIC
                 ELSE u.usage END
       FROM per_user u
       JOIN pubs p ON p.cluster OPERATOR(pg_catalog.=) u.cluster AND p.user_name OPERATOR(pg_catalog.=) u.user_name
-      LEFT JOIN @extschema@.pbs_settings st ON st.cluster OPERATOR(pg_catalog.=) u.cluster;
+      LEFT JOIN @extschema@.pbs_settings st ON st.cluster OPERATOR(pg_catalog.=) u.cluster
+     WHERE @extschema@._check_as_of(metacentrum_user_usage_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.metacentrum_user_usage_at(timestamptz) IS
 'Each user association of a PBS cluster as of an instant: decayed usage per resource, PBS usage (floored at 1), publications, multiplier and the usage fairshare uses.';
@@ -236,7 +238,8 @@ BEGIN ATOMIC
     SELECT t.cluster, t.entity, t.is_user, t.account, t.shares, t.usage, t.perc,
            CASE WHEN t.perc OPERATOR(pg_catalog.>) 0 THEN t.usage OPERATOR(pg_catalog./) t.perc END,
            t.tree_usage, t.factor, t.rank
-      FROM tree t;
+      FROM tree t
+     WHERE @extschema@._check_as_of(pbsfs_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.pbsfs_at(timestamptz) IS
 'The PBS fairshare tree of every PBS cluster as of an instant (pbsfs): shares, usage, fairshare_perc, usage/perc, fairshare_tree_usage, fairshare_factor and the order PBS runs users in.';

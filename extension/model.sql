@@ -164,6 +164,9 @@ CREATE TABLE @extschema@.jobs (
     FOREIGN KEY (cluster, partition) REFERENCES @extschema@.partitions ON UPDATE CASCADE,
     FOREIGN KEY (cluster, account, user_name) REFERENCES @extschema@.account_users ON UPDATE CASCADE,
     CHECK (tres IS NULL OR @extschema@.tres_weights_valid(tres)),
+    -- an infinite instant would make every usage report of the centre fail
+    CONSTRAINT jobs_finite_times CHECK (pg_catalog.isfinite(submit_time) AND pg_catalog.isfinite(eligible_time)
+           AND pg_catalog.isfinite(start_time) AND pg_catalog.isfinite(end_time)),
     CHECK (eligible_time IS NULL OR eligible_time OPERATOR(pg_catalog.>=) submit_time),
     CHECK (end_time IS NULL OR start_time IS NULL OR end_time OPERATOR(pg_catalog.>=) start_time),
     CHECK (state OPERATOR(pg_catalog.<>) 'PENDING' OR (start_time IS NULL AND end_time IS NULL)),

@@ -57,8 +57,6 @@
 /* PBS's FAIRSHARE_MIN_USAGE: no entity's usage is ever below this. */
 #define PBS_MIN_USAGE	1.0
 
-/* Seconds from 2000-01-01 (PostgreSQL's epoch) back to 1970-01-01. */
-#define UNIX_EPOCH_OFFSET_S	((double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY)
 
 /* ====================================================================
  * 1. Processor equivalent and usage (MetaCentrum)
@@ -379,20 +377,6 @@ slot_start(const PbsDecayState *st, int64 k)
 	return (double) k * st->interval - UNIX_EPOCH_OFFSET_S;
 }
 
-static double
-instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	TimestampTz t;
-
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be NULL", what),
-				 errhint("Pass the instant to decay usage to, e.g. now().")));
-	t = PG_GETARG_TIMESTAMPTZ(argno);
-	fs_check_timestamp(t, what);
-	return (double) t / USECS_PER_SEC;
-}
 
 /*
  * The state for this row: created on the first row with the decay
@@ -412,7 +396,7 @@ state_for_row(FunctionCallInfo fcinfo, int as_of_arg)
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "decayed_usage_pbs called in non-aggregate context");
 
-	(void) instant_arg(fcinfo, as_of_arg, "as_of");
+	(void) fs_instant_arg(fcinfo, as_of_arg, "as_of");
 	as_of = PG_GETARG_TIMESTAMPTZ(as_of_arg);
 	decays = !PG_ARGISNULL(iv_arg) && !PG_ARGISNULL(iv_arg + 1);
 	if (decays)
@@ -459,14 +443,6 @@ state_for_row(FunctionCallInfo fcinfo, int as_of_arg)
 	return st;
 }
 
-static double
-usage_arg(FunctionCallInfo fcinfo, int argno)
-{
-	double		u = PG_GETARG_FLOAT8(argno);
-
-	fs_check_nonneg(u, "usage");
-	return u;
-}
 
 PG_FUNCTION_INFO_V1(fs_pbs_decay_point_accum);
 
@@ -486,8 +462,8 @@ fs_pbs_decay_point_accum(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 	st = state_for_row(fcinfo, 3);
-	u = usage_arg(fcinfo, 1);
-	at = instant_arg(fcinfo, 2, "at");
+	u = fs_usage_arg(fcinfo, 1);
+	at = fs_instant_arg(fcinfo, 2, "at");
 	if (at <= (double) st->as_of / USECS_PER_SEC && u > 0)
 		state_add(st, slot_of(st, at), u, 0, 0);
 	PG_RETURN_POINTER(st);
@@ -520,9 +496,9 @@ fs_pbs_decay_span_accum(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 	st = state_for_row(fcinfo, 4);
-	u = usage_arg(fcinfo, 1);
-	s = instant_arg(fcinfo, 2, "started");
-	e = instant_arg(fcinfo, 3, "ended");
+	u = fs_usage_arg(fcinfo, 1);
+	s = fs_instant_arg(fcinfo, 2, "started");
+	e = fs_instant_arg(fcinfo, 3, "ended");
 	as_of = (double) st->as_of / USECS_PER_SEC;
 	if (e < s)
 		ereport(ERROR,

@@ -26,6 +26,7 @@ BEGIN ATOMIC
            a.shares, 0::float8, false
       FROM @extschema@.accounts a
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+     WHERE @extschema@._check_as_of(association_tree_at.as_of)
     UNION ALL
     SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
            'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
@@ -76,7 +77,7 @@ BEGIN ATOMIC
                                WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
-         WHERE t.algorithm IN ('fair_tree', 'classic')
+         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
@@ -90,7 +91,8 @@ BEGIN ATOMIC
            (r.f).fairshare,
            (r.f).level_fs,
            (r.f).fs_rank
-      FROM r;
+      FROM r
+     WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
 'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS; ORDER BY cluster, tree_order for sshare''s listing.';

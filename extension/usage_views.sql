@@ -19,6 +19,25 @@ SELECT j.cluster, j.job_id, j.user_name, j.account, j.partition, j.state,
     ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos;
 COMMENT ON VIEW @extschema@.job_billing IS 'Each job''s Slurm billing rate under its partition''s TRESBillingWeights and billing mode.';
 
+-- The as_of of a time-travel function: NULL is 22004 and an infinite
+-- instant 22008, whatever rows the tables hold.  Used as a WHERE clause
+-- without columns, it is evaluated once per query (a one-time filter, or
+-- at plan time for a constant), and keeps the SQL functions inlinable.
+CREATE FUNCTION @extschema@._check_as_of(as_of timestamptz)
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF as_of IS NULL THEN
+        RAISE EXCEPTION 'as_of must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass the instant to report on, e.g. now().';
+    ELSIF NOT isfinite(as_of) THEN
+        RAISE EXCEPTION 'as_of must be a finite timestamp, not %', as_of
+            USING ERRCODE = '22008', HINT = 'Pass the instant to report on, e.g. now().';
+    END IF;
+    RETURN true;
+END
+$$;
+
 -- Decayed usage (billing-seconds) of every user association as of an
 -- instant, with its cluster's decay.  A job counts from its start; a job
 -- still running at as_of counts up to as_of; a job that started after
@@ -66,7 +85,8 @@ BEGIN ATOMIC
       LEFT JOIN per_association u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
-       AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
+       AND u.user_name OPERATOR(pg_catalog.=) au.user_name
+     WHERE @extschema@._check_as_of(association_usage_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.association_usage_at(timestamptz) IS
 'Decayed usage (billing-seconds) of every user association as of an instant, under its cluster''s decay.';

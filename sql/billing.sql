@@ -86,6 +86,11 @@ SELECT err('SELECT tres_billing(''cpu=4'', ''CPU=inf'')');
 SELECT err('SELECT tres_billing(''cpu=4'', ''CPU=1.0;Mem=2'')');
 SELECT err('SELECT tres_billing(''cpu 4=1'', ''CPU=1'')');
 SELECT err('SELECT tres_billing(''cpu=4'', ''CPU=1'', ''maximum'')');
+-- finite counts and weights whose product or sum leaves float8: 22003, not
+-- Infinity (found by test/fuzz/fuzz_billing); 1e308 × 10 > 1.8e308
+SELECT err('SELECT tres_billing(''cpu=1e308'', ''CPU=10'')');
+SELECT err('SELECT tres_billing(''cpu=1e308,mem=1e308'', ''CPU=1,Mem=1'')');  -- 1e308 + 1e308
+SELECT tres_billing('cpu=1e308', 'CPU=1');                                     -- 1e308 × 1 stays finite: 1e+308
 SELECT tres_weights_valid('CPU=1.0,Mem=0.25G,GRES/gpu=2.0'), tres_weights_valid('');
 SELECT err('SELECT tres_weights_valid(''CPU=1.0,Mem'')');
 
@@ -100,3 +105,5 @@ SELECT err('SELECT core_hours(4, ''2024-03-01 08:00+00'', ''2024-03-01 07:00+00'
 SELECT err('SELECT core_hours(-4, ''2024-03-01 08:00+00'', ''2024-03-01 09:00+00'')');                        -- negative: 22023
 SELECT err('SELECT core_hours(4, ''2024-03-01 08:00+00'', ''2024-03-01 09:00+00'', false, 1, 4, 1, ''NaN'')');  -- NaN factor: 22023
 SELECT core_hours(NULL, '2024-03-01 08:00+00', '2024-03-01 09:00+00') IS NULL AS null_cpus; -- NULL in, NULL out
+-- an infinite GPU-hour factor was NaN without GPUs (0 × Infinity) and Infinity with them: 22023
+SELECT err('SELECT core_hours(4, ''2024-03-01 08:00+00'', ''2024-03-01 09:00+00'', false, 1, 4, 0, ''Infinity'')');

@@ -365,3 +365,13 @@ SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
   FROM (VALUES ('root', NULL, false), ('alice', 'root', true), ('sub', 'alice', false)) v(id, parent, u)$$);
 SELECT err($$SELECT fair_tree_rank(id, parent, 1, 0, u) OVER ()
   FROM (VALUES ('root', NULL, true)) v(id, parent, u)$$);
+-- usage or shares that add up past float8 (1e308 + 1e308): 22003.  They gave
+-- effective usage 0 and Level FS Infinity (usage), or every NormShares 0
+-- (shares), where each of the two users holds a half.
+SELECT err($$SELECT fair_tree_effective_usage(id, parent, 1, us, u) OVER ()
+  FROM (VALUES ('root', NULL, 0, false), ('x', 'root', 1e308, true), ('y', 'root', 1e308, true)) v(id, parent, us, u)$$);
+SELECT err($$SELECT fair_tree_norm_shares(id, parent, s, 0, u) OVER ()
+  FROM (VALUES ('root', NULL, 1, false), ('x', 'root', 1e308, true), ('y', 'root', 1e308, true)) v(id, parent, s, u)$$);
+-- one 1e308 alone still fits: EffectvUsage 1e308 / 1e308 = 1
+SELECT id, fair_tree_effective_usage(id, parent, 1, us, u) OVER () AS effectv_usage
+  FROM (VALUES ('root', NULL, 0, false), ('x', 'root', 1e308, true)) v(id, parent, us, u) ORDER BY id;

@@ -145,6 +145,13 @@ DELETE FROM jobs WHERE job_id = 'BAD';
 UPDATE account_users SET shares = NULL WHERE user_name = 'dave';
 SELECT entity, fairshare_perc FROM pbsfs_at('2024-01-03');
 
+-- as_of NULL (it gave every user the floor of 1) or infinite: errors
+SELECT err('SELECT * FROM metacentrum_job_usage_at(NULL)');              -- 22004
+SELECT err('SELECT * FROM metacentrum_user_usage_at(NULL)');             -- 22004
+SELECT err('SELECT * FROM pbsfs_at(NULL)');                              -- 22004
+SELECT err('SELECT * FROM metacentrum_job_usage_at(''infinity'')');      -- 22008
+SELECT err('SELECT * FROM pbsfs_at(''-infinity'')');                     -- 22008
+
 -- clean up
 DELETE FROM publications;
 DELETE FROM pbs_settings;

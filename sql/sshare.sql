@@ -180,5 +180,10 @@ SELECT user_name, round(f::numeric, 6) AS classic_factor
 SELECT attname, format_type(atttypid, atttypmod) AS type
   FROM pg_attribute WHERE attrelid = 'fairshare.sshare'::regclass AND attnum > 0 ORDER BY attnum;
 
+-- as_of NULL (it gave every association zero usage) or infinite: errors
+SELECT err('SELECT * FROM sshare_at(NULL)');                             -- 22004
+SELECT err('SELECT * FROM association_tree_at(NULL)');                   -- 22004
+SELECT err('SELECT * FROM sshare_at(''infinity'')');                     -- 22008
+
 DELETE FROM jobs;
 DELETE FROM clusters;

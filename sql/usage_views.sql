@@ -57,5 +57,16 @@ SELECT user_name, raw_usage FROM association_usage_at('2024-06-10 00:00+00') WHE
 -- the view is the function at now(): the same rows
 SELECT count(*) = 3 AS three_users FROM association_usage WHERE cluster = 'uv';
 
+-- as_of NULL or infinite: an error, whatever the tables hold (NULL gave
+-- every association zero usage; 'infinity' rows or an error, by the data)
+SELECT err('SELECT * FROM association_usage_at(NULL)');                  -- 22004
+SELECT err('SELECT * FROM association_usage_at(''-infinity'')');         -- 22008
+-- the jobs table refuses infinite instants: one such row made every usage
+-- report of the centre fail ("cannot subtract infinite timestamps")
+SELECT err($$INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+             VALUES ('uv', '9', 'cid', 'a', 'p', 'COMPLETED', '-infinity', '-infinity', '2024-06-01', 1)$$);   -- 23514
+SELECT err($$INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+             VALUES ('uv', '9', 'cid', 'a', 'p', 'COMPLETED', '2024-06-01', '2024-06-01', 'infinity', 1)$$);    -- 23514
+
 DELETE FROM jobs WHERE cluster = 'uv';
 DELETE FROM clusters WHERE cluster = 'uv';

@@ -6,6 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-test}
+# A UTF-8 cluster and client whatever the machine's locale: expected outputs
+# hold UTF-8 text (×, é) whose column widths psql computes per character.
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
 PGV=$(${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
 
 # Count what the runners printed and end with one line "N passed, M failed".
