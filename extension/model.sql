@@ -183,11 +183,13 @@ CREATE INDEX ON @extschema@.jobs (account, user_name, cluster);
 -- (association_usage_at): the columns are not independent.
 CREATE STATISTICS @extschema@.jobs_association_stats (ndistinct) ON cluster, account, user_name
     FROM @extschema@.jobs;
--- How many jobs have not started (nor ended) by an instant, for the jobs
--- pending then (sprio_at): separate estimates of "start_time IS NULL OR
--- start_time > t" and the same on end_time multiply to 1/100 of the truth.
-CREATE STATISTICS @extschema@.jobs_first_event_stats
-    ON (COALESCE(start_time, end_time, 'infinity'::timestamptz)) FROM @extschema@.jobs;
+-- The jobs not started (nor ended) by an instant, the jobs pending then
+-- (sprio_at): found by a range scan instead of a scan of the whole table,
+-- and counted by the expression's statistics (separate estimates of
+-- "start_time IS NULL OR start_time > t" and the same on end_time multiply
+-- to 1/100 of the truth, and sprio joined 10^5 pending jobs to sshare's
+-- 10^5 rows by a merge join on the cluster alone: 450 s).
+CREATE INDEX jobs_first_event_idx ON @extschema@.jobs ((COALESCE(start_time, end_time, 'infinity'::timestamptz)));
 CREATE INDEX ON @extschema@.jobs (cluster, start_time);
 -- A project's jobs over a window of time, with what its core-hours need
 -- (GENCI allocation_consumption, RWTH rwth_monthly_usage_at): an index-only

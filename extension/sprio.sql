@@ -93,8 +93,8 @@ BEGIN ATOMIC
         -- pending at as_of: submitted and eligible by then, neither started
         -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
         -- of jobs), so "start and end, when known, after as_of" is its first
-        -- known event after as_of: one expression, whose statistics
-        -- (model.sql) tell the planner how few jobs that is.
+        -- known event after as_of: one expression, indexed (model.sql), whose
+        -- statistics tell the planner how few jobs that is.
         SELECT j.*
           FROM @extschema@.jobs j
          WHERE j.submit_time OPERATOR(pg_catalog.<=) sprio_at.as_of
