@@ -44,12 +44,14 @@
  * siblings, which only matters for tied accounts, and is what tree_order()
  * returns (sshare's listing order).
  *
- * Cost: O(n log n) time (sorts), no recursion (explicit stacks), about 170
- * bytes of working memory per association with its id, plus 24 bytes of
- * answer kept per row.  Bad trees raise errors naming the
- * row: no root or two, a cycle, a parent missing from the partition, a user
- * with children, duplicate or NULL ids, negative, NaN or infinite shares or
- * usage.
+ * Cost: O(n log n) time (sorts; parents are found through a hash table of
+ * the ids), one pass over the partition, no recursion (explicit stacks);
+ * about 170 bytes of working memory per association with its id, plus 24
+ * bytes of answer kept per row (peak resident memory measured by
+ * test/bench: 175 bytes per association at 10^5, 200 at 10^6).  Bad trees
+ * raise errors naming the row: no root or two, a cycle, a parent missing
+ * from the partition, a user with children, duplicate or NULL ids,
+ * negative, NaN or infinite shares or usage.
  */
 #include "postgres.h"
 
