@@ -23,6 +23,23 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.tres_weights_valid(text) IS
 'true for a well-formed TRESBillingWeights string; raises 22P02 naming the bad item otherwise.';
 
+-- core_hours' error, raised from inside its expression.  A function of its
+-- own because format() is STABLE (it prints timestamps in the session's time
+-- zone): an IMMUTABLE SQL function whose body calls it is never inlined, and
+-- core_hours runs once per job in the GENCI and RWTH reports (issue 7).
+CREATE FUNCTION @extschema@._core_hours_invalid(cpus integer, nodes integer, gpus integer,
+                                                gpu_hour_factor float8, started timestamptz, ended timestamptz)
+RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+        MESSAGE = format('core_hours: negative or reversed input (cpus %s, nodes %s, gpus %s, gpu_hour_factor %s, started %s, ended %s)',
+                         cpus, nodes, gpus, gpu_hour_factor, started, ended),
+        HINT = 'Counts and factors are >= 0 and a job ends after it starts.';
+END
+$$;
+
 -- RWTH: cores × elapsed hours; exclusive jobs pay every core of every node;
 -- a GPU-hour may be billed as gpu_hour_factor core-hours (24 at RWTH), in
 -- which case the job pays the larger of its cores and its GPUs' worth.
@@ -40,10 +57,7 @@ RETURN CASE
          OR gpu_hour_factor OPERATOR(pg_catalog.=) 'NaN'::float8
          OR gpu_hour_factor OPERATOR(pg_catalog.=) 'Infinity'::float8
          OR ended OPERATOR(pg_catalog.<) started
-      THEN @extschema@._raise('22023', pg_catalog.format(
-           'core_hours: negative or reversed input (cpus %s, nodes %s, gpus %s, gpu_hour_factor %s, started %s, ended %s)',
-           cpus, nodes, gpus, gpu_hour_factor, started, ended),
-           'Counts and factors are >= 0 and a job ends after it starts.', NULL::float8)
+      THEN @extschema@._core_hours_invalid(cpus, nodes, gpus, gpu_hour_factor, started, ended)
     ELSE GREATEST(
            CASE WHEN exclusive AND cores_per_node IS NOT NULL
                 THEN (nodes OPERATOR(pg_catalog.*) cores_per_node)::float8

@@ -52,6 +52,7 @@ typedef struct Decay
 {
 	DecayKind	kind;
 	double		half_life;		/* seconds (exact, slurm) */
+	double		half_life_us;	/* microseconds (exact) */
 	double		rate;			/* per second: ln2/h (exact), -log1p(-0.693/h) (slurm) */
 	double		interval;		/* seconds (step) */
 	double		factor;			/* per interval (step) */
@@ -259,6 +260,9 @@ continuous_decay_parse(FunctionCallInfo fcinfo, int argno, DecayKind kind)
 		return d;
 	d.kind = kind;
 	d.half_life = h;
+	d.half_life_us = (double) PG_GETARG_INTERVAL_P(argno)->time
+		+ ((double) PG_GETARG_INTERVAL_P(argno)->day
+		   + (double) PG_GETARG_INTERVAL_P(argno)->month * DAYS_PER_MONTH) * USECS_PER_DAY;
 	if (kind == DECAY_EXACT)
 		d.rate = M_LN2 / h;
 	else if (h > SLURM_LN2)
@@ -304,22 +308,35 @@ step_slot(const Decay *d, double t)
 	return floor((t + UNIX_EPOCH_OFFSET_S) / d->interval);
 }
 
-/* Weight at as_of of a unit of usage charged `age` seconds before it. */
+/*
+ * Weight at as_of of a unit of usage charged at `at`.  The age is the exact
+ * difference of the two instants in microseconds; the exact decay divides
+ * it by the half-life in microseconds: one rounding of age / half_life,
+ * where going through seconds rounds each instant, their difference and
+ * the quotient (the same result when both are whole seconds, and one
+ * division per row instead of three).  Step decay counts its boundaries
+ * from the instants themselves.
+ */
 static inline double
-point_weight(const Decay *d, double at, double as_of)
+point_weight(const Decay *d, TimestampTz at, TimestampTz as_of)
 {
-	double		age = as_of - at;
+	/* the difference fits in uint64 across the whole timestamp range */
+	double		age_us = likely(at <= as_of)
+		? (double) ((uint64) as_of - (uint64) at)
+		: -(double) ((uint64) at - (uint64) as_of);
 
 	switch (d->kind)
 	{
 		case DECAY_NONE:
 			return 1.0;
 		case DECAY_EXACT:
-			return exp2(-age / d->half_life);
+			return exp2(-age_us / d->half_life_us);
 		case DECAY_SLURM:
-			return isinf(d->rate) ? (age > 0 ? 0.0 : 1.0) : exp(-d->rate * age);
+			return isinf(d->rate) ? (age_us > 0 ? 0.0 : 1.0)
+				: exp(-d->rate * (age_us / USECS_PER_SEC));
 		case DECAY_STEP:
-			return pow(d->factor, step_slot(d, as_of) - step_slot(d, at));
+			return pow(d->factor, step_slot(d, (double) as_of / USECS_PER_SEC)
+					   - step_slot(d, (double) at / USECS_PER_SEC));
 	}
 	return 1.0;
 }
@@ -382,13 +399,13 @@ span_weight(const Decay *d, double s, double m, double as_of)
 static Datum
 point_accum(FunctionCallInfo fcinfo, const Decay *d)
 {
-	double		u,
-				at,
+	double		u;
+	TimestampTz at,
 				as_of;
 
 	u = fs_usage_arg(fcinfo, 1);
-	at = fs_instant_arg(fcinfo, 2, "at");
-	as_of = fs_instant_arg(fcinfo, 3, "as_of");
+	at = fs_timestamp_arg(fcinfo, 2, "at");
+	as_of = fs_timestamp_arg(fcinfo, 3, "as_of");
 	if (at > as_of)
 		return state_add(fcinfo, 0.0);
 	return state_add(fcinfo, u * point_weight(d, at, as_of));
@@ -418,7 +435,8 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 	if (s > as_of || (s == as_of && e > s))
 		return state_add(fcinfo, 0.0);
 	if (e == s)					/* an instant: the point form */
-		return state_add(fcinfo, u * point_weight(d, s, as_of));
+		return state_add(fcinfo, u * point_weight(d, PG_GETARG_TIMESTAMPTZ(2),
+												  PG_GETARG_TIMESTAMPTZ(4)));
 	m = Min(e, as_of);
 	if (d->kind == DECAY_NONE)	/* keep m == e exact: u × 1 */
 		return state_add(fcinfo, u * ((m - s) / (e - s)));

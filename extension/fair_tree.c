@@ -56,6 +56,9 @@
 #include <float.h>
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "common/hashfn.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -187,15 +190,6 @@ cmp_lineage(const void *a, const void *b, void *arg)
 	return lineage_strcmp(NODE_ID(t, x), NODE_ID(t, y));
 }
 
-/* Ids in plain byte order, to find duplicates and parents by bsearch. */
-static int
-cmp_id(const void *a, const void *b, void *arg)
-{
-	Tree	   *t = (Tree *) arg;
-
-	return strcmp(NODE_ID(t, *(const int32 *) a), NODE_ID(t, *(const int32 *) b));
-}
-
 /*
  * Fair Tree sibling order (_cmp_level_fs): larger LF first, users before
  * accounts on equal LF; then lineage order, the order of Slurm's children
@@ -228,12 +222,20 @@ check_value(double x, const char *what, const char *id)
 }
 
 /*
- * Pass 1: read id, shares, usage and is_user of every row.  Arguments are
- * evaluated in a per-row context that is reset after each row, so an
- * expression argument does not pile up n copies.
+ * Pass 1, the only one over the partition: read id, parent_id, shares,
+ * usage and is_user of every row.  Reading a row's arguments one after the
+ * other is cheap; going over the partition twice is not, once it is larger
+ * than work_mem and the tuplestore sits in a temporary file (a second pass
+ * starts by walking the file backwards to the first row).  The parent ids
+ * are kept, as offsets into a second arena (PARENT_NONE for NULL), until
+ * tree_link_parents resolves them.  Arguments are evaluated in a per-row
+ * context that is reset after each row, so an expression argument does not
+ * pile up n copies.
  */
+#define PARENT_NONE		((Size) -1)
+
 static void
-tree_read_rows(WindowObject winobj, Tree *t)
+tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_off)
 {
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 												 "fair_tree row",
@@ -293,6 +295,19 @@ tree_read_rows(WindowObject winobj, Tree *t)
 		node->usage = DatumGetFloat8(d);
 		check_value(node->usage, "usage", arena.data + node->id_off);
 
+		d = WinGetFuncArgInPartition(winobj, ARG_PARENT, i, WINDOW_SEEK_HEAD,
+									 false, &isnull, &isout);
+		if (isnull)
+			parent_off[i] = PARENT_NONE;
+		else
+		{
+			text	   *pid = DatumGetTextPP(d);
+
+			parent_off[i] = parents->len;
+			appendBinaryStringInfo(parents, VARDATA_ANY(pid), VARSIZE_ANY_EXHDR(pid));
+			appendStringInfoChar(parents, '\0');
+		}
+
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(rowcxt);
 	}
@@ -301,47 +316,89 @@ tree_read_rows(WindowObject winobj, Tree *t)
 }
 
 /*
- * Pass 2: find every row's parent by binary search in the ids sorted in
- * byte order (which also exposes duplicate ids), and the one root.
+ * The ids in an open-addressing hash table (linear probing): slot = node
+ * index + 1, 0 when empty, at most half full; each node's hash kept beside.
+ * About 12 bytes per association while the parents are resolved.
+ */
+typedef struct IdIndex
+{
+	uint32		mask;			/* slots - 1, slots a power of 2 */
+	int32	   *slots;
+	uint32	   *hashes;			/* per node */
+} IdIndex;
+
+static inline uint32
+id_hash(const char *id)
+{
+	return hash_bytes((const unsigned char *) id, (int) strlen(id));
+}
+
+/* The node whose id is `id` (hash h), or -1. */
+static int32
+id_lookup(const IdIndex *ix, const Tree *t, const char *id, uint32 h)
+{
+	uint32		k;
+
+	for (k = h & ix->mask; ix->slots[k] != 0; k = (k + 1) & ix->mask)
+	{
+		int32		v = ix->slots[k] - 1;
+
+		if (ix->hashes[v] == h && strcmp(NODE_ID(t, v), id) == 0)
+			return v;
+	}
+	return -1;
+}
+
+/*
+ * Index every id, reporting a duplicated one (the first in byte order, as
+ * a sort of the ids would find it), then link every row to its parent and
+ * find the one root, in row order.
  */
 static void
-tree_link_parents(WindowObject winobj, Tree *t)
+tree_link_parents(Tree *t, const char *parents, const Size *parent_off)
 {
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
-												 "fair_tree row",
-												 ALLOCSET_SMALL_SIZES);
-	int32	   *by_id = tree_alloc(sizeof(int32) * t->n);
+	IdIndex		ix;
+	uint64		slots = 2;
+	const char *dup = NULL;
 	int32		i;
 
+	while (slots < 2 * (uint64) Max(t->n, 1))
+		slots <<= 1;
+	ix.mask = (uint32) (slots - 1);
+	ix.slots = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int32) * slots,
+										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	ix.hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 	for (i = 0; i < t->n; i++)
-		by_id[i] = i;
-	qsort_arg(by_id, t->n, sizeof(int32), cmp_id, t);
-	for (i = 1; i < t->n; i++)
-		if (strcmp(NODE_ID(t, by_id[i - 1]), NODE_ID(t, by_id[i])) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNIQUE_VIOLATION),
-					 errmsg("association id \"%s\" appears more than once in the tree",
-							NODE_ID(t, by_id[i])),
-					 errhint("Each row of a window partition must have its own id.")));
+	{
+		const char *id = NODE_ID(t, i);
+		uint32		h = id_hash(id);
+		uint32		k;
+
+		ix.hashes[i] = h;
+		if (id_lookup(&ix, t, id, h) >= 0)
+		{
+			if (dup == NULL || strcmp(id, dup) < 0)
+				dup = id;
+			continue;
+		}
+		for (k = h & ix.mask; ix.slots[k] != 0; k = (k + 1) & ix.mask)
+			;
+		ix.slots[k] = i + 1;
+	}
+	if (dup != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("association id \"%s\" appears more than once in the tree", dup),
+				 errhint("Each row of a window partition must have its own id.")));
 
 	t->root = -1;
 	for (i = 0; i < t->n; i++)
 	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(rowcxt);
-		bool		isnull,
-					isout;
-		Datum		d;
-		int32		lo = 0,
-					hi = t->n - 1,
-					found = -1;
-		char	   *pid;
+		const char *pid;
+		int32		found;
 
-		d = WinGetFuncArgInPartition(winobj, ARG_PARENT, i, WINDOW_SEEK_HEAD,
-									 false, &isnull, &isout);
-		if (isnull)
+		if (parent_off[i] == PARENT_NONE)
 		{
-			MemoryContextSwitchTo(oldcxt);
-			MemoryContextReset(rowcxt);
 			if (t->root >= 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_CHECK_VIOLATION),
@@ -352,33 +409,17 @@ tree_link_parents(WindowObject winobj, Tree *t)
 			t->nodes[i].parent = -1;
 			continue;
 		}
-		pid = text_to_cstring(DatumGetTextPP(d));
-		while (lo <= hi)
-		{
-			int32		mid = lo + (hi - lo) / 2;
-			int			c = strcmp(pid, NODE_ID(t, by_id[mid]));
-
-			if (c == 0)
-			{
-				found = by_id[mid];
-				break;
-			}
-			if (c < 0)
-				hi = mid - 1;
-			else
-				lo = mid + 1;
-		}
+		pid = parents + parent_off[i];
+		found = id_lookup(&ix, t, pid, id_hash(pid));
 		if (found < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
 					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, NODE_ID(t, i)),
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
 		t->nodes[i].parent = found;
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextReset(rowcxt);
 	}
-	MemoryContextDelete(rowcxt);
-	pfree(by_id);
+	pfree(ix.slots);
+	pfree(ix.hashes);
 }
 
 /*
@@ -602,8 +643,16 @@ tree_build(WindowObject winobj, Tree *t)
 	 */
 	t->nodes = (TreeNode *) TYPEALIGN(16, tree_alloc(sizeof(TreeNode) * t->n + 16));
 	memset(t->nodes, 0, sizeof(TreeNode) * t->n);
-	tree_read_rows(winobj, t);
-	tree_link_parents(winobj, t);
+	{
+		StringInfoData parents;
+		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
+
+		initStringInfo(&parents);
+		tree_read_rows(winobj, t, &parents, parent_off);
+		tree_link_parents(t, parents.data, parent_off);
+		pfree(parents.data);
+		pfree(parent_off);
+	}
 	tree_walk(t);
 	tree_fs_groups(t);
 }
@@ -922,6 +971,38 @@ TREE_INT_WINDOW(fs_tree_depth, OUT_DEPTH, int32, PG_RETURN_INT32)
 TREE_INT_WINDOW(fs_tree_order, OUT_ORDER, int64, PG_RETURN_INT64)
 
 /*
+ * The dampening argument of the current row: FairShareDampeningFactor, a
+ * finite number > 0.
+ */
+static long double
+dampening_arg(WindowObject winobj, int argno)
+{
+	bool		isnull;
+	double		d = DatumGetFloat8(WinGetFuncArgCurrent(winobj, argno, &isnull));
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dampening must not be NULL"),
+				 errhint("Pass FairShareDampeningFactor, 1 by default.")));
+	if (isnan(d) || isinf(d) || d <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dampening must be a finite number > 0, not %s", fs_float_text(d)),
+				 errhint("FairShareDampeningFactor is a positive number, 1 by default.")));
+	return d;
+}
+
+/* F = 2^(−(UE/S)/d) from an OUT_CLASSIC_FACTOR cell (UE, S); 0 when S <= 0. */
+static double
+classic_factor_value(const TreeCell *cell, long double damp)
+{
+	if (cell->extra <= 0.0)
+		return 0.0;
+	return pow(2.0, (double) -(((long double) cell->value / cell->extra) / damp));
+}
+
+/*
  * classic_factor(..., dampening): F = 2^(−(UE/S)/d), 0 when S <= 0
  * (priority_p_calc_fs_factor); d = FairShareDampeningFactor, default 1.
  * Slurm computes F for accounts too, and sshare prints it; NULL for the
@@ -936,26 +1017,176 @@ fs_classic_factor(PG_FUNCTION_ARGS)
 	long double damp = 1.0L;
 
 	if (PG_NARGS() > ARG_DAMPENING)
-	{
-		bool		isnull;
-		double		d = DatumGetFloat8(WinGetFuncArgCurrent(winobj, ARG_DAMPENING, &isnull));
-
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("dampening must not be NULL"),
-					 errhint("Pass FairShareDampeningFactor, 1 by default.")));
-		if (isnan(d) || isinf(d) || d <= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("dampening must be a finite number > 0, not %s", fs_float_text(d)),
-					 errhint("FairShareDampeningFactor is a positive number, 1 by default.")));
-		damp = d;
-	}
+		damp = dampening_arg(winobj, ARG_DAMPENING);
 	cell = tree_window_cell(fcinfo, OUT_CLASSIC_FACTOR);
 	if (cell->isnull)
 		PG_RETURN_NULL();
-	if (cell->extra <= 0.0)
-		PG_RETURN_FLOAT8(0.0);
-	PG_RETURN_FLOAT8(pow(2.0, (double) -(((long double) cell->value / cell->extra) / damp)));
+	PG_RETURN_FLOAT8(classic_factor_value(cell, damp));
+}
+
+/*
+ * _sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening)
+ * OVER (PARTITION BY cluster): every tree column of sshare for a row, as a
+ * _sshare_tree_row, from ONE build of the partition's tree; the same values
+ * as tree_depth, tree_order, tree_raw_usage, tree_norm_usage and, for
+ * algorithm 'fair_tree', fair_tree_norm_shares, fair_tree_effective_usage,
+ * fair_tree_factor, fair_tree_level_fs and fair_tree_rank, or for
+ * 'classic', classic_norm_shares, classic_effective_usage and
+ * classic_factor(dampening) (level_fs and fs_rank NULL).  Nine separate
+ * window functions would read the partition and build the tree nine times.
+ * The algorithm is the cluster's, the same on every row of a partition;
+ * the dampening is read (and checked) for 'classic' only.
+ */
+#define ARG_ALGORITHM			5
+#define ARG_SSHARE_DAMPENING	6
+
+typedef struct SshareCell
+{
+	TreeCell	norm_shares;
+	TreeCell	efctv;
+	TreeCell	factor;			/* classic: UE and S, for the row's dampening */
+	TreeCell	level_fs;
+	TreeCell	rank;
+	double		raw_usage;
+	double		norm_usage;
+	int64		order;
+	int32		depth;
+} SshareCell;
+
+typedef struct SshareResults
+{
+	bool		computed;
+	bool		classic;
+	SshareCell	cells[FLEXIBLE_ARRAY_MEMBER];
+} SshareResults;
+
+/* The algorithm argument of the current row: true for 'classic'. */
+static bool
+algorithm_is_classic(WindowObject winobj)
+{
+	bool		isnull;
+	Datum		d = WinGetFuncArgCurrent(winobj, ARG_ALGORITHM, &isnull);
+	char	   *a;
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("algorithm must not be NULL"),
+				 errhint("Pass 'fair_tree' or 'classic', the cluster's fairshare_algorithm.")));
+	a = TextDatumGetCString(d);
+	if (strcmp(a, "fair_tree") == 0)
+		return false;
+	if (strcmp(a, "classic") == 0)
+		return true;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("algorithm must be 'fair_tree' or 'classic', not \"%s\"", a),
+			 errhint("Pass the cluster's fairshare_algorithm; PBS trees have their own functions.")));
+	return false;				/* keep the compiler quiet */
+}
+
+PG_FUNCTION_INFO_V1(fs_sshare_tree);
+Datum
+fs_sshare_tree(PG_FUNCTION_ARGS)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	int64		rows = WinGetPartitionRowCount(winobj);
+	bool		classic = algorithm_is_classic(winobj);
+	long double damp = classic ? dampening_arg(winobj, ARG_SSHARE_DAMPENING) : 1.0L;
+	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	SshareResults *res;
+	SshareCell *c;
+	Datum		values[9];
+	bool		nulls[9];
+
+	if (rows > (int64) ((MaxAllocSize - offsetof(SshareResults, cells)) / sizeof(SshareCell)))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
+	res = WinGetPartitionLocalMemory(winobj,
+									 offsetof(SshareResults, cells) + sizeof(SshareCell) * rows);
+	if (!res->computed)
+	{
+		MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
+												   "fair_tree",
+												   ALLOCSET_DEFAULT_SIZES);
+		MemoryContext oldcxt = MemoryContextSwitchTo(work);
+		Tree		t;
+		int32		i;
+
+		memset(&t, 0, sizeof(t));
+		tree_build(winobj, &t);
+		if (classic)
+			classic_compute(&t);
+		else
+			fair_tree_compute(&t);
+		for (i = 0; i < t.n; i++)
+		{
+			SshareCell *cell = &res->cells[i];
+			TreeCell	tmp;
+
+			tree_cell(&t, i, OUT_DEPTH, &tmp);
+			cell->depth = (int32) tmp.value;
+			tree_cell(&t, i, OUT_ORDER, &tmp);
+			cell->order = (int64) tmp.value;
+			tree_cell(&t, i, OUT_RAW_USAGE, &tmp);
+			cell->raw_usage = tmp.value;
+			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
+			cell->norm_usage = tmp.value;
+			if (classic)
+			{
+				tree_cell(&t, i, OUT_CLASSIC_NORM_SHARES, &cell->norm_shares);
+				tree_cell(&t, i, OUT_CLASSIC_EFFECTIVE_USAGE, &cell->efctv);
+				tree_cell(&t, i, OUT_CLASSIC_FACTOR, &cell->factor);
+				cell->level_fs.isnull = true;
+				cell->rank.isnull = true;
+			}
+			else
+			{
+				tree_cell(&t, i, OUT_FT_NORM_SHARES, &cell->norm_shares);
+				tree_cell(&t, i, OUT_FT_EFFECTIVE_USAGE, &cell->efctv);
+				tree_cell(&t, i, OUT_FT_FACTOR, &cell->factor);
+				tree_cell(&t, i, OUT_FT_LEVEL_FS, &cell->level_fs);
+				tree_cell(&t, i, OUT_FT_RANK, &cell->rank);
+			}
+		}
+		res->classic = classic;
+		res->computed = true;
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(work);
+	}
+	if (classic != res->classic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("algorithm must be the same on every row of a window partition"),
+				 errhint("PARTITION BY the cluster, whose fairshare_algorithm is one.")));
+
+	if (tupdesc == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "_sshare_tree must return a composite type");
+		tupdesc = BlessTupleDesc(CreateTupleDescCopy(tupdesc));
+		fcinfo->flinfo->fn_extra = tupdesc;
+		MemoryContextSwitchTo(oldcxt);
+	}
+
+	c = &res->cells[WinGetCurrentPosition(winobj)];
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = Int32GetDatum(c->depth);
+	values[1] = Int64GetDatum(c->order);
+	values[2] = Float8GetDatum(c->norm_shares.value);
+	values[3] = Float8GetDatum(c->raw_usage);
+	values[4] = Float8GetDatum(c->norm_usage);
+	values[5] = Float8GetDatum(c->efctv.value);
+	nulls[6] = c->factor.isnull;
+	if (!nulls[6])
+		values[6] = Float8GetDatum(classic ? classic_factor_value(&c->factor, damp)
+								   : c->factor.value);
+	nulls[7] = c->level_fs.isnull;
+	values[7] = Float8GetDatum(c->level_fs.value);
+	nulls[8] = c->rank.isnull;
+	values[8] = Int64GetDatum((int64) c->rank.value);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

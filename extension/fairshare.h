@@ -10,6 +10,8 @@
 
 #include "postgres.h"
 
+#include <float.h>
+
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "utils/timestamp.h"
@@ -40,30 +42,41 @@ extern void fs_check_timestamp(TimestampTz t, const char *what);
 
 /* Aggregate arguments shared by the decay aggregates (decay.c, pbs.c):
  * a usage (finite, >= 0, else 22023) and an instant (NULL is 22004,
- * ±infinity 22008), the latter as seconds since 2000-01-01. */
-/* (static inline: they run once per aggregated row) */
+ * ±infinity 22008), as a timestamp or as seconds since 2000-01-01. */
+/* (static inline: they run once per aggregated row; the values are tested
+ * here and the shared checks, which raise the errors, called only for a
+ * value that fails) */
 static inline double
 fs_usage_arg(FunctionCallInfo fcinfo, int argno)
 {
 	double		u = PG_GETARG_FLOAT8(argno);
 
-	fs_check_nonneg(u, "usage");
+	/* false for NaN too */
+	if (unlikely(!(u >= 0.0 && u <= DBL_MAX)))
+		fs_check_nonneg(u, "usage");
 	return u;
 }
 
-static inline double
-fs_instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+static inline TimestampTz
+fs_timestamp_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 {
 	TimestampTz t;
 
-	if (PG_ARGISNULL(argno))
+	if (unlikely(PG_ARGISNULL(argno)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s must not be NULL", what),
 				 errhint("Pass the instant to decay usage to, e.g. now().")));
 	t = PG_GETARG_TIMESTAMPTZ(argno);
-	fs_check_timestamp(t, what);
-	return (double) t / USECS_PER_SEC;
+	if (unlikely(TIMESTAMP_NOT_FINITE(t)))
+		fs_check_timestamp(t, what);
+	return t;
+}
+
+static inline double
+fs_instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	return (double) fs_timestamp_arg(fcinfo, argno, what) / USECS_PER_SEC;
 }
 
 #endif							/* FAIRSHARE_H */

@@ -127,55 +127,60 @@ BEGIN
     END IF;
     RETURN QUERY
     WITH al AS (
+        -- each project, with bounds[k] the instant month k of its period
+        -- begins (k = 1 .. n + 1, bounds[n + 1] the end of the last month)
         SELECT a.allocation_id, a.cluster, a.account, a.period_start, a.period_end, c.timezone AS tz,
-               c.gpu_hour_factor,
-               date_trunc('month', a.period_start::timestamp) AS m0,
-               ((extract(year FROM a.period_end) - extract(year FROM a.period_start)) * 12
-                 + extract(month FROM a.period_end) - extract(month FROM a.period_start))::integer + 1 AS n,
+               c.gpu_hour_factor, m.m0, m.n,
                coalesce(a.monthly_allowance,
                         @extschema@.allocation_net_hours(a.allocation_id, timezone(c.timezone, $1)::date)
-                        / (((extract(year FROM a.period_end) - extract(year FROM a.period_start)) * 12
-                            + extract(month FROM a.period_end) - extract(month FROM a.period_start))::integer + 1)
-                       ) AS allowance,
+                        / m.n) AS allowance,
                a.period_start::timestamp AT TIME ZONE c.timezone AS t0,
-               least((a.period_end + 1)::timestamp AT TIME ZONE c.timezone, $1) AS t1
+               least((a.period_end + 1)::timestamp AT TIME ZONE c.timezone, $1) AS t1,
+               ARRAY(SELECT (m.m0 + make_interval(months => i)) AT TIME ZONE c.timezone
+                       FROM generate_series(0, m.n) i ORDER BY i) AS bounds
           FROM @extschema@.allocations a
           JOIN @extschema@.clusters c ON c.cluster = a.cluster
+         CROSS JOIN LATERAL (
+                SELECT date_trunc('month', a.period_start::timestamp) AS m0,
+                       ((extract(year FROM a.period_end) - extract(year FROM a.period_start)) * 12
+                         + extract(month FROM a.period_end) - extract(month FROM a.period_start))::integer + 1 AS n
+               ) m
          WHERE a.policy = 'rwth'
            AND a.period_start::timestamp AT TIME ZONE c.timezone <= $1
     ), pieces AS (
         -- every job of the project cut at the month boundaries, the period
-        -- and as_of
-        SELECT al.allocation_id, pc.m::date AS month,
-               @extschema@.core_hours(j.cpus, pc.ws, pc.we, j.exclusive OR p.whole_node, j.nodes,
-                                      p.cores_per_node, j.gpus, al.gpu_hour_factor) AS h
-          FROM al
-          JOIN @extschema@.jobs j
-            ON j.cluster = al.cluster AND j.account = al.account
-           AND j.start_time IS NOT NULL AND j.start_time < al.t1
-           AND (j.end_time IS NULL OR j.end_time > al.t0)
-          JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
+        -- and as_of: months k from the one it starts in to the one it ends
+        -- in, found by binary search in bounds (time zone conversions per
+        -- job, and generate_series in FROM, cost more than all the rest)
+        SELECT mo.allocation_id, mo.k,
+               @extschema@.core_hours(mo.cpus, pc.ws, pc.we, mo.exclusive OR p.whole_node, mo.nodes,
+                                      p.cores_per_node, mo.gpus, mo.gpu_hour_factor) AS h
+          FROM (SELECT al.allocation_id, al.bounds, al.t0, al.t1, al.gpu_hour_factor,
+                       j.cluster, j.partition, j.start_time, j.end_time, j.cpus, j.exclusive, j.nodes, j.gpus,
+                       generate_series(width_bucket(greatest(j.start_time, al.t0), al.bounds),
+                                       width_bucket(least(coalesce(j.end_time, al.t1), al.t1), al.bounds)) AS k
+                  FROM al
+                  JOIN @extschema@.jobs j
+                    ON j.cluster = al.cluster AND j.account = al.account
+                   AND j.start_time IS NOT NULL AND j.start_time < al.t1
+                   AND (j.end_time IS NULL OR j.end_time > al.t0)) mo
+          JOIN @extschema@.partitions p ON p.cluster = mo.cluster AND p.partition = mo.partition
          CROSS JOIN LATERAL (
-                SELECT g.m,
-                       greatest(j.start_time, al.t0, g.m AT TIME ZONE al.tz) AS ws,
-                       least(coalesce(j.end_time, al.t1), al.t1, (g.m + interval '1 month') AT TIME ZONE al.tz) AS we
-                  FROM generate_series(date_trunc('month', greatest(j.start_time, al.t0) AT TIME ZONE al.tz),
-                                       date_trunc('month', least(coalesce(j.end_time, al.t1), al.t1) AT TIME ZONE al.tz),
-                                       interval '1 month') g(m)
+                SELECT greatest(mo.start_time, mo.t0, mo.bounds[mo.k]) AS ws,
+                       least(coalesce(mo.end_time, mo.t1), mo.t1, mo.bounds[mo.k + 1]) AS we
                ) pc
          WHERE pc.ws < pc.we
     ), used AS (
-        SELECT pieces.allocation_id, pieces.month, sum(pieces.h) AS h
-          FROM pieces GROUP BY pieces.allocation_id, pieces.month
+        SELECT pieces.allocation_id, pieces.k, sum(pieces.h) AS h
+          FROM pieces GROUP BY pieces.allocation_id, pieces.k
     )
     SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end,
            (al.m0 + make_interval(months => g.i))::date, g.i + 1, al.n, al.allowance,
            coalesce(u.h, 0)
       FROM al
      CROSS JOIN LATERAL generate_series(0, al.n - 1) g(i)
-      LEFT JOIN used u ON u.allocation_id = al.allocation_id
-                      AND u.month = (al.m0 + make_interval(months => g.i))::date
-     WHERE (al.m0 + make_interval(months => g.i)) AT TIME ZONE al.tz <= $1
+      LEFT JOIN used u ON u.allocation_id = al.allocation_id AND u.k = g.i + 1
+     WHERE al.bounds[g.i + 1] <= $1
      ORDER BY al.cluster, al.account, al.period_start, g.i;
 END
 $$;

@@ -81,7 +81,17 @@ BEGIN
                         WHERE m.classid OPERATOR(pg_catalog.=) d.classid
                           AND m.objid OPERATOR(pg_catalog.=) d.objid
                           AND m.deptype OPERATOR(pg_catalog.=) 'e'
-                          AND m.refobjid OPERATOR(pg_catalog.=) ext);
+                          AND m.refobjid OPERATOR(pg_catalog.=) ext)
+       -- statistics objects are never extension members (like indexes,
+       -- they belong to their table): accept those on the extension's tables
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_statistic_ext s
+                         JOIN pg_catalog.pg_depend m
+                           ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+                          AND m.objid OPERATOR(pg_catalog.=) s.stxrelid
+                          AND m.deptype OPERATOR(pg_catalog.=) 'e'
+                          AND m.refobjid OPERATOR(pg_catalog.=) ext
+                        WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass
+                          AND s.oid OPERATOR(pg_catalog.=) d.objid);
     IF bad IS NOT NULL THEN
         RAISE EXCEPTION 'schema % already holds objects that are not part of the extension: %', nsp::pg_catalog.regnamespace, bad
             USING ERRCODE = '55000',

@@ -91,13 +91,15 @@ BEGIN ATOMIC
          GROUP BY c.cluster, c.total_nodes, c.total_cpus
     ), pending AS (
         -- pending at as_of: submitted and eligible by then, neither started
-        -- nor ended (cancelled) by then
+        -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
+        -- of jobs), so "start and end, when known, after as_of" is its first
+        -- known event after as_of: one expression, indexed (model.sql), whose
+        -- statistics tell the planner how few jobs that is.
         SELECT j.*
           FROM @extschema@.jobs j
          WHERE j.submit_time OPERATOR(pg_catalog.<=) sprio_at.as_of
            AND j.eligible_time OPERATOR(pg_catalog.<=) sprio_at.as_of
-           AND (j.start_time IS NULL OR j.start_time OPERATOR(pg_catalog.>) sprio_at.as_of)
-           AND (j.end_time IS NULL OR j.end_time OPERATOR(pg_catalog.>) sprio_at.as_of)
+           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) sprio_at.as_of
            AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
     ), shares AS (
         SELECT s.cluster, s.account, s.user_name, s.fairshare

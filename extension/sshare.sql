@@ -44,6 +44,21 @@ END;
 COMMENT ON FUNCTION @extschema@.association_tree_at(timestamptz) IS
 'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions.';
 
+-- Every tree column of sshare for one row, from one build of the
+-- partition's tree (fair_tree.c): sshare would otherwise call nine tree
+-- window functions over the same rows, each reading the partition and
+-- building the tree again.  algorithm is 'fair_tree' or 'classic' (the
+-- cluster's, one per partition); dampening is read for 'classic' only.
+CREATE TYPE @extschema@._sshare_tree_row AS (
+    depth integer, tree_order bigint, norm_shares float8, raw_usage float8, norm_usage float8,
+    effectv_usage float8, fairshare float8, level_fs float8, fs_rank bigint);
+CREATE FUNCTION @extschema@._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
+                                         algorithm text, dampening float8)
+RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8) IS
+'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm.';
+
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
                tree_order bigint, algorithm text,
@@ -52,53 +67,30 @@ RETURNS TABLE (cluster text, account text, user_name text, parent text, depth in
                fs_rank bigint)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH t AS (
-        SELECT * FROM @extschema@.association_tree_at(sshare_at.as_of) x
-         WHERE x.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
-    ), ft AS (
-        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.is_user,
-               @extschema@.tree_depth(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS depth,
-               @extschema@.tree_order(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS tree_order,
-               @extschema@.fair_tree_norm_shares(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS norm_shares,
-               @extschema@.tree_raw_usage(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS raw_usage,
-               @extschema@.tree_norm_usage(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS norm_usage,
-               @extschema@.fair_tree_effective_usage(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS effectv_usage,
-               @extschema@.fair_tree_factor(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS fairshare,
-               @extschema@.fair_tree_level_fs(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS level_fs,
-               @extschema@.fair_tree_rank(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS fs_rank
-          FROM t
-         WHERE t.algorithm OPERATOR(pg_catalog.=) 'fair_tree'
-        WINDOW w AS (PARTITION BY t.cluster)
-    ), cl AS (
-        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.is_user,
-               @extschema@.tree_depth(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS depth,
-               @extschema@.tree_order(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS tree_order,
-               @extschema@.classic_norm_shares(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS norm_shares,
-               @extschema@.tree_raw_usage(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS raw_usage,
-               @extschema@.tree_norm_usage(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS norm_usage,
-               @extschema@.classic_effective_usage(t.id, t.parent_id, t.shares, t.usage, t.is_user) OVER w AS effectv_usage,
-               @extschema@.classic_factor(t.id, t.parent_id, t.shares, t.usage, t.is_user, c.fairshare_dampening) OVER w AS fairshare,
-               NULL::float8 AS level_fs,
-               NULL::bigint AS fs_rank
-          FROM t
-          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) t.cluster
-         WHERE t.algorithm OPERATOR(pg_catalog.=) 'classic'
-        WINDOW w AS (PARTITION BY t.cluster)
-    ), r AS (
-        SELECT * FROM ft UNION ALL SELECT * FROM cl
+    WITH r AS (
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+               @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   -- a subquery, not a join: a join with clusters would leave
+                   -- the planner guessing 1/200 of the rows (issue 7)
+                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                 OVER (PARTITION BY t.cluster) AS f
+          FROM @extschema@.association_tree_at(sshare_at.as_of) t
+         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     )
-    SELECT r.cluster, r.account, r.user_name, r.parent, r.depth, r.tree_order, r.algorithm,
+    SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
-           CASE WHEN r.depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.shares END,
-           r.norm_shares,
-           r.raw_usage,
-           pg_catalog.trunc(r.raw_usage)::bigint,
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.shares END,
+           (r.f).norm_shares,
+           (r.f).raw_usage,
+           pg_catalog.trunc((r.f).raw_usage)::bigint,
            -- sshare leaves the root's NormUsage empty
-           CASE WHEN r.depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.norm_usage END,
-           r.effectv_usage,
-           r.fairshare,
-           r.level_fs,
-           r.fs_rank
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE (r.f).norm_usage END,
+           (r.f).effectv_usage,
+           (r.f).fairshare,
+           (r.f).level_fs,
+           (r.f).fs_rank
       FROM r
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;

@@ -42,6 +42,11 @@ $$;
 -- instant, with its cluster's decay.  A job counts from its start; a job
 -- still running at as_of counts up to as_of; a job that started after
 -- as_of does not count (what was known then).
+--
+-- The jobs are aggregated first, per association, and the associations
+-- joined after: one scan of the job table (parallel, hash-aggregated)
+-- instead of one index probe per association, which reads a large table
+-- in random order (issue 7; README "Performance").
 CREATE FUNCTION @extschema@.association_usage_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -58,25 +63,30 @@ BEGIN ATOMIC
                s.billing OPERATOR(pg_catalog.*)
                  pg_catalog.date_part('epoch', s.e OPERATOR(pg_catalog.-) s.s) AS usage
           FROM spans s
+    ), per_association AS (
+        SELECT ch.cluster, ch.account, ch.user_name,
+               COALESCE(
+                 @extschema@.decayed_usage(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_half_life)
+                   FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'exact'),
+                 @extschema@.decayed_usage_slurm(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_half_life)
+                   FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm'),
+                 @extschema@.decayed_usage_step(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_interval, c.decay_factor)
+                   FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'step')) AS raw_usage,
+               pg_catalog.count(ch.usage) AS jobs
+          FROM charged ch
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) ch.cluster
+         GROUP BY ch.cluster, ch.account, ch.user_name
     )
     SELECT au.cluster, au.account, au.user_name,
-           COALESCE(
-             @extschema@.decayed_usage(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_half_life)
-               FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'exact'),
-             @extschema@.decayed_usage_slurm(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_half_life)
-               FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm'),
-             @extschema@.decayed_usage_step(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_interval, c.decay_factor)
-               FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'step'),
-             0) AS raw_usage,
-           pg_catalog.count(ch.usage) AS jobs
+           COALESCE(u.raw_usage, 0) AS raw_usage,
+           COALESCE(u.jobs, 0) AS jobs
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN charged ch
-        ON ch.cluster OPERATOR(pg_catalog.=) au.cluster
-       AND ch.account OPERATOR(pg_catalog.=) au.account
-       AND ch.user_name OPERATOR(pg_catalog.=) au.user_name
-     WHERE @extschema@._check_as_of(association_usage_at.as_of)
-     GROUP BY au.cluster, au.account, au.user_name;
+      LEFT JOIN per_association u
+        ON u.cluster OPERATOR(pg_catalog.=) au.cluster
+       AND u.account OPERATOR(pg_catalog.=) au.account
+       AND u.user_name OPERATOR(pg_catalog.=) au.user_name
+     WHERE @extschema@._check_as_of(association_usage_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.association_usage_at(timestamptz) IS
 'Decayed usage (billing-seconds) of every user association as of an instant, under its cluster''s decay.';
