@@ -44,7 +44,7 @@ make -s clean PG_CONFIG="$PG_CONFIG" >/dev/null
 # 3. a server with the runtime preloaded; reports go to files we check
 mkdir -p "$work/data" "$work/logs"
 [ "$(id -u)" -eq 0 ] && chown -R postgres "$work/data" "$work/logs"
-run_as "$pgbin/initdb" -D "$work/data" -A trust -U postgres >/dev/null || exit 1
+run_as "$pgbin/initdb" -D "$work/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null || exit 1
 port=$((40000 + RANDOM % 10000))
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$work/logs/ubsan"
 run_as env UBSAN_OPTIONS="$UBSAN_OPTIONS" "$pgbin/pg_ctl" -D "$work/data" -l "$work/logs/server.log" -w \

@@ -28,6 +28,7 @@
 # To run against a server that is already up (the PG* variables name it,
 # FAIRSHARE_IN_CLUSTER=here), pass its log file in SQLSMITH_SERVER_LOG.
 set -uo pipefail
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
 cd "$(dirname "$0")/.."
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PGV=$($PG_CONFIG --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
