@@ -320,7 +320,7 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 /*
  * The ids in an open-addressing hash table (linear probing): slot = node
  * index + 1, 0 when empty, at most half full; each node's hash kept beside.
- * About 12 bytes per association while the parents are resolved.
+ * 12 to 20 bytes per association while the parents are resolved.
  */
 typedef struct IdIndex
 {

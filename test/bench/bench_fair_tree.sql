@@ -8,10 +8,11 @@
 -- 3n/4 user associations, 95 % under leaf accounts, shares 1..100, usage
 -- skewed.  Sizes: :tree_sizes (default 10^4, 10^5, 10^6).
 --
--- Memory: the peak resident memory of a fresh backend running the query,
--- minus what the same backend reached with count(*) OVER () over the same
--- rows (which reads and buffers the partition the same way), per
--- association (VmHWM and VmRSS from /proc/self/status, superuser).
+-- Memory (measured by run.sh once these trees exist): the peak resident
+-- memory of a fresh backend running the query, above its resident memory
+-- after the same call over a one-row tree, minus the same for
+-- count(*) OVER () over the same rows, per association (VmHWM and VmRSS
+-- from /proc/self/status, superuser).
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS bench.tree;
