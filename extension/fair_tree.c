@@ -886,30 +886,72 @@ tree_cell(Tree *t, int32 i, TreeOutput what, TreeCell *cell)
  * Common body of every tree window function: compute the partition's
  * answers on its first call, return the current row's.
  */
+/*
+ * The partition-local array of per-row answers (zeroed on first use), of
+ * `header` bytes then one `cell`-sized entry per row of the partition.
+ */
+static void *
+partition_results(WindowObject winobj, Size header, Size cell)
+{
+	int64		rows = WinGetPartitionRowCount(winobj);
+
+	if (rows > (int64) ((MaxAllocSize - header) / cell))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
+	return WinGetPartitionLocalMemory(winobj, header + cell * rows);
+}
+
+typedef enum TreeAlgorithm
+{
+	ALG_NONE,					/* shape and usage only */
+	ALG_FAIR_TREE,
+	ALG_CLASSIC
+} TreeAlgorithm;
+
+/*
+ * Read the partition into *t and compute it, in a private memory context
+ * that the caller is left in; tree_end() returns to the caller's context
+ * and frees the tree once its answers are copied out.
+ */
+static MemoryContext
+tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg)
+{
+	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
+											   "fair_tree",
+											   ALLOCSET_DEFAULT_SIZES);
+
+	MemoryContextSwitchTo(work);
+	memset(t, 0, sizeof(*t));
+	tree_build(winobj, t);
+	if (alg == ALG_FAIR_TREE)
+		fair_tree_compute(t);
+	else if (alg == ALG_CLASSIC)
+		classic_compute(t);
+	return work;
+}
+
+static void
+tree_end(MemoryContext work)
+{
+	MemoryContextSwitchTo(MemoryContextGetParent(work));
+	MemoryContextDelete(work);
+}
+
 static TreeCell *
 tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	int64		rows = WinGetPartitionRowCount(winobj);
-	TreeResults *res;
+	TreeResults *res = partition_results(winobj, offsetof(TreeResults, cells),
+										 sizeof(TreeCell));
 
-	if (rows > (int64) ((MaxAllocSize - offsetof(TreeResults, cells)) / sizeof(TreeCell)))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
-	res = WinGetPartitionLocalMemory(winobj,
-									 offsetof(TreeResults, cells) + sizeof(TreeCell) * rows);
 	if (!res->computed)
 	{
-		MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
-												   "fair_tree",
-												   ALLOCSET_DEFAULT_SIZES);
-		MemoryContext oldcxt = MemoryContextSwitchTo(work);
+		TreeAlgorithm alg = ALG_NONE;
+		MemoryContext work;
 		Tree		t;
 		int32		i;
 
-		memset(&t, 0, sizeof(t));
-		tree_build(winobj, &t);
 		switch (what)
 		{
 			case OUT_FT_RANK:
@@ -917,21 +959,21 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 			case OUT_FT_LEVEL_FS:
 			case OUT_FT_NORM_SHARES:
 			case OUT_FT_EFFECTIVE_USAGE:
-				fair_tree_compute(&t);
+				alg = ALG_FAIR_TREE;
 				break;
 			case OUT_CLASSIC_NORM_SHARES:
 			case OUT_CLASSIC_EFFECTIVE_USAGE:
 			case OUT_CLASSIC_FACTOR:
-				classic_compute(&t);
+				alg = ALG_CLASSIC;
 				break;
 			default:
 				break;
 		}
+		work = tree_begin(winobj, &t, alg);
 		for (i = 0; i < t.n; i++)
 			tree_cell(&t, i, what, &res->cells[i]);
 		res->computed = true;
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextDelete(work);
+		tree_end(work);
 	}
 	return &res->cells[WinGetCurrentPosition(winobj)];
 }
@@ -1092,36 +1134,21 @@ Datum
 fs_sshare_tree(PG_FUNCTION_ARGS)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	int64		rows = WinGetPartitionRowCount(winobj);
 	bool		classic = algorithm_is_classic(winobj);
 	long double damp = classic ? dampening_arg(winobj, ARG_SSHARE_DAMPENING) : 1.0L;
 	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
-	SshareResults *res;
+	SshareResults *res = partition_results(winobj, offsetof(SshareResults, cells),
+										   sizeof(SshareCell));
 	SshareCell *c;
 	Datum		values[9];
 	bool		nulls[9];
 
-	if (rows > (int64) ((MaxAllocSize - offsetof(SshareResults, cells)) / sizeof(SshareCell)))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
-	res = WinGetPartitionLocalMemory(winobj,
-									 offsetof(SshareResults, cells) + sizeof(SshareCell) * rows);
 	if (!res->computed)
 	{
-		MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
-												   "fair_tree",
-												   ALLOCSET_DEFAULT_SIZES);
-		MemoryContext oldcxt = MemoryContextSwitchTo(work);
 		Tree		t;
+		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE);
 		int32		i;
 
-		memset(&t, 0, sizeof(t));
-		tree_build(winobj, &t);
-		if (classic)
-			classic_compute(&t);
-		else
-			fair_tree_compute(&t);
 		for (i = 0; i < t.n; i++)
 		{
 			SshareCell *cell = &res->cells[i];
@@ -1154,8 +1181,7 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 		}
 		res->classic = classic;
 		res->computed = true;
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextDelete(work);
+		tree_end(work);
 	}
 	if (classic != res->classic)
 		ereport(ERROR,

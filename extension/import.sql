@@ -740,13 +740,7 @@ BEGIN
     END IF;
     tz := @extschema@._import_zone(cluster, time_zone);
 
-    -- One import at a time.  A second import waits here until the first
-    -- has committed, then reads what it stored (READ COMMITTED: every later
-    -- statement sees it).  Without the lock, two imports of overlapping
-    -- exports both took a job for new: the second's insert failed on the
-    -- first's row and its lines, newer ones included, were rejected (23505);
-    -- inserts in crossing orders could deadlock.  SHARE ROW EXCLUSIVE
-    -- conflicts with itself and with writers of jobs, never with readers.
+    -- one import at a time: see import_sacct
     LOCK TABLE @extschema@.jobs IN SHARE ROW EXCLUSIVE MODE;
 
     INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
