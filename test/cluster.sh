@@ -58,6 +58,8 @@ test)
   make -s prove_installcheck 2>&1 || status=1
   echo "== test/dump_restore.sh"
   bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  echo "== test/upgrade.sh"
+  bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   exit "$status"
   ;;
 demo)
