@@ -213,6 +213,7 @@ DECLARE
     -- caller's rows (the tree functions are not: see my_*)
     user_functions text[] := ARRAY[
         'association_usage_at(timestamp with time zone)',
+        '_association_usage(timestamp with time zone, boolean, text)',
         'metacentrum_job_usage_at(timestamp with time zone)',
         'metacentrum_user_usage_at(timestamp with time zone)',
         'my_user_name()',
@@ -225,6 +226,9 @@ DECLARE
     user_relations text[] := ARRAY[
         'clusters', 'partitions', 'qos', 'pbs_settings',
         'job_billing', 'association_usage', 'metacentrum_job_usage', 'metacentrum_user_usage',
+        -- when and whether each cluster's usage checkpoint holds (its rows,
+        -- per user, are filtered like jobs)
+        'usage_checkpoints',
         'my_sshare', 'my_sprio', 'my_pbsfs'];
     -- journals: the administrator appends, never changes or removes
     append_only text[] := ARRAY['ledger', 'regulation_checks'];

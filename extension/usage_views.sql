@@ -38,51 +38,202 @@ BEGIN
 END
 $$;
 
--- Decayed usage (billing-seconds) of every user association as of an
--- instant, with its cluster's decay.  A job counts from its start; a job
--- still running at as_of counts up to as_of; a job that started after
+-- ---------------------------------------------------------------------------
+-- Usage checkpoints (issue 7; README "Usage checkpoints").  Summing every
+-- job of the history at each call is bound by reading and billing the
+-- whole jobs table (10^7 jobs: 7 s).  Slurm keeps each association's
+-- decayed usage and, every PriorityCalcPeriod, decays it and adds what ran
+-- since.  A checkpoint does the same without giving up time travel: the
+-- decayed usage of every association of a cluster as of an instant T0,
+-- computed from the jobs alone and stored; for any as_of >= T0
+--
+--   usage(as_of) = usage(T0) × decay(T0 → as_of)
+--                + the span form of each job's part after T0,
+--                  [max(start, T0), min(end or as_of, as_of)],
+--                  over the jobs still running at T0 or started since
+--
+-- which is the sum over every job, exactly in real arithmetic, for each
+-- decay of decay.c.  Each span form is the integral of a weight w(as_of − t)
+-- over the span, and w(a + b) = w(a) × w(b): 2^(−x/h) ('exact'),
+-- e^(−x·(−ln(1 − 0.693/h))) ('slurm'), f^(slots crossed) ('step', slots
+-- counted from the epoch, so the slots crossed from t to as_of are those
+-- from t to T0 plus those from T0 to as_of).  A span split at T0 therefore
+-- adds up, and the part before T0 decays from T0 by w(as_of − T0), which is
+-- the point form's weight of a unit charged at T0: the checkpoint's usage
+-- enters the same aggregate as a row charged at T0.  In float8 the two
+-- computations differ by a few units in the last place.
+--
+-- A checkpoint is used only while it is valid: the triggers below mark it
+-- invalid when a change alters what it holds (a job's part before T0, a
+-- partition's billing, a UsageFactor, the decay settings).  An as_of
+-- before T0 (time travel to before the checkpoint), and a cluster without
+-- a valid checkpoint, are computed from the jobs as before.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.usage_checkpoints (
+    cluster              text PRIMARY KEY
+                         REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    -- T0: the instant the stored usage is decayed to
+    as_of                timestamptz NOT NULL CHECK (pg_catalog.isfinite(as_of)),
+    created_at           timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- set by the triggers below: the checkpoint is ignored from then on,
+    -- until checkpoint_usage replaces it
+    invalidated_at       timestamptz,
+    invalidated_by       text,
+    CHECK ((invalidated_at IS NULL) OPERATOR(pg_catalog.=) (invalidated_by IS NULL))
+);
+COMMENT ON TABLE @extschema@.usage_checkpoints IS
+'One usage checkpoint per cluster (checkpoint_usage): the instant its usage is decayed to, and when and why a later change invalidated it.';
+
+CREATE TABLE @extschema@.usage_checkpoint_rows (
+    cluster              text NOT NULL
+                         REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE,
+    account              text NOT NULL,
+    user_name            text NOT NULL,
+    -- association_usage_at(T0) of the association, and its jobs then
+    raw_usage            float8 NOT NULL
+                         CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
+    jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
+    PRIMARY KEY (cluster, account, user_name)
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
+'The decayed usage (billing-seconds) and job count of every user association with jobs, as of its cluster''s checkpoint.';
+
+-- The jobs still running at an instant or started after it: those whose
+-- end (infinity while running) is after it.  A range scan of the few jobs
+-- after a checkpoint instead of a scan of the table.
+CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::timestamptz)))
+    WHERE start_time IS NOT NULL;
+
+-- Decayed usage (billing-seconds) and jobs of every user association with
+-- jobs, as of an instant, with its cluster's decay: of one cluster, or of
+-- every cluster when only_cluster is NULL.  A job counts from its start; a
+-- job still running at as_of counts up to as_of; a job that started after
 -- as_of does not count (what was known then).
 --
+-- For association_usage_at (checkpointing false), a cluster with a valid
+-- checkpoint at or before as_of starts from it, the others are read from
+-- the jobs alone.  For checkpoint_usage (checkpointing true), every
+-- cluster is read from the jobs alone, and a job that ends after as_of is
+-- charged over [start, as_of] rather than cut at as_of by the aggregate,
+-- as the part after a checkpoint is: the same number, but decay.c computes
+-- a span's length from float8 seconds since 2000 (1.2e-7 s apart), so
+-- that a cut span carries a relative error of about 1e-7 s / its length
+-- (1e-11 for a 3-hour job), which the uncut spans do not.
+--
 -- The jobs are aggregated first, per association, and the associations
--- joined after: one scan of the job table (parallel, hash-aggregated)
--- instead of one index probe per association, which reads a large table
--- in random order (issue 7; README "Performance").
+-- joined after (association_usage_at): one scan of the job table
+-- (parallel, hash-aggregated) instead of one index probe per association,
+-- which reads a large table in random order (issue 7; README
+-- "Performance").  PL/pgSQL plans each call with its values
+-- (force_custom_plan): the checkpoints found decide which of the three
+-- branches run (a branch whose condition is false is dropped from the
+-- plan), and the planner sees how few jobs end after the oldest checkpoint.
+CREATE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
+RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+    -- clusters starting from a checkpoint, and the oldest of those
+    cp_clusters text[] := '{}';
+    since timestamptz;
+    -- clusters whose every job is read (NULL: all of them)
+    full_clusters text[];
+    any_full boolean;
+BEGIN
+    PERFORM @extschema@._check_as_of(_association_usage.as_of);
+    IF NOT _association_usage.checkpointing THEN
+        SELECT COALESCE(array_agg(k.cluster), '{}'), min(k.as_of) INTO cp_clusters, since
+          FROM @extschema@.usage_checkpoints k
+         WHERE k.invalidated_at IS NULL AND k.as_of <= _association_usage.as_of
+           AND (_association_usage.only_cluster IS NULL OR k.cluster = _association_usage.only_cluster);
+    END IF;
+    IF cardinality(cp_clusters) > 0 OR _association_usage.only_cluster IS NOT NULL THEN
+        SELECT COALESCE(array_agg(c.cluster), '{}') INTO full_clusters
+          FROM @extschema@.clusters c
+         WHERE c.cluster <> ALL (cp_clusters)
+           AND (_association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster);
+    END IF;
+    any_full := full_clusters IS NULL OR cardinality(full_clusters) > 0;
+
+    -- Each branch joins clusters itself: after the UNION ALL the planner
+    -- would no longer see the jobs' cluster statistics and would guess the
+    -- join at 1/200 of the rows (then sort 10^7 rows instead of hashing).
+    RETURN QUERY
+    WITH charged AS (
+        -- clusters without a checkpoint: every job from its start
+        SELECT sp.cluster, sp.account, sp.user_name, sp.s, sp.e,
+               sp.billing * date_part('epoch', sp.e - sp.s) AS usage, 1::bigint AS n,
+               sp.decay_mode, sp.decay_half_life, sp.decay_interval, sp.decay_factor
+          FROM (SELECT b.cluster, b.account, b.user_name, b.start_time AS s,
+                       CASE WHEN _association_usage.checkpointing
+                            THEN LEAST(COALESCE(b.end_time, _association_usage.as_of), _association_usage.as_of)
+                            ELSE COALESCE(b.end_time, GREATEST(b.start_time, _association_usage.as_of)) END AS e,
+                       b.billing, c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
+                  FROM @extschema@.job_billing b
+                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
+                 WHERE any_full AND (full_clusters IS NULL OR b.cluster = ANY (full_clusters))
+                   AND b.start_time IS NOT NULL
+                   AND b.start_time <= _association_usage.as_of) sp
+        UNION ALL
+        -- clusters with one: the part after T0 of every job running at T0
+        -- or started since (counted as a job if started since)
+        SELECT sp.cluster, sp.account, sp.user_name, sp.s, sp.e,
+               sp.billing * date_part('epoch', sp.e - sp.s), sp.n,
+               sp.decay_mode, sp.decay_half_life, sp.decay_interval, sp.decay_factor
+          FROM (SELECT b.cluster, b.account, b.user_name, GREATEST(b.start_time, k.as_of) AS s,
+                       LEAST(COALESCE(b.end_time, _association_usage.as_of), _association_usage.as_of) AS e,
+                       b.billing, CASE WHEN b.start_time > k.as_of THEN 1 ELSE 0 END::bigint AS n,
+                       c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
+                  FROM @extschema@.job_billing b
+                  JOIN @extschema@.usage_checkpoints k ON k.cluster = b.cluster
+                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
+                 WHERE cardinality(cp_clusters) > 0 AND k.cluster = ANY (cp_clusters)
+                   AND b.start_time IS NOT NULL
+                   AND b.start_time <= _association_usage.as_of
+                   AND COALESCE(b.end_time, 'infinity'::timestamptz) > k.as_of
+                   AND COALESCE(b.end_time, 'infinity'::timestamptz) > since) sp
+        UNION ALL
+        -- the checkpoint's usage, charged at T0 and decayed from there
+        SELECT r.cluster, r.account, r.user_name, k.as_of, k.as_of, r.raw_usage, r.jobs,
+               c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
+          FROM @extschema@.usage_checkpoint_rows r
+          JOIN @extschema@.usage_checkpoints k ON k.cluster = r.cluster
+          JOIN @extschema@.clusters c ON c.cluster = r.cluster
+         WHERE cardinality(cp_clusters) > 0 AND k.cluster = ANY (cp_clusters)
+    )
+    SELECT ch.cluster, ch.account, ch.user_name,
+           COALESCE(
+             @extschema@.decayed_usage(ch.usage, ch.s, ch.e, _association_usage.as_of, ch.decay_half_life)
+               FILTER (WHERE ch.decay_mode = 'exact'),
+             @extschema@.decayed_usage_slurm(ch.usage, ch.s, ch.e, _association_usage.as_of, ch.decay_half_life)
+               FILTER (WHERE ch.decay_mode = 'slurm'),
+             @extschema@.decayed_usage_step(ch.usage, ch.s, ch.e, _association_usage.as_of, ch.decay_interval,
+                                            ch.decay_factor)
+               FILTER (WHERE ch.decay_mode = 'step')),
+           sum(ch.n)::bigint
+      FROM charged ch
+     GROUP BY ch.cluster, ch.account, ch.user_name;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._association_usage(timestamptz, boolean, text) IS
+'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL): for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
+
+-- Decayed usage (billing-seconds) of every user association as of an
+-- instant, under its cluster's decay, from the cluster's usage checkpoint
+-- when it has a valid one at or before as_of (the same numbers, see above).
 CREATE FUNCTION @extschema@.association_usage_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH spans AS (
-        SELECT b.cluster, b.account, b.user_name, b.start_time AS s,
-               COALESCE(b.end_time, GREATEST(b.start_time, association_usage_at.as_of)) AS e,
-               b.billing
-          FROM @extschema@.job_billing b
-         WHERE b.start_time IS NOT NULL
-           AND b.start_time OPERATOR(pg_catalog.<=) association_usage_at.as_of
-    ), charged AS (
-        SELECT s.cluster, s.account, s.user_name, s.s, s.e,
-               s.billing OPERATOR(pg_catalog.*)
-                 pg_catalog.date_part('epoch', s.e OPERATOR(pg_catalog.-) s.s) AS usage
-          FROM spans s
-    ), per_association AS (
-        SELECT ch.cluster, ch.account, ch.user_name,
-               COALESCE(
-                 @extschema@.decayed_usage(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_half_life)
-                   FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'exact'),
-                 @extschema@.decayed_usage_slurm(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_half_life)
-                   FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm'),
-                 @extschema@.decayed_usage_step(ch.usage, ch.s, ch.e, association_usage_at.as_of, c.decay_interval, c.decay_factor)
-                   FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'step')) AS raw_usage,
-               pg_catalog.count(ch.usage) AS jobs
-          FROM charged ch
-          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) ch.cluster
-         GROUP BY ch.cluster, ch.account, ch.user_name
-    )
     SELECT au.cluster, au.account, au.user_name,
            COALESCE(u.raw_usage, 0) AS raw_usage,
            COALESCE(u.jobs, 0) AS jobs
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN per_association u
+      LEFT JOIN @extschema@._association_usage(association_usage_at.as_of, true, NULL) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
        AND u.user_name OPERATOR(pg_catalog.=) au.user_name
@@ -94,3 +245,164 @@ COMMENT ON FUNCTION @extschema@.association_usage_at(timestamptz) IS
 CREATE VIEW @extschema@.association_usage AS
 SELECT * FROM @extschema@.association_usage_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
+
+-- Make (or replace) the usage checkpoint of a cluster, or of every cluster
+-- for NULL, as of an instant: association_usage_at(as_of) computed from
+-- the jobs alone and stored.  Run it every few minutes (pg_cron, cron), as
+-- Slurm recomputes usage every PriorityCalcPeriod: usage reports as of
+-- any later instant then read the jobs since as_of only.
+--
+-- While it computes, it holds a SHARE lock on jobs, partitions, qos and
+-- clusters: a change to them committed between the snapshot the checkpoint
+-- is computed from and the checkpoint's own commit would find no
+-- checkpoint to invalidate, so such writes wait (7 s at 10^7 jobs).
+CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
+                                              as_of timestamptz DEFAULT pg_catalog.now())
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    IF checkpoint_usage.as_of > now() THEN
+        RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
+            USING ERRCODE = '22023',
+                  HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF checkpoint_usage.cluster IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = checkpoint_usage.cluster) THEN
+        RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    DELETE FROM @extschema@.usage_checkpoints k
+     WHERE checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of)
+    SELECT c.cluster, checkpoint_usage.as_of
+      FROM @extschema@.clusters c
+     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, account, user_name, raw_usage, jobs)
+    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, true, checkpoint_usage.cluster) u;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz) IS
+'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), so that usage, sshare and sprio as of later instants read only the jobs since; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
+
+-- Invalidation.  A checkpoint of cluster C at T0 holds the part before T0
+-- of C's jobs that started at or before T0, billed and decayed with C's
+-- settings.  A write to jobs that changes that part marks it invalid: a job
+-- started at or before T0 inserted or deleted, or updated in its start, its
+-- end as far as it falls before T0 (least(end, T0): a job running at T0
+-- that ends later is the normal case and changes nothing), its TRES, CPUs,
+-- partition, QOS, account, user or cluster (renames of accounts, users,
+-- partitions and clusters cascade into jobs).  The trigger is per
+-- statement, over the statement's rows: while no checkpoint is valid, a
+-- write pays one lookup of usage_checkpoints.  SECURITY DEFINER: whoever
+-- may write jobs invalidates the checkpoints.
+CREATE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cp record;
+    job text;
+BEGIN
+    FOR cp IN SELECT k.cluster, k.as_of FROM @extschema@.usage_checkpoints k
+               WHERE k.invalidated_at IS NULL LOOP
+        job := NULL;
+        IF TG_OP = 'INSERT' THEN
+            SELECT n.job_id INTO job FROM new_jobs n
+             WHERE n.cluster = cp.cluster AND n.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'DELETE' THEN
+            SELECT o.job_id INTO job FROM old_jobs o
+             WHERE o.cluster = cp.cluster AND o.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'UPDATE' THEN
+            -- old and new rows paired by key; a changed key leaves both unpaired
+            SELECT COALESCE(o.job_id, n.job_id) INTO job
+              FROM old_jobs o FULL JOIN new_jobs n ON n.cluster = o.cluster AND n.job_id = o.job_id
+             WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
+                        THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
+                             OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,
+                                 LEAST(COALESCE(o.end_time, 'infinity'::timestamptz), cp.as_of))
+                                IS DISTINCT FROM
+                                (n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time,
+                                 LEAST(COALESCE(n.end_time, 'infinity'::timestamptz), cp.as_of))
+                        ELSE COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false) END
+             LIMIT 1;
+        ELSE
+            job := '';      -- TRUNCATE
+        END IF;
+        IF job IS NOT NULL THEN
+            UPDATE @extschema@.usage_checkpoints k
+               SET invalidated_at = now(),
+                   invalidated_by = CASE WHEN TG_OP = 'TRUNCATE' THEN 'TRUNCATE jobs'
+                                         ELSE format('%s on jobs: job %s, started before the checkpoint', TG_OP, job) END
+             WHERE k.cluster = cp.cluster AND k.invalidated_at IS NULL;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.jobs
+    REFERENCING NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+
+-- The settings a checkpoint was computed with: a cluster's decay, a
+-- partition's billing weights and mode, a QOS's UsageFactor (a job's QOS
+-- that is not in qos bills with 1, so adding, removing or renaming a QOS
+-- whose factor is not 1 changes the billing too).  A change marks the
+-- checkpoints of the clusters concerned invalid (TRUNCATE: every one).
+-- The trigger argument says what changed.
+CREATE FUNCTION @extschema@._settings_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    affected text[] := '{}';
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || OLD.cluster;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || NEW.cluster;
+    END IF;
+    UPDATE @extschema@.usage_checkpoints k
+       SET invalidated_at = now(),
+           invalidated_by = format('%s on %s: %s', TG_OP, TG_TABLE_NAME, TG_ARGV[0])
+     WHERE k.invalidated_at IS NULL AND (TG_OP = 'TRUNCATE' OR k.cluster = ANY (affected));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.clusters
+    FOR EACH ROW WHEN (OLD.decay_mode IS DISTINCT FROM NEW.decay_mode
+                       OR OLD.decay_half_life IS DISTINCT FROM NEW.decay_half_life
+                       OR OLD.decay_interval IS DISTINCT FROM NEW.decay_interval
+                       OR OLD.decay_factor IS DISTINCT FROM NEW.decay_factor)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('decay settings changed');
+CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.partitions
+    FOR EACH ROW WHEN (OLD.billing_weights IS DISTINCT FROM NEW.billing_weights
+                       OR OLD.billing_mode IS DISTINCT FROM NEW.billing_mode)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('billing weights or mode changed');
+CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.qos
+    FOR EACH ROW WHEN (NEW.usage_factor OPERATOR(pg_catalog.<>) 1)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 added');
+CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.qos
+    FOR EACH ROW WHEN (OLD.usage_factor IS DISTINCT FROM NEW.usage_factor
+                       OR OLD.cluster IS DISTINCT FROM NEW.cluster OR OLD.qos IS DISTINCT FROM NEW.qos)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('UsageFactor or name changed');
+CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.qos
+    FOR EACH ROW WHEN (OLD.usage_factor OPERATOR(pg_catalog.<>) 1)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 removed');
+CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.qos
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('every QOS removed');
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoints', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_rows', '');
