@@ -11,7 +11,9 @@
 
 -- The association tree of every cluster as rows for the tree window
 -- functions (fair_tree.sql), with each user association's decayed usage as
--- of an instant; accounts carry no usage of their own.  Ids: 'a:' ||
+-- of an instant (association_usage_at's, from _association_usage directly:
+-- association_usage_at would join the user associations a second time);
+-- accounts carry no usage of their own.  Ids: 'a:' ||
 -- account, and 'u:' || length(account) || ':' || account || ':' || user for
 -- user associations, so ids never collide and sibling ids sort by account
 -- or user name (the lineage order Slurm breaks ties with).
@@ -36,7 +38,7 @@ BEGIN ATOMIC
            au.shares, COALESCE(u.raw_usage, 0), true
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@.association_usage_at(association_tree_at.as_of) u
+      LEFT JOIN @extschema@._association_usage(association_tree_at.as_of, false, NULL) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
        AND u.user_name OPERATOR(pg_catalog.=) au.user_name;

@@ -112,23 +112,26 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 -- as_of does not count (what was known then).
 --
 -- For association_usage_at (checkpointing false), a cluster with a valid
--- checkpoint at or before as_of starts from it, the others are read from
--- the jobs alone.  For checkpoint_usage (checkpointing true), every
--- cluster is read from the jobs alone, and a job that ends after as_of is
--- charged over [start, as_of] rather than cut at as_of by the aggregate,
--- as the part after a checkpoint is: the same number, but decay.c computes
--- a span's length from float8 seconds since 2000 (1.2e-7 s apart), so
--- that a cut span carries a relative error of about 1e-7 s / its length
--- (1e-11 for a 3-hour job), which the uncut spans do not.
+-- checkpoint at T0 <= as_of starts from it: the checkpoint's usage times
+-- the weight at as_of of a unit charged at T0 (the aggregate's own point
+-- form over one row, so the decay is counted exactly as decay.c counts
+-- it), plus the jobs' parts after T0; the other clusters are read from the
+-- jobs alone.  For checkpoint_usage (checkpointing true), every cluster is
+-- read from the jobs alone, and a job that ends after as_of is charged
+-- over [start, as_of] rather than cut at as_of by the aggregate, as the
+-- parts after a checkpoint are: the same number, but decay.c computes a
+-- span's length from float8 seconds since 2000 (1.2e-7 s apart), so that a
+-- cut span carries a relative error of about 1e-7 s / its length (1e-11
+-- for a 3-hour job), which the uncut spans do not.
 --
 -- The jobs are aggregated first, per association, and the associations
 -- joined after (association_usage_at): one scan of the job table
 -- (parallel, hash-aggregated) instead of one index probe per association,
 -- which reads a large table in random order (issue 7; README
 -- "Performance").  PL/pgSQL plans each call with its values
--- (force_custom_plan): the checkpoints found decide which of the three
--- branches run (a branch whose condition is false is dropped from the
--- plan), and the planner sees how few jobs end after the oldest checkpoint.
+-- (force_custom_plan): the checkpoints found decide which branches run (a
+-- branch whose condition is false is dropped from the plan), and the
+-- planner sees how few jobs end after the oldest checkpoint.
 CREATE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
 RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -136,17 +139,36 @@ SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = force_custom_plan
 AS $$
 DECLARE
-    -- clusters starting from a checkpoint, and the oldest of those
+    -- the clusters starting from a checkpoint, its instant T0 and the
+    -- decay from T0 to as_of (same order); the oldest T0
     cp_clusters text[] := '{}';
+    cp_times timestamptz[] := '{}';
+    cp_decay float8[] := '{}';
     since timestamptz;
-    -- clusters whose every job is read (NULL: all of them)
+    -- the clusters whose every job is read (NULL: all of them)
     full_clusters text[];
     any_full boolean;
 BEGIN
     PERFORM @extschema@._check_as_of(_association_usage.as_of);
     IF NOT _association_usage.checkpointing THEN
-        SELECT COALESCE(array_agg(k.cluster), '{}'), min(k.as_of) INTO cp_clusters, since
+        SELECT COALESCE(array_agg(k.cluster ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(w.decay ORDER BY k.cluster), '{}'),
+               min(k.as_of)
+          INTO cp_clusters, cp_times, cp_decay, since
           FROM @extschema@.usage_checkpoints k
+          JOIN @extschema@.clusters c ON c.cluster = k.cluster
+         CROSS JOIN LATERAL (
+               SELECT COALESCE(
+                        @extschema@.decayed_usage(one.u, k.as_of, k.as_of, _association_usage.as_of, c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'exact'),
+                        @extschema@.decayed_usage_slurm(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                        c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'slurm'),
+                        @extschema@.decayed_usage_step(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                       c.decay_interval, c.decay_factor)
+                          FILTER (WHERE c.decay_mode = 'step')) AS decay
+                 FROM (VALUES (1::float8)) one (u)) w
          WHERE k.invalidated_at IS NULL AND k.as_of <= _association_usage.as_of
            AND (_association_usage.only_cluster IS NULL OR k.cluster = _association_usage.only_cluster);
     END IF;
@@ -161,8 +183,10 @@ BEGIN
     -- Each branch joins clusters itself: after the UNION ALL the planner
     -- would no longer see the jobs' cluster statistics and would guess the
     -- join at 1/200 of the rows (then sort 10^7 rows instead of hashing).
+    -- A checkpoint's instant and decay are looked up in the arrays, not
+    -- joined from usage_checkpoints, for the same reason.
     RETURN QUERY
-    WITH charged AS (
+    WITH spans AS (
         -- clusters without a checkpoint: every job from its start
         SELECT sp.cluster, sp.account, sp.user_name, sp.s, sp.e,
                sp.billing * date_part('epoch', sp.e - sp.s) AS usage, 1::bigint AS n,
@@ -179,43 +203,49 @@ BEGIN
                    AND b.start_time <= _association_usage.as_of) sp
         UNION ALL
         -- clusters with one: the part after T0 of every job running at T0
-        -- or started since (counted as a job if started since)
+        -- or started since, [max(start, T0), min(end, as_of)] (counted as
+        -- a job if started since)
         SELECT sp.cluster, sp.account, sp.user_name, sp.s, sp.e,
-               sp.billing * date_part('epoch', sp.e - sp.s), sp.n,
+               sp.billing * date_part('epoch', sp.e - sp.s),
+               CASE WHEN sp.start_time > sp.t0 THEN 1 ELSE 0 END::bigint,
                sp.decay_mode, sp.decay_half_life, sp.decay_interval, sp.decay_factor
-          FROM (SELECT b.cluster, b.account, b.user_name, GREATEST(b.start_time, k.as_of) AS s,
-                       LEAST(COALESCE(b.end_time, _association_usage.as_of), _association_usage.as_of) AS e,
-                       b.billing, CASE WHEN b.start_time > k.as_of THEN 1 ELSE 0 END::bigint AS n,
-                       c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
-                  FROM @extschema@.job_billing b
-                  JOIN @extschema@.usage_checkpoints k ON k.cluster = b.cluster
-                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
-                 WHERE cardinality(cp_clusters) > 0 AND k.cluster = ANY (cp_clusters)
-                   AND b.start_time IS NOT NULL
-                   AND b.start_time <= _association_usage.as_of
-                   AND COALESCE(b.end_time, 'infinity'::timestamptz) > k.as_of
-                   AND COALESCE(b.end_time, 'infinity'::timestamptz) > since) sp
-        UNION ALL
-        -- the checkpoint's usage, charged at T0 and decayed from there
-        SELECT r.cluster, r.account, r.user_name, k.as_of, k.as_of, r.raw_usage, r.jobs,
-               c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
+          FROM (SELECT t.*, GREATEST(t.start_time, t.t0) AS s,
+                       LEAST(COALESCE(t.end_time, _association_usage.as_of), _association_usage.as_of) AS e
+                  FROM (SELECT b.cluster, b.account, b.user_name, b.start_time, b.end_time, b.billing,
+                               cp_times[array_position(cp_clusters, b.cluster)] AS t0,
+                               c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
+                          FROM @extschema@.job_billing b
+                          JOIN @extschema@.clusters c ON c.cluster = b.cluster
+                         WHERE cardinality(cp_clusters) > 0 AND b.cluster = ANY (cp_clusters)
+                           AND b.start_time IS NOT NULL
+                           AND b.start_time <= _association_usage.as_of
+                           AND COALESCE(b.end_time, 'infinity'::timestamptz) > since) t
+                 WHERE COALESCE(t.end_time, 'infinity'::timestamptz) > t.t0) sp
+    ), added AS (
+        SELECT sp.cluster, sp.account, sp.user_name,
+               COALESCE(
+                 @extschema@.decayed_usage(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'exact'),
+                 @extschema@.decayed_usage_slurm(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'slurm'),
+                 @extschema@.decayed_usage_step(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_interval,
+                                                sp.decay_factor)
+                   FILTER (WHERE sp.decay_mode = 'step')) AS raw_usage,
+               sum(sp.n) AS jobs
+          FROM spans sp
+         GROUP BY sp.cluster, sp.account, sp.user_name
+    ), kept AS (
+        -- the checkpoints' usage, decayed from T0 to as_of
+        SELECT r.cluster, r.account, r.user_name,
+               r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
           FROM @extschema@.usage_checkpoint_rows r
-          JOIN @extschema@.usage_checkpoints k ON k.cluster = r.cluster
-          JOIN @extschema@.clusters c ON c.cluster = r.cluster
-         WHERE cardinality(cp_clusters) > 0 AND k.cluster = ANY (cp_clusters)
+         WHERE cardinality(cp_clusters) > 0 AND r.cluster = ANY (cp_clusters)
     )
-    SELECT ch.cluster, ch.account, ch.user_name,
-           COALESCE(
-             @extschema@.decayed_usage(ch.usage, ch.s, ch.e, _association_usage.as_of, ch.decay_half_life)
-               FILTER (WHERE ch.decay_mode = 'exact'),
-             @extschema@.decayed_usage_slurm(ch.usage, ch.s, ch.e, _association_usage.as_of, ch.decay_half_life)
-               FILTER (WHERE ch.decay_mode = 'slurm'),
-             @extschema@.decayed_usage_step(ch.usage, ch.s, ch.e, _association_usage.as_of, ch.decay_interval,
-                                            ch.decay_factor)
-               FILTER (WHERE ch.decay_mode = 'step')),
-           sum(ch.n)::bigint
-      FROM charged ch
-     GROUP BY ch.cluster, ch.account, ch.user_name;
+    SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
+           COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),
+           (COALESCE(k.jobs, 0) + COALESCE(a.jobs, 0))::bigint
+      FROM added a
+      FULL JOIN kept k ON k.cluster = a.cluster AND k.account = a.account AND k.user_name = a.user_name;
 END
 $$;
 COMMENT ON FUNCTION @extschema@._association_usage(timestamptz, boolean, text) IS
@@ -233,7 +263,7 @@ BEGIN ATOMIC
            COALESCE(u.jobs, 0) AS jobs
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@._association_usage(association_usage_at.as_of, true, NULL) u
+      LEFT JOIN @extschema@._association_usage(association_usage_at.as_of, false, NULL) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
        AND u.user_name OPERATOR(pg_catalog.=) au.user_name
@@ -297,10 +327,10 @@ COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz) IS
 -- partition, QOS, account, user or cluster (renames of accounts, users,
 -- partitions and clusters cascade into jobs).  The trigger is per
 -- statement, over the statement's rows: while no checkpoint is valid, a
--- write pays one lookup of usage_checkpoints.  SECURITY DEFINER: whoever
--- may write jobs invalidates the checkpoints.
+-- write pays one lookup of usage_checkpoints.  A role that writes jobs
+-- needs SELECT and UPDATE on usage_checkpoints (fairshare_admin has them).
 CREATE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -362,7 +392,7 @@ CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschem
 -- checkpoints of the clusters concerned invalid (TRUNCATE: every one).
 -- The trigger argument says what changed.
 CREATE FUNCTION @extschema@._settings_invalidate_usage_checkpoints() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
