@@ -80,3 +80,42 @@ SELECT n.partition, count(*) FILTER (WHERE n.starts) AS start, count(*) FILTER (
  GROUP BY n.partition ORDER BY n.partition;
 
 DROP TABLE demo_sprio, demo_free;
+
+-- Usage checkpoints (1.1; skipped when the demo loads into 1.0 for the
+-- upgrade test): what sprio computes from a checkpoint is what it computes
+-- from every job, and it reads only the jobs running at the checkpoint or
+-- started since.
+SELECT to_regprocedure('fairshare.checkpoint_usage(text, timestamptz)') IS NOT NULL AS has_checkpoints \gset
+\if :has_checkpoints
+\echo
+\echo '=== Usage checkpoints: CALL fairshare.checkpoint_usage() (every few minutes from cron), then sprio reads only the jobs since ==='
+CALL fairshare.checkpoint_usage();
+SELECT now() AS demo_at \gset
+SELECT k.cluster, k.invalidated_at IS NULL AS valid,
+       (SELECT count(*) FROM fairshare.usage_checkpoint_rows r WHERE r.cluster = k.cluster) AS associations,
+       (SELECT sum(r.jobs) FROM fairshare.usage_checkpoint_rows r WHERE r.cluster = k.cluster) AS jobs_in_checkpoint,
+       (SELECT count(*) FROM fairshare.jobs j WHERE j.cluster = k.cluster AND j.start_time IS NOT NULL
+           AND COALESCE(j.end_time, 'infinity') > k.as_of) AS jobs_read_after_it
+  FROM fairshare.usage_checkpoints k ORDER BY k.cluster;
+CREATE TEMP TABLE demo_cp_sprio AS SELECT * FROM fairshare.sprio_at(:'demo_at');
+CREATE TEMP TABLE demo_cp_sshare AS SELECT * FROM fairshare.sshare_at(:'demo_at');
+-- the same instant from every job: set the checkpoints aside, then make them again
+UPDATE fairshare.usage_checkpoints SET invalidated_at = now(), invalidated_by = 'demo: the full computation, for comparison';
+CREATE TEMP TABLE demo_full_sprio AS SELECT * FROM fairshare.sprio_at(:'demo_at');
+CREATE TEMP TABLE demo_full_sshare AS SELECT * FROM fairshare.sshare_at(:'demo_at');
+CALL fairshare.checkpoint_usage();
+SELECT 'sprio' AS report, count(*) AS rows,
+       count(*) FILTER (WHERE (c.priority, c.age, c.fairshare, c.job_size, c.partition_prio, c.qos_prio, c.nice)
+                              IS DISTINCT FROM (f.priority, f.age, f.fairshare, f.job_size, f.partition_prio, f.qos_prio, f.nice))
+         AS printed_columns_differ,
+       max(abs(c.fairshare_factor - f.fairshare_factor)) AS max_factor_difference
+  FROM demo_cp_sprio c FULL JOIN demo_full_sprio f USING (cluster, job_id)
+UNION ALL
+SELECT 'sshare', count(*),
+       count(*) FILTER (WHERE (c.raw_usage_int, c.fs_rank) IS DISTINCT FROM (f.raw_usage_int, f.fs_rank)),
+       max(abs(c.fairshare - f.fairshare))
+  FROM demo_cp_sshare c
+  FULL JOIN demo_full_sshare f
+    ON f.cluster = c.cluster AND f.account = c.account AND COALESCE(f.user_name, '') = COALESCE(c.user_name, '');
+DROP TABLE demo_cp_sprio, demo_cp_sshare, demo_full_sprio, demo_full_sshare;
+\endif
