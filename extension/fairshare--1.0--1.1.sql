@@ -624,6 +624,7 @@ BEGIN ATOMIC
                        WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
                        ELSE '' END))
       FROM summed s;
+END;
 
 -- Grants (security.sql's loop ran in 1.0): the tables as every table of the
 -- extension, usage_checkpoints readable by plain users (it says when each

@@ -54,8 +54,9 @@ schema() {
     | grep -v -E -e 'binary_upgrade_set_next_|binary_upgrade_create_empty_extension' \
                  -e "relfrozenxid|^WHERE oid = '[0-9]+';\$|^-- Dumped (from|by)" \
                  -e '^\\(un)?restrict |^SELECT pg_catalog.setval\('
+  # (by name: a table an update adds gets a later OID than in a fresh install)
   psql -X -A -t -d "$1" -c "SELECT c::regclass, coalesce(k, '') FROM pg_extension e,
-      unnest(e.extconfig, e.extcondition) AS u(c, k) WHERE e.extname = 'fairshare' ORDER BY 1"
+      unnest(e.extconfig, e.extcondition) AS u(c, k) WHERE e.extname = 'fairshare' ORDER BY c::regclass::text"
 }
 psql_q -d $fresh -c 'CREATE EXTENSION fairshare' || bail "CREATE EXTENSION fairshare"
 schema $up > "$tmp/schema.updated"; schema $fresh > "$tmp/schema.fresh"
