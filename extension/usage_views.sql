@@ -285,7 +285,9 @@ COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
 -- While it computes, it holds a SHARE lock on jobs, partitions, qos and
 -- clusters: a change to them committed between the snapshot the checkpoint
 -- is computed from and the checkpoint's own commit would find no
--- checkpoint to invalidate, so such writes wait (7 s at 10^7 jobs).
+-- checkpoint to invalidate, so such writes wait (7 s at 10^7 jobs).  For
+-- the same reason it runs under READ COMMITTED only: its statements take
+-- their snapshots after the lock, when every earlier writer has committed.
 CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
                                               as_of timestamptz DEFAULT pg_catalog.now())
 LANGUAGE plpgsql
@@ -297,6 +299,11 @@ BEGIN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
             USING ERRCODE = '22023',
                   HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'checkpoint_usage: cannot run in a % transaction', current_setting('transaction_isolation')
+            USING ERRCODE = '25000',
+                  HINT = 'Call it under READ COMMITTED: it must see every job committed before it takes its lock.';
     END IF;
     IF checkpoint_usage.cluster IS NOT NULL
        AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = checkpoint_usage.cluster) THEN

@@ -325,6 +325,10 @@ SELECT err($$CALL checkpoint_usage('ck', NULL)$$);                     -- 22004
 SELECT err($$CALL checkpoint_usage('ck', 'infinity')$$);               -- 22008
 SELECT regexp_replace(err($$CALL checkpoint_usage('ck', now() + interval '1 hour')$$), 'as_of .* is', 'as_of (now + 1 h) is');  -- 22023
 SELECT err($$CALL checkpoint_usage('nowhere')$$);                      -- 22023
+-- under REPEATABLE READ its snapshot could predate its lock: refused
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT err($$CALL checkpoint_usage('ck')$$);                           -- 25000
+ROLLBACK;
 SELECT err($$CALL checkpoint_usage('')$$);                             -- 22023
 
 DELETE FROM jobs WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp');
