@@ -59,9 +59,9 @@ $$;
 -- counted from the epoch, so the slots crossed from t to as_of are those
 -- from t to T0 plus those from T0 to as_of).  A span split at T0 therefore
 -- adds up, and the part before T0 decays from T0 by w(as_of − T0), which is
--- the point form's weight of a unit charged at T0: the checkpoint's usage
--- enters the same aggregate as a row charged at T0.  In float8 the two
--- computations differ by a few units in the last place.
+-- the point form's weight of a unit charged at T0, computed by the same
+-- aggregate.  In float8 the two computations differ by a few units in the
+-- last place (sql/checkpoint.sql).
 --
 -- A checkpoint is used only while it is valid: the triggers below mark it
 -- invalid when a change alters what it holds (a job's part before T0, a
@@ -90,7 +90,7 @@ CREATE TABLE @extschema@.usage_checkpoint_rows (
                          REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE,
     account              text NOT NULL,
     user_name            text NOT NULL,
-    -- association_usage_at(T0) of the association, and its jobs then
+    -- the association's decayed usage as of T0, and its jobs then
     raw_usage            float8 NOT NULL
                          CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
     jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
