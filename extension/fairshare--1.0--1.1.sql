@@ -124,6 +124,7 @@ DECLARE
     -- the clusters whose every job is read (NULL: all of them)
     full_clusters text[];
     any_full boolean;
+    any_cp boolean;
 BEGIN
     PERFORM @extschema@._check_as_of(_association_usage.as_of);
     IF NOT _association_usage.checkpointing THEN
@@ -155,48 +156,39 @@ BEGIN
            AND (_association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster);
     END IF;
     any_full := full_clusters IS NULL OR cardinality(full_clusters) > 0;
+    any_cp := cardinality(cp_clusters) > 0;
 
-    -- Each branch joins clusters itself: after the UNION ALL the planner
-    -- would no longer see the jobs' cluster statistics and would guess the
-    -- join at 1/200 of the rows (then sort 10^7 rows instead of hashing).
-    -- A checkpoint's instant and decay are looked up in the arrays, not
-    -- joined from usage_checkpoints, for the same reason.
+    -- One scan of the jobs, grouped by their own columns, so that the
+    -- planner counts the associations with the jobs' statistics (a GROUP BY
+    -- above a UNION ALL of two scans guessed 10^6 groups for 75,001 at 10^7
+    -- jobs, and sorted them on disk).  from_cp: the job's cluster starts
+    -- from a checkpoint at t0, and only its part after t0 is read.  The
+    -- conditions on any_full and any_cp are constants of the custom plan:
+    -- without a checkpoint the scan is the one of every job, with only
+    -- checkpoints it is a range scan of jobs_end_idx.
     RETURN QUERY
     WITH spans AS (
-        -- clusters without a checkpoint: every job from its start
-        SELECT sp.cluster, sp.account, sp.user_name, sp.s, sp.e,
-               sp.billing * date_part('epoch', sp.e - sp.s) AS usage, 1::bigint AS n,
-               sp.decay_mode, sp.decay_half_life, sp.decay_interval, sp.decay_factor
-          FROM (SELECT b.cluster, b.account, b.user_name, b.start_time AS s,
-                       CASE WHEN _association_usage.checkpointing
-                            THEN LEAST(COALESCE(b.end_time, _association_usage.as_of), _association_usage.as_of)
-                            ELSE COALESCE(b.end_time, GREATEST(b.start_time, _association_usage.as_of)) END AS e,
-                       b.billing, c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
+        SELECT j.cluster, j.account, j.user_name, j.billing,
+               j.decay_mode, j.decay_half_life, j.decay_interval, j.decay_factor,
+               CASE WHEN j.from_cp THEN GREATEST(j.start_time, j.t0) ELSE j.start_time END AS s,
+               CASE WHEN j.from_cp OR _association_usage.checkpointing
+                    THEN LEAST(COALESCE(j.end_time, _association_usage.as_of), _association_usage.as_of)
+                    ELSE COALESCE(j.end_time, GREATEST(j.start_time, _association_usage.as_of)) END AS e,
+               -- a job counts once: in the checkpoint if it started by t0
+               CASE WHEN j.from_cp AND j.start_time <= j.t0 THEN 0 ELSE 1 END::bigint AS n
+          FROM (SELECT b.cluster, b.account, b.user_name, b.start_time, b.end_time, b.billing,
+                       c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor,
+                       any_cp AND b.cluster = ANY (cp_clusters) AS from_cp,
+                       cp_times[array_position(cp_clusters, b.cluster)] AS t0
                   FROM @extschema@.job_billing b
                   JOIN @extschema@.clusters c ON c.cluster = b.cluster
-                 WHERE any_full AND (full_clusters IS NULL OR b.cluster = ANY (full_clusters))
-                   AND b.start_time IS NOT NULL
-                   AND b.start_time <= _association_usage.as_of) sp
-        UNION ALL
-        -- clusters with one: the part after T0 of every job running at T0
-        -- or started since, [max(start, T0), min(end, as_of)] (counted as
-        -- a job if started since)
-        SELECT sp.cluster, sp.account, sp.user_name, sp.s, sp.e,
-               sp.billing * date_part('epoch', sp.e - sp.s),
-               CASE WHEN sp.start_time > sp.t0 THEN 1 ELSE 0 END::bigint,
-               sp.decay_mode, sp.decay_half_life, sp.decay_interval, sp.decay_factor
-          FROM (SELECT t.*, GREATEST(t.start_time, t.t0) AS s,
-                       LEAST(COALESCE(t.end_time, _association_usage.as_of), _association_usage.as_of) AS e
-                  FROM (SELECT b.cluster, b.account, b.user_name, b.start_time, b.end_time, b.billing,
-                               cp_times[array_position(cp_clusters, b.cluster)] AS t0,
-                               c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor
-                          FROM @extschema@.job_billing b
-                          JOIN @extschema@.clusters c ON c.cluster = b.cluster
-                         WHERE cardinality(cp_clusters) > 0 AND b.cluster = ANY (cp_clusters)
-                           AND b.start_time IS NOT NULL
-                           AND b.start_time <= _association_usage.as_of
-                           AND COALESCE(b.end_time, 'infinity'::timestamptz) > since) t
-                 WHERE COALESCE(t.end_time, 'infinity'::timestamptz) > t.t0) sp
+                 WHERE b.start_time IS NOT NULL
+                   AND b.start_time <= _association_usage.as_of
+                   AND ((any_full AND (full_clusters IS NULL OR b.cluster = ANY (full_clusters)))
+                        OR (any_cp AND b.cluster = ANY (cp_clusters)
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz) > since
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz)
+                                > cp_times[array_position(cp_clusters, b.cluster)]))) j
     ), added AS (
         SELECT sp.cluster, sp.account, sp.user_name,
                COALESCE(
@@ -208,14 +200,14 @@ BEGIN
                                                 sp.decay_factor)
                    FILTER (WHERE sp.decay_mode = 'step')) AS raw_usage,
                sum(sp.n) AS jobs
-          FROM spans sp
+          FROM (SELECT x.*, x.billing * date_part('epoch', x.e - x.s) AS usage FROM spans x) sp
          GROUP BY sp.cluster, sp.account, sp.user_name
     ), kept AS (
         -- the checkpoints' usage, decayed from T0 to as_of
         SELECT r.cluster, r.account, r.user_name,
                r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
           FROM @extschema@.usage_checkpoint_rows r
-         WHERE cardinality(cp_clusters) > 0 AND r.cluster = ANY (cp_clusters)
+         WHERE any_cp AND r.cluster = ANY (cp_clusters)
     )
     SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
            COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),
