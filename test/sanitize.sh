@@ -59,12 +59,17 @@ if [ "$chunks" = 1 ]; then
 fi
 
 # 3. build from a copy of the sources (the work tree's own build is left
-#    alone) and install into the private tree
+#    alone; its objects, copied along, are cleaned first) and install into
+#    the private tree.  Every object must call ASan's checks.
+make -s -C "$work/build" clean PG_CONFIG="$PG_CONFIG" >/dev/null
 make -s -C "$work/build" -j"$(nproc)" PG_CONFIG="$PG_CONFIG" with_llvm=no COPT="-Werror $san" >/dev/null || exit 1
 make -s -C "$work/build" install PG_CONFIG="$PG_CONFIG" with_llvm=no DESTDIR="$work/root" >/dev/null || exit 1
+for o in "$work"/build/extension/*.o; do
+  nm -u "$o" | grep -q __asan_init || { echo "not ok - ${o##*/} is not instrumented by ASan"; exit 1; }
+done
 so=$work/root$($PG_CONFIG --pkglibdir)/fairshare.so
-readelf -d "$so" | grep -q 'NEEDED.*libasan' || { echo "not ok - $so is not built with ASan"; exit 1; }
-say "built fairshare.so with $san"
+readelf -d "$so" | grep -q 'NEEDED.*libasan' || { echo "not ok - $so does not load libasan"; exit 1; }
+say "built fairshare.so ($(ls "$work"/build/extension/*.o | wc -l) objects) with $san"
 
 # 4. the runtime to preload, first in the library list as ASan demands: the
 #    libasan of this compiler, and the fix that lets PostgreSQL start under it
