@@ -404,6 +404,12 @@ fs_rwth_month_hours_accum(PG_FUNCTION_ARGS)
 		st = PG_GETARG_ARRAYTYPE_P(0);
 		if (!AggCheckCallContext(fcinfo, NULL))
 			st = (ArrayType *) pg_detoast_datum_copy((struct varlena *) st);
+		/* (only a direct call can pass a state the aggregate did not make) */
+		if (ARR_NDIM(st) != 1 || ARR_HASNULL(st) || ARR_ELEMTYPE(st) != FLOAT8OID)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("_rwth_month_hours: the state must be a one-dimensional float8 array without NULLs"),
+					 errhint("Call the aggregate _rwth_month_hours, not its transition function.")));
 		if (ARR_DIMS(st)[0] != n)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
