@@ -315,6 +315,9 @@ SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 'NaN', 
 ROLLBACK TO SAVEPOINT s;
 SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, '{100000,100000,100000,100000}', 24, 'jara', 1, m.since, m.until, false, 100000, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
+-- the transition function called directly, with a state the aggregate would not make
+SELECT _rwth_month_hours_accum('{1,NULL,3}', m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
 SELECT _rwth_month_starts('2024-02-01', '2024-01-31', 'UTC');
 ROLLBACK TO SAVEPOINT s;
 SELECT _rwth_month_starts('2024-02-01', 'infinity', 'UTC');
