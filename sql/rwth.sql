@@ -243,6 +243,15 @@ SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'sh
                (1, '2024-01-31 00:00+00', '2024-03-01 12:00+00', false, 1),
                (4, '2024-03-20 00:00+00', NULL, false, 1),
                (3, '2024-02-10 10:00+00', '2024-02-10 11:00+00', true, 2)) j(cpus, s, e, excl, nodes);
+-- The partitions may differ from row to row (the lookup is kept per call site and
+-- recognised by its bytes): 'x' is shared in group 1, 2 cores × 1 h = 2 a job, and bills
+-- whole nodes of 8 in group 2, 8 × 1 h = 8 a job; two jobs each, the rows alternating.
+SELECT v.g, _rwth_month_hours(m.b, m.since, m.until, v.parts, v.whole, v.cpn, 24, 'x', 2,
+                              '2024-02-10 10:00+00', '2024-02-10 11:00+00', false, 1, 0) AS hours
+  FROM mh_bounds m,
+       (VALUES (1, '{x}'::text[], '{f}'::boolean[], '{8}'::integer[]), (2, '{w,x}', '{f,t}', '{4,8}'),
+               (1, '{x}', '{f}', '{8}'), (2, '{w,x}', '{f,t}', '{4,8}')) v(g, parts, whole, cpn)
+ GROUP BY v.g ORDER BY v.g;
 -- Bit for bit what the reports computed in SQL before (1.0): each job joined to its
 -- partition and cut at the bounds (greatest/least), core_hours per piece, sum() per
 -- month in the same row order.  5 000 jobs at random microseconds over 14 months (up to
