@@ -52,8 +52,9 @@ demo:
 bench:
 	bash test/cluster.sh bench
 
-# Build with UBSan and run every suite against a server loading that build
-# (test/sanitize.sh).
+# Build with AddressSanitizer and UndefinedBehaviorSanitizer and run every
+# suite against a server started with the ASan runtime preloaded; fails on any
+# report (test/sanitize.sh).
 .PHONY: sanitize
 sanitize:
 	bash test/sanitize.sh

@@ -94,15 +94,48 @@ kahan_add(float8 *sum, float8 *comp, double x)
 	*sum = t;
 }
 
+/*
+ * The decay parameters are per-query constants in practice, but an
+ * aggregate argument may vary per row: keep the last one parsed in
+ * fn_extra and reparse only when the raw argument changes.
+ *
+ * agg_state remembers the last state array this call site checked and found
+ * to be an aggregate's own (in place) state; it is only ever compared with
+ * the state argument, never read through, so a later state allocated at the
+ * same address is one PostgreSQL made from INITCOND or one we returned:
+ * either way checked already by construction.  It saves the checks and the
+ * AggCheckCallContext call on every row (issue 7: the per-row cost).
+ */
+typedef struct DecayCache
+{
+	bool		valid;
+	bool		isnull;
+	Interval	raw;
+	float8		factor;			/* step decay's second argument */
+	Decay		decay;
+	const void *agg_state;
+} DecayCache;
+
 /* Return the state with one more row adding x, in place when allowed. */
 static Datum
-state_add(FunctionCallInfo fcinfo, double x)
+state_add(FunctionCallInfo fcinfo, DecayCache *c, double x)
 {
-	ArrayType  *a = PG_GETARG_ARRAYTYPE_P(0);
-	float8	   *v = state_values(a);
+	ArrayType  *a;
+	float8	   *v;
 
+	if (likely(c->agg_state == DatumGetPointer(PG_GETARG_DATUM(0))))
+	{
+		/* the state checked on an earlier row of this aggregate */
+		v = (float8 *) ARR_DATA_PTR((ArrayType *) DatumGetPointer(PG_GETARG_DATUM(0)));
+		v[0] += 1.0;
+		kahan_add(&v[1], &v[2], x);
+		return PG_GETARG_DATUM(0);
+	}
+	a = PG_GETARG_ARRAYTYPE_P(0);
+	v = state_values(a);
 	if (AggCheckCallContext(fcinfo, NULL))
 	{
+		c->agg_state = a;
 		v[0] += 1.0;
 		kahan_add(&v[1], &v[2], x);
 		PG_RETURN_ARRAYTYPE_P(a);
@@ -170,21 +203,6 @@ fs_decay_final(PG_FUNCTION_ARGS)
 
 /* ---------- decay parameters ---------- */
 
-/*
- * The decay parameters are per-query constants in practice, but an
- * aggregate argument may vary per row: keep the last one parsed in
- * fn_extra (never a state pointer, only derived constants) and reparse
- * only when the raw argument changes.
- */
-typedef struct DecayCache
-{
-	bool		valid;
-	bool		isnull;
-	Interval	raw;
-	float8		factor;			/* step decay's second argument */
-	Decay		decay;
-} DecayCache;
-
 static DecayCache *
 decay_cache(FunctionCallInfo fcinfo)
 {
@@ -198,10 +216,9 @@ static Decay continuous_decay_parse(FunctionCallInfo fcinfo, int argno, DecayKin
 static Decay step_decay_parse(FunctionCallInfo fcinfo, int argno);
 
 /* Half-life argument, cached: see decay_cache. */
-static inline Decay
-continuous_decay(FunctionCallInfo fcinfo, int argno, DecayKind kind)
+static inline const Decay *
+continuous_decay(FunctionCallInfo fcinfo, DecayCache *c, int argno, DecayKind kind)
 {
-	DecayCache *c = decay_cache(fcinfo);
 	bool		isnull = PG_ARGISNULL(argno);
 
 	if (!c->valid || c->isnull != isnull
@@ -213,14 +230,13 @@ continuous_decay(FunctionCallInfo fcinfo, int argno, DecayKind kind)
 			c->raw = *PG_GETARG_INTERVAL_P(argno);
 		c->valid = true;
 	}
-	return c->decay;
+	return &c->decay;
 }
 
 /* Step decay arguments (interval, factor), cached likewise. */
-static inline Decay
-step_decay(FunctionCallInfo fcinfo, int argno)
+static inline const Decay *
+step_decay(FunctionCallInfo fcinfo, DecayCache *c, int argno)
 {
-	DecayCache *c = decay_cache(fcinfo);
 	bool		isnull = PG_ARGISNULL(argno) || PG_ARGISNULL(argno + 1);
 	float8		f = isnull ? 0 : PG_GETARG_FLOAT8(argno + 1);
 
@@ -237,7 +253,7 @@ step_decay(FunctionCallInfo fcinfo, int argno)
 		}
 		c->valid = true;
 	}
-	return c->decay;
+	return &c->decay;
 }
 
 /* Half-life argument: NULL or 0 means no decay, negative is an error. */
@@ -397,7 +413,7 @@ span_weight(const Decay *d, double s, double m, double as_of)
 
 /* Usage charged at one instant: args (state, usage, at, as_of, params…). */
 static Datum
-point_accum(FunctionCallInfo fcinfo, const Decay *d)
+point_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 {
 	double		u;
 	TimestampTz at,
@@ -407,13 +423,13 @@ point_accum(FunctionCallInfo fcinfo, const Decay *d)
 	at = fs_timestamp_arg(fcinfo, 2, "at");
 	as_of = fs_timestamp_arg(fcinfo, 3, "as_of");
 	if (at > as_of)
-		return state_add(fcinfo, 0.0);
-	return state_add(fcinfo, u * point_weight(d, at, as_of));
+		return state_add(fcinfo, c, 0.0);
+	return state_add(fcinfo, c, u * point_weight(d, at, as_of));
 }
 
 /* Usage accrued over a span: args (state, usage, started, ended, as_of, params…). */
 static Datum
-span_accum(FunctionCallInfo fcinfo, const Decay *d)
+span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 {
 	double		u,
 				s,
@@ -433,14 +449,14 @@ span_accum(FunctionCallInfo fcinfo, const Decay *d)
 						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2)))),
 				 errhint("A job's usage accrues between its start and its end.")));
 	if (s > as_of || (s == as_of && e > s))
-		return state_add(fcinfo, 0.0);
+		return state_add(fcinfo, c, 0.0);
 	if (e == s)					/* an instant: the point form */
-		return state_add(fcinfo, u * point_weight(d, PG_GETARG_TIMESTAMPTZ(2),
+		return state_add(fcinfo, c, u * point_weight(d, PG_GETARG_TIMESTAMPTZ(2),
 												  PG_GETARG_TIMESTAMPTZ(4)));
 	m = Min(e, as_of);
 	if (d->kind == DECAY_NONE)	/* keep m == e exact: u × 1 */
-		return state_add(fcinfo, u * ((m - s) / (e - s)));
-	return state_add(fcinfo, u / (e - s) * span_weight(d, s, m, as_of));
+		return state_add(fcinfo, c, u * ((m - s) / (e - s)));
+	return state_add(fcinfo, c, u / (e - s) * span_weight(d, s, m, as_of));
 }
 
 /*
@@ -465,64 +481,58 @@ PG_FUNCTION_INFO_V1(fs_decay_point_accum);
 Datum
 fs_decay_point_accum(PG_FUNCTION_ARGS)
 {
-	Decay		d;
+	DecayCache *c = decay_cache(fcinfo);
 
 	SKIP_IF_NULL(1, 2);
-	d = continuous_decay(fcinfo, 4, DECAY_EXACT);
-	return point_accum(fcinfo, &d);
+	return point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, DECAY_EXACT));
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_span_accum);
 Datum
 fs_decay_span_accum(PG_FUNCTION_ARGS)
 {
-	Decay		d;
+	DecayCache *c = decay_cache(fcinfo);
 
 	SKIP_IF_NULL(1, 3);
-	d = continuous_decay(fcinfo, 5, DECAY_EXACT);
-	return span_accum(fcinfo, &d);
+	return span_accum(fcinfo, c, continuous_decay(fcinfo, c, 5, DECAY_EXACT));
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_slurm_point_accum);
 Datum
 fs_decay_slurm_point_accum(PG_FUNCTION_ARGS)
 {
-	Decay		d;
+	DecayCache *c = decay_cache(fcinfo);
 
 	SKIP_IF_NULL(1, 2);
-	d = continuous_decay(fcinfo, 4, DECAY_SLURM);
-	return point_accum(fcinfo, &d);
+	return point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, DECAY_SLURM));
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_slurm_span_accum);
 Datum
 fs_decay_slurm_span_accum(PG_FUNCTION_ARGS)
 {
-	Decay		d;
+	DecayCache *c = decay_cache(fcinfo);
 
 	SKIP_IF_NULL(1, 3);
-	d = continuous_decay(fcinfo, 5, DECAY_SLURM);
-	return span_accum(fcinfo, &d);
+	return span_accum(fcinfo, c, continuous_decay(fcinfo, c, 5, DECAY_SLURM));
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_step_point_accum);
 Datum
 fs_decay_step_point_accum(PG_FUNCTION_ARGS)
 {
-	Decay		d;
+	DecayCache *c = decay_cache(fcinfo);
 
 	SKIP_IF_NULL(1, 2);
-	d = step_decay(fcinfo, 4);
-	return point_accum(fcinfo, &d);
+	return point_accum(fcinfo, c, step_decay(fcinfo, c, 4));
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_step_span_accum);
 Datum
 fs_decay_step_span_accum(PG_FUNCTION_ARGS)
 {
-	Decay		d;
+	DecayCache *c = decay_cache(fcinfo);
 
 	SKIP_IF_NULL(1, 3);
-	d = step_decay(fcinfo, 5);
-	return span_accum(fcinfo, &d);
+	return span_accum(fcinfo, c, step_decay(fcinfo, c, 5));
 }

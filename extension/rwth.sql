@@ -7,54 +7,24 @@
 -- consumption of every project from the job table and `r_wlm_usage`, the
 -- view that prints what `r_wlm_usage -q` prints, for every project and
 -- month.  Months are calendar months in the cluster's time zone; a month
--- outside the accounting period counts 0 (passed as NULL).
+-- outside the accounting period counts 0 (passed as NULL).  What runs per
+-- job or per project month is in C (rwth.c): the reports cover 10^4
+-- projects × 24 months in about 1.3 s (issue 7, README "Performance").
 -- ---------------------------------------------------------------------------
-
--- Argument checks shared by the RWTH functions: the current month's
--- allowance and consumption are required; a previous month inside the
--- period needs its consumption; every number given is finite and >= 0.
-CREATE FUNCTION @extschema@._rwth_check(fn text, allowance_prev float8, allowance_cur float8,
-                                        allowance_next float8, consumed_prev float8, consumed_cur float8)
-RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    names text[] := ARRAY['allowance_prev', 'allowance_cur', 'allowance_next', 'consumed_prev', 'consumed_cur'];
-    vals float8[] := ARRAY[allowance_prev, allowance_cur, allowance_next, consumed_prev, consumed_cur];
-BEGIN
-    FOR i IN 1..5 LOOP
-        IF vals[i] IS NOT NULL AND NOT (vals[i] >= 0 AND vals[i] < 'Infinity') THEN
-            RAISE EXCEPTION '%: % must be a finite number of core-hours >= 0, not %', fn, names[i], vals[i]
-                USING ERRCODE = '22023', HINT = 'Allowances and consumption are core-hours; NULL marks a month outside the period.';
-        END IF;
-    END LOOP;
-    IF allowance_cur IS NULL OR consumed_cur IS NULL THEN
-        RAISE EXCEPTION '%: the current month''s allowance and consumption must not be NULL', fn
-            USING ERRCODE = '22004', HINT = 'Only the previous and the next month may be NULL (outside the accounting period).';
-    END IF;
-    IF allowance_prev IS NOT NULL AND consumed_prev IS NULL THEN
-        RAISE EXCEPTION '%: consumed_prev is NULL but the previous month lies in the period (allowance_prev %)', fn, allowance_prev
-            USING ERRCODE = '22004', HINT = 'Pass 0 for a month without jobs, or NULL allowance_prev for a month outside the period.';
-    END IF;
-END
-$$;
 
 -- available(m) = A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); a NULL previous or
 -- next allowance means that month lies outside the accounting period and
 -- counts 0 (no transfer into the first month, no borrowing in the last);
--- consumed_prev is then ignored.
+-- consumed_prev is then ignored.  The current month's allowance and
+-- consumption are required (22004), a previous month inside the period needs
+-- its consumption (22004), every number given is finite and >= 0 (22023).
+-- In C (rwth.c): r_wlm_usage calls it for every project month.
 CREATE FUNCTION @extschema@.rwth_available_quota(allowance_prev float8, allowance_cur float8,
                                                  allowance_next float8, consumed_prev float8,
                                                  consumed_cur float8)
-RETURNS float8 LANGUAGE plpgsql IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    PERFORM @extschema@._rwth_check('rwth_available_quota', allowance_prev, allowance_cur,
-                                    allowance_next, consumed_prev, consumed_cur);
-    RETURN coalesce(allowance_prev, 0) + allowance_cur + coalesce(allowance_next, 0)
-           - CASE WHEN allowance_prev IS NULL THEN 0 ELSE consumed_prev END
-           - consumed_cur;
-END
-$$;
+RETURNS float8
+AS 'MODULE_PATHNAME', 'fs_rwth_available_quota'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.rwth_available_quota(float8, float8, float8, float8, float8) IS
 'RWTH: core-hours usable in month m: A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); NULL previous/next allowance = month outside the period = 0.';
 
@@ -67,7 +37,9 @@ COMMENT ON FUNCTION @extschema@.rwth_available_quota(float8, float8, float8, flo
 --   page's "Consumable core-h", 2200), available_pct = 100 × available / A(m);
 --   low_priority when available <= 0; blocked when C(m) > 6 × A(m) or, the
 --   totals given, consumed_total > 2 × allowance_total (both strict).
--- Percentages are NULL for a zero allowance.
+-- Percentages are NULL for a zero allowance.  The arguments are checked as
+-- rwth_available_quota's; the totals, when given, are finite and >= 0
+-- (22023).  In C (rwth.c), as rwth_available_quota.
 CREATE FUNCTION @extschema@.rwth_quota_status(
     allowance_prev float8, allowance_cur float8, allowance_next float8,
     consumed_prev float8, consumed_cur float8,
@@ -75,31 +47,126 @@ CREATE FUNCTION @extschema@.rwth_quota_status(
     OUT available float8, OUT remaining_prev float8, OUT balance float8,
     OUT balance_pct float8, OUT balance_pct_display float8, OUT available_pct float8,
     OUT low_priority boolean, OUT blocked boolean)
-LANGUAGE plpgsql IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    available := @extschema@.rwth_available_quota(allowance_prev, allowance_cur, allowance_next,
-                                                  consumed_prev, consumed_cur);
-    IF allowance_total IS NOT NULL AND NOT (allowance_total >= 0 AND allowance_total < 'Infinity')
-       OR consumed_total IS NOT NULL AND NOT (consumed_total >= 0 AND consumed_total < 'Infinity') THEN
-        RAISE EXCEPTION 'rwth_quota_status: totals must be finite numbers of core-hours >= 0 (allowance_total %, consumed_total %)',
-                        allowance_total, consumed_total
-            USING ERRCODE = '22023', HINT = 'NULL totals skip the "total quota exceeded twice" test.';
-    END IF;
-    remaining_prev := CASE WHEN allowance_prev IS NULL THEN 0 ELSE allowance_prev - consumed_prev END;
-    balance := remaining_prev + allowance_cur - consumed_cur;
-    IF allowance_cur > 0 THEN
-        balance_pct := 100 * balance / allowance_cur;
-        balance_pct_display := CASE WHEN balance_pct < -100 THEN -101 ELSE balance_pct END;
-        available_pct := 100 * available / allowance_cur;
-    END IF;
-    low_priority := available <= 0;
-    blocked := consumed_cur > 6 * allowance_cur
-               OR coalesce(consumed_total > 2 * allowance_total, false);
-END
-$$;
+AS 'MODULE_PATHNAME', 'fs_rwth_quota_status'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.rwth_quota_status(float8, float8, float8, float8, float8, float8, float8) IS
 'RWTH quota status of a month: available, remaining of the previous month, balance (hours, %, % as displayed, clamped at −101), available %, low priority (available <= 0), blocked (C(m) > 6·A(m) or total > 2·total allowance).';
+
+-- The instants the calendar months of a period begin in a time zone, and
+-- the end of the last month: n + 1 instants for a period touching n months,
+-- each (first of the month)::timestamp AT TIME ZONE timezone (rwth.c).
+-- Internal to rwth_monthly_usage_at.
+CREATE FUNCTION @extschema@._rwth_month_starts(period_start date, period_end date, timezone text)
+RETURNS timestamptz[]
+AS 'MODULE_PATHNAME', 'fs_rwth_month_starts'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._rwth_month_starts(date, date, text) IS
+'RWTH (internal): the instants the months of a period begin in a time zone, and the end of the last.';
+
+-- The core-hours of a project's jobs per month, in one pass over the jobs
+-- (rwth.c).  The group's constants come first: bounds, the n + 1 instants
+-- b[1] <= ... <= b[n + 1] that cut the months, month k being [b[k],
+-- b[k + 1]); the window [since, until) in which jobs count; the cluster's
+-- partitions with their whole_node and cores_per_node (three arrays of one
+-- length) and its gpu_hour_factor.  Then the job's columns.  Month k gets
+-- core_hours (billing.sql) of the piece [greatest(started, since, b[k]),
+-- least(ended, until, b[k + 1])), the job joined to its partition (a job
+-- without an end runs to until).  The result is float8[n], the pieces of
+-- each month added in the order of the rows, as sum() adds them; NULL when
+-- no row has a piece (cpus or started NULL, or a partition not in the
+-- arrays: none).  Internal to rwth_monthly_usage_at and r_wlm_usage_at:
+-- with the months cut in SQL, every job became a row per month it touched
+-- and was joined to its partition, and that was most of r_wlm_usage's time
+-- (issue 7).
+CREATE FUNCTION @extschema@._rwth_month_hours_accum(float8[], timestamptz[], timestamptz, timestamptz,
+                                                    text[], boolean[], integer[], float8,
+                                                    text, integer, timestamptz, timestamptz, boolean,
+                                                    integer, integer)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'fs_rwth_month_hours_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@._rwth_month_hours(bounds timestamptz[], since timestamptz, until timestamptz,
+                                               partitions text[], whole_node boolean[],
+                                               cores_per_node integer[], gpu_hour_factor float8,
+                                               partition text, cpus integer, started timestamptz,
+                                               ended timestamptz, exclusive boolean, nodes integer,
+                                               gpus integer) (
+    SFUNC = @extschema@._rwth_month_hours_accum, STYPE = float8[], PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer) IS
+'RWTH (internal): core_hours of the jobs between since and until, cut at bounds[1..n+1] and summed per month: float8[n].';
+
+-- Running totals of the months' hours (rwth.c): element k the sum of
+-- hours[1..k] (a NULL array or element counting 0), added as sum() OVER
+-- (ORDER BY month) adds them.  Internal to r_wlm_usage_at.
+CREATE FUNCTION @extschema@._rwth_running_hours(hours float8[], months integer)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'fs_rwth_running_hours'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._rwth_running_hours(float8[], integer) IS
+'RWTH (internal): running totals of the hours of the months 1..months (NULL counts 0).';
+
+-- Every RWTH project (allocation with policy 'rwth') whose period has begun
+-- by as_of, one row each, in the order of the reports: starts[k] the
+-- instant its month k begins in the cluster's time zone (k = 1 .. months
+-- + 1, the last the end of the period's last month), first_month the first
+-- of the month the period starts in, the allowance of every month (the
+-- monthly_allowance, or the net hours spread evenly over the months), and
+-- hours[k] the core-hours its jobs used in month k within the period and up
+-- to as_of (NULL when none), running[k] those of months 1 .. k.  The two
+-- reports below are this, a row per month; in SQL so that it is inlined
+-- into them: the planner sees the order (no sort of the months), and leaves
+-- out what a report does not use.
+CREATE FUNCTION @extschema@._rwth_usage(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
+               months integer, first_month date, starts timestamptz[], allowance float8, hours float8[],
+               running float8[])
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
+           al.first_month, al.starts, al.allowance, u.h, @extschema@._rwth_running_hours(u.h, al.n)
+      FROM (
+        -- the project, with [t0, t1) its period up to as_of (OFFSET 0:
+        -- computed once per project, not once per reference)
+        SELECT a.allocation_id, a.cluster, a.account, a.period_start, a.period_end,
+               c.gpu_hour_factor, pt.partitions, pt.whole_node, pt.cores_per_node, s.starts,
+               pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1 AS n,
+               pg_catalog.date_trunc('month', a.period_start::timestamp)::date AS first_month,
+               pg_catalog.timezone(c.timezone, a.period_start::timestamp) AS t0,
+               LEAST(pg_catalog.timezone(c.timezone, (a.period_end OPERATOR(pg_catalog.+) 1)::timestamp),
+                     _rwth_usage.as_of) AS t1,
+               COALESCE(a.monthly_allowance,
+                        @extschema@.allocation_net_hours(a.allocation_id,
+                                                         pg_catalog.timezone(c.timezone, _rwth_usage.as_of)::date)
+                        OPERATOR(pg_catalog./) (pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1)) AS allowance
+          FROM @extschema@.allocations a
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+          -- the cluster's partitions, for the jobs' whole nodes
+          LEFT JOIN (SELECT p.cluster,
+                            pg_catalog.array_agg(p.partition ORDER BY p.partition) AS partitions,
+                            pg_catalog.array_agg(p.whole_node ORDER BY p.partition) AS whole_node,
+                            pg_catalog.array_agg(p.cores_per_node ORDER BY p.partition) AS cores_per_node
+                       FROM @extschema@.partitions p GROUP BY p.cluster) pt
+            ON pt.cluster OPERATOR(pg_catalog.=) a.cluster
+         CROSS JOIN LATERAL @extschema@._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
+         WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
+           AND pg_catalog.timezone(c.timezone, a.period_start::timestamp) OPERATOR(pg_catalog.<=) _rwth_usage.as_of
+        OFFSET 0) al
+     -- its jobs in the period, each cut at the month boundaries by one
+     -- aggregate, read in the order of the index on (account, cluster,
+     -- start_time): an index-only scan
+     CROSS JOIN LATERAL (
+        SELECT @extschema@._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
+                                             al.cores_per_node, al.gpu_hour_factor, j.partition, j.cpus,
+                                             j.start_time, j.end_time, j.exclusive, j.nodes, j.gpus) AS h
+          FROM @extschema@.jobs j
+         WHERE j.cluster OPERATOR(pg_catalog.=) al.cluster AND j.account OPERATOR(pg_catalog.=) al.account
+           AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) al.t1
+           AND (j.end_time IS NULL OR j.end_time OPERATOR(pg_catalog.>) al.t0)
+        ) u
+     ORDER BY al.cluster, al.account, al.period_start;
+END;
+COMMENT ON FUNCTION @extschema@._rwth_usage(timestamptz) IS
+'RWTH (internal): every project begun by as_of with its month starts, allowance and core-hours per month.';
 
 -- Monthly consumption of every RWTH project (allocations with policy
 -- 'rwth') as of an instant: one row per calendar month of the accounting
@@ -126,62 +193,13 @@ BEGIN
             USING ERRCODE = '22008', HINT = 'Pass the instant the usage is for, e.g. now().';
     END IF;
     RETURN QUERY
-    WITH al AS (
-        -- each project, with bounds[k] the instant month k of its period
-        -- begins (k = 1 .. n + 1, bounds[n + 1] the end of the last month)
-        SELECT a.allocation_id, a.cluster, a.account, a.period_start, a.period_end, c.timezone AS tz,
-               c.gpu_hour_factor, m.m0, m.n,
-               coalesce(a.monthly_allowance,
-                        @extschema@.allocation_net_hours(a.allocation_id, timezone(c.timezone, $1)::date)
-                        / m.n) AS allowance,
-               a.period_start::timestamp AT TIME ZONE c.timezone AS t0,
-               least((a.period_end + 1)::timestamp AT TIME ZONE c.timezone, $1) AS t1,
-               ARRAY(SELECT (m.m0 + make_interval(months => i)) AT TIME ZONE c.timezone
-                       FROM generate_series(0, m.n) i ORDER BY i) AS bounds
-          FROM @extschema@.allocations a
-          JOIN @extschema@.clusters c ON c.cluster = a.cluster
-         CROSS JOIN LATERAL (
-                SELECT date_trunc('month', a.period_start::timestamp) AS m0,
-                       ((extract(year FROM a.period_end) - extract(year FROM a.period_start)) * 12
-                         + extract(month FROM a.period_end) - extract(month FROM a.period_start))::integer + 1 AS n
-               ) m
-         WHERE a.policy = 'rwth'
-           AND a.period_start::timestamp AT TIME ZONE c.timezone <= $1
-    ), pieces AS (
-        -- every job of the project cut at the month boundaries, the period
-        -- and as_of: months k from the one it starts in to the one it ends
-        -- in, found by binary search in bounds (time zone conversions per
-        -- job, and generate_series in FROM, cost more than all the rest)
-        SELECT mo.allocation_id, mo.k,
-               @extschema@.core_hours(mo.cpus, pc.ws, pc.we, mo.exclusive OR p.whole_node, mo.nodes,
-                                      p.cores_per_node, mo.gpus, mo.gpu_hour_factor) AS h
-          FROM (SELECT al.allocation_id, al.bounds, al.t0, al.t1, al.gpu_hour_factor,
-                       j.cluster, j.partition, j.start_time, j.end_time, j.cpus, j.exclusive, j.nodes, j.gpus,
-                       generate_series(width_bucket(greatest(j.start_time, al.t0), al.bounds),
-                                       width_bucket(least(coalesce(j.end_time, al.t1), al.t1), al.bounds)) AS k
-                  FROM al
-                  JOIN @extschema@.jobs j
-                    ON j.cluster = al.cluster AND j.account = al.account
-                   AND j.start_time IS NOT NULL AND j.start_time < al.t1
-                   AND (j.end_time IS NULL OR j.end_time > al.t0)) mo
-          JOIN @extschema@.partitions p ON p.cluster = mo.cluster AND p.partition = mo.partition
-         CROSS JOIN LATERAL (
-                SELECT greatest(mo.start_time, mo.t0, mo.bounds[mo.k]) AS ws,
-                       least(coalesce(mo.end_time, mo.t1), mo.t1, mo.bounds[mo.k + 1]) AS we
-               ) pc
-         WHERE pc.ws < pc.we
-    ), used AS (
-        SELECT pieces.allocation_id, pieces.k, sum(pieces.h) AS h
-          FROM pieces GROUP BY pieces.allocation_id, pieces.k
-    )
-    SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end,
-           (al.m0 + make_interval(months => g.i))::date, g.i + 1, al.n, al.allowance,
-           coalesce(u.h, 0)
-      FROM al
-     CROSS JOIN LATERAL generate_series(0, al.n - 1) g(i)
-      LEFT JOIN used u ON u.allocation_id = al.allocation_id AND u.k = g.i + 1
-     WHERE al.bounds[g.i + 1] <= $1
-     ORDER BY al.cluster, al.account, al.period_start, g.i;
+    SELECT u.cluster, u.account, u.allocation_id, u.period_start, u.period_end,
+           (u.first_month + make_interval(months => g.i))::date, g.i + 1, u.months, u.allowance,
+           coalesce(u.hours[g.i + 1], 0)
+      FROM @extschema@._rwth_usage($1) u
+     CROSS JOIN LATERAL generate_series(0, u.months - 1) g(i)
+     WHERE u.starts[g.i + 1] <= $1
+     ORDER BY u.cluster, u.account, u.period_start, g.i;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.rwth_monthly_usage_at(timestamptz) IS
@@ -221,25 +239,28 @@ BEGIN
             USING ERRCODE = '22008', HINT = 'Pass the instant the report is for, e.g. now().';
     END IF;
     RETURN QUERY
-    WITH m AS (
-        SELECT u.*,
-               lag(u.consumed) OVER w AS consumed_prev,
-               sum(u.consumed) OVER w AS running
-          FROM @extschema@.rwth_monthly_usage_at($1) u
-        WINDOW w AS (PARTITION BY u.allocation_id ORDER BY u.month ROWS UNBOUNDED PRECEDING)
-    )
-    SELECT m.cluster, m.account, m.allocation_id, m.month, m.period_start, m.period_end,
+    -- the months of rwth_monthly_usage_at, with the previous month's
+    -- consumption and the running total of the period
+    SELECT u.cluster, u.account, u.allocation_id, m.month, u.period_start, u.period_end,
            CASE WHEN q.blocked THEN 'blocked' WHEN q.low_priority THEN 'low priority' ELSE 'active Quota' END,
-           m.allowance, q.remaining_prev, m.consumed, q.balance_pct_display, q.available,
-           q.balance_pct, q.available_pct, m.running, m.allowance * m.months, q.low_priority, q.blocked
-      FROM m
+           u.allowance, q.remaining_prev, m.consumed, q.balance_pct_display, q.available,
+           q.balance_pct, q.available_pct, m.running, u.allowance * u.months, q.low_priority, q.blocked
+      FROM @extschema@._rwth_usage($1) u
+     CROSS JOIN LATERAL generate_series(0, u.months - 1) g(i)
+     CROSS JOIN LATERAL (
+            SELECT (u.first_month + make_interval(months => g.i))::date AS month,
+                   coalesce(u.hours[g.i + 1], 0) AS consumed,
+                   CASE WHEN g.i > 0 THEN coalesce(u.hours[g.i], 0) END AS consumed_prev,
+                   u.running[g.i + 1] AS running
+           ) m
      CROSS JOIN LATERAL @extschema@.rwth_quota_status(
-               CASE WHEN m.month_no > 1 THEN m.allowance END,
-               m.allowance,
-               CASE WHEN m.month_no < m.months THEN m.allowance END,
+               CASE WHEN g.i > 0 THEN u.allowance END,
+               u.allowance,
+               CASE WHEN g.i + 1 < u.months THEN u.allowance END,
                m.consumed_prev, m.consumed,
-               m.allowance * m.months, m.running) q
-     ORDER BY m.cluster, m.account, m.month;
+               u.allowance * u.months, m.running) q
+     WHERE u.starts[g.i + 1] <= $1
+     ORDER BY u.cluster, u.account, m.month;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.r_wlm_usage_at(timestamptz) IS

@@ -167,3 +167,182 @@ SELECT * FROM rwth_monthly_usage_at('-infinity');
 ROLLBACK TO SAVEPOINT s;
 \set VERBOSITY terse
 ROLLBACK;
+
+-- ---------------------------------------------------------------------------
+-- The C pieces of the reports (rwth.c, issue 7): month starts, the split of
+-- the jobs across months, running totals.
+-- ---------------------------------------------------------------------------
+SET timezone = 'UTC';
+-- 15 Jan .. 14 Apr 2024 in Berlin: 4 months, 5 instants (the end of April is the 5th);
+-- midnight CET = 23:00 UTC the day before, CEST (from 31 Mar) = 22:00 UTC.
+SELECT unnest(_rwth_month_starts('2024-01-15', '2024-04-14', 'Europe/Berlin')) AS month_starts;
+-- a one-day period: its month and the next month's start; NULL in, NULL out (STRICT)
+SELECT _rwth_month_starts('2024-02-29', '2024-02-29', 'UTC') AS one_day,
+       _rwth_month_starts(NULL, '2024-02-29', 'UTC') AS null_start;
+-- the same instants as (first of the month)::timestamp AT TIME ZONE zone, over
+-- 600 months and three zones (a DST zone, one without, a fixed offset)
+SELECT count(*) AS months_checked,
+       count(*) FILTER (WHERE s.s IS DISTINCT FROM
+                        ('1990-01-01'::timestamp + make_interval(months => (s.i - 1)::int)) AT TIME ZONE z) AS differ
+  FROM unnest(ARRAY['Europe/Berlin', 'Asia/Tokyo', 'UTC+3']) z,
+       unnest(_rwth_month_starts('1990-01-20', '2039-12-01', z)) WITH ORDINALITY s(s, i);
+
+-- _rwth_month_hours(bounds, since, until, partitions, whole_node, cores_per_node,
+-- gpu_hour_factor, partition, cpus, started, ended, exclusive, nodes, gpus): months
+-- [1 Jan, 1 Feb), [1 Feb, 1 Mar), [1 Mar, 1 Apr) UTC, counting from 10 Jan to 20 Mar
+-- 12:00; partitions 'shared' (48 cores a node), 'jara' (whole nodes of 48), 'gpu',
+-- 'bare' (no node shape).
+CREATE TEMP TABLE mh_bounds AS
+SELECT ARRAY['2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01']::timestamptz[] AS b,
+       '2024-01-10 00:00+00'::timestamptz AS since, '2024-03-20 12:00+00'::timestamptz AS until,
+       '{shared,jara,gpu,bare}'::text[] AS parts, '{f,t,f,f}'::boolean[] AS whole,
+       '{48,48,48,NULL}'::integer[] AS cpn;
+SELECT j.what, _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, j.f, j.part,
+                                 j.cpus, j.s, j.e, j.excl, j.nodes, j.gpus) AS hours
+  FROM mh_bounds m,
+       (VALUES
+        -- 10 cores, 31 Jan 20:00 → 1 Feb 04:00: 4 h × 10 = 40 in January, 40 in February
+        ('across a month', 'shared', 10, '2024-01-31 20:00+00'::timestamptz, '2024-02-01 04:00+00'::timestamptz, false, 1, 0, 24::float8),
+        -- 2 cores, 9 Jan 12:00 → 10 Jan 12:00: only the 12 h after since count: 24
+        ('across since', 'shared', 2, '2024-01-09 12:00+00', '2024-01-10 12:00+00', false, 1, 0, 24),
+        -- 1 core, 31 Jan 00:00 → 1 Mar 12:00: 24 in January, 29 × 24 = 696 in February, 12 in March
+        ('three months', 'shared', 1, '2024-01-31 00:00+00', '2024-03-01 12:00+00', false, 1, 0, 24),
+        -- running since 20 Mar 00:00, 4 cores: to until, 12 h × 4 = 48 in March
+        ('running', 'shared', 4, '2024-03-20 00:00+00', NULL, false, 1, 0, 24),
+        -- ended after until: cut there, the same 48
+        ('past until', 'shared', 4, '2024-03-20 00:00+00', '2024-03-25 00:00+00', false, 1, 0, 24),
+        -- exclusive, 2 nodes of 48 cores (3 asked), 1 h: 96 in February
+        ('exclusive', 'shared', 3, '2024-02-10 10:00+00', '2024-02-10 11:00+00', true, 2, 0, 24),
+        -- not exclusive, but 'jara' bills whole nodes: the same 96
+        ('whole-node partition', 'jara', 3, '2024-02-10 10:00+00', '2024-02-10 11:00+00', false, 2, 0, 24),
+        -- exclusive without cores_per_node: its cpus, 3 × 1 h = 3
+        ('no node shape', 'bare', 3, '2024-02-10 10:00+00', '2024-02-10 11:00+00', true, 2, 0, 24),
+        -- 4 cores, 2 GPUs × 24 = 48 > 4: 48 × 30 min = 24 in March
+        ('GPUs', 'gpu', 4, '2024-03-05 10:00+00', '2024-03-05 10:30+00', false, 1, 2, 24),
+        -- 64 cores > 2 GPUs × 24: 64 × 30 min = 32; a NULL factor counts 0 GPU-hours: the same
+        ('cores win', 'gpu', 64, '2024-03-05 10:00+00', '2024-03-05 10:30+00', false, 1, 2, 24),
+        ('no factor', 'gpu', 64, '2024-03-05 10:00+00', '2024-03-05 10:30+00', false, 1, 2, NULL),
+        -- before since, after until, ending as it starts: no piece, NULL (no row counted)
+        ('before', 'shared', 8, '2024-01-02 00:00+00', '2024-01-03 00:00+00', false, 1, 0, 24),
+        ('after', 'shared', 8, '2024-03-21 00:00+00', '2024-03-22 00:00+00', false, 1, 0, 24),
+        ('empty', 'shared', 8, '2024-02-02 00:00+00', '2024-02-02 00:00+00', false, 1, 0, 24),
+        -- NULL cpus or start: core_hours is NULL, nothing counts; nor in a partition not
+        -- given (the join to partitions would drop the job)
+        ('no cpus', 'shared', NULL, '2024-02-02 00:00+00', '2024-02-02 10:00+00', false, 1, 0, 24),
+        ('no start', 'shared', 8, NULL, '2024-02-02 10:00+00', false, 1, 0, 24),
+        ('unknown partition', 'nosuch', 8, '2024-02-02 00:00+00', '2024-02-02 10:00+00', false, 1, 0, 24)
+       ) j(what, part, cpus, s, e, excl, nodes, gpus, f)
+ GROUP BY j.what ORDER BY j.what;
+-- several jobs in one group: 40 + 24 + 24 = 88 in January, 40 + 696 + 96 = 832 in February,
+-- 12 + 48 = 60 in March
+SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared',
+                         j.cpus, j.s, j.e, j.excl, j.nodes, 0) AS hours
+  FROM mh_bounds m,
+       (VALUES (10, '2024-01-31 20:00+00'::timestamptz, '2024-02-01 04:00+00'::timestamptz, false, 1),
+               (2, '2024-01-09 12:00+00', '2024-01-10 12:00+00', false, 1),
+               (1, '2024-01-31 00:00+00', '2024-03-01 12:00+00', false, 1),
+               (4, '2024-03-20 00:00+00', NULL, false, 1),
+               (3, '2024-02-10 10:00+00', '2024-02-10 11:00+00', true, 2)) j(cpus, s, e, excl, nodes);
+-- The partitions may differ from row to row (the lookup is kept per call site and
+-- recognised by its bytes): 'x' is shared in group 1, 2 cores × 1 h = 2 a job, and bills
+-- whole nodes of 8 in group 2, 8 × 1 h = 8 a job; two jobs each, the rows alternating.
+SELECT v.g, _rwth_month_hours(m.b, m.since, m.until, v.parts, v.whole, v.cpn, 24, 'x', 2,
+                              '2024-02-10 10:00+00', '2024-02-10 11:00+00', false, 1, 0) AS hours
+  FROM mh_bounds m,
+       (VALUES (1, '{x}'::text[], '{f}'::boolean[], '{8}'::integer[]), (2, '{w,x}', '{f,t}', '{4,8}'),
+               (1, '{x}', '{f}', '{8}'), (2, '{w,x}', '{f,t}', '{4,8}')) v(g, parts, whole, cpn)
+ GROUP BY v.g ORDER BY v.g;
+-- Bit for bit what the reports computed in SQL before (1.0): each job joined to its
+-- partition and cut at the bounds (greatest/least), core_hours per piece, sum() per
+-- month in the same row order.  5 000 jobs at random microseconds over 14 months (up to
+-- 3 days long, some running), random bounds in two time zones, random partitions and
+-- shapes; every month compared as float8 (every bit).
+SELECT setseed(0.17);
+CREATE TEMP TABLE mh_parts AS
+SELECT 'p' || i AS partition, random() < 0.3 AS whole_node,
+       CASE WHEN random() < 0.8 THEN 16 * (1 + (random() * 6)::int) END AS cores_per_node
+  FROM generate_series(1, 6) i;
+CREATE TEMP TABLE mh_jobs AS
+SELECT id, 1 + (id % 5) AS grp, 'p' || (1 + (random() * 5)::int) AS partition,
+       (random() * 64)::int AS cpus, s,
+       CASE WHEN random() < 0.05 THEN NULL ELSE s + random() * interval '3 days' END AS e,
+       random() < 0.2 AS excl, 1 + (random() * 3)::int AS nodes, (random() * 4)::int AS gpus,
+       CASE WHEN random() < 0.5 THEN 24 ELSE random() * 30 END AS f
+  FROM (SELECT g AS id, '2023-12-01 00:00+00'::timestamptz + random() * interval '430 days' AS s
+          FROM generate_series(1, 5000) g) r;
+CREATE TEMP TABLE mh_groups AS
+SELECT grp, _rwth_month_starts('2024-01-01', '2024-12-31', z) AS b,
+       ('2024-01-01'::timestamp + random() * interval '40 days') AT TIME ZONE z AS since,
+       ('2024-11-01'::timestamp + random() * interval '70 days') AT TIME ZONE z AS until
+  FROM generate_series(1, 5) grp, LATERAL (SELECT CASE WHEN grp % 2 = 0 THEN 'Europe/Berlin' ELSE 'America/New_York' END AS z) tz;
+WITH pt AS (
+    SELECT array_agg(partition ORDER BY partition) AS parts, array_agg(whole_node ORDER BY partition) AS whole,
+           array_agg(cores_per_node ORDER BY partition) AS cpn
+      FROM mh_parts
+), agg AS (
+    SELECT g.grp, _rwth_month_hours(g.b, g.since, g.until, pt.parts, pt.whole, pt.cpn, j.f, j.partition,
+                                    j.cpus, j.s, j.e, j.excl, j.nodes, j.gpus ORDER BY j.id) AS h
+      FROM mh_groups g CROSS JOIN pt JOIN mh_jobs j USING (grp) GROUP BY g.grp
+), pieces AS (
+    SELECT g.grp, k, core_hours(j.cpus, greatest(j.s, g.since, g.b[k]),
+                                least(coalesce(j.e, g.until), g.until, g.b[k + 1]),
+                                j.excl OR p.whole_node, j.nodes, p.cores_per_node, j.gpus, j.f) AS h, j.id
+      FROM mh_groups g JOIN mh_jobs j USING (grp) JOIN mh_parts p USING (partition), generate_series(1, 12) k
+     WHERE greatest(j.s, g.since, g.b[k]) < least(coalesce(j.e, g.until), g.until, g.b[k + 1])
+), by_sql AS (
+    SELECT grp, k, sum(h ORDER BY id) AS h FROM pieces GROUP BY grp, k
+)
+SELECT count(*) AS months, count(*) FILTER (WHERE coalesce(s.h, 0) IS DISTINCT FROM a.h[k]) AS differ,
+       count(*) FILTER (WHERE s.h > 0) AS months_used
+  FROM agg a CROSS JOIN generate_series(1, 12) k LEFT JOIN by_sql s USING (grp, k);
+-- bad input
+\set VERBOSITY default
+BEGIN;
+SAVEPOINT s;
+SELECT _rwth_month_hours(NULL, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(m.b, NULL, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(ARRAY['2024-01-01']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(ARRAY['2024-02-01', '2024-01-01']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(ARRAY['2024-01-01', NULL]::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(ARRAY['2024-01-01', 'infinity']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(v.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0)
+  FROM mh_bounds m CROSS JOIN LATERAL (VALUES (m.b), (m.b[1:3])) v(b);
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole[1:3], m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(m.b, m.since, m.until, '{shared,NULL}', '{f,f}', '{48,48}', 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', -1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 'NaN', 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, '{100000,100000,100000,100000}', 24, 'jara', 1, m.since, m.until, false, 100000, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+-- the transition function called directly, with a state the aggregate would not make
+SELECT _rwth_month_hours_accum('{1,NULL,3}', m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_starts('2024-02-01', '2024-01-31', 'UTC');
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_starts('2024-02-01', 'infinity', 'UTC');
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_starts('2024-02-01', '2024-03-01', 'Mars/Olympus');
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_month_starts('2024-02-01', '294276-12-15', 'UTC');
+ROLLBACK TO SAVEPOINT s;
+SELECT _rwth_running_hours('{1,2}', -1);
+ROLLBACK;
+\set VERBOSITY terse
+-- running totals: {1, 2, NULL, 4} over 5 months → {1, 3, 3, 7, 7}; NULL hours → zeros;
+-- fewer months than hours: the first ones; NULL months → NULL
+SELECT _rwth_running_hours('{1,2,NULL,4}', 5) AS running,
+       _rwth_running_hours(NULL, 3) AS no_jobs,
+       _rwth_running_hours('{0.1,0.2,0.3}', 2) AS first_two,
+       _rwth_running_hours('{1}', NULL) AS no_months;
+DROP TABLE mh_bounds, mh_parts, mh_jobs, mh_groups;
+RESET timezone;

@@ -7,7 +7,7 @@
 #                           and pgTAP suite against a throwaway cluster
 #   bash test/run.sh bench  the same set-up, then the benchmarks (test/bench/)
 #   bash test/run.sh checks the same set-up, then the deeper checks CI also runs:
-#                           the suites against a UBSan build (test/sanitize.sh),
+#                           the suites against an ASan + UBSan build (test/sanitize.sh),
 #                           a short libFuzzer run of every C parser (test/fuzz/),
 #                           a short SQLsmith run (test/sqlsmith.sh)
 set -euo pipefail
@@ -46,7 +46,7 @@ $SUDO make -s install PG_CONFIG="$PG_CONFIG"
 # 3. a throwaway cluster around the chosen work
 unset PGHOST PGPORT PGUSER PGDATABASE PGSERVICE PGPASSWORD
 if [ "$mode" = checks ]; then
-  echo "== the suites against a UBSan build"
+  echo "== the suites against an ASan + UBSan build"
   bash test/sanitize.sh
   echo "== libFuzzer, ${FUZZ_SECONDS:=10} s per parser"
   FUZZ_SECONDS=$FUZZ_SECONDS bash test/fuzz/run.sh

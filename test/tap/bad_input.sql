@@ -21,7 +21,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(232);
+SELECT plan(239);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -492,6 +492,19 @@ SELECT throws_ok($$SELECT * FROM fairshare.import_pbs('bi', 'UTC', account_from 
 SELECT throws_ok($$INSERT INTO imports (source, time_zone, staging) VALUES ('lsf', 'UTC', 'x')$$, '23514', NULL, 'imports: unknown source');
 SELECT throws_ok($$INSERT INTO import_rejects (import_id, line_no, sqlstate, reason) VALUES (-1, 1, '22P02', 'x')$$, '23503', NULL,
                  'import_rejects: unknown import');
+
+-- ===========================================================================
+-- private views: my_sshare_at, my_sprio_at, my_pbsfs_at (STRICT: NULL
+-- as_of gives no rows; an infinite as_of is refused like the public ones)
+-- and my_user_name
+-- ===========================================================================
+SELECT is((SELECT count(*)::int FROM my_sshare_at(NULL)), 0, 'my_sshare_at: STRICT, NULL as_of gives no rows');
+SELECT throws_ok($$SELECT * FROM my_sshare_at('infinity')$$, '22008', NULL, 'my_sshare_at: infinity');
+SELECT is((SELECT count(*)::int FROM my_sprio_at(NULL)), 0, 'my_sprio_at: STRICT, NULL as_of gives no rows');
+SELECT throws_ok($$SELECT * FROM my_sprio_at('-infinity')$$, '22008', NULL, 'my_sprio_at: -infinity');
+SELECT is((SELECT count(*)::int FROM my_pbsfs_at(NULL)), 0, 'my_pbsfs_at: STRICT, NULL as_of gives no rows');
+SELECT throws_ok($$SELECT * FROM my_pbsfs_at('infinity')$$, '22008', NULL, 'my_pbsfs_at: infinity');
+SELECT is(my_user_name(), session_user::text, 'my_user_name: no SET ROLE, the login role');
 
 -- ===========================================================================
 -- No input crashed the server: the backend that started this file is the
