@@ -359,12 +359,13 @@ point_weight(const Decay *d, TimestampTz at, TimestampTz as_of)
 
 /*
  * ∫ weight over [s, m], m <= as_of, in seconds: the usage-seconds still
- * counted at as_of of one unit per second accrued over [s, m].
+ * counted at as_of of one unit per second accrued over [s, m].  len = m − s
+ * and age = as_of − m come exact from the microseconds; the instants
+ * themselves only place the step boundaries.
  */
 static double
-span_weight(const Decay *d, double s, double m, double as_of)
+span_weight(const Decay *d, double s, double m, double as_of, double len, double age)
 {
-	double		len = m - s;
 
 	switch (d->kind)
 	{
@@ -375,7 +376,7 @@ span_weight(const Decay *d, double s, double m, double as_of)
 			if (isinf(d->rate))
 				return 0.0;
 			/* (1/λ) e^(−λ(T−m)) (1 − e^(−λ len)), with expm1 for short spans */
-			return exp(-d->rate * (as_of - m)) * -expm1(-d->rate * len) / d->rate;
+			return exp(-d->rate * age) * -expm1(-d->rate * len) / d->rate;
 		case DECAY_STEP:
 			{
 				double		f = d->factor;
@@ -431,32 +432,44 @@ point_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 static Datum
 span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 {
-	double		u,
-				s,
+	double		u;
+	TimestampTz s,
 				e,
 				as_of,
 				m;
+	double		len,
+				dur;
 
 	u = fs_usage_arg(fcinfo, 1);
-	s = fs_instant_arg(fcinfo, 2, "started");
-	e = fs_instant_arg(fcinfo, 3, "ended");
-	as_of = fs_instant_arg(fcinfo, 4, "as_of");
+	s = fs_timestamp_arg(fcinfo, 2, "started");
+	e = fs_timestamp_arg(fcinfo, 3, "ended");
+	as_of = fs_timestamp_arg(fcinfo, 4, "as_of");
 	if (e < s)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ended (%s) is before started (%s)",
-						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(3))),
-						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2)))),
+						pstrdup(timestamptz_to_str(e)),
+						pstrdup(timestamptz_to_str(s))),
 				 errhint("A job's usage accrues between its start and its end.")));
 	if (s > as_of || (s == as_of && e > s))
 		return state_add(fcinfo, c, 0.0);
 	if (e == s)					/* an instant: the point form */
-		return state_add(fcinfo, c, u * point_weight(d, PG_GETARG_TIMESTAMPTZ(2),
-												  PG_GETARG_TIMESTAMPTZ(4)));
+		return state_add(fcinfo, c, u * point_weight(d, s, as_of));
 	m = Min(e, as_of);
+
+	/*
+	 * Lengths from the exact microsecond differences: seconds since 2000 as
+	 * float8 are only 1.2e-7 s apart today, which a span cut by as_of would
+	 * carry as a relative error of 1e-7 s / its length.
+	 */
+	len = (double) ((uint64) m - (uint64) s) / USECS_PER_SEC;
+	dur = (double) ((uint64) e - (uint64) s) / USECS_PER_SEC;
 	if (d->kind == DECAY_NONE)	/* keep m == e exact: u × 1 */
-		return state_add(fcinfo, c, u * ((m - s) / (e - s)));
-	return state_add(fcinfo, c, u / (e - s) * span_weight(d, s, m, as_of));
+		return state_add(fcinfo, c, u * (len / dur));
+	return state_add(fcinfo, c, u / dur
+					 * span_weight(d, (double) s / USECS_PER_SEC, (double) m / USECS_PER_SEC,
+								   (double) as_of / USECS_PER_SEC, len,
+								   (double) ((uint64) as_of - (uint64) m) / USECS_PER_SEC));
 }
 
 /*

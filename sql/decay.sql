@@ -150,3 +150,18 @@ SELECT abs(par.p - ser.p) / ser.p < 1e-12 AS point_same,
   FROM par, ser;
 RESET ALL;
 DROP TABLE decay_par;
+
+-- A span cut by as_of takes its lengths from the exact microseconds: 4 units
+-- accrued over 4 µs, as_of 1 µs after the start, no decay: 4 × 1/4 = 1
+-- exactly.  (As float8 seconds since 2000, instants in 2026 are 1.2e-7 s
+-- apart: 1 µs would come out as 8 or 9 of those steps, and the answer
+-- several per cent off.)  With decay, 1 µs of a 1-day half-life changes
+-- nothing at this precision: 2^(−1e-6/86400) = 1 − 8e-12, and the same
+-- bound holds within the 1 µs, so the result is 1 to 1e-11.
+SET search_path = public, fairshare;
+SELECT decayed_usage(4, '2026-01-01 00:00:00.000001+00', '2026-01-01 00:00:00.000005+00',
+                     '2026-01-01 00:00:00.000002+00', NULL::interval) AS cut_no_decay,
+       abs(decayed_usage(4, '2026-01-01 00:00:00.000001+00', '2026-01-01 00:00:00.000005+00',
+                         '2026-01-01 00:00:00.000002+00', '1 day') - 1) < 1e-11 AS cut_exact,
+       abs(decayed_usage_slurm(4, '2026-01-01 00:00:00.000001+00', '2026-01-01 00:00:00.000005+00',
+                               '2026-01-01 00:00:00.000002+00', '1 day') - 1) < 1e-11 AS cut_slurm;
