@@ -843,3 +843,325 @@ REVOKE ALL ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz) FROM PUB
 GRANT EXECUTE ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz) TO fairshare_admin;
 REVOKE ALL ON FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@._settings_invalidate_usage_checkpoints() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------
+-- import
+-- Importing 10^6 sacct lines (issue 7).  The staging table is parsed in one
+-- call (_sacct_parse) instead of one call per line, which also counts its
+-- lines (_import_head is no longer needed); lone steps are looked for among
+-- the jobs, not the other way round; the jobs are stored with sequential
+-- scans off, so that the per-row checks of the two foreign keys use the
+-- keys' indexes; the index on jobs (cluster, start_time), which no query
+-- reads, is dropped.  Same results.
+-- ---------------------------------------------------------------------------
+DROP INDEX @extschema@.jobs_cluster_start_time_idx;
+DROP FUNCTION @extschema@._import_head(regclass);
+
+CREATE FUNCTION @extschema@._sacct_parse(staging regclass, header text, header_no bigint,
+                                         time_zone text, cluster text)
+RETURNS TABLE (line_no bigint, kind text, cluster text, job_id text, step text, user_name text,
+               account text, partition text, qos text, state text, submit_time timestamptz,
+               eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
+               time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
+               nodes integer, exclusive boolean, stored boolean, sqlstate text, reason text,
+               line text, folded bigint)
+AS 'MODULE_PATHNAME', 'fs_sacct_parse'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 100000;
+COMMENT ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) IS
+'Every line of an sacct --parsable2 export staged in a table, parsed in one pass: the rows of import_sacct''s work table, steps folded (counted in folded).';
+REVOKE ALL ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) TO fairshare_admin;
+
+CREATE OR REPLACE FUNCTION @extschema@._import_upsert(with_exclusive boolean,
+    OUT imported bigint, OUT updated bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off
+SET jit = off
+AS $$
+DECLARE
+    cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
+                  eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
+                  nodes, exclusive';
+    vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
+                  w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
+                  w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false)';
+    excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
+    stored_jobs text;
+    new_jobs text;
+    one record;
+    attempt integer;
+    st text;
+    msg text;
+BEGIN
+    -- %1$s narrows the work table's jobs (one line, for the one-by-one retry)
+    stored_jobs := format($q$
+        WITH up AS (
+            INSERT INTO @extschema@.jobs AS j (%2$s)
+            SELECT %3$s
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND w.stored %%1$s
+            ON CONFLICT (cluster, job_id) DO UPDATE
+               SET user_name = excluded.user_name, account = excluded.account,
+                   partition = excluded.partition, qos = excluded.qos, state = excluded.state,
+                   submit_time = excluded.submit_time, eligible_time = excluded.eligible_time,
+                   start_time = excluded.start_time, end_time = excluded.end_time,
+                   time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
+                   mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
+                   exclusive = %1$s
+             WHERE (j.user_name, j.account, j.partition, j.qos, j.state, j.submit_time,
+                    j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive)
+                   IS DISTINCT FROM
+                   (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
+                    excluded.state, excluded.submit_time, excluded.eligible_time,
+                    excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
+                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s)
+               AND GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
+                   >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
+            RETURNING 1)
+        SELECT count(*) FROM up$q$, excl, cols, vals);
+    new_jobs := format($q$
+        INSERT INTO @extschema@.jobs (%1$s)
+        SELECT %2$s
+          FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job' AND NOT w.stored %%1$s$q$, cols, vals);
+
+    FOR attempt IN 1 .. 2 LOOP
+        -- which jobs are stored already, looked up once before writing (a
+        -- lookup in the statement that inserts would read back every row
+        -- it has inserted so far)
+        UPDATE pg_temp._fs_import_jobs w SET stored = true
+          FROM @extschema@.jobs x
+         WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id;
+        BEGIN
+            EXECUTE format(stored_jobs, '') INTO updated;
+            EXECUTE format(new_jobs, '');
+            GET DIAGNOSTICS imported = ROW_COUNT;
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            NULL;               -- a job twice, or worse: see below
+        END;
+        EXIT WHEN attempt = 2;
+        UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
+          FROM (SELECT d.line_no,
+                       row_number() OVER (PARTITION BY d.cluster, d.job_id
+                                          ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
+                                                   d.line_no DESC) AS rn
+                  FROM pg_temp._fs_import_jobs d
+                 WHERE d.kind = 'job'
+                   AND (d.cluster, d.job_id) IN (SELECT x.cluster, x.job_id FROM pg_temp._fs_import_jobs x
+                                                  WHERE x.kind = 'job' GROUP BY 1, 2 HAVING count(*) > 1)) r
+         WHERE w.line_no = r.line_no AND r.rn > 1;
+        EXIT WHEN NOT FOUND;
+    END LOOP;
+
+    -- one by one
+    imported := 0;
+    updated := 0;
+    CREATE INDEX ON pg_temp._fs_import_jobs (line_no);
+    FOR one IN SELECT w.line_no FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job' ORDER BY w.line_no LOOP
+        DECLARE
+            n bigint;
+        BEGIN
+            EXECUTE format(stored_jobs, 'AND w.line_no = $1') INTO n USING one.line_no;
+            updated := updated + n;
+            EXECUTE format(new_jobs, 'AND w.line_no = $1') USING one.line_no;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            imported := imported + n;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            UPDATE pg_temp._fs_import_jobs w
+               SET kind = 'reject', sqlstate = st, reason = msg
+             WHERE w.line_no = one.line_no;
+        END;
+    END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@.import_sacct(
+    cluster text DEFAULT NULL, time_zone text DEFAULT NULL,
+    create_missing boolean DEFAULT false, all_or_nothing boolean DEFAULT false,
+    staging text DEFAULT 'import_staging',
+    OUT import_id bigint, OUT lines_read bigint, OUT imported bigint, OUT updated bigint,
+    OUT unchanged bigint, OUT removed bigint, OUT folded bigint, OUT skipped bigint,
+    OUT rejected bigint, OUT created_accounts bigint, OUT created_users bigint,
+    OUT created_partitions bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET default_statistics_target = 10
+AS $$
+DECLARE
+    src regclass := @extschema@._import_staging(staging);
+    tz text := @extschema@._import_zone(cluster, time_zone);
+    hdr text;
+    hdr_no bigint;
+    created record;
+    upserted record;
+    n_lone bigint;
+    n_remainders bigint;
+    n_array_lines bigint;
+    jobs_accepted bigint;
+BEGIN
+    IF create_missing IS NULL OR all_or_nothing IS NULL THEN
+        RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    -- The export's header: its first non-blank line.  After import_stage()
+    -- and \copy that is in the table's first block: it is taken from there
+    -- (a TID range scan), and the parse below, which reads every line,
+    -- checks that no line before it exists anywhere else (and reads the
+    -- table again with that one if it does).  Before refusing the import
+    -- for its header, the header is looked for in the whole table.
+    EXECUTE format('SELECT line_no, line FROM %s WHERE ctid < ''(1,0)''::tid AND line <> ''''
+                     ORDER BY line_no LIMIT 1', src) INTO hdr_no, hdr;
+    IF hdr IS NULL OR (cluster IS NULL AND hdr !~* '(^|\|)Cluster(\||\r?$)') THEN
+        EXECUTE format('SELECT line_no, line FROM %s WHERE line <> '''' ORDER BY line_no LIMIT 1', src)
+           INTO hdr_no, hdr;
+    END IF;
+    IF hdr IS NULL THEN
+        RAISE EXCEPTION 'staging table % is empty: no sacct header line', src USING ERRCODE = '22023',
+            HINT = 'sacct -P prints its header even when no job matches; check the \copy that filled the staging table.';
+    END IF;
+    IF cluster IS NULL AND hdr !~* '(^|\|)Cluster(\||\r?$)' THEN
+        RAISE EXCEPTION 'cluster is NULL and the export has no Cluster column' USING ERRCODE = '22004',
+            HINT = 'Pass the cluster, or add Cluster to sacct -o.';
+    END IF;
+
+    -- Parse every line once, in C, into the work table (_sacct_parse): a
+    -- step printed right after its job's line is folded there and not
+    -- kept, only counted.  The parse reads nothing but the staging table:
+    -- it runs before the lock below.
+    IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
+    CREATE TEMP TABLE _fs_import_jobs AS
+    SELECT * FROM @extschema@._sacct_parse(src, hdr, hdr_no, tz, cluster);
+    -- statistics, so that the joins below hash (a small sample will do)
+    ANALYZE pg_temp._fs_import_jobs;
+
+    -- One import at a time.  A second import waits here until the first
+    -- has committed, then reads what it stored (READ COMMITTED: every later
+    -- statement sees it).  Without the lock, two imports of overlapping
+    -- exports both took a job for new: the second's insert failed on the
+    -- first's row and its lines, newer ones included, were rejected (23505);
+    -- inserts in crossing orders could deadlock.  SHARE ROW EXCLUSIVE
+    -- conflicts with itself and with writers of jobs, never with readers.
+    LOCK TABLE @extschema@.jobs IN SHARE ROW EXCLUSIVE MODE;
+
+    INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
+    VALUES ('sacct', cluster, tz, src::text)
+    RETURNING imports.import_id INTO import_sacct.import_id;
+
+    created := @extschema@._import_resolve(create_missing);
+    created_accounts := created.created_accounts;
+    created_users := created.created_users;
+    created_partitions := created.created_partitions;
+
+    -- what the rest has to look at (one pass; most exports have no lone
+    -- step and few arrays)
+    SELECT count(*) FILTER (WHERE w.kind = 'lone_step'),
+           count(*) FILTER (WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
+           count(*) FILTER (WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0)
+      INTO n_lone, n_remainders, n_array_lines
+      FROM pg_temp._fs_import_jobs w;
+
+    IF n_lone > 0 THEN
+        -- a step elsewhere than after its job's line: its job must have
+        -- a line in the export, or be stored
+        UPDATE pg_temp._fs_import_jobs w
+           SET kind = 'reject', sqlstate = '23503',
+               reason = format('step %s.%s: job %s is neither in this export nor in fairshare.jobs',
+                               w.job_id, w.step, w.job_id)
+         WHERE w.kind = 'lone_step'
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs j
+                                WHERE j.kind IN ('job', 'reject')
+                              AND j.cluster = w.cluster AND j.job_id = w.job_id)
+           AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = w.cluster AND x.job_id = w.job_id);
+    END IF;
+
+    IF all_or_nothing THEN
+        PERFORM @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
+    END IF;
+
+    IF n_remainders > 0 THEN
+        -- Job arrays.  A pending remainder ("123_[5-10]") is one record
+        -- whatever its range: of several in the export the latest line is
+        -- kept.  It is stale when a task in its range is known (stored, or
+        -- in this export) with a later time: an older export loaded after
+        -- a newer one.
+        WITH r AS (
+            SELECT w.line_no, w.cluster, w.job_id,
+                   GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) AS latest,
+                   row_number() OVER (PARTITION BY w.cluster, split_part(w.job_id, '_', 1)
+                                      ORDER BY GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) DESC,
+                                               w.line_no DESC) AS rn
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
+        t AS (
+            SELECT r.line_no, r.cluster, r.latest, task.id
+              FROM r, @extschema@._array_tasks(r.job_id) AS task(id)
+             WHERE r.rn = 1),
+        verdict AS (
+            SELECT r.line_no, 'duplicate' AS kind FROM r WHERE r.rn > 1
+            UNION ALL
+            SELECT DISTINCT t.line_no, 'stale' FROM t
+             WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs x
+                            WHERE x.kind = 'job' AND x.cluster = t.cluster AND x.job_id = t.id
+                              AND GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) > t.latest)
+                OR EXISTS (SELECT 1 FROM @extschema@.jobs j
+                            WHERE j.cluster = t.cluster AND j.job_id = t.id
+                              AND GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time) > t.latest))
+        UPDATE pg_temp._fs_import_jobs w SET kind = verdict.kind
+          FROM verdict WHERE w.line_no = verdict.line_no;
+    END IF;
+
+    removed := 0;
+    IF n_array_lines > 0 THEN
+        -- A stored remainder is replaced by what a newer export says of the
+        -- array: its own remainder record, or (when every task has started)
+        -- the tasks' lines.
+        WITH arrays AS (
+            SELECT w.cluster, split_part(w.job_id, '_', 1) AS base,
+                   max(GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time)) AS latest
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0
+             GROUP BY 1, 2)
+        DELETE FROM @extschema@.jobs j
+         USING arrays a
+         WHERE j.state = 'PENDING' AND j.cluster = a.cluster
+           AND strpos(j.job_id, '_[') > 0 AND split_part(j.job_id, '_', 1) = a.base
+           AND GREATEST(j.submit_time, j.eligible_time) <= a.latest
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+                            WHERE w.kind = 'job' AND w.cluster = j.cluster AND w.job_id = j.job_id);
+        GET DIAGNOSTICS removed = ROW_COUNT;
+    END IF;
+
+    upserted := @extschema@._import_upsert(false);
+    imported := upserted.imported;
+    updated := upserted.updated;
+
+    -- the summary, in one pass over the work table; the lines read are its
+    -- rows and the steps folded into them while parsing
+    SELECT count(*) + COALESCE(sum(w.folded), 0),
+           count(*) FILTER (WHERE w.kind IN ('job', 'stale')),
+           count(*) FILTER (WHERE w.kind IN ('lone_step', 'duplicate')) + COALESCE(sum(w.folded), 0),
+           count(*) FILTER (WHERE w.kind IN ('header', 'blank')),
+           count(*) FILTER (WHERE w.kind = 'reject')
+      INTO lines_read, jobs_accepted, folded, skipped, rejected
+      FROM pg_temp._fs_import_jobs w;
+    unchanged := jobs_accepted - imported - updated;
+    IF rejected > 0 THEN
+        rejected := @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, all_or_nothing);
+    END IF;
+
+    UPDATE @extschema@.imports i
+       SET lines_read = import_sacct.lines_read, imported = import_sacct.imported,
+           updated = import_sacct.updated, unchanged = import_sacct.unchanged,
+           removed = import_sacct.removed, folded = import_sacct.folded,
+           skipped = import_sacct.skipped, rejected = import_sacct.rejected,
+           created_accounts = import_sacct.created_accounts,
+           created_users = import_sacct.created_users,
+           created_partitions = import_sacct.created_partitions
+     WHERE i.import_id = import_sacct.import_id;
+    DROP TABLE pg_temp._fs_import_jobs;
+    PERFORM @extschema@._import_empty(src);
+END
+$$;

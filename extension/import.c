@@ -35,10 +35,12 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
+#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "fairshare.h"
@@ -977,6 +979,66 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	return true;
 }
 
+/* The header the lines are read through: its columns parsed once, again
+ * only when another header comes. */
+static void
+sacct_use_header(SacctState *st, Span header, MemoryContext cxt)
+{
+	if (st->header != NULL && st->header_len == header.len
+		&& memcmp(st->header, header.p, header.len) == 0)
+		return;
+	sacct_parse_header(st, header);
+	st->header = MemoryContextAlloc(cxt, header.len + 1);
+	memcpy(st->header, header.p, header.len);
+	st->header_len = header.len;
+}
+
+static void
+sacct_use_zone(SacctState *st, const char *tz_name, MemoryContext cxt)
+{
+	if (st->tz_name != NULL && strcmp(st->tz_name, tz_name) == 0)
+		return;
+	st->tz = lookup_time_zone(tz_name);
+	st->tz_name = MemoryContextStrdup(cxt, tz_name);
+	st->last_valid = false;
+}
+
+/* One staged line (NULL: a NULL line) into r: blank, a repeat of the
+ * header, or data. */
+static void
+sacct_line(SacctState *st, Row *r, text *line_t, Span header, text *cluster_arg)
+{
+	Span		line;
+
+	if (line_t == NULL)
+	{
+		row_text(r, SO_KIND, "blank");
+		return;
+	}
+	line = text_span(line_t);
+	if (line.len == 0)
+		row_text(r, SO_KIND, "blank");
+	else if (line.len == header.len && memcmp(line.p, header.p, line.len) == 0)
+		row_text(r, SO_KIND, "header");
+	else
+		(void) sacct_fill(st, r, line, cluster_arg);
+}
+
+static void
+sacct_null_args(FunctionCallInfo fcinfo, int header_arg, int zone_arg)
+{
+	if (PG_ARGISNULL(header_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("sacct header must not be NULL"),
+				 errhint("Pass the export's first line, the one naming its columns.")));
+	if (PG_ARGISNULL(zone_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("time_zone must not be NULL"),
+				 errhint("sacct prints local times without an offset: state the zone they are in.")));
+}
+
 PG_FUNCTION_INFO_V1(fs_sacct_line);
 
 /*
@@ -989,60 +1051,271 @@ Datum
 fs_sacct_line(PG_FUNCTION_ARGS)
 {
 	SacctState *st = (SacctState *) fcinfo->flinfo->fn_extra;
-	text	   *header_t;
-	char	   *tz_name;
-	Span		header,
-				line;
 	Row			r;
 
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("sacct header must not be NULL"),
-				 errhint("Pass the export's first line, the one naming its columns.")));
-	if (PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("time_zone must not be NULL"),
-				 errhint("sacct prints local times without an offset: state the zone they are in.")));
-	header_t = PG_GETARG_TEXT_PP(1);
-	header = text_span(header_t);
-	tz_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
-
+	sacct_null_args(fcinfo, 1, 2);
 	if (st == NULL)
 	{
 		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SacctState));
 		st->desc = result_desc(fcinfo, SO_NATTS, "_sacct_line");
 		fcinfo->flinfo->fn_extra = st;
 	}
-	if (st->header == NULL || st->header_len != header.len || memcmp(st->header, header.p, header.len) != 0)
-	{
-		sacct_parse_header(st, header);
-		st->header = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, header.len + 1);
-		memcpy(st->header, header.p, header.len);
-		st->header_len = header.len;
-	}
-	if (st->tz_name == NULL || strcmp(st->tz_name, tz_name) != 0)
-	{
-		st->tz = lookup_time_zone(tz_name);
-		st->tz_name = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, tz_name);
-		st->last_valid = false;
-	}
+	sacct_use_header(st, text_span(PG_GETARG_TEXT_PP(1)), fcinfo->flinfo->fn_mcxt);
+	sacct_use_zone(st, text_to_cstring(PG_GETARG_TEXT_PP(2)), fcinfo->flinfo->fn_mcxt);
 
 	row_init(&r, SO_NATTS, SO_KIND, SO_SQLSTATE, SO_REASON);
-	if (PG_ARGISNULL(0))
-		row_text(&r, SO_KIND, "blank");
-	else
-	{
-		line = text_span(PG_GETARG_TEXT_PP(0));
-		if (line.len == 0)
-			row_text(&r, SO_KIND, "blank");
-		else if (line.len == header.len && memcmp(line.p, header.p, line.len) == 0)
-			row_text(&r, SO_KIND, "header");
-		else
-			(void) sacct_fill(st, &r, line, PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
-	}
+	sacct_line(st, &r, PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0),
+			   text_span(PG_GETARG_TEXT_PP(1)), PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
+}
+
+/*
+ * Columns of _sacct_parse: line_no, then _sacct_line's columns up to nodes,
+ * exclusive, stored, sqlstate, reason, line (the staged line, for rejects)
+ * and folded (the steps folded into the line).
+ */
+enum
+{
+	SP_LINE_NO,
+	SP_FIRST,					/* SO_KIND ... SO_NODES */
+	SP_EXCLUSIVE = SP_FIRST + SO_NODES + 1,
+	SP_STORED,
+	SP_SQLSTATE,
+	SP_REASON,
+	SP_LINE,
+	SP_FOLDED,
+	SP_NATTS
+};
+
+/* A line read and parsed, held until the lines after it are known not to
+ * be its steps. */
+typedef struct SacctHeld
+{
+	MemoryContext cxt;
+	int64		line_no;
+	text	   *line;			/* the staged line of a reject, else NULL */
+	Row			r;
+	int64		folded;
+} SacctHeld;
+
+static void
+sacct_put(Tuplestorestate *ts, TupleDesc desc, SacctHeld *h)
+{
+	Datum		v[SP_NATTS];
+	bool		n[SP_NATTS];
+	int			i;
+
+	v[SP_LINE_NO] = Int64GetDatum(h->line_no);
+	n[SP_LINE_NO] = false;
+	for (i = 0; i <= SO_NODES; i++)
+	{
+		v[SP_FIRST + i] = h->r.values[i];
+		n[SP_FIRST + i] = h->r.nulls[i];
+	}
+	n[SP_EXCLUSIVE] = true;
+	v[SP_EXCLUSIVE] = (Datum) 0;
+	v[SP_STORED] = BoolGetDatum(false);
+	n[SP_STORED] = false;
+	v[SP_SQLSTATE] = h->r.values[SO_SQLSTATE];
+	n[SP_SQLSTATE] = h->r.nulls[SO_SQLSTATE];
+	v[SP_REASON] = h->r.values[SO_REASON];
+	n[SP_REASON] = h->r.nulls[SO_REASON];
+	n[SP_LINE] = h->line == NULL;
+	v[SP_LINE] = PointerGetDatum(h->line);
+	v[SP_FOLDED] = Int64GetDatum(h->folded);
+	n[SP_FOLDED] = false;
+	tuplestore_putvalues(ts, desc, v, n);
+}
+
+/* Is the parsed line of that kind? */
+static bool
+sacct_kind_is(const Row *r, const char *kind)
+{
+	text	   *k = DatumGetTextPP(r->values[SO_KIND]);
+
+	return VARSIZE_ANY_EXHDR(k) == (int) strlen(kind) && memcmp(VARDATA_ANY(k), kind, strlen(kind)) == 0;
+}
+
+/* Does the header name the column (sacct's names are case-insensitive)? */
+static bool
+sacct_header_has(Span h, const char *name)
+{
+	int			start = 0;
+	int			i;
+
+	for (i = 0; i <= h.len; i++)
+		if (i == h.len || h.p[i] == '|')
+		{
+			if (span_eq_ci(span_make(h.p + start, i - start), name))
+				return true;
+			start = i + 1;
+		}
+	return false;
+}
+
+/*
+ * One pass over the staging table: every line parsed and put into ts, the
+ * steps folded into the line before them.  A non-blank line numbered before
+ * header_no (the header the caller found) is remembered in *first and
+ * *first_no: the caller then reads the table again with that line as the
+ * header.
+ */
+static void
+sacct_scan(SacctState *st, Oid relid, Span header, int64 header_no, text *cluster_arg,
+		   Tuplestorestate *ts, TupleDesc desc, text **first, int64 *first_no)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	SacctHeld	held[2];
+	SacctHeld  *h = NULL;		/* the line held back, if any */
+	int			next = 0;
+	char	   *query;
+	SPIPlanPtr	plan;
+	Portal		portal;
+
+	held[0].cxt = AllocSetContextCreate(caller, "sacct line", ALLOCSET_DEFAULT_SIZES);
+	held[1].cxt = AllocSetContextCreate(caller, "sacct line", ALLOCSET_DEFAULT_SIZES);
+	*first = NULL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	query = psprintf("SELECT line_no, line FROM %s",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												get_rel_name(relid)));
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", query, SPI_result_code_string(SPI_result));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	for (;;)
+	{
+		uint64		i;
+
+		SPI_cursor_fetch(portal, true, 1000);
+		if (SPI_processed == 0)
+			break;
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	td = SPI_tuptable->tupdesc;
+			SacctHeld  *cur = &held[next];
+			text	   *line;
+			bool		isnull;
+			Datum		d;
+			MemoryContext old;
+
+			MemoryContextReset(cur->cxt);
+			old = MemoryContextSwitchTo(cur->cxt);
+			d = SPI_getbinval(tup, td, 1, &isnull);
+			cur->line_no = isnull ? 0 : DatumGetInt64(d);
+			d = SPI_getbinval(tup, td, 2, &isnull);
+			line = isnull ? NULL : DatumGetTextPP(d);
+			cur->folded = 0;
+			row_init(&cur->r, SO_NATTS, SO_KIND, SO_SQLSTATE, SO_REASON);
+			sacct_line(st, &cur->r, line, header, cluster_arg);
+			/* a rejected line is kept whole, as staged (line points into
+			 * the fetched batch, freed before this row may be put) */
+			cur->line = sacct_kind_is(&cur->r, "reject")
+				? (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(line)) : NULL;
+
+			/* the header must be the first non-blank line: is this one before it? */
+			if (line != NULL && VARSIZE_ANY_EXHDR(line) > 0 && cur->line_no < header_no
+				&& (*first == NULL || cur->line_no < *first_no))
+			{
+				MemoryContextSwitchTo(caller);
+				*first = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(line));
+				*first_no = cur->line_no;
+			}
+			MemoryContextSwitchTo(old);
+
+			if (h != NULL && sacct_kind_is(&cur->r, "step"))
+			{
+				h->folded++;
+				continue;		/* cur's context is reused for the next line */
+			}
+			if (h != NULL)
+				sacct_put(ts, desc, h);
+			h = cur;
+			next = 1 - next;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	if (h != NULL)
+		sacct_put(ts, desc, h);
+	SPI_cursor_close(portal);
+	SPI_finish();
+	MemoryContextDelete(held[0].cxt);
+	MemoryContextDelete(held[1].cxt);
+}
+
+PG_FUNCTION_INFO_V1(fs_sacct_parse);
+
+/*
+ * _sacct_parse(staging regclass, header text, header_no bigint,
+ *              time_zone text, cluster text) -> SETOF (line_no, kind, ...)
+ *
+ * The whole staging table through _sacct_line's parser, in one call, as
+ * import_sacct's work table: the lines in the table's physical order (the
+ * order \copy wrote them in, the export's: a step folds into the job line
+ * read just before it), each with its line_no, and the staged text of the
+ * rejected ones.  The steps that fold are not returned: each row counts in
+ * folded those that followed it, so that the lines read are count(*) +
+ * sum(folded) of the result.  One call instead of one per line spares the
+ * row value built per line and taken apart again column by column, and a
+ * pass over the staging table to count its lines (issue 7).
+ *
+ * header is the staged line the caller took for the export's header, number
+ * header_no: the first non-blank line of the table's first block, which is
+ * the first of the table after import_stage() and \copy.  Should a non-blank
+ * line numbered before it come up in the pass (a staging table filled some
+ * other way), the table is read again with the first of them as the header,
+ * so that the header is always the first non-blank line by line_no.
+ */
+Datum
+fs_sacct_parse(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	text	   *header_t;
+	int64		header_no;
+	text	   *cluster_arg;
+	SacctState *st;
+	text	   *first;
+	int64		first_no;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("staging table and header line number must not be NULL")));
+	sacct_null_args(fcinfo, 1, 3);
+	relid = PG_GETARG_OID(0);
+	header_t = PG_GETARG_TEXT_PP(1);
+	header_no = PG_GETARG_INT64(2);
+	cluster_arg = PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	if (rsinfo->setDesc->natts != SP_NATTS)
+		elog(ERROR, "_sacct_parse must return %d columns", SP_NATTS);
+
+	st = palloc0(sizeof(SacctState));
+	sacct_use_zone(st, text_to_cstring(PG_GETARG_TEXT_PP(3)), CurrentMemoryContext);
+	sacct_use_header(st, text_span(header_t), CurrentMemoryContext);
+	sacct_scan(st, relid, text_span(header_t), header_no, cluster_arg,
+			   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
+	if (first != NULL)
+	{
+		/* import_sacct's check on the header it found, on the real one */
+		if (cluster_arg == NULL && !sacct_header_has(text_span(first), "Cluster"))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("cluster is NULL and the export has no Cluster column"),
+					 errhint("Pass the cluster, or add Cluster to sacct -o.")));
+		tuplestore_clear(rsinfo->setResult);
+		memset(st, 0, sizeof(SacctState));
+		sacct_use_zone(st, text_to_cstring(PG_GETARG_TEXT_PP(3)), CurrentMemoryContext);
+		sacct_use_header(st, text_span(first), CurrentMemoryContext);
+		sacct_scan(st, relid, text_span(first), first_no, cluster_arg,
+				   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
+	}
+	return (Datum) 0;
 }
 
 /* ===========================================================================

@@ -190,14 +190,19 @@ CREATE STATISTICS @extschema@.jobs_association_stats (ndistinct) ON cluster, acc
 -- to 1/100 of the truth, and sprio joined 10^5 pending jobs to sshare's
 -- 10^5 rows by a merge join on the cluster alone: 450 s).
 CREATE INDEX jobs_first_event_idx ON @extschema@.jobs ((COALESCE(start_time, end_time, 'infinity'::timestamptz)));
-CREATE INDEX ON @extschema@.jobs (cluster, start_time);
 -- A project's jobs over a window of time, with what its core-hours need
 -- (GENCI allocation_consumption, RWTH rwth_monthly_usage_at): an index-only
 -- scan of the window instead of a visit to every job of the account in the
 -- table (issue 7: the regulation of 10^4 allocations, 12 s -> 1.4 s).
 CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
     INCLUDE (end_time, cpus, nodes, gpus, exclusive, partition);
+-- The pending jobs: the stored remainders of job arrays that an import
+-- replaces (import_sacct), found without reading every job.
 CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
+-- Each index costs every job stored: an import of 296,132 jobs spends about
+-- 0.3 s per index of the table (issue 7; README "Importing jobs").  No query
+-- reads a cluster's jobs by start time, so there is no index on
+-- (cluster, start_time); a cluster's jobs are the primary key's range.
 
 -- Allocations of hours to project accounts (GENCI, RWTH).  `hours` is the
 -- initial grant; later changes live in the ledger.
