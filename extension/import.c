@@ -639,8 +639,19 @@ sacct_last_job(SacctState *st, Span cluster, Span job, bool remember)
 	return true;
 }
 
-static void
-sacct_parse_header(SacctState *st, Span h)
+/* What a header line lacks, if anything (the column concerned in *col). */
+typedef enum HeaderCheck
+{
+	HDR_OK,
+	HDR_TOO_WIDE,
+	HDR_TWICE,
+	HDR_MISSING,
+	HDR_NO_SIZE
+} HeaderCheck;
+
+/* The columns of header h into st, or what is wrong with it. */
+static HeaderCheck
+sacct_read_header(SacctState *st, Span h, int *col)
 {
 	Span		fields[SACCT_MAX_FIELDS];
 	int			n = split(h, '|', fields, SACCT_MAX_FIELDS);
@@ -648,9 +659,7 @@ sacct_parse_header(SacctState *st, Span h)
 	int			c;
 
 	if (n > SACCT_MAX_FIELDS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("sacct header has more than %d columns", SACCT_MAX_FIELDS)));
+		return HDR_TOO_WIDE;
 	for (c = 0; c < SC_NCOLS; c++)
 		st->col[c] = -1;
 	for (i = 0; i < n; i++)
@@ -658,10 +667,10 @@ sacct_parse_header(SacctState *st, Span h)
 			if (span_eq_ci(fields[i], sacct_col_names[c]))
 			{
 				if (st->col[c] >= 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-							 errmsg("sacct header names column %s twice", sacct_col_names[c]),
-							 errhint("List each column once in sacct -o.")));
+				{
+					*col = c;
+					return HDR_TWICE;
+				}
 				st->col[c] = i;
 			}
 	for (c = 0; c <= SC_STATE; c++)
@@ -670,19 +679,58 @@ sacct_parse_header(SacctState *st, Span h)
 			|| c == SC_ELIGIBLE)
 			continue;
 		if (st->col[c] < 0)
+		{
+			*col = c;
+			return HDR_MISSING;
+		}
+	}
+	if (st->col[SC_ALLOCTRES] < 0 && st->col[SC_REQTRES] < 0 && st->col[SC_ALLOCCPUS] < 0)
+		return HDR_NO_SIZE;
+	st->nfields = n;
+	return HDR_OK;
+}
+
+static void
+sacct_header_error(HeaderCheck hc, int c, Span h)
+{
+	switch (hc)
+	{
+		case HDR_OK:
+			break;
+		case HDR_TOO_WIDE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("sacct header has more than %d columns", SACCT_MAX_FIELDS)));
+			break;
+		case HDR_TWICE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("sacct header names column %s twice", sacct_col_names[c]),
+					 errhint("List each column once in sacct -o.")));
+			break;
+		case HDR_MISSING:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 					 errmsg("the first staged line is not an sacct --parsable2 header: column %s is missing",
 							sacct_col_names[c]),
 					 errdetail("First line: \"%s\"", span_show(h)),
 					 errhint("Export with sacct -P (without -n) and at least -o JobID,User,Account,Partition,Submit,Start,End,State,AllocTRES.")));
+			break;
+		case HDR_NO_SIZE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("sacct header has none of AllocTRES, ReqTRES, AllocCPUS: the jobs' sizes are unknown"),
+					 errhint("Add AllocTRES (and ReqTRES for pending jobs) to sacct -o.")));
+			break;
 	}
-	if (st->col[SC_ALLOCTRES] < 0 && st->col[SC_REQTRES] < 0 && st->col[SC_ALLOCCPUS] < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("sacct header has none of AllocTRES, ReqTRES, AllocCPUS: the jobs' sizes are unknown"),
-				 errhint("Add AllocTRES (and ReqTRES for pending jobs) to sacct -o.")));
-	st->nfields = n;
+}
+
+static void
+sacct_parse_header(SacctState *st, Span h)
+{
+	int			c = 0;
+
+	sacct_header_error(sacct_read_header(st, h, &c), c, h);
 }
 
 /* Job id without its step: 123, 123_4, 123_[1-3,7%2], 123+0; step after a dot. */
@@ -1153,6 +1201,17 @@ sacct_header_has(Span h, const char *name)
 	return false;
 }
 
+/* The staging table as a name for a query. */
+static char *
+staging_name(Oid relid)
+{
+	char	   *rel = get_rel_name(relid);
+
+	if (rel == NULL)
+		elog(ERROR, "staging table %u does not exist", relid);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
+}
+
 /*
  * One pass over the staging table: every line parsed and put into ts, the
  * steps folded into the line before them.  A non-blank line numbered before
@@ -1178,9 +1237,7 @@ sacct_scan(SacctState *st, Oid relid, Span header, int64 header_no, text *cluste
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	query = psprintf("SELECT line_no, line FROM %s",
-					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-												get_rel_name(relid)));
+	query = psprintf("SELECT line_no, line FROM %s", staging_name(relid));
 	plan = SPI_prepare(query, 0, NULL);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed for \"%s\": %s", query, SPI_result_code_string(SPI_result));
@@ -1246,6 +1303,46 @@ sacct_scan(SacctState *st, Oid relid, Span header, int64 header_no, text *cluste
 	MemoryContextDelete(held[1].cxt);
 }
 
+/* The first non-blank line of the staging table by line_no (NULL: none),
+ * allocated in the caller's context. */
+static text *
+staging_first_line(Oid relid, int64 *line_no)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	text	   *first = NULL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(psprintf("SELECT line_no, line FROM %s WHERE line <> '' ORDER BY line_no LIMIT 1",
+							 staging_name(relid)), true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		MemoryContext old;
+
+		*line_no = isnull ? 0 : DatumGetInt64(d);
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+		old = MemoryContextSwitchTo(caller);
+		first = (text *) PG_DETOAST_DATUM_COPY(d);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return first;
+}
+
+/* import_sacct's check of the header it found, for a header found here. */
+static void
+sacct_require_cluster(text *cluster_arg, Span header)
+{
+	if (cluster_arg == NULL && !sacct_header_has(header, "Cluster"))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("cluster is NULL and the export has no Cluster column"),
+				 errhint("Pass the cluster, or add Cluster to sacct -o.")));
+}
+
 PG_FUNCTION_INFO_V1(fs_sacct_parse);
 
 /*
@@ -1264,10 +1361,11 @@ PG_FUNCTION_INFO_V1(fs_sacct_parse);
  *
  * header is the staged line the caller took for the export's header, number
  * header_no: the first non-blank line of the table's first block, which is
- * the first of the table after import_stage() and \copy.  Should a non-blank
- * line numbered before it come up in the pass (a staging table filled some
- * other way), the table is read again with the first of them as the header,
- * so that the header is always the first non-blank line by line_no.
+ * the table's first line after import_stage() and \copy.  The header is the
+ * first non-blank line by line_no: should a non-blank line numbered before
+ * it come up in the pass (a staging table filled some other way), the table
+ * is read again with the first of them as the header, and a header about to
+ * be refused is first checked to be the first line.
  */
 Datum
 fs_sacct_parse(PG_FUNCTION_ARGS)
@@ -1277,18 +1375,23 @@ fs_sacct_parse(PG_FUNCTION_ARGS)
 	text	   *header_t;
 	int64		header_no;
 	text	   *cluster_arg;
+	char	   *tz_name;
 	SacctState *st;
+	HeaderCheck hc;
+	int			col = 0;
 	text	   *first;
-	int64		first_no;
+	int64		first_no = 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("staging table and header line number must not be NULL")));
+				 errmsg("staging table and header line number must not be NULL"),
+				 errhint("Call import_sacct(); it finds the header line and its number.")));
 	sacct_null_args(fcinfo, 1, 3);
 	relid = PG_GETARG_OID(0);
 	header_t = PG_GETARG_TEXT_PP(1);
 	header_no = PG_GETARG_INT64(2);
+	tz_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	cluster_arg = PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
@@ -1296,22 +1399,29 @@ fs_sacct_parse(PG_FUNCTION_ARGS)
 		elog(ERROR, "_sacct_parse must return %d columns", SP_NATTS);
 
 	st = palloc0(sizeof(SacctState));
-	sacct_use_zone(st, text_to_cstring(PG_GETARG_TEXT_PP(3)), CurrentMemoryContext);
-	sacct_use_header(st, text_span(header_t), CurrentMemoryContext);
+	sacct_use_zone(st, tz_name, CurrentMemoryContext);
+	hc = sacct_read_header(st, text_span(header_t), &col);
+	if (hc != HDR_OK)
+	{
+		first = staging_first_line(relid, &first_no);
+		if (first != NULL && first_no < header_no)
+		{
+			header_t = first;
+			header_no = first_no;
+			sacct_require_cluster(cluster_arg, text_span(header_t));
+			hc = sacct_read_header(st, text_span(header_t), &col);
+		}
+		sacct_header_error(hc, col, text_span(header_t));
+	}
 	sacct_scan(st, relid, text_span(header_t), header_no, cluster_arg,
 			   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
 	if (first != NULL)
 	{
-		/* import_sacct's check on the header it found, on the real one */
-		if (cluster_arg == NULL && !sacct_header_has(text_span(first), "Cluster"))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("cluster is NULL and the export has no Cluster column"),
-					 errhint("Pass the cluster, or add Cluster to sacct -o.")));
+		sacct_require_cluster(cluster_arg, text_span(first));
 		tuplestore_clear(rsinfo->setResult);
 		memset(st, 0, sizeof(SacctState));
-		sacct_use_zone(st, text_to_cstring(PG_GETARG_TEXT_PP(3)), CurrentMemoryContext);
-		sacct_use_header(st, text_span(first), CurrentMemoryContext);
+		sacct_use_zone(st, tz_name, CurrentMemoryContext);
+		sacct_parse_header(st, text_span(first));
 		sacct_scan(st, relid, text_span(first), first_no, cluster_arg,
 				   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
 	}
