@@ -604,16 +604,26 @@ BEGIN
 
     IF n_lone > 0 THEN
         -- a step elsewhere than after its job's line: its job must have
-        -- a line in the export, or be stored
+        -- a line in the export, or be stored.  The few lone steps are
+        -- looked for among the jobs (a hash of them), not every job among
+        -- them (a hash of every job: 0.24 s for 296,132 jobs).
+        WITH lone AS MATERIALIZED (
+            SELECT w.ctid AS row_id, w.cluster, w.job_id
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'lone_step'),
+        found AS (
+            SELECT j.cluster, j.job_id
+              FROM pg_temp._fs_import_jobs j
+             WHERE j.kind IN ('job', 'reject')
+               AND (j.cluster, j.job_id) IN (SELECT l.cluster, l.job_id FROM lone l))
         UPDATE pg_temp._fs_import_jobs w
            SET kind = 'reject', sqlstate = '23503',
                reason = format('step %s.%s: job %s is neither in this export nor in fairshare.jobs',
                                w.job_id, w.step, w.job_id)
-         WHERE w.kind = 'lone_step'
-           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs j
-                                WHERE j.kind IN ('job', 'reject')
-                              AND j.cluster = w.cluster AND j.job_id = w.job_id)
-           AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = w.cluster AND x.job_id = w.job_id);
+          FROM lone l
+         WHERE w.ctid = l.row_id
+           AND NOT EXISTS (SELECT 1 FROM found f WHERE f.cluster = l.cluster AND f.job_id = l.job_id)
+           AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
     END IF;
 
     IF all_or_nothing THEN

@@ -90,7 +90,9 @@ SQL
 )
 # What storing the jobs costs by itself: a plain INSERT of the same jobs,
 # parsed beforehand, into the empty fairshare.jobs (its CHECKs, primary key,
-# 3 indexes and 2 foreign-key triggers).
+# 4 other indexes and 2 foreign-key triggers), with the settings
+# import_sacct stores them with (_import_upsert: sequential scans off, so
+# that the foreign keys' checks use the keys' indexes, and JIT off).
 psql -X -q -d "$db" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 SELECT fairshare.import_stage();
 \\copy import_staging (line) FROM '$file' $copy_opts
@@ -101,6 +103,8 @@ TRUNCATE fairshare.jobs;
 VACUUM ANALYZE fairshare.jobs;
 SQL
 F=$(timed <<'SQL'
+SET enable_seqscan = off;
+SET jit = off;
 INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, qos, state, submit_time,
                             eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes)
 SELECT cluster, job_id, user_name, account, partition, qos, state, submit_time,
