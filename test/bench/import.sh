@@ -7,6 +7,9 @@
 #   against any server the PG* variables point at (a superuser is needed
 #   for CREATE DATABASE / CREATE EXTENSION), e.g. a throwaway one:
 #       /work/sandbox/run.sh NAME bash test/bench/import.sh
+#   FAIRSHARE_VERSION=1.0 measures an older version of the extension's SQL
+#   installed beside the current one (CREATE EXTENSION ... VERSION), e.g.
+#   before and after a change, on the same server and library.
 #
 # The file is synthetic but shaped like `sacct -a -P` output (import_gen.awk):
 # each job has its line plus .batch, .extern and half the time .0 steps, so
@@ -26,8 +29,13 @@ db=fairshare_bench_import
 copy_opts="(FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')"
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
-psql -X -q -d "$db" -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+psql -X -q -d "$db" -v ON_ERROR_STOP=1 -v version="${FAIRSHARE_VERSION:-}" >/dev/null <<'SQL'
+SELECT :'version' = '' AS current_version \gset
+\if :current_version
 CREATE EXTENSION fairshare;
+\else
+CREATE EXTENSION fairshare VERSION :'version';
+\endif
 INSERT INTO fairshare.clusters (cluster, decay_half_life) VALUES ('oracle', '0');
 INSERT INTO fairshare.partitions (cluster, partition, billing_weights, cores_per_node, mem_per_node_mb) VALUES
   ('oracle', 'std', 'CPU=1.0,Mem=0.5G', 64, 256000),
@@ -91,8 +99,9 @@ SQL
 # What storing the jobs costs by itself: a plain INSERT of the same jobs,
 # parsed beforehand, into the empty fairshare.jobs (its CHECKs, primary key,
 # 4 other indexes and 2 foreign-key triggers), with the settings
-# import_sacct stores them with (_import_upsert: sequential scans off, so
-# that the foreign keys' checks use the keys' indexes, and JIT off).
+# import_sacct stores them with (those of _import_upsert; since 1.1
+# sequential scans off, so that the foreign keys' checks use the keys'
+# indexes, and JIT off).
 psql -X -q -d "$db" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 SELECT fairshare.import_stage();
 \\copy import_staging (line) FROM '$file' $copy_opts
@@ -103,8 +112,10 @@ TRUNCATE fairshare.jobs;
 VACUUM ANALYZE fairshare.jobs;
 SQL
 F=$(timed <<'SQL'
-SET enable_seqscan = off;
-SET jit = off;
+SELECT COALESCE(string_agg(format('SET %s = %L;', split_part(c, '=', 1), substr(c, strpos(c, '=') + 1)), ' '), '') AS settings
+  FROM pg_proc p, unnest(p.proconfig) c
+ WHERE p.oid = 'fairshare._import_upsert'::regproc AND c NOT LIKE 'search_path=%' \gset
+:settings
 INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, qos, state, submit_time,
                             eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes)
 SELECT cluster, job_id, user_name, account, partition, qos, state, submit_time,
@@ -113,6 +124,7 @@ SQL
 )
 summary=$(psql -X -q -d "$db" -t -A -F ' ' -c "SELECT lines_read, imported, unchanged, folded, rejected FROM fairshare.imports ORDER BY import_id LIMIT 1")
 echo
+echo "extension: fairshare $(psql -X -t -A -d "$db" -c "SELECT extversion FROM pg_extension WHERE extname = 'fairshare'")"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(psql -X -t -A -d "$db" -c 'SHOW server_version')"
 echo "file: $file, $n lines, $(du -h "$file" | cut -f1); first import: lines_read imported unchanged folded rejected = $summary"
 printf 'median of %d runs: plain COPY %.2f s; staging COPY %.2f s; staging COPY + import_sacct %.2f s\n' "$runs" "$B" "$S" "$T"
