@@ -2,11 +2,14 @@
  * import.c — reading a scheduler's accounting records (issue 6: "Real data
  * in"; README section "Importing jobs").
  *
- * Two line parsers, each called once per staged line by extension/import.sql:
+ * Two line parsers, called by extension/import.sql:
  *
  *   _sacct_line(line, header, time_zone, cluster)
  *       one line of `sacct --parsable2` output, its columns found through the
- *       export's own header line (any order, extra columns ignored);
+ *       export's own header line (any order, extra columns ignored); the
+ *       import reads every staged line through it in one call of
+ *       _sacct_parse(staging, header, header_no, time_zone, cluster), which
+ *       returns the import's work table (issue 7);
  *   _pbs_record(line, time_zone)
  *       one record of a PBS / OpenPBS / PBS Pro accounting log,
  *       "MM/DD/YYYY HH:MM:SS;T;job id;key=value ..." (OpenPBS
@@ -18,7 +21,8 @@
  * the others.  Errors are raised only for bad arguments (a time zone PostgreSQL
  * does not know, a header that is not sacct's).  The per-query state (parsed
  * header, time zone, result descriptor) lives in fn_extra, in fn_mcxt; each
- * line's work is palloc'd in the per-tuple context of the caller.
+ * line's work is palloc'd in the per-tuple context of the caller (in
+ * _sacct_parse, in a context reset for each line).
  *
  * Parsing is in C because it is most of the cost of an import: one call per
  * line does the split, the timestamps (read in the stated zone with
