@@ -332,8 +332,8 @@ $$;
 -- (partitions, account_users) that PostgreSQL plans in the session and
 -- keeps.  On a table of a few hundred associations (3 pages) the planner
 -- prices a sequential scan as high as the primary key's index, picks it, and
--- every job then reads every association: 9 us a row instead of 3 (issue 7:
--- 2 s of an import of 296,132 jobs).  Sequential scans are off in here, so
+-- every job then reads every association: about 11 us a row instead of 3 to
+-- 4 (issue 7: 2.3 s of an import of 296,132 jobs).  Sequential scans are off in here, so
 -- that those checks are planned on the keys' indexes; the work table has no
 -- index and is still read in sequence, the jobs table through its primary
 -- key (as the planner does anyway once it holds more than a few jobs).  JIT
@@ -606,7 +606,7 @@ BEGIN
         -- a step elsewhere than after its job's line: its job must have
         -- a line in the export, or be stored.  The few lone steps are
         -- looked for among the jobs (a hash of them), not every job among
-        -- them (a hash of every job: 0.24 s for 296,132 jobs).
+        -- them (a hash of every job: 0.1 s for 296,132 jobs).
         WITH lone AS MATERIALIZED (
             SELECT w.ctid AS row_id, w.cluster, w.job_id
               FROM pg_temp._fs_import_jobs w
