@@ -332,8 +332,8 @@ $$;
 -- (partitions, account_users) that PostgreSQL plans in the session and
 -- keeps.  On a table of a few hundred associations (3 pages) the planner
 -- prices a sequential scan as high as the primary key's index, picks it, and
--- every job then reads every association: about 11 us a row instead of 3 to
--- 4 (issue 7: 2.3 s of an import of 296,132 jobs).  Sequential scans are off in here, so
+-- every job then reads every association: 10 us a row instead of 3 (issue
+-- 7: 2.1 s of an import of 296,132 jobs).  Sequential scans are off in here, so
 -- that those checks are planned on the keys' indexes; the work table has no
 -- index and is still read in sequence, the jobs table through its primary
 -- key (as the planner does anyway once it holds more than a few jobs).  JIT

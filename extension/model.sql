@@ -199,9 +199,9 @@ CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
 -- The pending jobs: the stored remainders of job arrays that an import
 -- replaces (import_sacct), found without reading every job.
 CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
--- Each index costs every job stored: an import of 296,132 jobs spends about
--- 0.3 s per index of the table (issue 7; README "Importing jobs").  No query
--- reads a cluster's jobs by start time, so there is no index on
+-- Each index costs every job stored: an import of 296,132 jobs spends 0.3
+-- to 0.7 s in each index of the table (issue 7; README "Importing jobs").
+-- No query reads a cluster's jobs by start time, so there is no index on
 -- (cluster, start_time); a cluster's jobs are the primary key's range.
 
 -- Allocations of hours to project accounts (GENCI, RWTH).  `hours` is the
