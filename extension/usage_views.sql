@@ -117,12 +117,8 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 -- form over one row, so the decay is counted exactly as decay.c counts
 -- it), plus the jobs' parts after T0; the other clusters are read from the
 -- jobs alone.  For checkpoint_usage (checkpointing true), every cluster is
--- read from the jobs alone, and a job that ends after as_of is charged
--- over [start, as_of] rather than cut at as_of by the aggregate, as the
--- parts after a checkpoint are: the same number, but decay.c computes a
--- span's length from float8 seconds since 2000 (1.2e-7 s apart), so that a
--- cut span carries a relative error of about 1e-7 s / its length (1e-11
--- for a 3-hour job), which the uncut spans do not.
+-- read from the jobs alone: what it stores is what association_usage_at
+-- gives without a checkpoint.
 --
 -- The jobs are aggregated first, per association, and the associations
 -- joined after (association_usage_at): one scan of the job table
@@ -195,7 +191,7 @@ BEGIN
         SELECT j.cluster, j.account, j.user_name, j.billing,
                j.decay_mode, j.decay_half_life, j.decay_interval, j.decay_factor,
                CASE WHEN j.from_cp THEN GREATEST(j.start_time, j.t0) ELSE j.start_time END AS s,
-               CASE WHEN j.from_cp OR _association_usage.checkpointing
+               CASE WHEN j.from_cp
                     THEN LEAST(COALESCE(j.end_time, _association_usage.as_of), _association_usage.as_of)
                     ELSE COALESCE(j.end_time, GREATEST(j.start_time, _association_usage.as_of)) END AS e,
                -- a job counts once: in the checkpoint if it started by t0
