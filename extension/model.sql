@@ -160,7 +160,16 @@ CREATE TABLE @extschema@.jobs (
     -- per-CPU speed of the node the job ran on, when it differs from the partition's
     spec                 float8 CHECK (spec OPERATOR(pg_catalog.>) 0 AND spec OPERATOR(pg_catalog.<) 'Infinity'),
     nice                 integer NOT NULL DEFAULT 0,
-    PRIMARY KEY (cluster, job_id),
+    -- time the run spent suspended (sacct Suspended).  Fairshare usage
+    -- charges End - Start all the same, as slurmctld does; sreport leaves
+    -- it out.
+    suspended            interval NOT NULL DEFAULT '0'
+                         CHECK (suspended OPERATOR(pg_catalog.>=) '0'::interval),
+    -- A run is identified as slurmdbd identifies it (UNIQUE (id_job,
+    -- time_submit) in its job table): ids wrap at MaxJobId and are reused,
+    -- and each run of a requeued job is its own row, submitted at the
+    -- instant of the requeue.
+    PRIMARY KEY (cluster, job_id, submit_time),
     FOREIGN KEY (cluster, partition) REFERENCES @extschema@.partitions ON UPDATE CASCADE,
     FOREIGN KEY (cluster, account, user_name) REFERENCES @extschema@.account_users ON UPDATE CASCADE,
     CHECK (tres IS NULL OR @extschema@.tres_weights_valid(tres)),
@@ -170,9 +179,14 @@ CREATE TABLE @extschema@.jobs (
     CHECK (eligible_time IS NULL OR eligible_time OPERATOR(pg_catalog.>=) submit_time),
     CHECK (end_time IS NULL OR start_time IS NULL OR end_time OPERATOR(pg_catalog.>=) start_time),
     CHECK (state OPERATOR(pg_catalog.<>) 'PENDING' OR (start_time IS NULL AND end_time IS NULL)),
-    CHECK (state NOT IN ('RUNNING', 'SUSPENDED') OR (start_time IS NOT NULL AND end_time IS NULL))
+    CHECK (state NOT IN ('RUNNING', 'SUSPENDED') OR (start_time IS NOT NULL AND end_time IS NULL)),
+    -- every other state is final: a run without an end would be charged
+    -- as running up to every report's instant
+    CONSTRAINT jobs_ended_have_end CHECK (state IN ('PENDING', 'RUNNING', 'SUSPENDED') OR end_time IS NOT NULL),
+    CONSTRAINT jobs_suspended_within_run CHECK (end_time IS NULL OR start_time IS NULL
+           OR suspended OPERATOR(pg_catalog.<=) (end_time OPERATOR(pg_catalog.-) start_time))
 );
-COMMENT ON TABLE @extschema@.jobs IS 'Jobs as the scheduler accounted them: who, where, when, what was allocated.';
+COMMENT ON TABLE @extschema@.jobs IS 'Job runs as the scheduler accounted them, one row per run (cluster, job id, submit time): who, where, when, what was allocated.';
 -- An association's jobs (the foreign key to account_users, per-project
 -- consumption).  The account leads: with one cluster, a leading cluster
 -- column has correlation 1 in the statistics and the planner takes a full

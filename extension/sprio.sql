@@ -348,6 +348,7 @@ BEGIN
                                   substring(s.job_id FROM '^[0-9]+')::numeric NULLS LAST, s.job_id) AS pos
           FROM @extschema@.sprio_at(as_of) s
           JOIN @extschema@.jobs jb ON jb.cluster = s.cluster AND jb.job_id = s.job_id
+                                  AND jb.submit_time = s.submit_time
          WHERE s.cluster = ANY (clusters)
          ORDER BY pos
     LOOP

@@ -344,7 +344,8 @@ BEGIN
         ELSIF TG_OP = 'UPDATE' THEN
             -- old and new rows paired by key; a changed key leaves both unpaired
             SELECT COALESCE(o.job_id, n.job_id) INTO job
-              FROM old_jobs o FULL JOIN new_jobs n ON n.cluster = o.cluster AND n.job_id = o.job_id
+              FROM old_jobs o FULL JOIN new_jobs n
+                ON n.cluster = o.cluster AND n.job_id = o.job_id AND n.submit_time = o.submit_time
              WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
                         THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
                              OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,

@@ -1,0 +1,551 @@
+/*
+ * decay.c — decayed usage aggregates (POLICIES.md §2).
+ *
+ * Every variant sums usage × weight, where the weight says how much of a
+ * unit of usage charged (or accrued) at some instant still counts at as_of:
+ *
+ *   exact   2^(−age / half_life)                 Slurm's documented half-life
+ *   slurm   (1 − 0.693 / half_life_s)^age_s       what Slurm really multiplies
+ *   step    factor^(interval boundaries crossed)  PBS fairshare_decay_{time,factor}
+ *
+ * Usage charged at an instant ("point" forms) is weighted once.  Usage that
+ * accrues uniformly over [started, ended] ("span" forms) is integrated
+ * exactly over [started, min(ended, as_of)], each instant's share decaying
+ * from when it accrued; that is the continuous version of what Slurm adds
+ * every PriorityCalcPeriod.  Usage after as_of never counts (time travel).
+ *
+ * The transition state is a float8[3] {rows, sum, compensation}: a real
+ * (non-pseudo) type, so that PostgreSQL parallel query and Citus can both
+ * split the aggregate with the combine function alone (pg-extension.md
+ * §4.2).  Sums use Neumaier's compensated summation so that 10^8 rows of
+ * very different sizes still add up to the last digit.  As float8_accum
+ * does, the state is updated in place when called as an aggregate.
+ *
+ * Steps are counted from the Unix epoch, so the same rows always give the
+ * same answer whenever the query runs.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/timestamp.h"
+
+#include "fairshare.h"
+
+
+/* Slurm's per-second decay: 1 - 0.693 / half_life_seconds. */
+#define SLURM_LN2	0.693
+
+typedef enum DecayKind
+{
+	DECAY_NONE,
+	DECAY_EXACT,
+	DECAY_SLURM,
+	DECAY_STEP
+} DecayKind;
+
+typedef struct Decay
+{
+	DecayKind	kind;
+	double		half_life;		/* seconds (exact, slurm) */
+	double		half_life_us;	/* microseconds (exact) */
+	double		rate;			/* per second: ln2/h (exact), -log1p(-0.693/h) (slurm) */
+	double		interval;		/* seconds (step) */
+	double		factor;			/* per interval (step) */
+} Decay;
+
+/* ---------- state ---------- */
+
+/* The transition functions are callable from SQL: check what they are given. */
+static float8 *
+state_values(ArrayType *a)
+{
+	if (ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != 3 || ARR_HASNULL(a)
+		|| ARR_ELEMTYPE(a) != FLOAT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("decayed_usage: expected a 3-element float8 state array"),
+				 errhint("Call the aggregates, not their support functions.")));
+	return (float8 *) ARR_DATA_PTR(a);
+}
+
+/*
+ * Neumaier: add x to (sum, comp).  A sum past float8 would turn the
+ * compensation into NaN: raise 22003 as PostgreSQL's own sum(float8) does.
+ */
+static inline void
+kahan_add(float8 *sum, float8 *comp, double x)
+{
+	double		t = *sum + x;
+
+	if (unlikely(isinf(t)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("decayed_usage: the usage of the group adds up to more than float8 holds"),
+				 errhint("Usage is counted in billing-seconds; a sum above 1.8e308 has no meaning.")));
+	if (fabs(*sum) >= fabs(x))
+		*comp += (*sum - t) + x;
+	else
+		*comp += (x - t) + *sum;
+	*sum = t;
+}
+
+/*
+ * The decay parameters are per-query constants in practice, but an
+ * aggregate argument may vary per row: keep the last one parsed in
+ * fn_extra and reparse only when the raw argument changes.
+ *
+ * agg_state remembers the last state array this call site checked and found
+ * to be an aggregate's own (in place) state; it is only ever compared with
+ * the state argument, never read through, so a later state allocated at the
+ * same address is one PostgreSQL made from INITCOND or one we returned:
+ * either way checked already by construction.  It saves the checks and the
+ * AggCheckCallContext call on every row (issue 7: the per-row cost).
+ */
+typedef struct DecayCache
+{
+	bool		valid;
+	bool		isnull;
+	Interval	raw;
+	float8		factor;			/* step decay's second argument */
+	Decay		decay;
+	const void *agg_state;
+} DecayCache;
+
+/* Return the state with one more row adding x, in place when allowed. */
+static Datum
+state_add(FunctionCallInfo fcinfo, DecayCache *c, double x)
+{
+	ArrayType  *a;
+	float8	   *v;
+
+	if (likely(c->agg_state == DatumGetPointer(PG_GETARG_DATUM(0))))
+	{
+		/* the state checked on an earlier row of this aggregate */
+		v = (float8 *) ARR_DATA_PTR((ArrayType *) DatumGetPointer(PG_GETARG_DATUM(0)));
+		v[0] += 1.0;
+		kahan_add(&v[1], &v[2], x);
+		return PG_GETARG_DATUM(0);
+	}
+	a = PG_GETARG_ARRAYTYPE_P(0);
+	v = state_values(a);
+	if (AggCheckCallContext(fcinfo, NULL))
+	{
+		c->agg_state = a;
+		v[0] += 1.0;
+		kahan_add(&v[1], &v[2], x);
+		PG_RETURN_ARRAYTYPE_P(a);
+	}
+	else
+	{
+		Datum		d[3];
+		float8		n = v[0] + 1.0,
+					s = v[1],
+					c = v[2];
+
+		kahan_add(&s, &c, x);
+		d[0] = Float8GetDatum(n);
+		d[1] = Float8GetDatum(s);
+		d[2] = Float8GetDatum(c);
+		PG_RETURN_ARRAYTYPE_P(construct_array(d, 3, FLOAT8OID, sizeof(float8),
+											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_combine);
+
+Datum
+fs_decay_combine(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a1 = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *a2 = PG_GETARG_ARRAYTYPE_P(1);
+	float8	   *v1 = state_values(a1);
+	float8	   *v2 = state_values(a2);
+
+	if (AggCheckCallContext(fcinfo, NULL))
+	{
+		v1[0] += v2[0];
+		kahan_add(&v1[1], &v1[2], v2[1]);
+		v1[2] += v2[2];
+		PG_RETURN_ARRAYTYPE_P(a1);
+	}
+	else
+	{
+		Datum		d[3];
+		float8		s = v1[1],
+					c = v1[2];
+
+		kahan_add(&s, &c, v2[1]);
+		d[0] = Float8GetDatum(v1[0] + v2[0]);
+		d[1] = Float8GetDatum(s);
+		d[2] = Float8GetDatum(c + v2[2]);
+		PG_RETURN_ARRAYTYPE_P(construct_array(d, 3, FLOAT8OID, sizeof(float8),
+											  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_final);
+
+/* NULL when no row had usage, as sum() does. */
+Datum
+fs_decay_final(PG_FUNCTION_ARGS)
+{
+	float8	   *v = state_values(PG_GETARG_ARRAYTYPE_P(0));
+
+	if (v[0] == 0.0)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(v[1] + v[2]);
+}
+
+/* ---------- decay parameters ---------- */
+
+static DecayCache *
+decay_cache(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+														  sizeof(DecayCache));
+	return (DecayCache *) fcinfo->flinfo->fn_extra;
+}
+
+static Decay continuous_decay_parse(FunctionCallInfo fcinfo, int argno, DecayKind kind);
+static Decay step_decay_parse(FunctionCallInfo fcinfo, int argno);
+
+/* Half-life argument, cached: see decay_cache. */
+static inline const Decay *
+continuous_decay(FunctionCallInfo fcinfo, DecayCache *c, int argno, DecayKind kind)
+{
+	bool		isnull = PG_ARGISNULL(argno);
+
+	if (!c->valid || c->isnull != isnull
+		|| (!isnull && memcmp(&c->raw, PG_GETARG_INTERVAL_P(argno), sizeof(Interval)) != 0))
+	{
+		c->decay = continuous_decay_parse(fcinfo, argno, kind);
+		c->isnull = isnull;
+		if (!isnull)
+			c->raw = *PG_GETARG_INTERVAL_P(argno);
+		c->valid = true;
+	}
+	return &c->decay;
+}
+
+/* Step decay arguments (interval, factor), cached likewise. */
+static inline const Decay *
+step_decay(FunctionCallInfo fcinfo, DecayCache *c, int argno)
+{
+	bool		isnull = PG_ARGISNULL(argno) || PG_ARGISNULL(argno + 1);
+	float8		f = isnull ? 0 : PG_GETARG_FLOAT8(argno + 1);
+
+	if (!c->valid || c->isnull != isnull
+		|| (!isnull && (memcmp(&c->raw, PG_GETARG_INTERVAL_P(argno), sizeof(Interval)) != 0
+						|| memcmp(&c->factor, &f, sizeof(float8)) != 0)))
+	{
+		c->decay = step_decay_parse(fcinfo, argno);
+		c->isnull = isnull;
+		if (!isnull)
+		{
+			c->raw = *PG_GETARG_INTERVAL_P(argno);
+			c->factor = f;
+		}
+		c->valid = true;
+	}
+	return &c->decay;
+}
+
+/* Half-life argument: NULL or 0 means no decay, negative is an error. */
+static Decay
+continuous_decay_parse(FunctionCallInfo fcinfo, int argno, DecayKind kind)
+{
+	Decay		d = {DECAY_NONE, 0, 0, 0, 1};
+	double		h;
+
+	if (PG_ARGISNULL(argno))
+		return d;
+	h = fs_interval_seconds(PG_GETARG_INTERVAL_P(argno));
+	if (h < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("half_life must not be negative, not %s",
+						DatumGetCString(DirectFunctionCall1(interval_out, PG_GETARG_DATUM(argno)))),
+				 errhint("Use a positive interval such as '14 days', or 0 or NULL for no decay.")));
+	if (h == 0)
+		return d;
+	d.kind = kind;
+	d.half_life = h;
+	d.half_life_us = (double) PG_GETARG_INTERVAL_P(argno)->time
+		+ ((double) PG_GETARG_INTERVAL_P(argno)->day
+		   + (double) PG_GETARG_INTERVAL_P(argno)->month * DAYS_PER_MONTH) * USECS_PER_DAY;
+	if (kind == DECAY_EXACT)
+		d.rate = M_LN2 / h;
+	else if (h > SLURM_LN2)
+		d.rate = -log1p(-SLURM_LN2 / h);
+	else
+		d.rate = INFINITY;		/* factor <= 0: Slurm clamps to nothing left */
+	return d;
+}
+
+/* PBS step decay: NULL interval or factor means no decay. */
+static Decay
+step_decay_parse(FunctionCallInfo fcinfo, int argno)
+{
+	Decay		d = {DECAY_NONE, 0, 0, 0, 1};
+	double		iv,
+				f;
+
+	if (PG_ARGISNULL(argno) || PG_ARGISNULL(argno + 1))
+		return d;
+	iv = fs_interval_seconds(PG_GETARG_INTERVAL_P(argno));
+	f = PG_GETARG_FLOAT8(argno + 1);
+	if (!(iv > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("decay_interval must be positive, not %s",
+						DatumGetCString(DirectFunctionCall1(interval_out, PG_GETARG_DATUM(argno)))),
+				 errhint("PBS's default fairshare_decay_time is '24 hours'; pass NULL for no decay.")));
+	if (isnan(f) || f < 0 || f > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("decay_factor must be between 0 and 1, not %s", fs_float_text(f)),
+				 errhint("PBS's default fairshare_decay_factor is 0.5.")));
+	d.kind = DECAY_STEP;
+	d.interval = iv;
+	d.factor = f;
+	return d;
+}
+
+/* Index of the step slot holding instant t (seconds since 2000). */
+static inline double
+step_slot(const Decay *d, double t)
+{
+	return floor((t + UNIX_EPOCH_OFFSET_S) / d->interval);
+}
+
+/*
+ * Weight at as_of of a unit of usage charged at `at`.  The age is the exact
+ * difference of the two instants in microseconds; the exact decay divides
+ * it by the half-life in microseconds: one rounding of age / half_life,
+ * where going through seconds rounds each instant, their difference and
+ * the quotient (the same result when both are whole seconds, and one
+ * division per row instead of three).  Step decay counts its boundaries
+ * from the instants themselves.
+ */
+static inline double
+point_weight(const Decay *d, TimestampTz at, TimestampTz as_of)
+{
+	/* the difference fits in uint64 across the whole timestamp range */
+	double		age_us = likely(at <= as_of)
+		? (double) ((uint64) as_of - (uint64) at)
+		: -(double) ((uint64) at - (uint64) as_of);
+
+	switch (d->kind)
+	{
+		case DECAY_NONE:
+			return 1.0;
+		case DECAY_EXACT:
+			return exp2(-age_us / d->half_life_us);
+		case DECAY_SLURM:
+			return isinf(d->rate) ? (age_us > 0 ? 0.0 : 1.0)
+				: exp(-d->rate * (age_us / USECS_PER_SEC));
+		case DECAY_STEP:
+			return pow(d->factor, step_slot(d, (double) as_of / USECS_PER_SEC)
+					   - step_slot(d, (double) at / USECS_PER_SEC));
+	}
+	return 1.0;
+}
+
+/*
+ * ∫ weight over [s, m], m <= as_of, in seconds: the usage-seconds still
+ * counted at as_of of one unit per second accrued over [s, m].  len = m − s
+ * and age = as_of − m come exact from the microseconds; the instants
+ * themselves only place the step boundaries.
+ */
+static double
+span_weight(const Decay *d, double s, double m, double as_of, double len, double age)
+{
+
+	switch (d->kind)
+	{
+		case DECAY_NONE:
+			return len;
+		case DECAY_EXACT:
+		case DECAY_SLURM:
+			if (isinf(d->rate))
+				return 0.0;
+			/* (1/λ) e^(−λ(T−m)) (1 − e^(−λ len)), with expm1 for short spans */
+			return exp(-d->rate * age) * -expm1(-d->rate * len) / d->rate;
+		case DECAY_STEP:
+			{
+				double		f = d->factor;
+				double		ks = step_slot(d, s);
+				double		km = step_slot(d, m);
+				double		kt = step_slot(d, as_of);
+				double		first_end,
+							last_start,
+							full,
+							n;
+
+				if (ks == km)
+					return len * pow(f, kt - ks);
+				/* slot k covers [k·I − offset, (k+1)·I − offset) */
+				first_end = (ks + 1) * d->interval - UNIX_EPOCH_OFFSET_S;
+				last_start = km * d->interval - UNIX_EPOCH_OFFSET_S;
+				n = km - ks - 1;	/* whole slots in between */
+				if (n == 0)
+					full = 0;
+				else if (f == 1.0)
+					full = n * d->interval;
+				else
+					full = d->interval * pow(f, kt - km + 1) * (1 - pow(f, n)) / (1 - f);
+				return (first_end - s) * pow(f, kt - ks)
+					+ full
+					+ (m - last_start) * pow(f, kt - km);
+			}
+	}
+	return len;
+}
+
+/* ---------- argument reading ---------- */
+
+
+
+/* Usage charged at one instant: args (state, usage, at, as_of, params…). */
+static Datum
+point_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
+{
+	double		u;
+	TimestampTz at,
+				as_of;
+
+	u = fs_usage_arg(fcinfo, 1);
+	at = fs_timestamp_arg(fcinfo, 2, "at");
+	as_of = fs_timestamp_arg(fcinfo, 3, "as_of");
+	if (at > as_of)
+		return state_add(fcinfo, c, 0.0);
+	return state_add(fcinfo, c, u * point_weight(d, at, as_of));
+}
+
+/* Usage accrued over a span: args (state, usage, started, ended, as_of, params…). */
+static Datum
+span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
+{
+	double		u;
+	TimestampTz s,
+				e,
+				as_of,
+				m;
+	double		len,
+				dur;
+
+	u = fs_usage_arg(fcinfo, 1);
+	s = fs_timestamp_arg(fcinfo, 2, "started");
+	e = fs_timestamp_arg(fcinfo, 3, "ended");
+	as_of = fs_timestamp_arg(fcinfo, 4, "as_of");
+	if (e < s)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ended (%s) is before started (%s)",
+						pstrdup(timestamptz_to_str(e)),
+						pstrdup(timestamptz_to_str(s))),
+				 errhint("A job's usage accrues between its start and its end.")));
+	if (s > as_of || (s == as_of && e > s))
+		return state_add(fcinfo, c, 0.0);
+	if (e == s)					/* an instant: the point form */
+		return state_add(fcinfo, c, u * point_weight(d, s, as_of));
+	m = Min(e, as_of);
+
+	/*
+	 * Lengths from the exact microsecond differences: seconds since 2000 as
+	 * float8 are only 1.2e-7 s apart today, which a span cut by as_of would
+	 * carry as a relative error of 1e-7 s / its length.
+	 */
+	len = (double) ((uint64) m - (uint64) s) / USECS_PER_SEC;
+	dur = (double) ((uint64) e - (uint64) s) / USECS_PER_SEC;
+	if (d->kind == DECAY_NONE)	/* keep m == e exact: u × 1 */
+		return state_add(fcinfo, c, u * (len / dur));
+	return state_add(fcinfo, c, u / dur
+					 * span_weight(d, (double) s / USECS_PER_SEC, (double) m / USECS_PER_SEC,
+								   (double) as_of / USECS_PER_SEC, len,
+								   (double) ((uint64) as_of - (uint64) m) / USECS_PER_SEC));
+}
+
+/*
+ * Rows whose usage or instants are NULL are ignored, as sum() ignores NULLs.
+ * The state is never NULL in the aggregates (INITCOND), but a direct call of
+ * a transition function may pass one: refuse it rather than read it.
+ */
+#define SKIP_IF_NULL(from, to) \
+	do { \
+		int			i_; \
+		if (PG_ARGISNULL(0)) \
+			ereport(ERROR, \
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), \
+					 errmsg("decayed_usage: the state must not be NULL"), \
+					 errhint("Call the aggregates, not their support functions."))); \
+		for (i_ = (from); i_ <= (to); i_++) \
+			if (PG_ARGISNULL(i_)) \
+				PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
+	} while (0)
+
+PG_FUNCTION_INFO_V1(fs_decay_point_accum);
+Datum
+fs_decay_point_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	SKIP_IF_NULL(1, 2);
+	return point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, DECAY_EXACT));
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_span_accum);
+Datum
+fs_decay_span_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	SKIP_IF_NULL(1, 3);
+	return span_accum(fcinfo, c, continuous_decay(fcinfo, c, 5, DECAY_EXACT));
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_slurm_point_accum);
+Datum
+fs_decay_slurm_point_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	SKIP_IF_NULL(1, 2);
+	return point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, DECAY_SLURM));
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_slurm_span_accum);
+Datum
+fs_decay_slurm_span_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	SKIP_IF_NULL(1, 3);
+	return span_accum(fcinfo, c, continuous_decay(fcinfo, c, 5, DECAY_SLURM));
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_step_point_accum);
+Datum
+fs_decay_step_point_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	SKIP_IF_NULL(1, 2);
+	return point_accum(fcinfo, c, step_decay(fcinfo, c, 4));
+}
+
+PG_FUNCTION_INFO_V1(fs_decay_step_span_accum);
+Datum
+fs_decay_step_span_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	SKIP_IF_NULL(1, 3);
+	return span_accum(fcinfo, c, step_decay(fcinfo, c, 5));
+}

@@ -1,0 +1,82 @@
+/*
+ * fairshare.h — the one header shared by fairshare's C files.
+ *
+ * Each policy area has its own C file (billing.c, decay.c, fair_tree.c, ...);
+ * this header holds only what more than one of them needs: argument checks
+ * that raise proper SQLSTATEs, and time conversions.
+ */
+#ifndef FAIRSHARE_H
+#define FAIRSHARE_H
+
+#include "postgres.h"
+
+#include <float.h>
+
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "utils/timestamp.h"
+
+#if PG_VERSION_NUM < 150000
+#error "fairshare needs PostgreSQL 15 or later"
+#endif
+
+/* Seconds in an interval, reading a month as 30 days as PostgreSQL's own
+ * interval arithmetic does (DAYS_PER_MONTH). */
+extern double fs_interval_seconds(const Interval *iv);
+
+/* x formatted for an error message (NaN, Infinity, or %.15g). */
+extern const char *fs_float_text(double x);
+
+/* Raise 22023 unless x is a finite number >= 0; `what` names the argument. */
+extern void fs_check_nonneg(double x, const char *what);
+
+/* Raise 22023 unless x is a finite number (any sign). */
+extern void fs_check_finite(double x, const char *what);
+
+/* Raise 22008 unless t is a finite timestamp. */
+extern void fs_check_timestamp(TimestampTz t, const char *what);
+
+/* Seconds from 2000-01-01 (PostgreSQL's epoch) back to 1970-01-01: step
+ * decay counts its intervals from the Unix epoch. */
+#define UNIX_EPOCH_OFFSET_S	((double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY)
+
+/* Aggregate arguments shared by the decay aggregates (decay.c, pbs.c):
+ * a usage (finite, >= 0, else 22023) and an instant (NULL is 22004,
+ * ±infinity 22008), as a timestamp or as seconds since 2000-01-01. */
+/* (static inline: they run once per aggregated row; the values are tested
+ * here and the shared checks, which raise the errors, called only for a
+ * value that fails) */
+static inline double
+fs_usage_arg(FunctionCallInfo fcinfo, int argno)
+{
+	double		u = PG_GETARG_FLOAT8(argno);
+
+	/* false for NaN too */
+	if (unlikely(!(u >= 0.0 && u <= DBL_MAX)))
+		fs_check_nonneg(u, "usage");
+	return u;
+}
+
+static inline TimestampTz
+fs_timestamp_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	TimestampTz t;
+
+	if (unlikely(PG_ARGISNULL(argno)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", what),
+				 errhint("Pass the instant to decay usage to, e.g. now().")));
+	t = PG_GETARG_TIMESTAMPTZ(argno);
+	if (unlikely(TIMESTAMP_NOT_FINITE(t)))
+		fs_check_timestamp(t, what);
+	return t;
+}
+
+static inline double
+fs_instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	return (double) fs_timestamp_arg(fcinfo, argno, what) / USECS_PER_SEC;
+}
+
+#endif							/* FAIRSHARE_H */

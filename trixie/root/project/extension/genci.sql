@@ -1,0 +1,664 @@
+-- ---------------------------------------------------------------------------
+-- genci: GENCI regulation of under-consumption (POLICIES.md §5; the reading
+-- of the 2017 IDRIS/CINES/TGCC text is fixed in policies-research.md A).
+--
+-- Pure functions first (theoretical consumption, the monthly penalty and its
+-- status, the mid-term rule, the TGCC variant), then the model side: the
+-- consumption of an allocation from the job table, the journal of checks and
+-- the notifications, the procedure that applies the regulation, and the
+-- report.  Calendar days are `date`, hours `float8`.  Every computation takes
+-- as_of; nothing reads the clock except the defaults "today".
+-- ---------------------------------------------------------------------------
+
+-- Argument checks shared by the GENCI functions: allocation and consumption
+-- are finite and >= 0, dates are finite, the period does not end before it
+-- starts.  `fn` names the calling function in the message.
+CREATE FUNCTION @extschema@._genci_check(fn text, allocation float8, consumed float8,
+                                         period_start date, period_end date, as_of date)
+RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF allocation IS NOT NULL AND NOT (allocation >= 0 AND allocation < 'Infinity') THEN
+        RAISE EXCEPTION '%: allocation must be a finite number of hours >= 0, not %', fn, allocation
+            USING ERRCODE = '22023', HINT = 'Pass the net allocation in hours (initial grant + additions − take-backs).';
+    END IF;
+    IF consumed IS NOT NULL AND NOT (consumed >= 0 AND consumed < 'Infinity') THEN
+        RAISE EXCEPTION '%: consumed must be a finite number of hours >= 0, not %', fn, consumed
+            USING ERRCODE = '22023', HINT = 'Consumption is the hours used since the period started.';
+    END IF;
+    IF NOT isfinite(period_start) OR NOT isfinite(period_end) OR NOT isfinite(as_of) THEN
+        RAISE EXCEPTION '%: dates must be finite (period % to %, as_of %)', fn, period_start, period_end, as_of
+            USING ERRCODE = '22008', HINT = 'An allocation period and the day of the check are calendar days.';
+    END IF;
+    IF period_end < period_start THEN
+        RAISE EXCEPTION '%: period_end % is before period_start %', fn, period_end, period_start
+            USING ERRCODE = '22023', HINT = 'The period is inclusive: it ends on or after the day it starts.';
+    END IF;
+END
+$$;
+
+-- Number of months of a period, the divisor of the monthly theoretical
+-- allocation: the whole number n of calendar months when period_start + n
+-- months is the day after period_end (12 for a one-year period), else the
+-- length in days over the mean month, D × 12 / 365.25 (research A.4).
+CREATE FUNCTION @extschema@.genci_period_months(period_start date, period_end date)
+RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    after date;
+    n integer;
+BEGIN
+    PERFORM @extschema@._genci_check('genci_period_months', NULL, NULL, period_start, period_end, period_start);
+    after := period_end + 1;
+    n := (extract(year FROM after)::integer - extract(year FROM period_start)::integer) * 12
+         + extract(month FROM after)::integer - extract(month FROM period_start)::integer;
+    IF n >= 1 AND period_start + make_interval(months => n) = after THEN
+        RETURN n;
+    END IF;
+    RETURN (after - period_start) * 12 / 365.25::float8;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.genci_period_months(date, date) IS
+'GENCI: months of a period: n when period_start + n months = period_end + 1 day (12 for one year), else days × 12 / 365.25.';
+
+-- Month k of the allocation as_of falls in: month k runs from
+-- period_start + (k−1) months to the day before period_start + k months
+-- (a period starting 17 March has months 17 Mar–16 Apr, 17 Apr–16 May, …;
+-- PostgreSQL's month arithmetic, which clamps to the month's last day).
+-- 0 before the start.
+CREATE FUNCTION @extschema@.genci_allocation_month(period_start date, as_of date)
+RETURNS integer LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    n integer;
+BEGIN
+    PERFORM @extschema@._genci_check('genci_allocation_month', NULL, NULL, period_start, period_start, as_of);
+    IF as_of < period_start THEN
+        RETURN 0;
+    END IF;
+    n := (extract(year FROM as_of)::integer - extract(year FROM period_start)::integer) * 12
+         + extract(month FROM as_of)::integer - extract(month FROM period_start)::integer;
+    IF period_start + make_interval(months => n) > as_of THEN
+        n := n - 1;
+    END IF;
+    RETURN n + 1;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.genci_allocation_month(date, date) IS
+'GENCI: month k (1, 2, …) of an allocation that as_of falls in, months counted from the start day; 0 before the start.';
+
+-- theoretical(as_of) = A × E / D: D the days of the inclusive period, E the
+-- days from period_start to as_of not counting as_of (1 May 2017 → 106 on
+-- 15 Aug 2017); 0 up to the start, A after the end.
+CREATE FUNCTION @extschema@.theoretical_consumption(allocation float8, period_start date,
+                                                    period_end date, as_of date)
+RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM @extschema@._genci_check('theoretical_consumption', allocation, NULL, period_start, period_end, as_of);
+    IF as_of <= period_start THEN
+        RETURN 0;
+    ELSIF as_of > period_end THEN
+        RETURN allocation;
+    END IF;
+    RETURN allocation * (as_of - period_start) / (period_end - period_start + 1);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.theoretical_consumption(float8, date, date, date) IS
+'GENCI: allocation × E / D, D the inclusive days of the period, E the days before as_of; 0 before the start, the allocation after the end.';
+
+-- The whole monthly-regulation status on a day (POLICIES.md §5):
+--   lag = theoretical − consumed (> 0: behind), lag_days = lag / (A / D),
+--   monthly = A / months, ratio = lag / monthly;
+--   variant 'genci': on track (ratio < 1), late (1 ≤ ratio ≤ 2), very late
+--   (ratio > 2); a very late project loses `monthly` on a check day;
+--   variant 'tgcc': the same bands in days (< 30, 30..60, > 60) and the
+--   penalty is 30 days' worth, A × 30 / D.
+-- A check day is the 15th of month 3 or later of the allocation, within the
+-- period.  A zero allocation has no ratio and no status.
+CREATE FUNCTION @extschema@.genci_status(
+    allocation float8, consumed float8, period_start date, period_end date, as_of date,
+    variant text DEFAULT 'genci',
+    OUT theoretical float8, OUT lag float8, OUT lag_days float8, OUT monthly float8,
+    OUT ratio float8, OUT status text, OUT allocation_month integer,
+    OUT check_day boolean, OUT penalty float8)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d integer;
+BEGIN
+    PERFORM @extschema@._genci_check('genci_status', allocation, consumed, period_start, period_end, as_of);
+    IF variant NOT IN ('genci', 'tgcc') THEN
+        RAISE EXCEPTION 'genci_status: unknown variant "%"', variant
+            USING ERRCODE = '22023', HINT = 'The variants are ''genci'' (lag in months) and ''tgcc'' (lag in days).';
+    END IF;
+    d := period_end - period_start + 1;
+    theoretical := @extschema@.theoretical_consumption(allocation, period_start, period_end, as_of);
+    lag := theoretical - consumed;
+    monthly := allocation / @extschema@.genci_period_months(period_start, period_end);
+    allocation_month := @extschema@.genci_allocation_month(period_start, as_of);
+    check_day := extract(day FROM as_of) = 15 AND allocation_month >= 3 AND as_of <= period_end;
+    penalty := 0;
+    IF allocation = 0 THEN
+        RETURN;                 -- no ratio, no status, nothing to take
+    END IF;
+    ratio := lag / monthly;
+    lag_days := lag * d / allocation;
+    IF variant = 'genci' THEN
+        status := CASE WHEN ratio < 1 THEN 'on track' WHEN ratio <= 2 THEN 'late' ELSE 'very late' END;
+        IF check_day AND ratio > 2 THEN
+            penalty := monthly;
+        END IF;
+    ELSE
+        status := CASE WHEN lag_days < 30 THEN 'on track' WHEN lag_days <= 60 THEN 'late' ELSE 'very late' END;
+        IF check_day AND lag_days > 60 THEN
+            penalty := allocation * 30 / d;
+        END IF;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.genci_status(float8, float8, date, date, date, text) IS
+'GENCI monthly regulation on a day: theoretical, lag (hours, days), monthly, ratio, status (on track / late / very late), allocation month, check day, penalty; variant genci or tgcc.';
+
+-- Hours the monthly regulation takes back on as_of (POLICIES.md §5): one
+-- month of theoretical consumption when as_of is a check day and the ratio
+-- is above 2 (strictly); 0 otherwise.  `allocation` is the net allocation.
+CREATE FUNCTION @extschema@.genci_penalty(allocation float8, consumed float8, period_start date,
+                                          period_end date, as_of date)
+RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT s.penalty FROM @extschema@.genci_status(allocation, consumed, period_start, period_end, as_of, 'genci') s;
+END;
+COMMENT ON FUNCTION @extschema@.genci_penalty(float8, float8, date, date, date) IS
+'GENCI: hours taken back on as_of: allocation / months on the 15th of month >= 3 when (theoretical − consumed) / monthly > 2; else 0.';
+
+-- Mid-term regulation, for allocations below the cluster's threshold
+-- (POLICIES.md §5): the alert goes out on the first day of month 5
+-- (period_start + 4 months) to projects that have used at most used_limit
+-- of their hours; on the first day after month 5 (period_start + 5 months)
+-- such a project loses min(cap × A, max(0, A × 5 / months − consumed)).
+-- Exemptions (justification filed, second-half use declared) are the
+-- allocation's, applied by the procedure and the report.
+CREATE FUNCTION @extschema@.genci_midterm_status(
+    allocation float8, consumed float8, period_start date, period_end date, as_of date,
+    cap float8 DEFAULT 0.40, used_limit float8 DEFAULT 0.30,
+    OUT used_fraction float8, OUT under_used boolean, OUT alert_day boolean,
+    OUT check_day boolean, OUT take_back float8)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM @extschema@._genci_check('genci_midterm_status', allocation, consumed, period_start, period_end, as_of);
+    IF NOT (cap >= 0 AND cap <= 1) OR NOT (used_limit >= 0 AND used_limit <= 1) THEN
+        RAISE EXCEPTION 'genci_midterm_status: cap % and used_limit % must lie in [0, 1]', cap, used_limit
+            USING ERRCODE = '22023', HINT = 'GENCI 2017: cap 0.40 (up to 40 % taken back), used_limit 0.30.';
+    END IF;
+    used_fraction := CASE WHEN allocation > 0 THEN consumed / allocation END;
+    under_used := consumed <= used_limit * allocation;
+    alert_day := as_of = period_start + interval '4 months' AND as_of <= period_end;
+    check_day := as_of = period_start + interval '5 months' AND as_of <= period_end;
+    take_back := 0;
+    IF check_day AND under_used THEN
+        take_back := least(cap * allocation,
+                           greatest(0, allocation * 5 / @extschema@.genci_period_months(period_start, period_end)
+                                       - consumed));
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.genci_midterm_status(float8, float8, date, date, date, float8, float8) IS
+'GENCI mid-term regulation: used fraction, under-used (<= used_limit), alert day (start + 4 months), check day (start + 5 months), take-back min(cap·A, max(0, A·5/months − consumed)).';
+
+CREATE FUNCTION @extschema@.genci_midterm_penalty(
+    allocation float8, consumed float8, period_start date, period_end date, as_of date,
+    cap float8 DEFAULT 0.40, used_limit float8 DEFAULT 0.30)
+RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT s.take_back
+      FROM @extschema@.genci_midterm_status(allocation, consumed, period_start, period_end, as_of, cap, used_limit) s;
+END;
+COMMENT ON FUNCTION @extschema@.genci_midterm_penalty(float8, float8, date, date, date, float8, float8) IS
+'GENCI mid-term: hours taken back on period_start + 5 months from a project that used <= 30 %: min(0.40·A, max(0, A·5/12 − consumed)).';
+
+-- ---------------------------------------------------------------------------
+-- The model side
+-- ---------------------------------------------------------------------------
+
+-- Core-hours (RWTH rules, billing.sql core_hours) of an account's jobs on a
+-- cluster between two instants: each job counts for the part of its run
+-- inside [since, until); a job without an end counts up to until; exclusive
+-- jobs and jobs in whole-node partitions pay every core of their nodes;
+-- GPU-hours are billed with the cluster's gpu_hour_factor.
+CREATE FUNCTION @extschema@.account_core_hours(cluster text, account text,
+                                               since timestamptz, until timestamptz)
+RETURNS float8 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+    total float8;
+BEGIN
+    IF NOT isfinite(since) OR NOT isfinite(until) THEN
+        RAISE EXCEPTION 'account_core_hours: instants must be finite (since %, until %)', since, until
+            USING ERRCODE = '22008', HINT = 'Give the window of time to count as two finite instants.';
+    END IF;
+    IF until < since THEN
+        RAISE EXCEPTION 'account_core_hours: until % is before since %', until, since
+            USING ERRCODE = '22023', HINT = 'The window is [since, until).';
+    END IF;
+    SELECT sum(@extschema@.core_hours(j.cpus, greatest(j.start_time, since),
+                                      least(coalesce(j.end_time, until), until),
+                                      j.exclusive OR p.whole_node, j.nodes, p.cores_per_node,
+                                      j.gpus, c.gpu_hour_factor))
+      INTO total
+      FROM @extschema@.jobs j
+      JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
+      JOIN @extschema@.clusters c ON c.cluster = j.cluster
+     WHERE j.cluster = cluster AND j.account = account
+       AND j.start_time IS NOT NULL
+       AND j.start_time < until
+       AND (j.end_time IS NULL OR j.end_time > since);
+    RETURN coalesce(total, 0);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.account_core_hours(text, text, timestamptz, timestamptz) IS
+'Core-hours of an account''s jobs on a cluster inside [since, until), each job counted for its time inside the window (exclusive / whole-node jobs pay whole nodes).';
+
+-- Consumption of an allocation on a day: core-hours of its account's jobs
+-- on its cluster from the start of the period up to the start of as_of (the
+-- day itself not counted, as in the theoretical consumption), or up to the
+-- end of the period; days begin at midnight in the cluster's time zone.
+CREATE FUNCTION @extschema@.allocation_consumption(allocation_id bigint, as_of date)
+RETURNS float8 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+    a record;
+    upto date;
+BEGIN
+    IF NOT isfinite(as_of) THEN
+        RAISE EXCEPTION 'allocation_consumption: as_of must be a finite date, not %', as_of
+            USING ERRCODE = '22008', HINT = 'Pass the day of the check.';
+    END IF;
+    SELECT al.cluster, al.account, al.period_start, al.period_end, c.timezone
+      INTO a
+      FROM @extschema@.allocations al JOIN @extschema@.clusters c ON c.cluster = al.cluster
+     WHERE al.allocation_id = allocation_id;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    upto := least(as_of, a.period_end + 1);
+    IF upto <= a.period_start THEN
+        RETURN 0;
+    END IF;
+    RETURN @extschema@.account_core_hours(a.cluster, a.account,
+                                          a.period_start::timestamp AT TIME ZONE a.timezone,
+                                          upto::timestamp AT TIME ZONE a.timezone);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.allocation_consumption(bigint, date) IS
+'Core-hours used by an allocation''s account on its cluster from the period start to the start of as_of (cluster time zone); NULL for an unknown allocation.';
+
+-- Per-cluster settings of the GENCI regulation.  A cluster without a row
+-- uses the defaults (the 2017 GENCI text).  The threshold between the
+-- monthly and the mid-term regimes is clusters.regulation_threshold.
+CREATE TABLE @extschema@.genci_settings (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    -- monthly rule: 'genci' (lag in months, one month taken) or 'tgcc'
+    -- (lag in days, 30 days' worth taken above 60 days)
+    variant              text NOT NULL DEFAULT 'genci' CHECK (variant IN ('genci', 'tgcc')),
+    -- mid-term rule: up to this fraction taken back ...
+    midterm_cap          float8 NOT NULL DEFAULT 0.40
+                         CHECK (midterm_cap OPERATOR(pg_catalog.>=) 0 AND midterm_cap OPERATOR(pg_catalog.<=) 1),
+    -- ... from projects that used at most this fraction in months 1–5
+    midterm_used_limit   float8 NOT NULL DEFAULT 0.30
+                         CHECK (midterm_used_limit OPERATOR(pg_catalog.>=) 0 AND midterm_used_limit OPERATOR(pg_catalog.<=) 1)
+);
+COMMENT ON TABLE @extschema@.genci_settings IS 'GENCI regulation per cluster: monthly variant (genci / tgcc) and mid-term cap and used limit.';
+
+-- Journal of the regulation: one row per allocation, rule and check day
+-- evaluated, with the numbers it was decided on.  Its primary key makes a
+-- check day count once, whatever runs and however often.
+CREATE TABLE @extschema@.regulation_checks (
+    allocation_id        bigint NOT NULL REFERENCES @extschema@.allocations ON DELETE CASCADE,
+    rule                 text NOT NULL CHECK (rule IN ('genci_monthly', 'tgcc_monthly', 'genci_midterm_alert', 'genci_midterm')),
+    check_day            date NOT NULL CHECK (pg_catalog.isfinite(check_day)),
+    net_hours            float8 NOT NULL,
+    consumed             float8 NOT NULL,
+    theoretical          float8 NOT NULL,
+    lag                  float8 NOT NULL,
+    ratio                float8,
+    status               text,
+    hours_taken          float8 NOT NULL DEFAULT 0 CHECK (hours_taken OPERATOR(pg_catalog.>=) 0),
+    checked_at           timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    checked_by           text NOT NULL DEFAULT CURRENT_USER,
+    PRIMARY KEY (allocation_id, rule, check_day)
+);
+COMMENT ON TABLE @extschema@.regulation_checks IS 'Every GENCI check day evaluated for an allocation, with the figures it was decided on; each counts once.';
+
+-- What project leaders are to be told.  A mailer reads the rows with
+-- sent_at NULL and stamps them.
+CREATE TABLE @extschema@.regulation_notifications (
+    notification_id      bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    allocation_id        bigint NOT NULL REFERENCES @extschema@.allocations ON DELETE CASCADE,
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    rule                 text NOT NULL,
+    check_day            date NOT NULL,
+    -- warning: late / very late without take-back; alert: mid-term alert;
+    -- take_back: hours were taken; exempt: mid-term exemption applied
+    kind                 text NOT NULL CHECK (kind IN ('warning', 'alert', 'take_back', 'exempt')),
+    hours                float8 NOT NULL DEFAULT 0 CHECK (hours OPERATOR(pg_catalog.>=) 0),
+    message              text NOT NULL,
+    created_at           timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    sent_at              timestamptz,
+    UNIQUE (allocation_id, rule, check_day, kind)
+);
+COMMENT ON TABLE @extschema@.regulation_notifications IS 'GENCI regulation notices to project leaders (warnings, mid-term alerts, take-backs, exemptions); sent_at NULL = not sent yet.';
+CREATE INDEX ON @extschema@.regulation_notifications (sent_at) WHERE sent_at IS NULL;
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.genci_settings', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.regulation_checks', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.regulation_notifications', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.regulation_notifications_notification_id_seq', '');
+
+-- The net allocation a check on as_of is decided on: the grant plus every
+-- ledger entry effective on or before as_of, except the take-backs the
+-- regulation itself made on as_of (so that the same day evaluates the same
+-- way before and after it was applied).
+CREATE FUNCTION @extschema@._genci_net_before(allocation_id bigint, as_of date)
+RETURNS float8 LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT a.hours OPERATOR(pg_catalog.+) COALESCE(pg_catalog.sum(
+               CASE WHEN l.kind OPERATOR(pg_catalog.=) 'take_back'
+                    THEN OPERATOR(pg_catalog.-) l.hours ELSE l.hours END), 0)
+      FROM @extschema@.allocations a
+      LEFT JOIN @extschema@.ledger l
+        ON l.allocation_id OPERATOR(pg_catalog.=) a.allocation_id
+       AND l.effective_date OPERATOR(pg_catalog.<=) _genci_net_before.as_of
+       AND NOT (l.kind OPERATOR(pg_catalog.=) 'take_back'
+                AND l.rule OPERATOR(pg_catalog.<>) 'manual'
+                AND l.effective_date OPERATOR(pg_catalog.=) _genci_net_before.as_of)
+     WHERE a.allocation_id OPERATOR(pg_catalog.=) _genci_net_before.allocation_id
+     GROUP BY a.hours;
+END;
+
+-- The check days of an allocation, each with its rule: every 15th of the
+-- period for the monthly regime (the status is reviewed every month; hours
+-- are only taken from month 3 on), the first days of months 5 and 6 for the
+-- mid-term regime.
+CREATE FUNCTION @extschema@._genci_check_days(period_start date, period_end date, regime text, variant text)
+RETURNS TABLE (rule text, check_day date)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    first15 date;
+BEGIN
+    IF regime = 'monthly' THEN
+        first15 := date_trunc('month', period_start)::date + 14;
+        IF first15 < period_start THEN
+            first15 := (first15 + interval '1 month')::date;
+        END IF;
+        RETURN QUERY
+            SELECT CASE WHEN variant = 'tgcc' THEN 'tgcc_monthly' ELSE 'genci_monthly' END, g::date
+              FROM generate_series(first15::timestamp, period_end::timestamp, interval '1 month') g;
+    ELSE
+        RETURN QUERY
+            SELECT r, (period_start + i)::date
+              FROM (VALUES ('genci_midterm_alert', interval '4 months'),
+                           ('genci_midterm', interval '5 months')) v(r, i)
+             WHERE (period_start + i)::date <= period_end;
+    END IF;
+END
+$$;
+
+-- The GENCI regulation of every allocation as of a day: consumption
+-- against theoretical consumption, lag in hours and days, status, what the
+-- regulation takes on that day, the last penalty and the hours taken back
+-- so far (every take-back, manual ones included).  The status is computed on the net
+-- allocation before that day's own regulation take-backs; net_hours is
+-- that allocation.  regime is 'monthly' (initial grant >= the cluster's
+-- regulation_threshold; NULL threshold = 0) or 'mid-term'.
+CREATE FUNCTION @extschema@.genci_report_at(as_of date)
+RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
+               regime text, variant text, initial_hours float8, net_hours float8,
+               consumed float8, theoretical float8, lag_hours float8, lag_days float8,
+               monthly float8, ratio float8, status text, allocation_month integer,
+               check_day boolean, exempt boolean, penalty float8,
+               last_penalty_date date, last_penalty_hours float8, taken_back_hours float8)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    IF $1 IS NULL THEN
+        RAISE EXCEPTION 'genci_report_at: as_of must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass the day the report is for.';
+    ELSIF NOT isfinite($1) THEN
+        RAISE EXCEPTION 'genci_report_at: as_of must be a finite date, not %', $1
+            USING ERRCODE = '22008', HINT = 'Pass the day the report is for.';
+    END IF;
+    RETURN QUERY
+    WITH a AS (
+        SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.hours,
+               al.justification_filed, al.second_half_declared,
+               CASE WHEN al.hours >= coalesce(c.regulation_threshold, 0) THEN 'monthly' ELSE 'mid-term' END AS regime,
+               coalesce(s.variant, 'genci') AS variant,
+               coalesce(s.midterm_cap, 0.40) AS cap,
+               coalesce(s.midterm_used_limit, 0.30) AS used_limit,
+               @extschema@._genci_net_before(al.allocation_id, $1) AS net,
+               @extschema@.allocation_consumption(al.allocation_id, $1) AS used
+          FROM @extschema@.allocations al
+          JOIN @extschema@.clusters c ON c.cluster = al.cluster
+          LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
+         WHERE al.policy = 'genci'
+    )
+    SELECT a.cluster, a.account, a.allocation_id, a.period_start, a.period_end, a.regime, a.variant,
+           a.hours, a.net, a.used, st.theoretical, st.lag, st.lag_days, st.monthly, st.ratio,
+           st.status, st.allocation_month,
+           CASE WHEN a.regime = 'monthly' THEN st.check_day ELSE mt.check_day END,
+           ex.exempt,
+           CASE WHEN a.regime = 'monthly' THEN st.penalty
+                WHEN ex.exempt THEN 0::float8 ELSE mt.take_back END,
+           lp.effective_date, lp.hours,
+           coalesce(tb.hours, 0)
+      FROM a
+     CROSS JOIN LATERAL @extschema@.genci_status(a.net, a.used, a.period_start, a.period_end, $1, a.variant) st
+     CROSS JOIN LATERAL @extschema@.genci_midterm_status(a.net, a.used, a.period_start, a.period_end, $1,
+                                                          a.cap, a.used_limit) mt
+     CROSS JOIN LATERAL (SELECT a.regime = 'mid-term'
+                                AND (a.second_half_declared
+                                     OR coalesce(a.justification_filed < a.period_start + interval '5 months', false))
+                                AS exempt) ex
+      LEFT JOIN LATERAL (SELECT l.effective_date, l.hours FROM @extschema@.ledger l
+                          WHERE l.allocation_id = a.allocation_id AND l.kind = 'take_back'
+                            AND l.rule <> 'manual' AND l.effective_date <= $1
+                          ORDER BY l.effective_date DESC, l.entry_id DESC LIMIT 1) lp ON true
+      LEFT JOIN LATERAL (SELECT sum(l.hours) AS hours FROM @extschema@.ledger l
+                          WHERE l.allocation_id = a.allocation_id AND l.kind = 'take_back'
+                            AND l.effective_date <= $1) tb ON true
+     ORDER BY a.cluster, a.account, a.period_start;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.genci_report_at(date) IS
+'GENCI report as of a day: per allocation consumption vs theoretical, lag (hours, days), monthly, ratio, status, check day, penalty due, last penalty, hours taken back so far.';
+
+-- Each cluster's rows as of its own today: one call per distinct local date.
+CREATE VIEW @extschema@.genci_report AS
+SELECT r.*
+  FROM (SELECT DISTINCT pg_catalog.timezone(c.timezone, pg_catalog.now())::date AS today
+          FROM @extschema@.clusters c) t
+ CROSS JOIN LATERAL @extschema@.genci_report_at(t.today) r
+  JOIN @extschema@.clusters c
+    ON c.cluster OPERATOR(pg_catalog.=) r.cluster
+   AND pg_catalog.timezone(c.timezone, pg_catalog.now())::date OPERATOR(pg_catalog.=) t.today;
+COMMENT ON VIEW @extschema@.genci_report IS 'genci_report_at(today in each cluster''s time zone).';
+
+-- Applies the GENCI regulation due on or before a day (NULL: today in each
+-- cluster's time zone) to every 'genci' allocation (of one cluster, or all):
+-- every check day not yet evaluated is evaluated once, in date order, on the
+-- net allocation left by the earlier ones (catch-up after downtime); hours
+-- go to the ledger as take_back entries with the rule's name, notices to
+-- regulation_notifications, the figures to regulation_checks.
+--
+-- Safe to run again (a check day in regulation_checks is never evaluated
+-- twice; the ledger's ledger_rule_once index backs it up) and concurrently:
+-- each allocation is locked (FOR NO KEY UPDATE, in allocation order, so two
+-- runs cannot deadlock) before its pending check days are read, and read
+-- committed gives every later statement a snapshot that sees the other
+-- run's committed work.  Run it in READ COMMITTED (the default); at higher
+-- isolation levels a concurrent run fails with a serialization error
+-- instead of taking hours twice.  A day after today is refused: hours are
+-- never taken on incomplete consumption.
+CREATE PROCEDURE @extschema@.apply_genci_regulation(as_of date DEFAULT NULL, cluster text DEFAULT NULL)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+    cl record;
+    al record;
+    cd record;
+    today date;
+    upto date;
+    net float8;
+    used float8;
+    st record;
+    mt record;
+    is_exempt boolean;
+    taken float8;
+    notice text;
+    check_status text;
+    msg text;
+    n_clusters integer := 0;
+BEGIN
+    IF $1 IS NOT NULL AND NOT isfinite($1) THEN
+        RAISE EXCEPTION 'apply_genci_regulation: as_of must be a finite date, not %', $1
+            USING ERRCODE = '22008', HINT = 'Pass the day to apply the regulation for, or NULL for today.';
+    END IF;
+    FOR cl IN
+        SELECT c.cluster, c.timezone, coalesce(c.regulation_threshold, 0) AS threshold,
+               coalesce(s.variant, 'genci') AS variant,
+               coalesce(s.midterm_cap, 0.40) AS cap,
+               coalesce(s.midterm_used_limit, 0.30) AS used_limit
+          FROM @extschema@.clusters c
+          LEFT JOIN @extschema@.genci_settings s ON s.cluster = c.cluster
+         WHERE $2 IS NULL OR c.cluster = $2
+         ORDER BY c.cluster
+    LOOP
+        n_clusters := n_clusters + 1;
+        today := timezone(cl.timezone, now())::date;
+        upto := coalesce($1, today);
+        IF upto > today THEN
+            RAISE EXCEPTION 'apply_genci_regulation: % has not begun on cluster "%"', to_char(upto, 'YYYY-MM-DD'), cl.cluster
+                USING ERRCODE = '22023', DETAIL = format('Today is %s in time zone %s.', to_char(today, 'YYYY-MM-DD'), cl.timezone),
+                      HINT = 'Hours are only taken on days that have begun in the cluster''s time zone.';
+        END IF;
+        -- only allocations with a check day still to evaluate: a day found
+        -- evaluated (committed) cannot become pending again, so the others
+        -- are skipped without a lock
+        FOR al IN
+            SELECT a.allocation_id, a.account, a.period_start, a.period_end, a.hours,
+                   a.justification_filed, a.second_half_declared
+              FROM @extschema@.allocations a
+             WHERE a.cluster = cl.cluster AND a.policy = 'genci' AND a.period_start <= upto
+               AND EXISTS (SELECT 1
+                             FROM @extschema@._genci_check_days(a.period_start, a.period_end,
+                                      CASE WHEN a.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
+                                      cl.variant) d
+                            WHERE d.check_day <= upto
+                              AND NOT EXISTS (SELECT 1 FROM @extschema@.regulation_checks r
+                                               WHERE r.allocation_id = a.allocation_id
+                                                 AND r.rule = d.rule AND r.check_day = d.check_day))
+             ORDER BY a.allocation_id
+        LOOP
+            -- serialise with any other run on this allocation; what follows
+            -- reads with snapshots taken after the lock was granted
+            PERFORM 1 FROM @extschema@.allocations a WHERE a.allocation_id = al.allocation_id FOR NO KEY UPDATE;
+            FOR cd IN
+                SELECT d.rule, d.check_day
+                  FROM @extschema@._genci_check_days(al.period_start, al.period_end,
+                           CASE WHEN al.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
+                           cl.variant) d
+                 WHERE d.check_day <= upto
+                   AND NOT EXISTS (SELECT 1 FROM @extschema@.regulation_checks r
+                                    WHERE r.allocation_id = al.allocation_id
+                                      AND r.rule = d.rule AND r.check_day = d.check_day)
+                 ORDER BY d.check_day, d.rule
+            LOOP
+                net := @extschema@._genci_net_before(al.allocation_id, cd.check_day);
+                used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
+                SELECT * INTO st FROM @extschema@.genci_status(net, used, al.period_start, al.period_end,
+                                                               cd.check_day, cl.variant);
+                taken := 0;
+                notice := NULL;
+                msg := NULL;
+                IF cd.rule IN ('genci_monthly', 'tgcc_monthly') THEN
+                    check_status := st.status;
+                    taken := st.penalty;
+                    IF taken > 0 THEN
+                        notice := 'take_back';
+                        msg := format('%s on %s: consumed %s h against %s h theoretical (lag %s h, %s days, ratio %s); %s h taken back',
+                                      al.account, to_char(cd.check_day, 'YYYY-MM-DD'), round(used::numeric, 2), round(st.theoretical::numeric, 2),
+                                      round(st.lag::numeric, 2), round(st.lag_days::numeric, 1),
+                                      round(st.ratio::numeric, 3), round(taken::numeric, 2));
+                    ELSIF st.status IN ('late', 'very late') THEN
+                        notice := 'warning';
+                        msg := format('%s on %s: %s, consumed %s h against %s h theoretical (lag %s h, %s days, ratio %s)',
+                                      al.account, to_char(cd.check_day, 'YYYY-MM-DD'), st.status, round(used::numeric, 2),
+                                      round(st.theoretical::numeric, 2), round(st.lag::numeric, 2),
+                                      round(st.lag_days::numeric, 1), round(st.ratio::numeric, 3));
+                    END IF;
+                ELSE
+                    SELECT * INTO mt FROM @extschema@.genci_midterm_status(net, used, al.period_start, al.period_end,
+                                                                          cd.check_day, cl.cap, cl.used_limit);
+                    is_exempt := al.second_half_declared
+                                 OR coalesce(al.justification_filed < al.period_start + interval '5 months', false);
+                    -- the mid-term words: exempt, under-used (<= used_limit), on track
+                    check_status := CASE WHEN NOT mt.under_used THEN 'on track'
+                                         WHEN cd.rule = 'genci_midterm' AND is_exempt THEN 'exempt'
+                                         ELSE 'under-used' END;
+                    IF cd.rule = 'genci_midterm_alert' AND mt.under_used THEN
+                        notice := 'alert';
+                        msg := format('%s: %s h used of %s h (%s %%) at the start of month 5; a justification filed before %s can exempt the project from the mid-term take-back',
+                                      al.account, round(used::numeric, 2), round(net::numeric, 2),
+                                      round(100 * coalesce(mt.used_fraction, 0)::numeric, 1),
+                                      to_char(al.period_start + interval '5 months', 'YYYY-MM-DD'));
+                    ELSIF cd.rule = 'genci_midterm' AND mt.under_used AND is_exempt THEN
+                        notice := 'exempt';
+                        msg := format('%s: %s h used of %s h after month 5; exempt from the mid-term take-back (%s)',
+                                      al.account, round(used::numeric, 2), round(net::numeric, 2),
+                                      CASE WHEN al.second_half_declared THEN 'second-half use declared'
+                                           ELSE 'justification filed on ' || to_char(al.justification_filed, 'YYYY-MM-DD') END);
+                    ELSIF cd.rule = 'genci_midterm' AND mt.take_back > 0 THEN
+                        taken := mt.take_back;
+                        notice := 'take_back';
+                        msg := format('%s: %s h used of %s h (%s %%) after month 5; %s h taken back',
+                                      al.account, round(used::numeric, 2), round(net::numeric, 2),
+                                      round(100 * coalesce(mt.used_fraction, 0)::numeric, 1), round(taken::numeric, 2));
+                    END IF;
+                END IF;
+
+                INSERT INTO @extschema@.regulation_checks AS r
+                       (allocation_id, rule, check_day, net_hours, consumed, theoretical, lag, ratio, status, hours_taken)
+                VALUES (al.allocation_id, cd.rule, cd.check_day, net, used, st.theoretical, st.lag, st.ratio,
+                        check_status, taken)
+                ON CONFLICT DO NOTHING;
+                IF NOT FOUND THEN
+                    CONTINUE;       -- evaluated meanwhile by another run
+                END IF;
+                IF taken > 0 THEN
+                    INSERT INTO @extschema@.ledger (allocation_id, kind, hours, rule, reason, effective_date)
+                    VALUES (al.allocation_id, 'take_back', taken, cd.rule, msg, cd.check_day);
+                END IF;
+                IF notice IS NOT NULL THEN
+                    INSERT INTO @extschema@.regulation_notifications
+                           (allocation_id, cluster, account, rule, check_day, kind, hours, message)
+                    VALUES (al.allocation_id, cl.cluster, al.account, cd.rule, cd.check_day, notice, taken, msg);
+                END IF;
+            END LOOP;
+        END LOOP;
+    END LOOP;
+    IF $2 IS NOT NULL AND n_clusters = 0 THEN
+        RAISE EXCEPTION 'apply_genci_regulation: no cluster "%"', $2
+            USING ERRCODE = '22023', HINT = 'Name a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.apply_genci_regulation(date, text) IS
+'Applies every GENCI check day due on or before as_of (NULL: today in each cluster''s time zone) once, in order: take-backs to the ledger, notices to regulation_notifications. Idempotent and safe to run concurrently.';

@@ -1,0 +1,1992 @@
+/*
+ * import.c — reading a scheduler's accounting records (issue 6: "Real data
+ * in"; README section "Importing jobs").
+ *
+ * Two line parsers, called by extension/import.sql:
+ *
+ *   _sacct_line(line, header, time_zone, cluster)
+ *       one line of `sacct --parsable2` output, its columns found through the
+ *       export's own header line (any order, extra columns ignored); the
+ *       import reads every staged line through it in one call of
+ *       _sacct_parse(staging, header, header_no, time_zone, cluster), which
+ *       returns the import's work table (issue 7);
+ *   _pbs_record(line, time_zone)
+ *       one record of a PBS / OpenPBS / PBS Pro accounting log,
+ *       "MM/DD/YYYY HH:MM:SS;T;job id;key=value ..." (OpenPBS
+ *       src/server/accounting.c, the PBS Professional Reference Guide's
+ *       "Accounting Log" chapter).
+ *
+ * A bad line is not an error: the parser returns kind 'reject' with the
+ * SQLSTATE and the reason, so that the import rejects that line and keeps
+ * the others.  Errors are raised only for bad arguments (a time zone PostgreSQL
+ * does not know, a header that is not sacct's).  The per-query state (parsed
+ * header, time zone, result descriptor) lives in fn_extra, in fn_mcxt; each
+ * line's work is palloc'd in the per-tuple context of the caller (in
+ * _sacct_parse, in a context reset for each line).
+ *
+ * Parsing is in C because it is most of the cost of an import: one call per
+ * line does the split, the timestamps (read in the stated zone with
+ * PostgreSQL's own DetermineTimeZoneOffset, so the answer is the one
+ * `timestamp AT TIME ZONE zone` gives), the state normalisation and the TRES
+ * counts.  The TRES grammar is the one billing.c accepts, so that every TRES
+ * string passed on satisfies the jobs table's CHECK.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "pgtime.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+#include "fairshare.h"
+
+/* A piece of a line: not NUL-terminated. */
+typedef struct Span
+{
+	const char *p;
+	int			len;
+} Span;
+
+static Span
+span_make(const char *p, int len)
+{
+	Span		s;
+
+	s.p = p;
+	s.len = len;
+	return s;
+}
+
+static bool
+span_eq_ci(Span s, const char *lit)
+{
+	return (int) strlen(lit) == s.len && pg_strncasecmp(s.p, lit, s.len) == 0;
+}
+
+/* A value quoted into a reason, cut at 80 bytes so one bad field cannot
+ * make a reject row of megabytes. */
+static char *
+span_show(Span s)
+{
+	if (s.len > 80)
+		return psprintf("%.*s...", 80, s.p);
+	return pnstrdup(s.p, s.len);
+}
+
+static Datum
+span_text(Span s)
+{
+	return PointerGetDatum(cstring_to_text_with_len(s.p, s.len));
+}
+
+/* Non-negative decimal integer, all of s; false when empty, not digits or
+ * above max. */
+static bool
+span_uint(Span s, int64 max, int64 *out)
+{
+	int64		v = 0;
+	int			i;
+
+	if (s.len == 0)
+		return false;
+	for (i = 0; i < s.len; i++)
+	{
+		if (!isdigit((unsigned char) s.p[i]))
+			return false;
+		v = v * 10 + (s.p[i] - '0');
+		if (v > max)
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* Integer with an optional leading minus (PBS Exit_status). */
+static bool
+span_int(Span s, int32 *out)
+{
+	int64		v;
+	bool		neg = s.len > 0 && s.p[0] == '-';
+
+	if (!span_uint(neg ? span_make(s.p + 1, s.len - 1) : s, (int64) PG_INT32_MAX, &v))
+		return false;
+	*out = (int32) (neg ? -v : v);
+	return true;
+}
+
+static pg_tz *
+lookup_time_zone(const char *name)
+{
+	pg_tz	   *tz = pg_tzset(name);
+
+	if (tz == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("time zone \"%s\" not recognized", name),
+				 errhint("Pass the zone the scheduler wrote its local times in, as a tz database name such as 'Europe/Paris' or 'UTC'.")));
+	return tz;
+}
+
+/*
+ * A local wall-clock time in zone tz, as `timestamp AT TIME ZONE tz` reads it
+ * (PostgreSQL's rule for times skipped or repeated by a DST change).
+ */
+static bool
+local_time(int y, int mo, int d, int h, int mi, int s, pg_tz *tz, TimestampTz *out)
+{
+	struct pg_tm tm;
+	int			tzoff;
+	Timestamp	t;
+
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > day_tab[isleap(y)][mo - 1]
+		|| h > 23 || mi > 59 || s > 59)
+		return false;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y;
+	tm.tm_mon = mo;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = s;
+	tzoff = DetermineTimeZoneOffset(&tm, tz);
+	if (tm2timestamp(&tm, 0, &tzoff, &t) != 0 || !IS_VALID_TIMESTAMP(t))
+		return false;
+	*out = t;
+	return true;
+}
+
+/* Two or four digits at p (no sign, no blanks). */
+static bool
+digits_at(const char *p, int n, int *out)
+{
+	int			v = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (!isdigit((unsigned char) p[i]))
+			return false;
+		v = v * 10 + (p[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+typedef enum
+{
+	VAL_OK,
+	VAL_NULL,
+	VAL_BAD
+} ValResult;
+
+/* sacct's "2026-11-21T17:25:21" (or with a blank for the T); "Unknown",
+ * "None" and "" are NULL. */
+static ValResult
+slurm_time(Span s, pg_tz *tz, TimestampTz *out)
+{
+	const char *p = s.p;
+	int			y,
+				mo,
+				d,
+				h,
+				mi,
+				sec;
+
+	if (s.len == 0 || span_eq_ci(s, "Unknown") || span_eq_ci(s, "None"))
+		return VAL_NULL;
+	if (s.len != 19 || p[4] != '-' || p[7] != '-' || (p[10] != 'T' && p[10] != ' ')
+		|| p[13] != ':' || p[16] != ':')
+		return VAL_BAD;
+	if (!digits_at(p, 4, &y) || !digits_at(p + 5, 2, &mo) || !digits_at(p + 8, 2, &d)
+		|| !digits_at(p + 11, 2, &h) || !digits_at(p + 14, 2, &mi) || !digits_at(p + 17, 2, &sec))
+		return VAL_BAD;
+	return local_time(y, mo, d, h, mi, sec, tz, out) ? VAL_OK : VAL_BAD;
+}
+
+/* PBS record time "11/21/2026 17:25:21" (OpenPBS write_account_record). */
+static ValResult
+pbs_time(Span s, pg_tz *tz, TimestampTz *out)
+{
+	const char *p = s.p;
+	int			y,
+				mo,
+				d,
+				h,
+				mi,
+				sec;
+
+	if (s.len != 19 || p[2] != '/' || p[5] != '/' || p[10] != ' ' || p[13] != ':' || p[16] != ':')
+		return VAL_BAD;
+	if (!digits_at(p, 2, &mo) || !digits_at(p + 3, 2, &d) || !digits_at(p + 6, 4, &y)
+		|| !digits_at(p + 11, 2, &h) || !digits_at(p + 14, 2, &mi) || !digits_at(p + 17, 2, &sec))
+		return VAL_BAD;
+	return local_time(y, mo, d, h, mi, sec, tz, out) ? VAL_OK : VAL_BAD;
+}
+
+/* Seconds since 1970-01-01 UTC (PBS ctime, etime, start, end); 0 is "not
+ * set", as PBS writes start=0 for a job that never ran. */
+static ValResult
+epoch_time(Span s, TimestampTz *out)
+{
+	int64		v;
+
+	if (!span_uint(s, (int64) 100000 * 366 * SECS_PER_DAY, &v))
+		return VAL_BAD;
+	if (v == 0)
+		return VAL_NULL;
+	*out = (TimestampTz) (v - (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY)
+		* USECS_PER_SEC;
+	return IS_VALID_TIMESTAMP(*out) ? VAL_OK : VAL_BAD;
+}
+
+/*
+ * A duration "[[H:]M:]S" (PBS walltime, cput; hours unbounded) or, with
+ * slurm = true, sacct's Timelimit "[D-]HH:MM:SS" / "MM:SS", where
+ * "UNLIMITED", "Partition_Limit" and "" are NULL.
+ */
+static ValResult
+duration(Span s, bool slurm, Interval *out)
+{
+	int64		part[3];
+	int			nparts = 0;
+	int64		days = 0;
+	int			i = 0;
+	int64		secs;
+
+	if (slurm && (s.len == 0 || span_eq_ci(s, "UNLIMITED") || span_eq_ci(s, "Partition_Limit")))
+		return VAL_NULL;
+	if (slurm)
+	{
+		int			dash;
+
+		for (dash = 0; dash < s.len && s.p[dash] != '-'; dash++)
+			;
+		if (dash < s.len)
+		{
+			if (!span_uint(span_make(s.p, dash), 1000000, &days))
+				return VAL_BAD;
+			i = dash + 1;
+		}
+	}
+	while (nparts < 3)
+	{
+		int			j = i;
+
+		while (j < s.len && s.p[j] != ':')
+			j++;
+		if (!span_uint(span_make(s.p + i, j - i), PG_INT32_MAX, &part[nparts]))
+			return VAL_BAD;
+		nparts++;
+		if (j == s.len)
+			break;
+		i = j + 1;
+		if (nparts == 3)
+			return VAL_BAD;		/* a fourth part */
+	}
+	/* minutes and seconds below 60 when a larger unit precedes them */
+	for (i = 1; i < nparts; i++)
+		if (part[i] > 59)
+			return VAL_BAD;
+	if (slurm && nparts < 2)
+		return VAL_BAD;
+	secs = 0;
+	for (i = 0; i < nparts; i++)
+		secs = secs * 60 + part[i];
+	out->month = 0;
+	out->day = (int32) days;
+	out->time = secs * USECS_PER_SEC;
+	return VAL_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * TRES strings ("billing=40,cpu=8,mem=16G,node=1,gres/gpu=2"): the grammar of
+ * billing.c's parse_tres_list, keeping only the counts the jobs table holds.
+ * ---------------------------------------------------------------------------
+ */
+typedef struct TresCounts
+{
+	double		cpu;
+	double		mem;			/* MiB */
+	double		node;
+	double		gpu;			/* gres/gpu */
+	double		gpu_typed;		/* Σ gres/gpu:TYPE */
+	bool		has_cpu;
+	bool		has_mem;
+	bool		has_node;
+	bool		has_gpu;
+} TresCounts;
+
+/* NULL when s is a valid TRES string (counts filled), else why not. */
+static const char *
+scan_tres(Span s, TresCounts *c)
+{
+	char	   *copy = pnstrdup(s.p, s.len);
+	char	   *tok;
+	char	   *next;
+	char	  **names = palloc(sizeof(char *) * (s.len / 2 + 1));
+	int			nnames = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (tok = copy;; tok = next + 1)
+	{
+		char	   *eq;
+		char	   *num;
+		char	   *end;
+		char	   *p;
+		double		v;
+		int			pw = 0;
+		int			i;
+
+		next = strchr(tok, ',');
+		if (next)
+			*next = '\0';
+		while (isspace((unsigned char) *tok))
+			tok++;
+		for (p = tok + strlen(tok); p > tok && isspace((unsigned char) p[-1]); p--)
+			p[-1] = '\0';
+		if (*tok == '\0')
+			return "empty item";
+		eq = strchr(tok, '=');
+		if (eq == NULL)
+			return psprintf("missing \"=\" in \"%s\"", tok);
+		if (eq == tok)
+			return psprintf("missing name in \"%s\"", tok);
+		for (p = tok; p < eq; p++)
+			if (!(isalnum((unsigned char) *p) || strchr("/:_-.", *p)))
+				return psprintf("bad character in name \"%s\"", tok);
+		num = eq + 1;
+		if (!(isdigit((unsigned char) *num) || (*num == '.' && isdigit((unsigned char) num[1]))))
+			return psprintf("value is not a non-negative number in \"%s\"", tok);
+		errno = 0;
+		v = strtod(num, &end);
+		if (errno == ERANGE || !isfinite(v))
+			return psprintf("value out of range in \"%s\"", tok);
+		for (p = num; p < end; p++)
+			if (!(isdigit((unsigned char) *p) || strchr(".eE+-", *p)))
+				return psprintf("value is not a decimal number in \"%s\"", tok);
+		if (*end != '\0')
+		{
+			switch (toupper((unsigned char) *end))
+			{
+				case 'K':
+					pw = 1;
+					break;
+				case 'M':
+					pw = 2;
+					break;
+				case 'G':
+					pw = 3;
+					break;
+				case 'T':
+					pw = 4;
+					break;
+				case 'P':
+					pw = 5;
+					break;
+			}
+			if (pw == 0 || end[1] != '\0')
+				return psprintf("unknown unit suffix in \"%s\" (use K, M, G, T or P)", tok);
+		}
+		*eq = '\0';
+		for (i = 0; i < nnames; i++)
+			if (pg_strcasecmp(names[i], tok) == 0)
+				return psprintf("\"%s\" given twice", tok);
+		names[nnames++] = tok;
+
+		/* memory is counted in MiB: a suffix is relative to M */
+		if (pw != 0)
+			v *= ldexp(1.0, 10 * (pw - (pg_strcasecmp(tok, "mem") == 0 ? 2 : 0)));
+		if (!isfinite(v))
+			return psprintf("value out of range for \"%s\"", tok);
+
+		if (pg_strcasecmp(tok, "cpu") == 0)
+			c->cpu = v, c->has_cpu = true;
+		else if (pg_strcasecmp(tok, "mem") == 0)
+			c->mem = v, c->has_mem = true;
+		else if (pg_strcasecmp(tok, "node") == 0)
+			c->node = v, c->has_node = true;
+		else if (pg_strcasecmp(tok, "gres/gpu") == 0)
+			c->gpu = v, c->has_gpu = true;
+		else if (pg_strncasecmp(tok, "gres/gpu:", 9) == 0)
+			c->gpu_typed += v;
+
+		if (next == NULL)
+			break;
+	}
+	return NULL;
+}
+
+/* A whole count that fits an integer column, or -1. */
+static int64
+whole(double v, int64 max)
+{
+	if (v < 0 || v > (double) max || v != floor(v))
+		return -1;
+	return (int64) v;
+}
+
+/* ---------------------------------------------------------------------------
+ * Result rows.  Both parsers fill a values/nulls pair; reject() records why
+ * a line cannot be imported and keeps what was read (job id, cluster) so that
+ * the rejects can be grouped.
+ * ---------------------------------------------------------------------------
+ */
+typedef struct Row
+{
+	int			natts;
+	Datum	   *values;
+	bool	   *nulls;
+	int			kind_att;
+	int			sqlstate_att;
+	int			reason_att;
+} Row;
+
+static void
+row_set(Row *r, int att, Datum v)
+{
+	r->values[att] = v;
+	r->nulls[att] = false;
+}
+
+static void
+row_text(Row *r, int att, const char *s)
+{
+	row_set(r, att, CStringGetTextDatum(s));
+}
+
+/* Always returns false, so that a parser can `return reject(...)`. */
+static bool
+reject(Row *r, const char *sqlstate, const char *reason)
+{
+	row_text(r, r->kind_att, "reject");
+	row_text(r, r->sqlstate_att, sqlstate);
+	row_text(r, r->reason_att, reason);
+	return false;
+}
+
+static void
+row_init(Row *r, int natts, int kind_att, int sqlstate_att, int reason_att)
+{
+	int			i;
+
+	r->natts = natts;
+	r->values = palloc0(sizeof(Datum) * natts);
+	r->nulls = palloc(sizeof(bool) * natts);
+	for (i = 0; i < natts; i++)
+		r->nulls[i] = true;
+	r->kind_att = kind_att;
+	r->sqlstate_att = sqlstate_att;
+	r->reason_att = reason_att;
+}
+
+/* The result row's descriptor, kept in fn_mcxt for every later call. */
+static TupleDesc
+result_desc(FunctionCallInfo fcinfo, int natts, const char *type)
+{
+	TupleDesc	desc;
+	MemoryContext old;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE || desc->natts != natts)
+		elog(ERROR, "return type of %s must be a row of %d columns", type, natts);
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+	MemoryContextSwitchTo(old);
+	return desc;
+}
+
+/* Split on sep into at most max pieces; returns the count, or max + 1 when
+ * there are more. */
+static int
+split(Span line, char sep, Span *out, int max)
+{
+	int			n = 0;
+	int			start = 0;
+	int			i;
+
+	for (i = 0; i <= line.len; i++)
+	{
+		if (i == line.len || line.p[i] == sep)
+		{
+			if (n == max)
+				return max + 1;
+			out[n++] = span_make(line.p + start, i - start);
+			start = i + 1;
+		}
+	}
+	return n;
+}
+
+/* The line without a trailing carriage return (a file written on Windows). */
+static Span
+text_span(text *t)
+{
+	Span		s = span_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+
+	if (s.len > 0 && s.p[s.len - 1] == '\r')
+		s.len--;
+	return s;
+}
+
+/* ===========================================================================
+ * Slurm: sacct --parsable2
+ * ===========================================================================
+ */
+
+/* The sacct columns the import reads; any other column is ignored. */
+typedef enum SacctCol
+{
+	SC_JOBID,
+	SC_USER,
+	SC_ACCOUNT,
+	SC_PARTITION,
+	SC_QOS,
+	SC_ALLOCCPUS,
+	SC_REQTRES,
+	SC_ALLOCTRES,
+	SC_SUBMIT,
+	SC_ELIGIBLE,
+	SC_START,
+	SC_END,
+	SC_STATE,
+	SC_NNODES,
+	SC_CLUSTER,
+	SC_TIMELIMIT,
+	SC_NCOLS
+} SacctCol;
+
+static const char *const sacct_col_names[SC_NCOLS] = {
+	"JobID", "User", "Account", "Partition", "QOS", "AllocCPUS", "ReqTRES",
+	"AllocTRES", "Submit", "Eligible", "Start", "End", "State", "NNodes",
+	"Cluster", "Timelimit"
+};
+
+/* Result columns: the type @extschema@._sacct_line. */
+enum
+{
+	SO_KIND,
+	SO_CLUSTER,
+	SO_JOB_ID,
+	SO_STEP,
+	SO_USER,
+	SO_ACCOUNT,
+	SO_PARTITION,
+	SO_QOS,
+	SO_STATE,
+	SO_SUBMIT,
+	SO_ELIGIBLE,
+	SO_START,
+	SO_END,
+	SO_TIME_LIMIT,
+	SO_TRES,
+	SO_CPUS,
+	SO_MEM,
+	SO_GPUS,
+	SO_NODES,
+	SO_SQLSTATE,
+	SO_REASON,
+	SO_NATTS
+};
+
+/* Allowed fields per line: sacct can print about 120 columns. */
+#define SACCT_MAX_FIELDS 512
+
+typedef struct SacctState
+{
+	char	   *header;			/* the header last parsed */
+	int			header_len;
+	int			nfields;
+	int			col[SC_NCOLS];	/* field index, or -1 */
+	char	   *tz_name;
+	pg_tz	   *tz;
+	TupleDesc	desc;
+	/* the last timestamp read: Submit, Eligible and Start often agree */
+	char		last_time[19];
+	TimestampTz last_value;
+	bool		last_valid;
+	/* cluster and id of the last job line: sacct prints a job's steps right
+	 * after it, and those fold without any lookup */
+	char	   *last_job;
+	int			last_job_len;
+	int			last_job_cap;
+} SacctState;
+
+/* Is (cluster, job) the last job line's?  With remember, make it so. */
+static bool
+sacct_last_job(SacctState *st, Span cluster, Span job, bool remember)
+{
+	int			len = cluster.len + 1 + job.len;
+
+	if (!remember)
+		return st->last_job_len == len
+			&& memcmp(st->last_job, cluster.p, cluster.len) == 0
+			&& memcmp(st->last_job + cluster.len + 1, job.p, job.len) == 0;
+	if (len > st->last_job_cap)
+	{
+		st->last_job_cap = Max(len, 64) * 2;
+		st->last_job = st->last_job
+			? repalloc(st->last_job, st->last_job_cap)
+			: MemoryContextAlloc(GetMemoryChunkContext(st), st->last_job_cap);
+	}
+	memcpy(st->last_job, cluster.p, cluster.len);
+	st->last_job[cluster.len] = '|';
+	memcpy(st->last_job + cluster.len + 1, job.p, job.len);
+	st->last_job_len = len;
+	return true;
+}
+
+/* What a header line lacks, if anything (the column concerned in *col). */
+typedef enum HeaderCheck
+{
+	HDR_OK,
+	HDR_TOO_WIDE,
+	HDR_TWICE,
+	HDR_MISSING,
+	HDR_NO_SIZE
+} HeaderCheck;
+
+/* The columns of header h into st, or what is wrong with it. */
+static HeaderCheck
+sacct_read_header(SacctState *st, Span h, int *col)
+{
+	Span		fields[SACCT_MAX_FIELDS];
+	int			n = split(h, '|', fields, SACCT_MAX_FIELDS);
+	int			i;
+	int			c;
+
+	if (n > SACCT_MAX_FIELDS)
+		return HDR_TOO_WIDE;
+	for (c = 0; c < SC_NCOLS; c++)
+		st->col[c] = -1;
+	for (i = 0; i < n; i++)
+		for (c = 0; c < SC_NCOLS; c++)
+			if (span_eq_ci(fields[i], sacct_col_names[c]))
+			{
+				if (st->col[c] >= 0)
+				{
+					*col = c;
+					return HDR_TWICE;
+				}
+				st->col[c] = i;
+			}
+	for (c = 0; c <= SC_STATE; c++)
+	{
+		if (c == SC_QOS || c == SC_ALLOCCPUS || c == SC_REQTRES || c == SC_ALLOCTRES
+			|| c == SC_ELIGIBLE)
+			continue;
+		if (st->col[c] < 0)
+		{
+			*col = c;
+			return HDR_MISSING;
+		}
+	}
+	if (st->col[SC_ALLOCTRES] < 0 && st->col[SC_REQTRES] < 0 && st->col[SC_ALLOCCPUS] < 0)
+		return HDR_NO_SIZE;
+	st->nfields = n;
+	return HDR_OK;
+}
+
+static void
+sacct_header_error(HeaderCheck hc, int c, Span h)
+{
+	switch (hc)
+	{
+		case HDR_OK:
+			break;
+		case HDR_TOO_WIDE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("sacct header has more than %d columns", SACCT_MAX_FIELDS)));
+			break;
+		case HDR_TWICE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("sacct header names column %s twice", sacct_col_names[c]),
+					 errhint("List each column once in sacct -o.")));
+			break;
+		case HDR_MISSING:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("the first staged line is not an sacct --parsable2 header: column %s is missing",
+							sacct_col_names[c]),
+					 errdetail("First line: \"%s\"", span_show(h)),
+					 errhint("Export with sacct -P (without -n) and at least -o JobID,User,Account,Partition,Submit,Start,End,State,AllocTRES.")));
+			break;
+		case HDR_NO_SIZE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("sacct header has none of AllocTRES, ReqTRES, AllocCPUS: the jobs' sizes are unknown"),
+					 errhint("Add AllocTRES (and ReqTRES for pending jobs) to sacct -o.")));
+			break;
+	}
+}
+
+static void
+sacct_parse_header(SacctState *st, Span h)
+{
+	int			c = 0;
+
+	sacct_header_error(sacct_read_header(st, h, &c), c, h);
+}
+
+/* Job id without its step: 123, 123_4, 123_[1-3,7%2], 123+0; step after a dot. */
+static bool
+sacct_job_id(Span s, Span *job, Span *step)
+{
+	int			i = 0;
+
+	while (i < s.len && isdigit((unsigned char) s.p[i]))
+		i++;
+	if (i == 0)
+		return false;
+	if (i < s.len && s.p[i] == '_')
+	{
+		i++;
+		if (i < s.len && isdigit((unsigned char) s.p[i]))
+		{
+			while (i < s.len && isdigit((unsigned char) s.p[i]))
+				i++;
+		}
+		else if (i < s.len && s.p[i] == '[')
+		{
+			int			open = i;
+
+			i++;
+			while (i < s.len && (isdigit((unsigned char) s.p[i]) || strchr(",-%:", s.p[i])))
+				i++;
+			if (i >= s.len || s.p[i] != ']' || i == open + 1)
+				return false;
+			i++;
+		}
+		else
+			return false;
+	}
+	/* a heterogeneous job's component (arrays of het jobs do not exist) */
+	if (i < s.len && s.p[i] == '+' && memchr(s.p, '_', i) == NULL)
+	{
+		int			d = ++i;
+
+		while (i < s.len && isdigit((unsigned char) s.p[i]))
+			i++;
+		if (i == d)
+			return false;
+	}
+	*job = span_make(s.p, i);
+	*step = span_make(s.p + i, 0);
+	if (i == s.len)
+		return true;
+	if (s.p[i] != '.' || i + 1 == s.len)
+		return false;
+	*step = span_make(s.p + i + 1, s.len - i - 1);
+	for (i = 0; i < step->len; i++)
+		if (!(isalnum((unsigned char) step->p[i]) || step->p[i] == '_' || step->p[i] == '-'))
+			return false;
+	return true;
+}
+
+/*
+ * sacct's state name to the jobs table's.  "CANCELLED by 0" is CANCELLED; a
+ * trailing '+' (sacct's mark of a truncated field) is dropped.  States the
+ * table does not have are read as what they mean for usage: a job still
+ * holding its allocation is RUNNING, one put back in the queue REQUEUED.
+ */
+static const char *
+slurm_state(Span s)
+{
+	static const char *const map[][2] = {
+		{"PENDING", "PENDING"}, {"RUNNING", "RUNNING"}, {"SUSPENDED", "SUSPENDED"},
+		{"COMPLETED", "COMPLETED"}, {"CANCELLED", "CANCELLED"}, {"FAILED", "FAILED"},
+		{"TIMEOUT", "TIMEOUT"}, {"NODE_FAIL", "NODE_FAIL"}, {"PREEMPTED", "PREEMPTED"},
+		{"BOOT_FAIL", "BOOT_FAIL"}, {"DEADLINE", "DEADLINE"},
+		{"OUT_OF_MEMORY", "OUT_OF_MEMORY"}, {"REQUEUED", "REQUEUED"},
+		{"CONFIGURING", "RUNNING"}, {"COMPLETING", "RUNNING"}, {"RESIZING", "RUNNING"},
+		{"SIGNALING", "RUNNING"}, {"STAGE_OUT", "RUNNING"}, {"STOPPED", "RUNNING"},
+		{"REQUEUE_FED", "REQUEUED"}, {"REQUEUE_HOLD", "REQUEUED"},
+		{"SPECIAL_EXIT", "REQUEUED"}, {"RESV_DEL_HOLD", "PENDING"},
+		{"REVOKED", "CANCELLED"}
+	};
+	int			w = 0;
+	int			i;
+
+	while (w < s.len && s.p[w] != ' ')
+		w++;
+	if (w > 0 && s.p[w - 1] == '+')
+		w--;
+	for (i = 0; i < (int) lengthof(map); i++)
+		if (span_eq_ci(span_make(s.p, w), map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
+static Span
+sacct_field(const SacctState *st, const Span *f, SacctCol c)
+{
+	return st->col[c] >= 0 ? f[st->col[c]] : span_make("", 0);
+}
+
+/* One timestamp column into the row; false (after reject) when malformed. */
+static bool
+sacct_time(SacctState *st, Row *r, const Span *f, SacctCol c, int att)
+{
+	Span		s = sacct_field(st, f, c);
+	TimestampTz t;
+	ValResult	res;
+
+	if (s.len == 19 && st->last_valid && memcmp(s.p, st->last_time, 19) == 0)
+	{
+		row_set(r, att, TimestampTzGetDatum(st->last_value));
+		return true;
+	}
+	res = slurm_time(s, st->tz, &t);
+	if (res == VAL_BAD)
+		return reject(r, "22008", psprintf("%s \"%s\" is not a timestamp (YYYY-MM-DDTHH:MM:SS)",
+										   sacct_col_names[c], span_show(s)));
+	if (res == VAL_OK)
+	{
+		row_set(r, att, TimestampTzGetDatum(t));
+		memcpy(st->last_time, s.p, 19);
+		st->last_value = t;
+		st->last_valid = true;
+	}
+	return true;
+}
+
+static bool
+sacct_required(Row *r, Span s, SacctCol c, int att)
+{
+	if (s.len == 0)
+		return reject(r, "22004", psprintf("%s is empty", sacct_col_names[c]));
+	row_set(r, att, span_text(s));
+	return true;
+}
+
+/* Fill r from one data line; false when the line is rejected. */
+static bool
+sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
+{
+	Span		f[SACCT_MAX_FIELDS];
+	int			n = split(line, '|', f, st->nfields);
+	Span		s,
+				job,
+				step,
+				tres_s;
+	const char *state;
+	TresCounts	tc;
+	bool		have_tres = false;
+	int64		cpus = -1,
+				nodes = -1,
+				gpus = 0,
+				mem = 0;
+	Interval   *limit;
+	ValResult	res;
+
+	if (n != st->nfields)
+		return reject(r, "22P02", n > st->nfields
+					  ? psprintf("line has more than %d fields, the header has %d", st->nfields, st->nfields)
+					  : psprintf("line has %d fields, the header has %d", n, st->nfields));
+
+	s = f[st->col[SC_JOBID]];
+	if (!sacct_job_id(s, &job, &step))
+		return reject(r, "22P02", psprintf("JobID \"%s\" is not a Slurm job id (123, 123_4, 123_[5-9], 123+0, with an optional .step)",
+										   span_show(s)));
+	row_set(r, SO_JOB_ID, span_text(job));
+
+	/* cluster: the column when there is one, checked against the argument */
+	s = sacct_field(st, f, SC_CLUSTER);
+	if (cluster_arg != NULL)
+	{
+		Span		a = text_span(cluster_arg);
+
+		row_set(r, SO_CLUSTER, PointerGetDatum(cluster_arg));
+		if (s.len > 0 && (s.len != a.len || memcmp(s.p, a.p, s.len) != 0))
+			return reject(r, "22023", psprintf("Cluster \"%s\" is not the cluster being imported (%.*s)",
+											   span_show(s), a.len, a.p));
+		s = a;
+	}
+	else if (!sacct_required(r, s, SC_CLUSTER, SO_CLUSTER))
+		return false;
+
+	if (step.len > 0)
+	{
+		/*
+		 * A step folds into its job.  Right after its job's line (how sacct
+		 * prints them) that is settled here; a step anywhere else is a
+		 * 'lone_step' whose job the import looks for.
+		 */
+		row_text(r, SO_KIND, sacct_last_job(st, s, job, false) ? "step" : "lone_step");
+		row_set(r, SO_STEP, span_text(step));
+		return true;
+	}
+	/* the job's line, even if rejected below, is where its steps fold */
+	sacct_last_job(st, s, job, true);
+
+	if (!sacct_required(r, f[st->col[SC_USER]], SC_USER, SO_USER)
+		|| !sacct_required(r, f[st->col[SC_ACCOUNT]], SC_ACCOUNT, SO_ACCOUNT))
+		return false;
+	/* a pending job submitted to several partitions lists them all: the
+	 * first one is the job's partition until it starts */
+	s = f[st->col[SC_PARTITION]];
+	{
+		int			comma = 0;
+
+		while (comma < s.len && s.p[comma] != ',')
+			comma++;
+		if (!sacct_required(r, span_make(s.p, comma), SC_PARTITION, SO_PARTITION))
+			return false;
+	}
+	s = sacct_field(st, f, SC_QOS);
+	if (s.len > 0)
+		row_set(r, SO_QOS, span_text(s));
+
+	s = f[st->col[SC_STATE]];
+	state = slurm_state(s);
+	if (state == NULL)
+		return reject(r, "22P02", psprintf("State \"%s\" is not a Slurm job state", span_show(s)));
+	row_text(r, SO_STATE, state);
+
+	if (!sacct_time(st, r, f, SC_SUBMIT, SO_SUBMIT)
+		|| !sacct_time(st, r, f, SC_ELIGIBLE, SO_ELIGIBLE)
+		|| !sacct_time(st, r, f, SC_START, SO_START)
+		|| !sacct_time(st, r, f, SC_END, SO_END))
+		return false;
+	if (r->nulls[SO_SUBMIT])
+		return reject(r, "22004", "Submit is Unknown: a job without a submit time cannot be stored");
+
+	/* the jobs table's CHECKs, so that one line cannot abort the import */
+	if (!r->nulls[SO_ELIGIBLE] && DatumGetTimestampTz(r->values[SO_ELIGIBLE]) < DatumGetTimestampTz(r->values[SO_SUBMIT]))
+		return reject(r, "23514", "Eligible is before Submit");
+	if (!r->nulls[SO_START] && !r->nulls[SO_END]
+		&& DatumGetTimestampTz(r->values[SO_END]) < DatumGetTimestampTz(r->values[SO_START]))
+		return reject(r, "23514", "End is before Start");
+	if (strcmp(state, "PENDING") == 0 && !(r->nulls[SO_START] && r->nulls[SO_END]))
+		return reject(r, "23514", "a PENDING job has a Start or End time");
+	if ((strcmp(state, "RUNNING") == 0 || strcmp(state, "SUSPENDED") == 0)
+		&& (r->nulls[SO_START] || !r->nulls[SO_END]))
+		return reject(r, "23514", psprintf("a %s job needs a Start time and no End time", state));
+
+	/* size: AllocTRES, or ReqTRES when nothing was allocated (pending, or
+	 * cancelled before it started) */
+	tres_s = sacct_field(st, f, SC_ALLOCTRES);
+	if (tres_s.len == 0)
+		tres_s = sacct_field(st, f, SC_REQTRES);
+	if (tres_s.len > 0)
+	{
+		const char *why = scan_tres(tres_s, &tc);
+
+		if (why != NULL)
+			return reject(r, "22P02", psprintf("TRES \"%s\": %s", span_show(tres_s), why));
+		have_tres = true;
+		row_set(r, SO_TRES, span_text(tres_s));
+		if (tc.has_cpu && (cpus = whole(tc.cpu, PG_INT32_MAX)) < 0)
+			return reject(r, "22P02", psprintf("TRES \"%s\": cpu must be a whole number from 0 to 2147483647", span_show(tres_s)));
+		if (tc.has_node && (nodes = whole(tc.node, PG_INT32_MAX)) < 0)
+			return reject(r, "22P02", psprintf("TRES \"%s\": node must be a whole number from 0 to 2147483647", span_show(tres_s)));
+		if ((gpus = whole(tc.has_gpu ? tc.gpu : tc.gpu_typed, PG_INT32_MAX)) < 0)
+			return reject(r, "22P02", psprintf("TRES \"%s\": gres/gpu must be a whole number from 0 to 2147483647", span_show(tres_s)));
+		if (tc.mem > (double) PG_INT64_MAX / 2)
+			return reject(r, "22003", psprintf("TRES \"%s\": mem out of range", span_show(tres_s)));
+		mem = (int64) ceil(tc.mem);
+	}
+	if (cpus < 0)
+	{
+		s = sacct_field(st, f, SC_ALLOCCPUS);
+		if (s.len == 0)
+			return reject(r, "22004", have_tres ? "TRES has no cpu and AllocCPUS is empty"
+						  : "no AllocTRES, ReqTRES or AllocCPUS: the job's size is unknown");
+		if (!span_uint(s, PG_INT32_MAX, &cpus))
+			return reject(r, "22P02", psprintf("AllocCPUS \"%s\" is not a CPU count", span_show(s)));
+	}
+	if (nodes < 0)
+	{
+		s = sacct_field(st, f, SC_NNODES);
+		nodes = 1;				/* Slurm's minimum, when nothing says more */
+		if (s.len > 0 && !span_uint(s, PG_INT32_MAX, &nodes))
+			return reject(r, "22P02", psprintf("NNodes \"%s\" is not a node count", span_show(s)));
+	}
+	row_set(r, SO_CPUS, Int32GetDatum((int32) cpus));
+	row_set(r, SO_MEM, Int64GetDatum(mem));
+	row_set(r, SO_GPUS, Int32GetDatum((int32) gpus));
+	row_set(r, SO_NODES, Int32GetDatum((int32) nodes));
+
+	s = sacct_field(st, f, SC_TIMELIMIT);
+	limit = palloc(sizeof(Interval));
+	res = duration(s, true, limit);
+	if (res == VAL_BAD)
+		return reject(r, "22P02", psprintf("Timelimit \"%s\" is not a duration ([D-]HH:MM:SS, UNLIMITED)", span_show(s)));
+	if (res == VAL_OK)
+	{
+		if (limit->time == 0 && limit->day == 0)
+			return reject(r, "23514", "Timelimit is zero");
+		row_set(r, SO_TIME_LIMIT, IntervalPGetDatum(limit));
+	}
+	row_text(r, SO_KIND, "job");
+	return true;
+}
+
+/* The header the lines are read through: its columns parsed once, again
+ * only when another header comes. */
+static void
+sacct_use_header(SacctState *st, Span header, MemoryContext cxt)
+{
+	if (st->header != NULL && st->header_len == header.len
+		&& memcmp(st->header, header.p, header.len) == 0)
+		return;
+	sacct_parse_header(st, header);
+	st->header = MemoryContextAlloc(cxt, header.len + 1);
+	memcpy(st->header, header.p, header.len);
+	st->header_len = header.len;
+}
+
+static void
+sacct_use_zone(SacctState *st, const char *tz_name, MemoryContext cxt)
+{
+	if (st->tz_name != NULL && strcmp(st->tz_name, tz_name) == 0)
+		return;
+	st->tz = lookup_time_zone(tz_name);
+	st->tz_name = MemoryContextStrdup(cxt, tz_name);
+	st->last_valid = false;
+}
+
+/* One staged line (NULL: a NULL line) into r: blank, a repeat of the
+ * header, or data. */
+static void
+sacct_line(SacctState *st, Row *r, text *line_t, Span header, text *cluster_arg)
+{
+	Span		line;
+
+	if (line_t == NULL)
+	{
+		row_text(r, SO_KIND, "blank");
+		return;
+	}
+	line = text_span(line_t);
+	if (line.len == 0)
+		row_text(r, SO_KIND, "blank");
+	else if (line.len == header.len && memcmp(line.p, header.p, line.len) == 0)
+		row_text(r, SO_KIND, "header");
+	else
+		(void) sacct_fill(st, r, line, cluster_arg);
+}
+
+static void
+sacct_null_args(FunctionCallInfo fcinfo, int header_arg, int zone_arg)
+{
+	if (PG_ARGISNULL(header_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("sacct header must not be NULL"),
+				 errhint("Pass the export's first line, the one naming its columns.")));
+	if (PG_ARGISNULL(zone_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("time_zone must not be NULL"),
+				 errhint("sacct prints local times without an offset: state the zone they are in.")));
+}
+
+PG_FUNCTION_INFO_V1(fs_sacct_line);
+
+/*
+ * _sacct_line(line text, header text, time_zone text, cluster text)
+ *   -> _sacct_line: kind 'job', 'step' (of the job line just before it),
+ *   'lone_step' (a step anywhere else), 'header' (a repeat of the header),
+ *   'blank' or 'reject' (with sqlstate and reason).
+ */
+Datum
+fs_sacct_line(PG_FUNCTION_ARGS)
+{
+	SacctState *st = (SacctState *) fcinfo->flinfo->fn_extra;
+	Row			r;
+
+	sacct_null_args(fcinfo, 1, 2);
+	if (st == NULL)
+	{
+		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SacctState));
+		st->desc = result_desc(fcinfo, SO_NATTS, "_sacct_line");
+		fcinfo->flinfo->fn_extra = st;
+	}
+	sacct_use_header(st, text_span(PG_GETARG_TEXT_PP(1)), fcinfo->flinfo->fn_mcxt);
+	sacct_use_zone(st, text_to_cstring(PG_GETARG_TEXT_PP(2)), fcinfo->flinfo->fn_mcxt);
+
+	row_init(&r, SO_NATTS, SO_KIND, SO_SQLSTATE, SO_REASON);
+	sacct_line(st, &r, PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0),
+			   text_span(PG_GETARG_TEXT_PP(1)), PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
+}
+
+/*
+ * Columns of _sacct_parse: line_no, then _sacct_line's columns up to nodes,
+ * exclusive, stored, sqlstate, reason, line (the staged line, for rejects)
+ * and folded (the steps folded into the line).
+ */
+enum
+{
+	SP_LINE_NO,
+	SP_FIRST,					/* SO_KIND ... SO_NODES */
+	SP_EXCLUSIVE = SP_FIRST + SO_NODES + 1,
+	SP_STORED,
+	SP_SQLSTATE,
+	SP_REASON,
+	SP_LINE,
+	SP_FOLDED,
+	SP_NATTS
+};
+
+/* A line read and parsed, held until the lines after it are known not to
+ * be its steps. */
+typedef struct SacctHeld
+{
+	MemoryContext cxt;
+	int64		line_no;
+	text	   *line;			/* the staged line of a reject, else NULL */
+	Row			r;
+	int64		folded;
+} SacctHeld;
+
+static void
+sacct_put(Tuplestorestate *ts, TupleDesc desc, SacctHeld *h)
+{
+	Datum		v[SP_NATTS];
+	bool		n[SP_NATTS];
+	int			i;
+
+	v[SP_LINE_NO] = Int64GetDatum(h->line_no);
+	n[SP_LINE_NO] = false;
+	for (i = 0; i <= SO_NODES; i++)
+	{
+		v[SP_FIRST + i] = h->r.values[i];
+		n[SP_FIRST + i] = h->r.nulls[i];
+	}
+	n[SP_EXCLUSIVE] = true;
+	v[SP_EXCLUSIVE] = (Datum) 0;
+	v[SP_STORED] = BoolGetDatum(false);
+	n[SP_STORED] = false;
+	v[SP_SQLSTATE] = h->r.values[SO_SQLSTATE];
+	n[SP_SQLSTATE] = h->r.nulls[SO_SQLSTATE];
+	v[SP_REASON] = h->r.values[SO_REASON];
+	n[SP_REASON] = h->r.nulls[SO_REASON];
+	n[SP_LINE] = h->line == NULL;
+	v[SP_LINE] = PointerGetDatum(h->line);
+	v[SP_FOLDED] = Int64GetDatum(h->folded);
+	n[SP_FOLDED] = false;
+	tuplestore_putvalues(ts, desc, v, n);
+}
+
+/* Is the parsed line of that kind? */
+static bool
+sacct_kind_is(const Row *r, const char *kind)
+{
+	text	   *k = DatumGetTextPP(r->values[SO_KIND]);
+
+	return VARSIZE_ANY_EXHDR(k) == (int) strlen(kind) && memcmp(VARDATA_ANY(k), kind, strlen(kind)) == 0;
+}
+
+/* Does the header name the column (sacct's names are case-insensitive)? */
+static bool
+sacct_header_has(Span h, const char *name)
+{
+	int			start = 0;
+	int			i;
+
+	for (i = 0; i <= h.len; i++)
+		if (i == h.len || h.p[i] == '|')
+		{
+			if (span_eq_ci(span_make(h.p + start, i - start), name))
+				return true;
+			start = i + 1;
+		}
+	return false;
+}
+
+/* The staging table as a name for a query. */
+static char *
+staging_name(Oid relid)
+{
+	char	   *rel = get_rel_name(relid);
+
+	if (rel == NULL)
+		elog(ERROR, "staging table %u does not exist", relid);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
+}
+
+/*
+ * One pass over the staging table: every line parsed and put into ts, the
+ * steps folded into the line before them.  A non-blank line numbered before
+ * header_no (the header the caller found) is remembered in *first and
+ * *first_no: the caller then reads the table again with that line as the
+ * header.
+ */
+static void
+sacct_scan(SacctState *st, Oid relid, Span header, int64 header_no, text *cluster_arg,
+		   Tuplestorestate *ts, TupleDesc desc, text **first, int64 *first_no)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	SacctHeld	held[2];
+	SacctHeld  *h = NULL;		/* the line held back, if any */
+	int			next = 0;
+	char	   *query;
+	SPIPlanPtr	plan;
+	Portal		portal;
+
+	held[0].cxt = AllocSetContextCreate(caller, "sacct line", ALLOCSET_DEFAULT_SIZES);
+	held[1].cxt = AllocSetContextCreate(caller, "sacct line", ALLOCSET_DEFAULT_SIZES);
+	*first = NULL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	query = psprintf("SELECT line_no, line FROM %s", staging_name(relid));
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", query, SPI_result_code_string(SPI_result));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	for (;;)
+	{
+		uint64		i;
+
+		SPI_cursor_fetch(portal, true, 1000);
+		if (SPI_processed == 0)
+			break;
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	td = SPI_tuptable->tupdesc;
+			SacctHeld  *cur = &held[next];
+			text	   *line;
+			bool		isnull;
+			Datum		d;
+			MemoryContext old;
+
+			MemoryContextReset(cur->cxt);
+			old = MemoryContextSwitchTo(cur->cxt);
+			d = SPI_getbinval(tup, td, 1, &isnull);
+			cur->line_no = isnull ? 0 : DatumGetInt64(d);
+			d = SPI_getbinval(tup, td, 2, &isnull);
+			line = isnull ? NULL : DatumGetTextPP(d);
+			cur->folded = 0;
+			row_init(&cur->r, SO_NATTS, SO_KIND, SO_SQLSTATE, SO_REASON);
+			sacct_line(st, &cur->r, line, header, cluster_arg);
+			/* a rejected line is kept whole, as staged (line points into
+			 * the fetched batch, freed before this row may be put) */
+			cur->line = sacct_kind_is(&cur->r, "reject")
+				? (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(line)) : NULL;
+
+			/* the header must be the first non-blank line: is this one before it? */
+			if (line != NULL && VARSIZE_ANY_EXHDR(line) > 0 && cur->line_no < header_no
+				&& (*first == NULL || cur->line_no < *first_no))
+			{
+				MemoryContextSwitchTo(caller);
+				*first = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(line));
+				*first_no = cur->line_no;
+			}
+			MemoryContextSwitchTo(old);
+
+			if (h != NULL && sacct_kind_is(&cur->r, "step"))
+			{
+				h->folded++;
+				continue;		/* cur's context is reused for the next line */
+			}
+			if (h != NULL)
+				sacct_put(ts, desc, h);
+			h = cur;
+			next = 1 - next;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	if (h != NULL)
+		sacct_put(ts, desc, h);
+	SPI_cursor_close(portal);
+	SPI_finish();
+	MemoryContextDelete(held[0].cxt);
+	MemoryContextDelete(held[1].cxt);
+}
+
+/* The first non-blank line of the staging table by line_no (NULL: none),
+ * allocated in the caller's context. */
+static text *
+staging_first_line(Oid relid, int64 *line_no)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	text	   *first = NULL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(psprintf("SELECT line_no, line FROM %s WHERE line <> '' ORDER BY line_no LIMIT 1",
+							 staging_name(relid)), true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute failed");
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		MemoryContext old;
+
+		*line_no = isnull ? 0 : DatumGetInt64(d);
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+		old = MemoryContextSwitchTo(caller);
+		first = (text *) PG_DETOAST_DATUM_COPY(d);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return first;
+}
+
+/* import_sacct's check of the header it found, for a header found here. */
+static void
+sacct_require_cluster(text *cluster_arg, Span header)
+{
+	if (cluster_arg == NULL && !sacct_header_has(header, "Cluster"))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("cluster is NULL and the export has no Cluster column"),
+				 errhint("Pass the cluster, or add Cluster to sacct -o.")));
+}
+
+PG_FUNCTION_INFO_V1(fs_sacct_parse);
+
+/*
+ * _sacct_parse(staging regclass, header text, header_no bigint,
+ *              time_zone text, cluster text) -> SETOF (line_no, kind, ...)
+ *
+ * The whole staging table through _sacct_line's parser, in one call, as
+ * import_sacct's work table: the lines in the table's physical order (the
+ * order \copy wrote them in, the export's: a step folds into the job line
+ * read just before it), each with its line_no, and the staged text of the
+ * rejected ones.  The steps that fold are not returned: each row counts in
+ * folded those that followed it, so that the lines read are count(*) +
+ * sum(folded) of the result.  One call instead of one per line spares the
+ * row value built per line and taken apart again column by column, and a
+ * pass over the staging table to count its lines (issue 7).
+ *
+ * header is the staged line the caller took for the export's header, number
+ * header_no: the first non-blank line of the table's first block, which is
+ * the table's first line after import_stage() and \copy.  The header is the
+ * first non-blank line by line_no: should a non-blank line numbered before
+ * it come up in the pass (a staging table filled some other way), the table
+ * is read again with the first of them as the header, and a header about to
+ * be refused is first checked to be the first line.
+ */
+Datum
+fs_sacct_parse(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	text	   *header_t;
+	int64		header_no;
+	text	   *cluster_arg;
+	char	   *tz_name;
+	SacctState *st;
+	HeaderCheck hc;
+	int			col = 0;
+	text	   *first;
+	int64		first_no = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("staging table and header line number must not be NULL"),
+				 errhint("Call import_sacct(); it finds the header line and its number.")));
+	sacct_null_args(fcinfo, 1, 3);
+	relid = PG_GETARG_OID(0);
+	header_t = PG_GETARG_TEXT_PP(1);
+	header_no = PG_GETARG_INT64(2);
+	tz_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	cluster_arg = PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4);
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	if (rsinfo->setDesc->natts != SP_NATTS)
+		elog(ERROR, "_sacct_parse must return %d columns", SP_NATTS);
+
+	st = palloc0(sizeof(SacctState));
+	sacct_use_zone(st, tz_name, CurrentMemoryContext);
+	hc = sacct_read_header(st, text_span(header_t), &col);
+	if (hc != HDR_OK)
+	{
+		first = staging_first_line(relid, &first_no);
+		if (first != NULL && first_no < header_no)
+		{
+			header_t = first;
+			header_no = first_no;
+			sacct_require_cluster(cluster_arg, text_span(header_t));
+			hc = sacct_read_header(st, text_span(header_t), &col);
+		}
+		sacct_header_error(hc, col, text_span(header_t));
+	}
+	sacct_scan(st, relid, text_span(header_t), header_no, cluster_arg,
+			   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
+	if (first != NULL)
+	{
+		sacct_require_cluster(cluster_arg, text_span(first));
+		tuplestore_clear(rsinfo->setResult);
+		memset(st, 0, sizeof(SacctState));
+		sacct_use_zone(st, tz_name, CurrentMemoryContext);
+		sacct_parse_header(st, text_span(first));
+		sacct_scan(st, relid, text_span(first), first_no, cluster_arg,
+				   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
+	}
+	return (Datum) 0;
+}
+
+/* ===========================================================================
+ * PBS accounting log records
+ * ===========================================================================
+ */
+
+/* Result columns: the type @extschema@._pbs_record. */
+enum
+{
+	PO_KIND,
+	PO_REC_TIME,
+	PO_REC_TYPE,
+	PO_JOB_ID,
+	PO_USER,
+	PO_GROUP,
+	PO_ACCOUNT,
+	PO_PROJECT,
+	PO_QUEUE,
+	PO_SUBMIT,
+	PO_ELIGIBLE,
+	PO_START,
+	PO_END,
+	PO_EXIT_STATUS,
+	PO_TIME_LIMIT,
+	PO_WALLTIME_USED,
+	PO_CPU_TIME_USED,
+	PO_TRES,
+	PO_CPUS,
+	PO_MEM,
+	PO_GPUS,
+	PO_NODES,
+	PO_EXCLUSIVE,
+	PO_SQLSTATE,
+	PO_REASON,
+	PO_NATTS
+};
+
+typedef struct PbsState
+{
+	char	   *tz_name;
+	pg_tz	   *tz;
+	TupleDesc	desc;
+} PbsState;
+
+/*
+ * Record types (OpenPBS src/include/acct.h).  Job records change a job's
+ * state; the others carry nothing the jobs table holds.
+ */
+static const char *
+pbs_record_kind(char t, const char **why)
+{
+	switch (t)
+	{
+		case 'Q':				/* queued */
+		case 'S':				/* started */
+		case 's':				/* started, reliable startup pruned the resources */
+		case 'T':				/* restarted from a checkpoint */
+		case 'r':				/* resumed */
+		case 'z':				/* suspended */
+		case 'C':				/* checkpointed and held */
+		case 'R':				/* rerun: the run so far, then back to the queue */
+		case 'E':				/* ended, with the usage */
+		case 'D':				/* deleted by request */
+		case 'A':				/* aborted by the server */
+			return "job";
+		case 'L':
+			*why = "license record";
+			return "skip";
+		case 'M':
+			*why = "job moved to another server, whose log accounts for it";
+			return "skip";
+		case 'a':
+			*why = "attribute alteration; the job's next Q, S or E record carries the values";
+			return "skip";
+		case 'u':
+		case 'c':
+		case 'e':
+			*why = "phased-job usage record; the job's E record carries the total";
+			return "skip";
+		case 'P':
+		case 'p':
+			*why = "provisioning record";
+			return "skip";
+		case 'B':
+		case 'F':
+		case 'K':
+		case 'k':
+		case 'U':
+		case 'Y':
+			*why = "reservation record";
+			return "skip";
+	}
+	return NULL;
+}
+
+/*
+ * PBS size: an integer with an optional unit b, kb, mb, gb, tb, pb (bytes
+ * times 1024^k) or w, kw, ... (8-byte words); no unit is bytes.  MiB,
+ * rounded up.
+ */
+static bool
+pbs_size_mb(Span s, int64 *out)
+{
+	int			i = 0;
+	int64		v = 0;
+	int			pw = 0;
+	double		bytes;
+
+	while (i < s.len && isdigit((unsigned char) s.p[i]))
+	{
+		/* checked before the step: v * 10 + 9 must not pass int64 */
+		if (v > (PG_INT64_MAX - (s.p[i] - '0')) / 10)
+			return false;
+		v = v * 10 + (s.p[i] - '0');
+		i++;
+	}
+	if (i == 0)
+		return false;
+	if (i < s.len)
+	{
+		Span		u = span_make(s.p + i, s.len - i);
+		bool		words = false;
+
+		if (u.len == 2 || u.len == 1)
+		{
+			char		last = tolower((unsigned char) u.p[u.len - 1]);
+
+			if (last == 'w')
+				words = true;
+			else if (last != 'b')
+				return false;
+			if (u.len == 2)
+			{
+				switch (tolower((unsigned char) u.p[0]))
+				{
+					case 'k':
+						pw = 1;
+						break;
+					case 'm':
+						pw = 2;
+						break;
+					case 'g':
+						pw = 3;
+						break;
+					case 't':
+						pw = 4;
+						break;
+					case 'p':
+						pw = 5;
+						break;
+					default:
+						return false;
+				}
+			}
+			bytes = (double) v * ldexp(1.0, 10 * pw) * (words ? 8 : 1);
+		}
+		else
+			return false;
+	}
+	else
+		bytes = (double) v;
+	bytes = ceil(bytes / 1048576.0);
+	if (bytes > (double) PG_INT64_MAX / 2)
+		return false;
+	*out = (int64) bytes;
+	return true;
+}
+
+static int
+span_cmp(const void *a, const void *b)
+{
+	const Span *x = a;
+	const Span *y = b;
+	int			c = memcmp(x->p, y->p, Min(x->len, y->len));
+
+	return c != 0 ? c : x->len - y->len;
+}
+
+/* exec_host "n1/0*4+n2/0*4" (or the older "n1/0+n1/1"): distinct hosts and
+ * CPUs. */
+static bool
+pbs_exec_host(Span s, int64 *hosts, int64 *cpus)
+{
+	int			max = 1;
+	int			n;
+	int			i;
+	Span	   *chunks;
+
+	for (i = 0; i < s.len; i++)
+		if (s.p[i] == '+')
+			max++;
+	chunks = palloc(sizeof(Span) * max);
+	n = split(s, '+', chunks, max);
+	*cpus = 0;
+	for (i = 0; i < n; i++)
+	{
+		Span		c = chunks[i];
+		int			slash = 0;
+		int			star;
+		int64		k = 1;
+
+		while (slash < c.len && c.p[slash] != '/')
+			slash++;
+		if (slash == 0 || slash == c.len)
+			return false;
+		for (star = slash; star < c.len && c.p[star] != '*'; star++)
+			;
+		if (star < c.len && !span_uint(span_make(c.p + star + 1, c.len - star - 1), PG_INT32_MAX, &k))
+			return false;
+		*cpus += k;
+		chunks[i] = span_make(c.p, slash);
+	}
+	qsort(chunks, n, sizeof(Span), span_cmp);
+	*hosts = 0;
+	for (i = 0; i < n; i++)
+		if (i == 0 || span_cmp(&chunks[i - 1], &chunks[i]) != 0)
+			(*hosts)++;
+	return true;
+}
+
+/* The values of a record that the import reads (the rest are ignored). */
+typedef enum PbsKey
+{
+	PK_CTIME,
+	PK_QTIME,
+	PK_ETIME,
+	PK_START,
+	PK_END,
+	PK_EXIT_STATUS,
+	PK_EXEC_HOST,
+	PK_NCPUS,
+	PK_MEM,
+	PK_NGPUS,
+	PK_NODECT,
+	PK_WALLTIME,
+	PK_PLACE,
+	PK_USED_WALLTIME,
+	PK_USED_CPUT,
+	PK_USED_NCPUS,
+	PK_USED_MEM,
+	PK_NKEYS
+} PbsKey;
+
+static const char *const pbs_key_names[PK_NKEYS] = {
+	"ctime", "qtime", "etime", "start", "end", "Exit_status", "exec_host",
+	"Resource_List.ncpus", "Resource_List.mem", "Resource_List.ngpus",
+	"Resource_List.nodect", "Resource_List.walltime", "Resource_List.place",
+	"resources_used.walltime", "resources_used.cput", "resources_used.ncpus",
+	"resources_used.mem"
+};
+
+typedef struct PbsFields
+{
+	Span		val[PK_NKEYS];
+	bool		has[PK_NKEYS];
+} PbsFields;
+
+/* Split the message into key=value pairs; false (after reject) when a token
+ * is malformed.  Names go straight into the row, the rest into pf. */
+static bool
+pbs_message(Row *r, Span msg, PbsFields *pf)
+{
+	static const struct
+	{
+		const char *key;
+		int			att;
+	}			names[] = {
+		{"user", PO_USER}, {"group", PO_GROUP}, {"account", PO_ACCOUNT},
+		{"project", PO_PROJECT}, {"queue", PO_QUEUE}
+	};
+	int			i = 0;
+
+	memset(pf, 0, sizeof(*pf));
+	while (i < msg.len)
+	{
+		Span		key,
+					val;
+		int			k;
+
+		while (i < msg.len && msg.p[i] == ' ')
+			i++;
+		if (i == msg.len)
+			break;
+		k = i;
+		while (i < msg.len && msg.p[i] != '=' && msg.p[i] != ' ')
+			i++;
+		if (i == msg.len || msg.p[i] != '=' || i == k)
+		{
+			int			e = i;
+
+			while (e < msg.len && msg.p[e] != ' ')
+				e++;
+			return reject(r, "22P02", psprintf("\"%s\" is not key=value",
+											   span_show(span_make(msg.p + k, e - k))));
+		}
+		key = span_make(msg.p + k, i - k);
+		i++;
+		/* a value holding blanks is quoted with " (or ' when it holds a ") */
+		if (i < msg.len && (msg.p[i] == '"' || msg.p[i] == '\''))
+		{
+			char		q = msg.p[i];
+			int			v = ++i;
+
+			while (i < msg.len && msg.p[i] != q)
+				i++;
+			if (i == msg.len)
+				return reject(r, "22P02", psprintf("value of %s has no closing quote", span_show(key)));
+			val = span_make(msg.p + v, i - v);
+			i++;
+			if (i < msg.len && msg.p[i] != ' ')
+				return reject(r, "22P02", psprintf("value of %s continues after its closing quote", span_show(key)));
+		}
+		else
+		{
+			int			v = i;
+
+			while (i < msg.len && msg.p[i] != ' ')
+				i++;
+			val = span_make(msg.p + v, i - v);
+		}
+
+		for (k = 0; k < (int) lengthof(names); k++)
+			if (span_eq_ci(key, names[k].key))
+				row_set(r, names[k].att, span_text(val));
+		for (k = 0; k < PK_NKEYS; k++)
+			if (span_eq_ci(key, pbs_key_names[k]))
+			{
+				pf->val[k] = val;
+				pf->has[k] = true;
+			}
+	}
+	return true;
+}
+
+/* An epoch field into the row. */
+static bool
+pbs_epoch(Row *r, const PbsFields *pf, PbsKey k, int att)
+{
+	TimestampTz t;
+	ValResult	res;
+
+	if (!pf->has[k])
+		return true;
+	res = epoch_time(pf->val[k], &t);
+	if (res == VAL_BAD)
+		return reject(r, "22008", psprintf("%s \"%s\" is not a time in seconds since 1970",
+										   pbs_key_names[k], span_show(pf->val[k])));
+	if (res == VAL_OK && att >= 0)
+		row_set(r, att, TimestampTzGetDatum(t));
+	return true;
+}
+
+static bool
+pbs_duration(Row *r, const PbsFields *pf, PbsKey k, int att)
+{
+	Interval   *iv;
+
+	if (!pf->has[k])
+		return true;
+	iv = palloc(sizeof(Interval));
+	if (duration(pf->val[k], false, iv) != VAL_OK)
+		return reject(r, "22P02", psprintf("%s \"%s\" is not a duration ([[HH:]MM:]SS)",
+										   pbs_key_names[k], span_show(pf->val[k])));
+	row_set(r, att, IntervalPGetDatum(iv));
+	return true;
+}
+
+static bool
+pbs_count(Row *r, const PbsFields *pf, PbsKey k, int64 *out)
+{
+	if (pf->has[k] && !span_uint(pf->val[k], PG_INT32_MAX, out))
+		return reject(r, "22P02", psprintf("%s \"%s\" is not a count",
+										   pbs_key_names[k], span_show(pf->val[k])));
+	return true;
+}
+
+/* Fill r from one record; false when it is rejected. */
+static bool
+pbs_fill(PbsState *st, Row *r, Span line)
+{
+	Span		part[4];
+	int			semis = 0;
+	int			i;
+	TimestampTz t;
+	const char *kind;
+	const char *why = NULL;
+	PbsFields	pf;
+	int64		cpus = -1,
+				used_cpus = -1,
+				nodes = -1,
+				gpus = 0,
+				mem = 0,
+				v;
+
+	/* date;type;id;message — the message may itself hold ';' */
+	part[0].p = line.p;
+	for (i = 0; i < line.len && semis < 3; i++)
+		if (line.p[i] == ';')
+		{
+			part[semis].len = (int) (line.p + i - part[semis].p);
+			part[++semis].p = line.p + i + 1;
+		}
+	if (semis < 3)
+		return reject(r, "22P02", "not a PBS accounting record (date;type;id;message)");
+	part[3].len = (int) (line.p + line.len - part[3].p);
+
+	if (pbs_time(part[0], st->tz, &t) != VAL_OK)
+		return reject(r, "22008", psprintf("record time \"%s\" is not MM/DD/YYYY HH:MM:SS", span_show(part[0])));
+	row_set(r, PO_REC_TIME, TimestampTzGetDatum(t));
+	if (part[1].len != 1 || (kind = pbs_record_kind(part[1].p[0], &why)) == NULL)
+		return reject(r, "22P02", psprintf("\"%s\" is not a PBS record type", span_show(part[1])));
+	row_set(r, PO_REC_TYPE, span_text(part[1]));
+	if (part[2].len == 0)
+		return reject(r, "22004", "record has no id");
+	row_set(r, PO_JOB_ID, span_text(part[2]));
+	if (strcmp(kind, "skip") == 0)
+	{
+		row_text(r, PO_KIND, "skip");
+		row_text(r, PO_REASON, why);
+		return true;
+	}
+	/* an array job's parent "123[]": its subjobs "123[4]" carry the usage */
+	for (i = 0; i + 1 < part[2].len; i++)
+		if (part[2].p[i] == '[' && part[2].p[i + 1] == ']')
+		{
+			row_text(r, PO_KIND, "skip");
+			row_text(r, PO_REASON, "array job parent; its subjobs carry the usage");
+			return true;
+		}
+
+	if (!pbs_message(r, part[3], &pf))
+		return false;
+	if (!pbs_epoch(r, &pf, PK_CTIME, PO_SUBMIT)
+		|| !pbs_epoch(r, &pf, PK_QTIME, -1)
+		|| !pbs_epoch(r, &pf, PK_ETIME, PO_ELIGIBLE)
+		|| !pbs_epoch(r, &pf, PK_START, PO_START)
+		|| !pbs_epoch(r, &pf, PK_END, PO_END))
+		return false;
+	if (pf.has[PK_EXIT_STATUS])
+	{
+		int32		x;
+
+		if (!span_int(pf.val[PK_EXIT_STATUS], &x))
+			return reject(r, "22P02", psprintf("Exit_status \"%s\" is not an integer",
+											   span_show(pf.val[PK_EXIT_STATUS])));
+		row_set(r, PO_EXIT_STATUS, Int32GetDatum(x));
+	}
+	if (!pbs_duration(r, &pf, PK_WALLTIME, PO_TIME_LIMIT)
+		|| !pbs_duration(r, &pf, PK_USED_WALLTIME, PO_WALLTIME_USED)
+		|| !pbs_duration(r, &pf, PK_USED_CPUT, PO_CPU_TIME_USED))
+		return false;
+	if (!r->nulls[PO_TIME_LIMIT] && DatumGetIntervalP(r->values[PO_TIME_LIMIT])->time == 0)
+		return reject(r, "23514", "Resource_List.walltime is zero");
+
+	/* size: what was allocated (Resource_List), else what exec_host shows */
+	if (!pbs_count(r, &pf, PK_NCPUS, &cpus)
+		|| !pbs_count(r, &pf, PK_NGPUS, &gpus)
+		|| !pbs_count(r, &pf, PK_NODECT, &nodes)
+		|| !pbs_count(r, &pf, PK_USED_NCPUS, &used_cpus))
+		return false;
+	if (cpus < 0)
+		cpus = used_cpus;
+	if (pf.has[PK_MEM] && !pbs_size_mb(pf.val[PK_MEM], &mem))
+		return reject(r, "22P02", psprintf("Resource_List.mem \"%s\" is not a size (e.g. 4gb, 512mb)",
+										   span_show(pf.val[PK_MEM])));
+	if (pf.has[PK_USED_MEM] && !pbs_size_mb(pf.val[PK_USED_MEM], &v))
+		return reject(r, "22P02", psprintf("resources_used.mem \"%s\" is not a size (e.g. 4gb, 512mb)",
+										   span_show(pf.val[PK_USED_MEM])));
+	if (pf.has[PK_EXEC_HOST])
+	{
+		int64		hosts,
+					hcpus;
+
+		if (!pbs_exec_host(pf.val[PK_EXEC_HOST], &hosts, &hcpus))
+			return reject(r, "22P02", psprintf("exec_host \"%s\" is not host/index[*ncpus]+...",
+											   span_show(pf.val[PK_EXEC_HOST])));
+		if (nodes < 0)
+			nodes = hosts;
+		if (cpus < 0)
+			cpus = Min(hcpus, (int64) PG_INT32_MAX);
+	}
+	if (cpus >= 0 || pf.has[PK_MEM] || pf.has[PK_NODECT] || pf.has[PK_EXEC_HOST])
+	{
+		if (cpus < 0)
+			cpus = 0;
+		if (nodes < 0)
+			nodes = 1;
+		row_set(r, PO_CPUS, Int32GetDatum((int32) cpus));
+		row_set(r, PO_MEM, Int64GetDatum(mem));
+		row_set(r, PO_GPUS, Int32GetDatum((int32) gpus));
+		row_set(r, PO_NODES, Int32GetDatum((int32) nodes));
+		/* the same size as a Slurm TRES string, so partitions' billing
+		 * weights apply to PBS jobs too */
+		row_text(r, PO_TRES, gpus > 0
+				 ? psprintf("cpu=" INT64_FORMAT ",mem=" INT64_FORMAT "M,node=" INT64_FORMAT ",gres/gpu=" INT64_FORMAT,
+							cpus, mem, nodes, gpus)
+				 : psprintf("cpu=" INT64_FORMAT ",mem=" INT64_FORMAT "M,node=" INT64_FORMAT,
+							cpus, mem, nodes));
+		/* place=excl or exclhost: the job had its nodes to itself */
+		row_set(r, PO_EXCLUSIVE,
+				BoolGetDatum(pf.has[PK_PLACE]
+							 && strstr(pnstrdup(pf.val[PK_PLACE].p, pf.val[PK_PLACE].len), "excl") != NULL));
+	}
+	row_text(r, PO_KIND, "job");
+	return true;
+}
+
+PG_FUNCTION_INFO_V1(fs_pbs_record);
+
+/*
+ * _pbs_record(line text, time_zone text) -> _pbs_record: kind 'job',
+ * 'skip' (a record that carries no job usage, with why), 'blank' or
+ * 'reject' (with sqlstate and reason).
+ */
+Datum
+fs_pbs_record(PG_FUNCTION_ARGS)
+{
+	PbsState   *st = (PbsState *) fcinfo->flinfo->fn_extra;
+	char	   *tz_name;
+	Row			r;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("time_zone must not be NULL"),
+				 errhint("PBS writes each record's time in the server's local time: state that zone.")));
+	tz_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	if (st == NULL)
+	{
+		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PbsState));
+		st->desc = result_desc(fcinfo, PO_NATTS, "_pbs_record");
+		fcinfo->flinfo->fn_extra = st;
+	}
+	if (st->tz_name == NULL || strcmp(st->tz_name, tz_name) != 0)
+	{
+		st->tz = lookup_time_zone(tz_name);
+		st->tz_name = MemoryContextStrdup(fcinfo->flinfo->fn_mcxt, tz_name);
+	}
+
+	row_init(&r, PO_NATTS, PO_KIND, PO_SQLSTATE, PO_REASON);
+	if (PG_ARGISNULL(0) || text_span(PG_GETARG_TEXT_PP(0)).len == 0)
+		row_text(&r, PO_KIND, "blank");
+	else
+		(void) pbs_fill(st, &r, text_span(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
+}
+
+PG_FUNCTION_INFO_V1(fs_import_time_zone);
+
+/* _import_time_zone(name text) -> text: name, or 22023 when PostgreSQL's tz
+ * database does not know it (checked before any line is read). */
+Datum
+fs_import_time_zone(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+
+	(void) lookup_time_zone(text_to_cstring(name));
+	PG_RETURN_TEXT_P(name);
+}

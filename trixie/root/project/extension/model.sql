@@ -1,0 +1,288 @@
+-- ---------------------------------------------------------------------------
+-- model: the accounting database — clusters, partitions, the association
+-- tree, jobs, allocations and their append-only ledger (DESIGN.md).
+--
+-- Constraints reject what the policies cannot use.  Every table holds a
+-- centre's data, so each is registered with pg_extension_config_dump and
+-- survives pg_dump / restore.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.clusters (
+    cluster              text PRIMARY KEY CHECK (cluster OPERATOR(pg_catalog.<>) ''),
+    scheduler            text NOT NULL DEFAULT 'slurm' CHECK (scheduler IN ('slurm', 'pbs')),
+    -- fairshare: Slurm Fair Tree (default), classic (NO_FAIR_TREE) or the PBS tree
+    fairshare_algorithm  text NOT NULL DEFAULT 'fair_tree'
+                         CHECK (fairshare_algorithm IN ('fair_tree', 'classic', 'pbs')),
+    -- decay: 'exact' 2^(-t/h), 'slurm' (1-0.693/h)^t, 'step' PBS factor per interval
+    decay_mode           text NOT NULL DEFAULT 'exact' CHECK (decay_mode IN ('exact', 'slurm', 'step')),
+    decay_half_life      interval NOT NULL DEFAULT '7 days'
+                         CHECK (decay_half_life OPERATOR(pg_catalog.>=) '0'::interval),
+    decay_interval       interval NOT NULL DEFAULT '24 hours'
+                         CHECK (decay_interval OPERATOR(pg_catalog.>) '0'::interval),
+    decay_factor         float8 NOT NULL DEFAULT 0.5
+                         CHECK (decay_factor OPERATOR(pg_catalog.>=) 0 AND decay_factor OPERATOR(pg_catalog.<=) 1),
+    fairshare_dampening  float8 NOT NULL DEFAULT 1
+                         CHECK (fairshare_dampening OPERATOR(pg_catalog.>) 0 AND fairshare_dampening OPERATOR(pg_catalog.<) 'Infinity'),
+    -- multifactor priority (PriorityWeight*: uint32 in Slurm)
+    weight_fairshare     bigint NOT NULL DEFAULT 0 CHECK (weight_fairshare BETWEEN 0 AND 4294967295),
+    weight_age           bigint NOT NULL DEFAULT 0 CHECK (weight_age BETWEEN 0 AND 4294967295),
+    weight_job_size      bigint NOT NULL DEFAULT 0 CHECK (weight_job_size BETWEEN 0 AND 4294967295),
+    weight_partition     bigint NOT NULL DEFAULT 0 CHECK (weight_partition BETWEEN 0 AND 4294967295),
+    weight_qos           bigint NOT NULL DEFAULT 0 CHECK (weight_qos BETWEEN 0 AND 4294967295),
+    priority_max_age     interval NOT NULL DEFAULT '7 days'
+                         CHECK (priority_max_age OPERATOR(pg_catalog.>=) '0'::interval),
+    favor_small          boolean NOT NULL DEFAULT false,
+    -- cluster size for the job-size factor (NULL: summed over partitions)
+    total_nodes          integer CHECK (total_nodes OPERATOR(pg_catalog.>) 0),
+    total_cpus           integer CHECK (total_cpus OPERATOR(pg_catalog.>) 0),
+    -- GENCI: allocations at or above this many hours get the monthly
+    -- regulation, below it the mid-term one (5 M h Turing, 1 M h Ada)
+    regulation_threshold float8 CHECK (regulation_threshold OPERATOR(pg_catalog.>=) 0
+                                       AND regulation_threshold OPERATOR(pg_catalog.<) 'Infinity'),
+    -- RWTH: core-hours charged per GPU-hour (24 on CLAIX); 0 = GPUs not billed
+    gpu_hour_factor      float8 NOT NULL DEFAULT 0
+                         CHECK (gpu_hour_factor OPERATOR(pg_catalog.>=) 0 AND gpu_hour_factor OPERATOR(pg_catalog.<) 'Infinity'),
+    -- the time zone in which the centre's calendar (months, check days) runs
+    timezone             text NOT NULL DEFAULT 'UTC'
+                         CHECK (pg_catalog.timezone(timezone, '2000-01-01 00:00+00'::timestamptz) IS NOT NULL),
+    description          text
+);
+COMMENT ON TABLE @extschema@.clusters IS 'One row per cluster with its policy parameters (decay, priority weights, regulation).';
+
+CREATE TABLE @extschema@.partitions (
+    cluster              text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    partition            text NOT NULL CHECK (partition OPERATOR(pg_catalog.<>) ''),
+    -- Slurm TRESBillingWeights; NULL bills the CPUs
+    billing_weights      text CHECK (@extschema@.tres_weights_valid(billing_weights)),
+    billing_mode         text NOT NULL DEFAULT 'sum' CHECK (billing_mode IN ('sum', 'max_tres', 'max_tres_gres')),
+    priority_job_factor  integer NOT NULL DEFAULT 1 CHECK (priority_job_factor BETWEEN 0 AND 65535),
+    -- node shape
+    nodes                integer NOT NULL DEFAULT 1 CHECK (nodes OPERATOR(pg_catalog.>) 0),
+    cores_per_node       integer NOT NULL CHECK (cores_per_node OPERATOR(pg_catalog.>) 0),
+    mem_per_node_mb      bigint NOT NULL CHECK (mem_per_node_mb OPERATOR(pg_catalog.>) 0),
+    gpus_per_node        integer NOT NULL DEFAULT 0 CHECK (gpus_per_node OPERATOR(pg_catalog.>=) 0),
+    scratch_per_node_mb  bigint NOT NULL DEFAULT 0 CHECK (scratch_per_node_mb OPERATOR(pg_catalog.>=) 0),
+    -- MetaCentrum: per-CPU speed of the nodes (SPEC, 3..10)
+    spec                 float8 NOT NULL DEFAULT 1
+                         CHECK (spec OPERATOR(pg_catalog.>) 0 AND spec OPERATOR(pg_catalog.<) 'Infinity'),
+    -- RWTH JARA-style: jobs pay every core of every allocated node
+    whole_node           boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (cluster, partition)
+);
+COMMENT ON TABLE @extschema@.partitions IS 'Partitions (queues) with billing weights, PriorityJobFactor, node shape and spec.';
+
+CREATE TABLE @extschema@.qos (
+    cluster              text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    qos                  text NOT NULL CHECK (qos OPERATOR(pg_catalog.<>) ''),
+    priority             integer NOT NULL DEFAULT 0 CHECK (priority OPERATOR(pg_catalog.>=) 0),
+    usage_factor         float8 NOT NULL DEFAULT 1
+                         CHECK (usage_factor OPERATOR(pg_catalog.>=) 0 AND usage_factor OPERATOR(pg_catalog.<) 'Infinity'),
+    PRIMARY KEY (cluster, qos)
+);
+COMMENT ON TABLE @extschema@.qos IS 'Slurm QOS: priority (for the QOS factor) and UsageFactor.';
+
+-- The account tree.  shares NULL = Fairshare=parent.  'root' is the only
+-- account without a parent.
+CREATE TABLE @extschema@.accounts (
+    cluster              text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account              text NOT NULL CHECK (account OPERATOR(pg_catalog.<>) ''),
+    parent_account       text,
+    shares               integer DEFAULT 1 CHECK (shares OPERATOR(pg_catalog.>=) 0),
+    description          text,
+    PRIMARY KEY (cluster, account),
+    FOREIGN KEY (cluster, parent_account) REFERENCES @extschema@.accounts (cluster, account) ON UPDATE CASCADE,
+    CHECK ((account OPERATOR(pg_catalog.=) 'root') OPERATOR(pg_catalog.=) (parent_account IS NULL)),
+    CHECK (account OPERATOR(pg_catalog.<>) 'root' OR shares IS NOT NULL)
+);
+COMMENT ON TABLE @extschema@.accounts IS 'Account associations: the tree under root, raw shares (NULL = Fairshare=parent).';
+
+-- Users in accounts (user associations).  One user may sit in several accounts.
+CREATE TABLE @extschema@.account_users (
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    user_name            text NOT NULL CHECK (user_name OPERATOR(pg_catalog.<>) ''),
+    shares               integer DEFAULT 1 CHECK (shares OPERATOR(pg_catalog.>=) 0),
+    PRIMARY KEY (cluster, account, user_name),
+    FOREIGN KEY (cluster, account) REFERENCES @extschema@.accounts ON UPDATE CASCADE ON DELETE CASCADE
+);
+COMMENT ON TABLE @extschema@.account_users IS 'User associations: a user in an account with raw shares (NULL = Fairshare=parent).';
+CREATE INDEX ON @extschema@.account_users (user_name);
+
+-- A cycle in the account tree would make every tree function fail: refuse it.
+CREATE FUNCTION @extschema@._accounts_no_cycle() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    cur text := NEW.parent_account;
+    steps int := 0;
+BEGIN
+    WHILE cur IS NOT NULL LOOP
+        IF cur = NEW.account THEN
+            RAISE EXCEPTION 'account "%" on cluster "%" would be its own ancestor', NEW.account, NEW.cluster
+                USING ERRCODE = '23514', HINT = 'The account tree must not contain a cycle.';
+        END IF;
+        SELECT a.parent_account INTO cur FROM @extschema@.accounts a
+         WHERE a.cluster = NEW.cluster AND a.account = cur;
+        steps := steps + 1;
+        IF steps > 10000 THEN
+            RAISE EXCEPTION 'account tree of cluster "%" is deeper than 10000 levels', NEW.cluster
+                USING ERRCODE = '23514';
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_account ON @extschema@.accounts
+    DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @extschema@._accounts_no_cycle();
+
+CREATE TABLE @extschema@.jobs (
+    cluster              text NOT NULL,
+    job_id               text NOT NULL CHECK (job_id OPERATOR(pg_catalog.<>) ''),
+    user_name            text NOT NULL,
+    account              text NOT NULL,
+    partition            text NOT NULL,
+    qos                  text,
+    state                text NOT NULL CHECK (state IN ('PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED',
+                            'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL',
+                            'DEADLINE', 'OUT_OF_MEMORY', 'REQUEUED')),
+    submit_time          timestamptz NOT NULL,
+    eligible_time        timestamptz,
+    start_time           timestamptz,
+    end_time             timestamptz,
+    time_limit           interval CHECK (time_limit OPERATOR(pg_catalog.>) '0'::interval),
+    -- allocated TRES as sacct prints them (requested TRES while pending)
+    tres                 text,
+    cpus                 integer NOT NULL CHECK (cpus OPERATOR(pg_catalog.>=) 0),
+    mem_mb               bigint NOT NULL DEFAULT 0 CHECK (mem_mb OPERATOR(pg_catalog.>=) 0),
+    gpus                 integer NOT NULL DEFAULT 0 CHECK (gpus OPERATOR(pg_catalog.>=) 0),
+    nodes                integer NOT NULL DEFAULT 1 CHECK (nodes OPERATOR(pg_catalog.>=) 0),
+    scratch_mb           bigint NOT NULL DEFAULT 0 CHECK (scratch_mb OPERATOR(pg_catalog.>=) 0),
+    exclusive            boolean NOT NULL DEFAULT false,
+    -- per-CPU speed of the node the job ran on, when it differs from the partition's
+    spec                 float8 CHECK (spec OPERATOR(pg_catalog.>) 0 AND spec OPERATOR(pg_catalog.<) 'Infinity'),
+    nice                 integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (cluster, job_id),
+    FOREIGN KEY (cluster, partition) REFERENCES @extschema@.partitions ON UPDATE CASCADE,
+    FOREIGN KEY (cluster, account, user_name) REFERENCES @extschema@.account_users ON UPDATE CASCADE,
+    CHECK (tres IS NULL OR @extschema@.tres_weights_valid(tres)),
+    -- an infinite instant would make every usage report of the centre fail
+    CONSTRAINT jobs_finite_times CHECK (pg_catalog.isfinite(submit_time) AND pg_catalog.isfinite(eligible_time)
+           AND pg_catalog.isfinite(start_time) AND pg_catalog.isfinite(end_time)),
+    CHECK (eligible_time IS NULL OR eligible_time OPERATOR(pg_catalog.>=) submit_time),
+    CHECK (end_time IS NULL OR start_time IS NULL OR end_time OPERATOR(pg_catalog.>=) start_time),
+    CHECK (state OPERATOR(pg_catalog.<>) 'PENDING' OR (start_time IS NULL AND end_time IS NULL)),
+    CHECK (state NOT IN ('RUNNING', 'SUSPENDED') OR (start_time IS NOT NULL AND end_time IS NULL))
+);
+COMMENT ON TABLE @extschema@.jobs IS 'Jobs as the scheduler accounted them: who, where, when, what was allocated.';
+-- An association's jobs (the foreign key to account_users, per-project
+-- consumption).  The account leads: with one cluster, a leading cluster
+-- column has correlation 1 in the statistics and the planner takes a full
+-- scan of the index in association order for a sequential read, where it
+-- reads the table in random order (issue 7; README "Performance").
+CREATE INDEX ON @extschema@.jobs (account, user_name, cluster);
+-- How many associations have jobs, for the hash aggregates over jobs
+-- (association_usage_at): the columns are not independent.
+CREATE STATISTICS @extschema@.jobs_association_stats (ndistinct) ON cluster, account, user_name
+    FROM @extschema@.jobs;
+-- The jobs not started (nor ended) by an instant, the jobs pending then
+-- (sprio_at): found by a range scan instead of a scan of the whole table,
+-- and counted by the expression's statistics (separate estimates of
+-- "start_time IS NULL OR start_time > t" and the same on end_time multiply
+-- to 1/100 of the truth, and sprio joined 10^5 pending jobs to sshare's
+-- 10^5 rows by a merge join on the cluster alone: 450 s).
+CREATE INDEX jobs_first_event_idx ON @extschema@.jobs ((COALESCE(start_time, end_time, 'infinity'::timestamptz)));
+-- A project's jobs over a window of time, with what its core-hours need
+-- (GENCI allocation_consumption, RWTH rwth_monthly_usage_at): an index-only
+-- scan of the window instead of a visit to every job of the account in the
+-- table (issue 7: the regulation of 10^4 allocations, 12 s -> 1.4 s).
+CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
+    INCLUDE (end_time, cpus, nodes, gpus, exclusive, partition);
+-- The pending jobs: the stored remainders of job arrays that an import
+-- replaces (import_sacct), found without reading every job.
+CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
+-- Each index costs every job stored: an import of 296,132 jobs spends 0.3
+-- to 0.7 s in each index of the table (issue 7; README "Importing jobs").
+-- No query reads a cluster's jobs by start time, so there is no index on
+-- (cluster, start_time); a cluster's jobs are the primary key's range.
+
+-- Allocations of hours to project accounts (GENCI, RWTH).  `hours` is the
+-- initial grant; later changes live in the ledger.
+CREATE TABLE @extschema@.allocations (
+    allocation_id        bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    policy               text NOT NULL CHECK (policy IN ('genci', 'rwth', 'none')),
+    period_start         date NOT NULL CHECK (pg_catalog.isfinite(period_start)),
+    period_end           date NOT NULL CHECK (pg_catalog.isfinite(period_end)),
+    hours                float8 NOT NULL CHECK (hours OPERATOR(pg_catalog.>=) 0 AND hours OPERATOR(pg_catalog.<) 'Infinity'),
+    -- RWTH monthly allowance in core-hours (NULL: hours spread evenly over the months)
+    monthly_allowance    float8 CHECK (monthly_allowance OPERATOR(pg_catalog.>=) 0
+                                       AND monthly_allowance OPERATOR(pg_catalog.<) 'Infinity'),
+    -- GENCI mid-term exemptions
+    justification_filed  date,
+    second_half_declared boolean NOT NULL DEFAULT false,
+    FOREIGN KEY (cluster, account) REFERENCES @extschema@.accounts ON UPDATE CASCADE,
+    UNIQUE (cluster, account, period_start),
+    CHECK (period_end OPERATOR(pg_catalog.>=) period_start)
+);
+COMMENT ON TABLE @extschema@.allocations IS 'Hours allocated to a project account for a period (GENCI, RWTH); changes go to the ledger.';
+
+-- Append-only ledger of changes to allocations.  hours is always >= 0; the
+-- kind gives the sign: grant/addition/restitution add, take_back removes.
+CREATE TABLE @extschema@.ledger (
+    entry_id             bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    allocation_id        bigint NOT NULL REFERENCES @extschema@.allocations,
+    kind                 text NOT NULL CHECK (kind IN ('grant', 'addition', 'take_back', 'restitution')),
+    hours                float8 NOT NULL CHECK (hours OPERATOR(pg_catalog.>=) 0 AND hours OPERATOR(pg_catalog.<) 'Infinity'),
+    rule                 text NOT NULL DEFAULT 'manual',
+    reason               text,
+    effective_date       date NOT NULL CHECK (pg_catalog.isfinite(effective_date)),
+    recorded_at          timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    recorded_by          text NOT NULL DEFAULT CURRENT_USER
+);
+COMMENT ON TABLE @extschema@.ledger IS 'Append-only history of grants, additions, take-backs and restitutions of allocation hours.';
+CREATE INDEX ON @extschema@.ledger (allocation_id, effective_date);
+-- a regulation rule takes hours at most once per allocation and check day
+CREATE UNIQUE INDEX ledger_rule_once ON @extschema@.ledger (allocation_id, rule, effective_date)
+    WHERE kind OPERATOR(pg_catalog.=) 'take_back' AND rule OPERATOR(pg_catalog.<>) 'manual';
+
+CREATE FUNCTION @extschema@._ledger_append_only() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    RAISE EXCEPTION 'the ledger is append-only: % is not allowed', TG_OP
+        USING ERRCODE = '55000', HINT = 'Record a correction as a new entry (addition, take_back or restitution).';
+END
+$$;
+CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON @extschema@.ledger
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._ledger_append_only();
+CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._ledger_append_only();
+
+-- Net hours of an allocation on a date: the grant plus every ledger entry
+-- effective on or before that date (GENCI: "en tenant compte des ajouts
+-- et/ou des reprises d'heures").
+CREATE FUNCTION @extschema@.allocation_net_hours(allocation_id bigint, as_of date)
+RETURNS float8 LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT a.hours OPERATOR(pg_catalog.+) COALESCE(pg_catalog.sum(
+               CASE WHEN l.kind OPERATOR(pg_catalog.=) 'take_back'
+                    THEN OPERATOR(pg_catalog.-) l.hours ELSE l.hours END), 0)
+      FROM @extschema@.allocations a
+      LEFT JOIN @extschema@.ledger l
+        ON l.allocation_id OPERATOR(pg_catalog.=) a.allocation_id
+       AND l.effective_date OPERATOR(pg_catalog.<=) allocation_net_hours.as_of
+     WHERE a.allocation_id OPERATOR(pg_catalog.=) allocation_net_hours.allocation_id
+     GROUP BY a.hours;
+END;
+COMMENT ON FUNCTION @extschema@.allocation_net_hours(bigint, date) IS
+'Initial grant plus grants, additions and restitutions minus take-backs effective on or before as_of.';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.clusters', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.partitions', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.qos', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.accounts', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_users', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations_allocation_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.ledger', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.ledger_entry_id_seq', '');

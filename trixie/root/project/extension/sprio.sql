@@ -1,0 +1,389 @@
+-- ---------------------------------------------------------------------------
+-- sprio: every pending job's multifactor priority over the model, as
+-- `sprio -l` shows it, at any instant (POLICIES.md §4; slurm-semantics.md
+-- §4.3), and PROTEUS's procedure (seed 001): order the pending jobs by
+-- priority and start them while resources remain.
+--
+-- Weights, PriorityMaxAge, PriorityFavorSmall and the cluster size come from
+-- fairshare.clusters, PriorityJobFactor from fairshare.partitions, QOS
+-- priorities from fairshare.qos, and the fair-share factor from
+-- fairshare.sshare_at(as_of).  The configuration tables hold the current
+-- configuration only: a past as_of sees the jobs and usage known then under
+-- today's weights.
+-- ---------------------------------------------------------------------------
+
+-- Seconds as Slurm prints a duration: D-HH:MM:SS (whole seconds).  Strict
+-- operators only (format() is not strict), so that the planner inlines it
+-- into sprio_at instead of running a SQL function per pending job (issue 7).
+CREATE FUNCTION @extschema@._slurm_duration(seconds float8)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN pg_catalog.floor(seconds OPERATOR(pg_catalog./) 86400)::bigint::text
+    OPERATOR(pg_catalog.||) '-' OPERATOR(pg_catalog.||)
+    pg_catalog.lpad((pg_catalog.floor(seconds OPERATOR(pg_catalog./) 3600)::bigint OPERATOR(pg_catalog.%) 24)::text, 2, '0')
+    OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||)
+    pg_catalog.lpad((pg_catalog.floor(seconds OPERATOR(pg_catalog./) 60)::bigint OPERATOR(pg_catalog.%) 60)::text, 2, '0')
+    OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||)
+    pg_catalog.lpad((pg_catalog.floor(seconds)::bigint OPERATOR(pg_catalog.%) 60)::text, 2, '0');
+
+-- An interval in seconds, a month counting 30 days, as age_factor reads it.
+CREATE FUNCTION @extschema@._interval_seconds(iv interval)
+RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (((((pg_catalog.date_part('year', iv) OPERATOR(pg_catalog.*) 12)
+             OPERATOR(pg_catalog.+) pg_catalog.date_part('month', iv)) OPERATOR(pg_catalog.*) 30)
+           OPERATOR(pg_catalog.+) pg_catalog.date_part('day', iv)) OPERATOR(pg_catalog.*) 86400)
+       OPERATOR(pg_catalog.+) (pg_catalog.date_part('hour', iv) OPERATOR(pg_catalog.*) 3600)
+       OPERATOR(pg_catalog.+) (pg_catalog.date_part('minute', iv) OPERATOR(pg_catalog.*) 60)
+       OPERATOR(pg_catalog.+) pg_catalog.date_part('second', iv);
+
+-- A number for the explanation: fixed decimals, no trailing zeros.
+CREATE FUNCTION @extschema@._num(x float8, decimals integer)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN pg_catalog.trim_scale(pg_catalog.round(x::numeric, decimals))::text;
+
+CREATE FUNCTION @extschema@.sprio_at(as_of timestamptz)
+RETURNS TABLE (
+    cluster            text,
+    job_id             text,
+    partition          text,
+    user_name          text,
+    account            text,
+    qos                text,
+    -- PRIORITY: the job's priority as Slurm stores it (truncated, 1..4294967295)
+    priority           bigint,
+    -- AGE FAIRSHARE JOBSIZE PARTITION QOS NICE as sprio -l prints them (%.0f)
+    age                bigint,
+    fairshare          bigint,
+    job_size           bigint,
+    partition_prio     bigint,
+    qos_prio           bigint,
+    nice               integer,
+    -- the same weighted factors at full precision
+    age_weighted       float8,
+    fairshare_weighted float8,
+    job_size_weighted  float8,
+    partition_weighted float8,
+    qos_weighted       float8,
+    -- the sum before clamping and truncation
+    priority_exact     float8,
+    -- the normalised factors (sprio -n); 0 where the weight is 0, as Slurm
+    age_factor         float8,
+    fairshare_factor   float8,
+    job_size_factor    float8,
+    partition_factor   float8,
+    qos_factor         float8,
+    submit_time        timestamptz,
+    eligible_time      timestamptz,
+    explanation        text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+-- The planner has no statistics for sshare_at's rows: it prices a hash join
+-- on them as if each key were shared by a tenth of the rows, and sorts the
+-- pending jobs and the associations for a merge join instead (0.2 s of
+-- 1.5 s at 10^5 pending jobs; issue 7).
+SET enable_mergejoin = off
+BEGIN ATOMIC
+    WITH sizes AS (
+        -- the cluster's size for the job-size factor: configured, or the
+        -- sum over its partitions
+        SELECT c.cluster,
+               COALESCE(c.total_nodes::bigint, pg_catalog.sum(p.nodes)) AS total_nodes,
+               COALESCE(c.total_cpus::bigint,
+                        pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
+               GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
+               -- PriorityMaxAge as the explanation prints it, once per cluster
+               @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
+               (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
+                 WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
+          FROM @extschema@.clusters c
+          LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
+         WHERE (pg_catalog.isfinite(sprio_at.as_of)
+                OR @extschema@._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
+                                                                 sprio_at.as_of),
+                                      'Pass a real instant for as_of.', false))
+         GROUP BY c.cluster, c.total_nodes, c.total_cpus
+    ), pending AS (
+        -- pending at as_of: submitted and eligible by then, neither started
+        -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
+        -- of jobs), so "start and end, when known, after as_of" is its first
+        -- known event after as_of: one expression, indexed (model.sql), whose
+        -- statistics tell the planner how few jobs that is.
+        SELECT j.*
+          FROM @extschema@.jobs j
+         WHERE j.submit_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND j.eligible_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) sprio_at.as_of
+           AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
+    ), shares AS (
+        SELECT s.cluster, s.account, s.user_name, s.fairshare
+          FROM @extschema@.sshare_at(sprio_at.as_of) s
+         WHERE s.user_name IS NOT NULL
+    ), factors AS (
+        SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
+               j.submit_time, j.eligible_time, j.nodes, j.cpus,
+               c.weight_age::float8 AS w_age, c.weight_fairshare::float8 AS w_fs,
+               c.weight_job_size::float8 AS w_js, c.weight_partition::float8 AS w_part,
+               c.weight_qos::float8 AS w_qos,
+               c.priority_max_age, c.favor_small, z.total_nodes, z.total_cpus,
+               p.priority_job_factor AS pjf, z.max_pjf, z.max_age_text, q.priority AS qos_priority, z.max_qos,
+               pg_catalog.floor(pg_catalog.date_part('epoch', sprio_at.as_of))
+                 OPERATOR(pg_catalog.-) pg_catalog.floor(pg_catalog.date_part('epoch', j.eligible_time)) AS pending_s,
+               sh.fairshare AS sshare_fairshare,
+               CASE WHEN c.weight_age OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.age_factor(j.eligible_time, sprio_at.as_of, c.priority_max_age) END AS f_age,
+               CASE WHEN c.weight_fairshare OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE COALESCE(sh.fairshare, 0) END AS f_fs,
+               CASE WHEN c.weight_job_size OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.job_size_factor(j.nodes, j.cpus, z.total_nodes, z.total_cpus, c.favor_small) END AS f_js,
+               CASE WHEN c.weight_partition OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.partition_factor(p.priority_job_factor, z.max_pjf) END AS f_part,
+               CASE WHEN c.weight_qos OPERATOR(pg_catalog.=) 0 OR q.priority IS NULL THEN 0::float8
+                    ELSE @extschema@.qos_factor(q.priority, z.max_qos) END AS f_qos
+          FROM pending j
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN sizes z ON z.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN @extschema@.partitions p
+            ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          LEFT JOIN @extschema@.qos q
+            ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
+          LEFT JOIN shares sh
+            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.account OPERATOR(pg_catalog.=) j.account
+           AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
+    ), weighted AS (
+        -- factor × weight, each rounded once to double, as Slurm stores them
+        SELECT f.*,
+               f.f_age OPERATOR(pg_catalog.*) f.w_age AS x_age,
+               f.f_fs OPERATOR(pg_catalog.*) f.w_fs AS x_fs,
+               f.f_js OPERATOR(pg_catalog.*) f.w_js AS x_js,
+               f.f_part OPERATOR(pg_catalog.*) f.w_part AS x_part,
+               f.f_qos OPERATOR(pg_catalog.*) f.w_qos AS x_qos,
+               @extschema@.job_priority(f.f_fs, f.f_age, f.f_js, f.f_part, f.f_qos,
+                                        f.w_fs, f.w_age, f.w_js, f.w_part, f.w_qos, f.nice::bigint) AS prio
+          FROM factors f
+    ), summed AS (
+        -- Slurm's order: age, fairshare, job size, partition, QOS, − nice
+        SELECT w.*,
+               w.x_age OPERATOR(pg_catalog.+) w.x_fs OPERATOR(pg_catalog.+) w.x_js
+                 OPERATOR(pg_catalog.+) w.x_part OPERATOR(pg_catalog.+) w.x_qos
+                 OPERATOR(pg_catalog.-) w.nice::float8 AS exact
+          FROM weighted w
+    )
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos,
+           s.prio,
+           pg_catalog.round(s.x_age)::bigint, pg_catalog.round(s.x_fs)::bigint,
+           pg_catalog.round(s.x_js)::bigint, pg_catalog.round(s.x_part)::bigint,
+           pg_catalog.round(s.x_qos)::bigint, s.nice,
+           s.x_age, s.x_fs, s.x_js, s.x_part, s.x_qos, s.exact,
+           s.f_age, s.f_fs, s.f_js, s.f_part, s.f_qos,
+           s.submit_time, s.eligible_time,
+           pg_catalog.concat_ws('; ',
+             CASE WHEN s.w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
+                  @extschema@._slurm_duration(GREATEST(s.pending_s, 0)), s.max_age_text,
+                  @extschema@._num(s.f_age, 4), s.w_age, @extschema@._num(s.x_age, 2)) END,
+             CASE WHEN s.w_fs OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.sshare_fairshare IS NULL
+                       THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', s.account, s.user_name)
+                       ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
+                            @extschema@._num(s.f_fs, 6), s.w_fs, @extschema@._num(s.x_fs, 2)) END END,
+             CASE WHEN s.w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
+                  CASE WHEN s.favor_small AND s.cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', s.total_nodes, s.nodes,
+                              s.total_nodes, s.total_cpus, s.cpus, s.total_cpus)
+                       WHEN s.favor_small
+                         THEN pg_catalog.format('(%s − %s nodes)/%s', s.total_nodes, s.nodes, s.total_nodes)
+                       WHEN s.cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', s.nodes, s.total_nodes, s.cpus, s.total_cpus)
+                       ELSE pg_catalog.format('%s nodes/%s', s.nodes, s.total_nodes) END,
+                  @extschema@._num(s.f_js, 4), s.w_js, @extschema@._num(s.x_js, 2)) END,
+             CASE WHEN s.w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
+                  s.pjf, s.max_pjf, @extschema@._num(s.f_part, 4), s.w_part, @extschema@._num(s.x_part, 2)) END,
+             CASE WHEN s.w_qos OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
+                       WHEN s.qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
+                       ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.qos_priority,
+                            s.max_qos, @extschema@._num(s.f_qos, 4), s.w_qos, @extschema@._num(s.x_qos, 2)) END END,
+             CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,
+             pg_catalog.format('total %s → %s%s', @extschema@._num(s.exact, 2), s.prio,
+                  CASE WHEN s.exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
+                       WHEN s.exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
+                       WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
+                       ELSE '' END))
+      FROM summed s;
+END;
+COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
+'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
+
+CREATE VIEW @extschema@.sprio AS
+SELECT * FROM @extschema@.sprio_at(pg_catalog.now());
+COMMENT ON VIEW @extschema@.sprio IS 'sprio_at(now()): the pending jobs and their priority factors now.';
+
+-- PROTEUS's procedure (seed 001): order the pending jobs by priority, start
+-- the first, and repeat while resources and pending jobs remain.
+--
+-- free: a jsonb array with one object per partition that has room, e.g.
+--   '[{"cluster": "proteus", "partition": "metis", "cpus": 48, "mem_mb": 196608, "gpus": 0}]'
+-- cluster and partition are required; cpus, mem_mb and gpus are counts >= 0,
+-- and a resource left out (or null) is not limited.  Resources are pooled
+-- per partition: node boundaries are not modelled.
+--
+-- Every job pending at as_of on a cluster named in free is listed, in queue
+-- order (priority descending, then earlier submission, then job id), with
+-- starts = true for those that would start.  Partitions not in free start
+-- nothing.  With backfill (the default) a job that does not fit is skipped
+-- and lower-priority jobs that fit still start: Slurm's backfill scheduler
+-- starts them too as long as they do not delay the higher-priority job,
+-- which needs the running jobs' end times that a free-resource snapshot does
+-- not have, so this is the upper bound.  With backfill => false the first
+-- job that does not fit blocks its partition, as Slurm's main scheduler does.
+CREATE FUNCTION @extschema@.start_next(free jsonb, as_of timestamptz DEFAULT pg_catalog.now(),
+                                       backfill boolean DEFAULT true)
+RETURNS TABLE (
+    queue_position bigint,
+    cluster        text,
+    partition      text,
+    job_id         text,
+    user_name      text,
+    account        text,
+    priority       bigint,
+    submit_time    timestamptz,
+    cpus           integer,
+    mem_mb         bigint,
+    gpus           integer,
+    starts         boolean,
+    start_order    integer,
+    cpus_left      numeric,
+    mem_mb_left    numeric,
+    gpus_left      numeric,
+    reason         text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    item        jsonb;
+    k           text;
+    n           integer := 0;
+    i           integer;
+    clusters    text[] := '{}';
+    keys        text[] := '{}';     -- cluster || E'\x1f' || partition
+    f_cpus      numeric[] := '{}';  -- NULL = not limited
+    f_mem       numeric[] := '{}';
+    f_gpus      numeric[] := '{}';
+    blocked_by  text[] := '{}';     -- strict mode: the job that blocks the partition
+    v           numeric;
+    started     integer := 0;
+    short       text;
+    r           record;
+BEGIN
+    IF free IS NULL THEN
+        RAISE EXCEPTION 'start_next: free must not be NULL'
+            USING ERRCODE = '22004',
+                  HINT = 'Pass a jsonb array such as [{"cluster": "c", "partition": "p", "cpus": 8}].';
+    END IF;
+    IF as_of IS NULL OR backfill IS NULL THEN
+        RAISE EXCEPTION 'start_next: as_of and backfill must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass an instant and true or false.';
+    END IF;
+    IF NOT isfinite(as_of) THEN
+        RAISE EXCEPTION 'start_next: as_of must be a finite timestamp, not %', as_of
+            USING ERRCODE = '22008', HINT = 'Pass a real instant for as_of.';
+    END IF;
+    IF jsonb_typeof(free) <> 'array' THEN
+        RAISE EXCEPTION 'start_next: free must be a jsonb array of objects, not %', free
+            USING ERRCODE = '22023',
+                  HINT = 'Pass [{"cluster": "c", "partition": "p", "cpus": 8, "mem_mb": 16384, "gpus": 0}, ...].';
+    END IF;
+
+    FOR item IN SELECT e FROM jsonb_array_elements(free) e LOOP
+        IF jsonb_typeof(item) <> 'object' THEN
+            RAISE EXCEPTION 'start_next: each element of free must be an object, not %', item
+                USING ERRCODE = '22023', HINT = 'Pass {"cluster": "c", "partition": "p", "cpus": 8}.';
+        END IF;
+        FOR k IN SELECT jsonb_object_keys(item) LOOP
+            IF k NOT IN ('cluster', 'partition', 'cpus', 'mem_mb', 'gpus') THEN
+                RAISE EXCEPTION 'start_next: unknown key "%" in %', k, item
+                    USING ERRCODE = '22023', HINT = 'The keys are cluster, partition, cpus, mem_mb and gpus.';
+            END IF;
+        END LOOP;
+        IF jsonb_typeof(item -> 'cluster') IS DISTINCT FROM 'string'
+           OR jsonb_typeof(item -> 'partition') IS DISTINCT FROM 'string' THEN
+            RAISE EXCEPTION 'start_next: cluster and partition must be strings in %', item
+                USING ERRCODE = '22023', HINT = 'Name the partition and its cluster.';
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                        WHERE p.cluster = item ->> 'cluster' AND p.partition = item ->> 'partition') THEN
+            RAISE EXCEPTION 'start_next: no partition "%" on cluster "%"', item ->> 'partition', item ->> 'cluster'
+                USING ERRCODE = '22023', HINT = 'Name a partition of fairshare.partitions.';
+        END IF;
+        k := (item ->> 'cluster') || E'\x1f' || (item ->> 'partition');
+        IF k = ANY (keys) THEN
+            RAISE EXCEPTION 'start_next: partition "%" of cluster "%" appears twice in free',
+                            item ->> 'partition', item ->> 'cluster'
+                USING ERRCODE = '22023', HINT = 'Give each partition once.';
+        END IF;
+        n := n + 1;
+        keys[n] := k;
+        blocked_by[n] := NULL;
+        IF NOT (item ->> 'cluster') = ANY (clusters) THEN
+            clusters := clusters || (item ->> 'cluster');
+        END IF;
+        FOREACH k IN ARRAY ARRAY['cpus', 'mem_mb', 'gpus'] LOOP
+            IF item -> k IS NULL OR jsonb_typeof(item -> k) = 'null' THEN
+                v := NULL;
+            ELSIF jsonb_typeof(item -> k) <> 'number' OR (item ->> k)::numeric < 0 THEN
+                RAISE EXCEPTION 'start_next: % must be a number >= 0, not % (partition "%")',
+                                k, item -> k, item ->> 'partition'
+                    USING ERRCODE = '22023', HINT = 'Free resources are counts >= 0; leave a resource out for no limit.';
+            ELSE
+                v := (item ->> k)::numeric;
+            END IF;
+            CASE k WHEN 'cpus' THEN f_cpus[n] := v;
+                   WHEN 'mem_mb' THEN f_mem[n] := v;
+                   ELSE f_gpus[n] := v;
+            END CASE;
+        END LOOP;
+    END LOOP;
+
+    FOR r IN
+        SELECT s.cluster AS c, s.partition AS p, s.job_id AS j, s.user_name AS u, s.account AS a,
+               s.priority AS prio, s.submit_time AS st, jb.cpus AS ncpu, jb.mem_mb AS nmem, jb.gpus AS ngpu,
+               row_number() OVER (ORDER BY s.priority DESC, s.submit_time,
+                                  substring(s.job_id FROM '^[0-9]+')::numeric NULLS LAST, s.job_id) AS pos
+          FROM @extschema@.sprio_at(as_of) s
+          JOIN @extschema@.jobs jb ON jb.cluster = s.cluster AND jb.job_id = s.job_id
+         WHERE s.cluster = ANY (clusters)
+         ORDER BY pos
+    LOOP
+        queue_position := r.pos; cluster := r.c; partition := r.p; job_id := r.j;
+        user_name := r.u; account := r.a; priority := r.prio; submit_time := r.st;
+        cpus := r.ncpu; mem_mb := r.nmem; gpus := r.ngpu;
+        starts := false; start_order := NULL; reason := NULL;
+        i := array_position(keys, r.c || E'\x1f' || r.p);
+        IF i IS NULL THEN
+            cpus_left := NULL; mem_mb_left := NULL; gpus_left := NULL;
+            reason := 'no free resources given for this partition';
+        ELSE
+            short := concat_ws(', ',
+                CASE WHEN f_cpus[i] < r.ncpu THEN format('needs %s cpus, %s free', r.ncpu, f_cpus[i]) END,
+                CASE WHEN f_mem[i] < r.nmem THEN format('needs %s MB, %s free', r.nmem, f_mem[i]) END,
+                CASE WHEN f_gpus[i] < r.ngpu THEN format('needs %s gpus, %s free', r.ngpu, f_gpus[i]) END);
+            IF blocked_by[i] IS NOT NULL THEN
+                reason := format('partition blocked by job %s (higher priority, does not fit)', blocked_by[i]);
+            ELSIF short <> '' THEN
+                reason := short;
+                IF NOT backfill THEN
+                    blocked_by[i] := r.j;
+                END IF;
+            ELSE
+                f_cpus[i] := f_cpus[i] - r.ncpu;
+                f_mem[i] := f_mem[i] - r.nmem;
+                f_gpus[i] := f_gpus[i] - r.ngpu;
+                started := started + 1;
+                starts := true; start_order := started;
+                reason := 'starts';
+            END IF;
+            cpus_left := f_cpus[i]; mem_mb_left := f_mem[i]; gpus_left := f_gpus[i];
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.start_next(jsonb, timestamptz, boolean) IS
+'PROTEUS (seed 001): the jobs pending at as_of in queue order (priority, then submission, then job id) and which would start in the free CPUs/memory/GPUs given per partition; backfill skips jobs that do not fit, backfill => false stops each partition at its first job that does not fit.';

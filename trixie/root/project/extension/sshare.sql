@@ -1,0 +1,208 @@
+-- ---------------------------------------------------------------------------
+-- sshare: Slurm's `sshare -l` over the accounting model, as of any instant
+-- (PROTEUS, CALI; POLICIES.md §3; column meanings in slurm-semantics.md §1.6).
+--
+-- Every cluster whose fairshare_algorithm is 'fair_tree' or 'classic' gets
+-- one row per association: its accounts (user_name NULL) and its user
+-- associations, with the decayed usage of association_usage_at(as_of).
+-- The account tree itself is the current one: the model keeps no history
+-- of accounts and shares.
+-- ---------------------------------------------------------------------------
+
+-- The association tree of every cluster as rows for the tree window
+-- functions (fair_tree.sql), with each user association's decayed usage as
+-- of an instant (association_usage_at's, from _association_usage directly:
+-- association_usage_at would join the user associations a second time);
+-- accounts carry no usage of their own.  Ids: 'a:' ||
+-- account, and 'u:' || length(account) || ':' || account || ':' || user for
+-- user associations, so ids never collide and sibling ids sort by account
+-- or user name (the lineage order Slurm breaks ties with).
+CREATE FUNCTION @extschema@.association_tree_at(as_of timestamptz)
+RETURNS TABLE (cluster text, algorithm text, account text, user_name text, parent text,
+               id text, parent_id text, shares integer, usage float8, is_user boolean)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
+           'a:' OPERATOR(pg_catalog.||) a.account,
+           'a:' OPERATOR(pg_catalog.||) a.parent_account,
+           a.shares, 0::float8, false
+      FROM @extschema@.accounts a
+      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+     WHERE @extschema@._check_as_of(association_tree_at.as_of)
+    UNION ALL
+    SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
+           'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
+                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
+                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
+           'a:' OPERATOR(pg_catalog.||) au.account,
+           au.shares, COALESCE(u.raw_usage, 0), true
+      FROM @extschema@.account_users au
+      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
+      LEFT JOIN @extschema@._association_usage(association_tree_at.as_of, false, NULL) u
+        ON u.cluster OPERATOR(pg_catalog.=) au.cluster
+       AND u.account OPERATOR(pg_catalog.=) au.account
+       AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
+END;
+COMMENT ON FUNCTION @extschema@.association_tree_at(timestamptz) IS
+'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions.';
+
+-- Every tree column of sshare for one row, from one build of the
+-- partition's tree (fair_tree.c): sshare would otherwise call nine tree
+-- window functions over the same rows, each reading the partition and
+-- building the tree again.  algorithm is 'fair_tree' or 'classic' (the
+-- cluster's, one per partition); dampening is read for 'classic' only.
+CREATE TYPE @extschema@._sshare_tree_row AS (
+    depth integer, tree_order bigint, norm_shares float8, raw_usage float8, norm_usage float8,
+    effectv_usage float8, fairshare float8, level_fs float8, fs_rank bigint);
+CREATE FUNCTION @extschema@._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
+                                         algorithm text, dampening float8)
+RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8) IS
+'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm.';
+
+CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
+               tree_order bigint, algorithm text,
+               raw_shares integer, norm_shares float8, raw_usage float8, raw_usage_int bigint,
+               norm_usage float8, effectv_usage float8, fairshare float8, level_fs float8,
+               fs_rank bigint)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH r AS (
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+               @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   -- a subquery, not a join: a join with clusters would leave
+                   -- the planner guessing 1/200 of the rows (issue 7)
+                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                 OVER (PARTITION BY t.cluster) AS f
+          FROM @extschema@.association_tree_at(sshare_at.as_of) t
+         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    )
+    SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
+           -- sshare: RawShares empty for the root, "parent" for NULL shares
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.shares END,
+           (r.f).norm_shares,
+           (r.f).raw_usage,
+           pg_catalog.trunc((r.f).raw_usage)::bigint,
+           -- sshare leaves the root's NormUsage empty
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE (r.f).norm_usage END,
+           (r.f).effectv_usage,
+           (r.f).fairshare,
+           (r.f).level_fs,
+           (r.f).fs_rank
+      FROM r
+     WHERE @extschema@._check_as_of(sshare_at.as_of);
+END;
+COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
+'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS; ORDER BY cluster, tree_order for sshare''s listing.';
+
+CREATE VIEW @extschema@.sshare AS
+SELECT * FROM @extschema@.sshare_at(pg_catalog.now());
+COMMENT ON VIEW @extschema@.sshare IS 'sshare_at(now()): Slurm sshare -l for every fair_tree/classic cluster.';
+
+-- Why does one user have a lower FairShare than another?  fair_tree.html's
+-- recipe: find the first common ancestor of the two associations in the
+-- tree Fair Tree walks (Fairshare=parent accounts are skipped), and compare
+-- the Level FS of the two children of that ancestor on the way down: the
+-- higher one, and everything below it, ranks first.  One row per pair of
+-- associations (a user may be in several accounts).
+CREATE FUNCTION @extschema@.sshare_explain(cluster text, user_name text, other_user text,
+                                           as_of timestamptz DEFAULT pg_catalog.now())
+RETURNS TABLE (account text, fairshare float8, other_account text, other_fairshare float8,
+               common_ancestor text, branch text, branch_level_fs float8,
+               other_branch text, other_branch_level_fs float8, explanation text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    algo text;
+BEGIN
+    SELECT c.fairshare_algorithm INTO algo FROM @extschema@.clusters c WHERE c.cluster = sshare_explain.cluster;
+    IF algo IS NULL THEN
+        RAISE EXCEPTION 'cluster "%" does not exist', sshare_explain.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters.';
+    ELSIF algo <> 'fair_tree' THEN
+        RAISE EXCEPTION 'cluster "%" uses the % fair share, not Fair Tree', sshare_explain.cluster, algo
+            USING ERRCODE = '22023',
+                  HINT = 'Under classic fair share each factor is 2^(-effectv_usage/norm_shares): compare those columns of sshare_at().';
+    END IF;
+    IF NOT EXISTS (SELECT FROM @extschema@.account_users au
+                    WHERE au.cluster = sshare_explain.cluster AND au.user_name = sshare_explain.user_name)
+    THEN
+        RAISE EXCEPTION 'user "%" has no association on cluster "%"', sshare_explain.user_name, sshare_explain.cluster
+            USING ERRCODE = '22023', HINT = 'Users and their accounts are in fairshare.account_users.';
+    END IF;
+    IF NOT EXISTS (SELECT FROM @extschema@.account_users au
+                    WHERE au.cluster = sshare_explain.cluster AND au.user_name = sshare_explain.other_user)
+    THEN
+        RAISE EXCEPTION 'user "%" has no association on cluster "%"', sshare_explain.other_user, sshare_explain.cluster
+            USING ERRCODE = '22023', HINT = 'Users and their accounts are in fairshare.account_users.';
+    END IF;
+
+    RETURN QUERY
+    WITH RECURSIVE s AS MATERIALIZED (
+        SELECT * FROM @extschema@.sshare_at(sshare_explain.as_of) x WHERE x.cluster = sshare_explain.cluster
+    ), acc AS (
+        SELECT x.account, x.parent, x.depth, x.raw_shares, x.level_fs FROM s x WHERE x.user_name IS NULL
+    ), me AS (
+        SELECT 1 AS side, x.account, x.user_name, x.fairshare, x.raw_shares, x.level_fs
+          FROM s x WHERE x.user_name = sshare_explain.user_name
+        UNION ALL
+        SELECT 2, x.account, x.user_name, x.fairshare, x.raw_shares, x.level_fs
+          FROM s x WHERE x.user_name = sshare_explain.other_user
+    ), walk AS (
+        SELECT m.side, m.account AS assoc, a.account, a.parent, a.depth, a.raw_shares, a.level_fs
+          FROM me m JOIN acc a ON a.account = m.account
+        UNION ALL
+        SELECT w.side, w.assoc, a.account, a.parent, a.depth, a.raw_shares, a.level_fs
+          FROM walk w JOIN acc a ON a.account = w.parent
+    ), paths AS (
+        -- the path Fair Tree walks: root, the non-parent accounts, the user
+        SELECT m.side, m.account, m.fairshare,
+               array_agg('account ' || w.account ORDER BY w.depth)
+                 FILTER (WHERE w.raw_shares IS NOT NULL OR w.depth = 0)
+                 || ('user ' || m.user_name) AS nodes,
+               array_agg(w.level_fs ORDER BY w.depth)
+                 FILTER (WHERE w.raw_shares IS NOT NULL OR w.depth = 0)
+                 -- a Fairshare=parent user ranks as if its Level FS were infinite
+                 || CASE WHEN m.raw_shares IS NULL THEN 'Infinity'::float8 ELSE m.level_fs END AS lfs
+          FROM me m JOIN walk w ON w.side = m.side AND w.assoc = m.account
+         GROUP BY m.side, m.account, m.user_name, m.fairshare, m.raw_shares, m.level_fs
+    ), pairs AS (
+        SELECT a.account, a.fairshare, b.account AS other_account, b.fairshare AS other_fairshare,
+               a.nodes, a.lfs, b.nodes AS onodes, b.lfs AS olfs,
+               (SELECT min(i) FROM generate_series(1, least(cardinality(a.nodes), cardinality(b.nodes))) i
+                 WHERE a.nodes[i] IS DISTINCT FROM b.nodes[i]) AS k
+          FROM paths a, paths b
+         WHERE a.side = 1 AND b.side = 2
+    )
+    SELECT p.account, p.fairshare, p.other_account, p.other_fairshare,
+           substr(p.nodes[p.k - 1], strpos(p.nodes[p.k - 1], ' ') + 1),
+           p.nodes[p.k], p.lfs[p.k], p.onodes[p.k], p.olfs[p.k],
+           CASE
+             WHEN p.k IS NULL THEN 'the same association'
+             WHEN p.lfs[p.k] <> p.olfs[p.k] THEN
+               format('under %s, %s has Level FS %s and %s has %s: %s',
+                      p.nodes[p.k - 1], p.nodes[p.k], p.lfs[p.k], p.onodes[p.k], p.olfs[p.k],
+                      CASE WHEN p.lfs[p.k] > p.olfs[p.k] THEN p.nodes[p.k] ELSE p.onodes[p.k] END
+                      || CASE WHEN (CASE WHEN p.lfs[p.k] > p.olfs[p.k] THEN p.nodes[p.k] ELSE p.onodes[p.k] END)
+                                   LIKE 'user %' THEN ' ranks first'
+                              ELSE ' and all the users below it rank first' END)
+             WHEN p.nodes[p.k] LIKE 'user %' AND p.onodes[p.k] LIKE 'user %' THEN
+               format('under %s, %s and %s tie at Level FS %s: they share a rank',
+                      p.nodes[p.k - 1], p.nodes[p.k], p.onodes[p.k], p.lfs[p.k])
+             ELSE
+               format('under %s, %s and %s tie at Level FS %s: Slurm visits a user before an account, '
+                      'and tied accounts in lineage order (alphabetical); the first user of an account '
+                      'tied with the sibling before it keeps the rank of the last user ranked',
+                      p.nodes[p.k - 1], p.nodes[p.k], p.onodes[p.k], p.lfs[p.k])
+           END
+      FROM pairs p
+     ORDER BY p.account, p.other_account;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.sshare_explain(text, text, text, timestamptz) IS
+'Why user_name''s FairShare differs from other_user''s (Fair Tree): the first common ancestor and the Level FS of the two branches below it (fair_tree.html).';

@@ -1,0 +1,433 @@
+-- ---------------------------------------------------------------------------
+-- usage_views: each job billed under its partition's weights, and the
+-- decayed usage of every user association, as of any instant (time travel).
+-- ---------------------------------------------------------------------------
+
+-- Billing rate of every job (billable TRES per second, × QOS UsageFactor).
+-- Pending jobs carry their requested TRES; jobs without a TRES string are
+-- billed by their CPU count.
+CREATE VIEW @extschema@.job_billing AS
+SELECT j.cluster, j.job_id, j.user_name, j.account, j.partition, j.state,
+       j.start_time, j.end_time,
+       @extschema@.tres_billing(COALESCE(j.tres, 'cpu=' OPERATOR(pg_catalog.||) j.cpus),
+                                p.billing_weights, p.billing_mode)
+         OPERATOR(pg_catalog.*) COALESCE(q.usage_factor, 1) AS billing
+  FROM @extschema@.jobs j
+  JOIN @extschema@.partitions p
+    ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+  LEFT JOIN @extschema@.qos q
+    ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos;
+COMMENT ON VIEW @extschema@.job_billing IS 'Each job''s Slurm billing rate under its partition''s TRESBillingWeights and billing mode.';
+
+-- The as_of of a time-travel function: NULL is 22004 and an infinite
+-- instant 22008, whatever rows the tables hold.  Used as a WHERE clause
+-- without columns, it is evaluated once per query (a one-time filter, or
+-- at plan time for a constant), and keeps the SQL functions inlinable.
+CREATE FUNCTION @extschema@._check_as_of(as_of timestamptz)
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF as_of IS NULL THEN
+        RAISE EXCEPTION 'as_of must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass the instant to report on, e.g. now().';
+    ELSIF NOT isfinite(as_of) THEN
+        RAISE EXCEPTION 'as_of must be a finite timestamp, not %', as_of
+            USING ERRCODE = '22008', HINT = 'Pass the instant to report on, e.g. now().';
+    END IF;
+    RETURN true;
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+-- Usage checkpoints (issue 7; README "Usage checkpoints").  Summing every
+-- job of the history at each call is bound by reading and billing the
+-- whole jobs table (10^7 jobs: 7 s).  Slurm keeps each association's
+-- decayed usage and, every PriorityCalcPeriod, decays it and adds what ran
+-- since.  A checkpoint does the same without giving up time travel: the
+-- decayed usage of every association of a cluster as of an instant T0,
+-- computed from the jobs alone and stored; for any as_of >= T0
+--
+--   usage(as_of) = usage(T0) × decay(T0 → as_of)
+--                + the span form of each job's part after T0,
+--                  [max(start, T0), min(end or as_of, as_of)],
+--                  over the jobs still running at T0 or started since
+--
+-- which is the sum over every job, exactly in real arithmetic, for each
+-- decay of decay.c.  Each span form is the integral of a weight w(as_of − t)
+-- over the span, and w(a + b) = w(a) × w(b): 2^(−x/h) ('exact'),
+-- e^(−x·(−ln(1 − 0.693/h))) ('slurm'), f^(slots crossed) ('step', slots
+-- counted from the epoch, so the slots crossed from t to as_of are those
+-- from t to T0 plus those from T0 to as_of).  A span split at T0 therefore
+-- adds up, and the part before T0 decays from T0 by w(as_of − T0), which is
+-- the point form's weight of a unit charged at T0, computed by the same
+-- aggregate.  In float8 the two computations differ by a few units in the
+-- last place (sql/checkpoint.sql).
+--
+-- A checkpoint is used only while it is valid: the triggers below mark it
+-- invalid when a change alters what it holds (a job's part before T0, a
+-- partition's billing, a UsageFactor, the decay settings).  An as_of
+-- before T0 (time travel to before the checkpoint), and a cluster without
+-- a valid checkpoint, are computed from the jobs as before.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.usage_checkpoints (
+    cluster              text PRIMARY KEY
+                         REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    -- T0: the instant the stored usage is decayed to
+    as_of                timestamptz NOT NULL CHECK (pg_catalog.isfinite(as_of)),
+    created_at           timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- set by the triggers below: the checkpoint is ignored from then on,
+    -- until checkpoint_usage replaces it
+    invalidated_at       timestamptz,
+    invalidated_by       text,
+    CHECK ((invalidated_at IS NULL) OPERATOR(pg_catalog.=) (invalidated_by IS NULL))
+);
+COMMENT ON TABLE @extschema@.usage_checkpoints IS
+'One usage checkpoint per cluster (checkpoint_usage): the instant its usage is decayed to, and when and why a later change invalidated it.';
+
+CREATE TABLE @extschema@.usage_checkpoint_rows (
+    cluster              text NOT NULL
+                         REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE,
+    account              text NOT NULL,
+    user_name            text NOT NULL,
+    -- the association's decayed usage as of T0, and its jobs then
+    raw_usage            float8 NOT NULL
+                         CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
+    jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
+    PRIMARY KEY (cluster, account, user_name)
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
+'The decayed usage (billing-seconds) and job count of every user association with jobs, as of its cluster''s checkpoint.';
+
+-- The jobs still running at an instant or started after it: those whose
+-- end (infinity while running) is after it.  A range scan of the few jobs
+-- after a checkpoint instead of a scan of the table.
+CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::timestamptz)))
+    WHERE start_time IS NOT NULL;
+
+-- Decayed usage (billing-seconds) and jobs of every user association with
+-- jobs, as of an instant, with its cluster's decay: of one cluster, or of
+-- every cluster when only_cluster is NULL.  A job counts from its start; a
+-- job still running at as_of counts up to as_of; a job that started after
+-- as_of does not count (what was known then).
+--
+-- For association_usage_at (checkpointing false), a cluster with a valid
+-- checkpoint at T0 <= as_of starts from it: the checkpoint's usage times
+-- the weight at as_of of a unit charged at T0 (the aggregate's own point
+-- form over one row, so the decay is counted exactly as decay.c counts
+-- it), plus the jobs' parts after T0; the other clusters are read from the
+-- jobs alone.  For checkpoint_usage (checkpointing true), every cluster is
+-- read from the jobs alone: what it stores is what association_usage_at
+-- gives without a checkpoint.
+--
+-- The jobs are aggregated first, per association, and the associations
+-- joined after (association_usage_at): one scan of the job table
+-- (parallel, hash-aggregated) instead of one index probe per association,
+-- which reads a large table in random order (issue 7; README
+-- "Performance").  PL/pgSQL plans each call with its values
+-- (force_custom_plan): the checkpoints found decide which branches run (a
+-- branch whose condition is false is dropped from the plan), and the
+-- planner sees how few jobs end after the oldest checkpoint.
+CREATE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
+RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+    -- the clusters starting from a checkpoint, its instant T0 and the
+    -- decay from T0 to as_of (same order); the oldest T0
+    cp_clusters text[] := '{}';
+    cp_times timestamptz[] := '{}';
+    cp_decay float8[] := '{}';
+    since timestamptz;
+    -- the clusters whose every job is read (NULL: all of them)
+    full_clusters text[];
+    any_full boolean;
+    any_cp boolean;
+BEGIN
+    PERFORM @extschema@._check_as_of(_association_usage.as_of);
+    IF NOT _association_usage.checkpointing THEN
+        SELECT COALESCE(array_agg(k.cluster ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(w.decay ORDER BY k.cluster), '{}'),
+               min(k.as_of)
+          INTO cp_clusters, cp_times, cp_decay, since
+          FROM @extschema@.usage_checkpoints k
+          JOIN @extschema@.clusters c ON c.cluster = k.cluster
+         CROSS JOIN LATERAL (
+               SELECT COALESCE(
+                        @extschema@.decayed_usage(one.u, k.as_of, k.as_of, _association_usage.as_of, c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'exact'),
+                        @extschema@.decayed_usage_slurm(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                        c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'slurm'),
+                        @extschema@.decayed_usage_step(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                       c.decay_interval, c.decay_factor)
+                          FILTER (WHERE c.decay_mode = 'step')) AS decay
+                 FROM (VALUES (1::float8)) one (u)) w
+         WHERE k.invalidated_at IS NULL AND k.as_of <= _association_usage.as_of
+           AND (_association_usage.only_cluster IS NULL OR k.cluster = _association_usage.only_cluster);
+    END IF;
+    IF cardinality(cp_clusters) > 0 OR _association_usage.only_cluster IS NOT NULL THEN
+        SELECT COALESCE(array_agg(c.cluster), '{}') INTO full_clusters
+          FROM @extschema@.clusters c
+         WHERE c.cluster <> ALL (cp_clusters)
+           AND (_association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster);
+    END IF;
+    any_full := full_clusters IS NULL OR cardinality(full_clusters) > 0;
+    any_cp := cardinality(cp_clusters) > 0;
+
+    -- One scan of the jobs, grouped by their own columns, so that the
+    -- planner counts the associations with the jobs' statistics (a GROUP BY
+    -- above a UNION ALL of two scans guessed 10^6 groups for 75,001 at 10^7
+    -- jobs, and sorted them on disk).  from_cp: the job's cluster starts
+    -- from a checkpoint at t0, and only its part after t0 is read.  The
+    -- conditions on any_full and any_cp are constants of the custom plan:
+    -- without a checkpoint the scan is the one of every job, with only
+    -- checkpoints it is a range scan of jobs_end_idx.
+    RETURN QUERY
+    WITH spans AS (
+        SELECT j.cluster, j.account, j.user_name, j.billing,
+               j.decay_mode, j.decay_half_life, j.decay_interval, j.decay_factor,
+               CASE WHEN j.from_cp THEN GREATEST(j.start_time, j.t0) ELSE j.start_time END AS s,
+               CASE WHEN j.from_cp
+                    THEN LEAST(COALESCE(j.end_time, _association_usage.as_of), _association_usage.as_of)
+                    ELSE COALESCE(j.end_time, GREATEST(j.start_time, _association_usage.as_of)) END AS e,
+               -- a job counts once: in the checkpoint if it started by t0
+               CASE WHEN j.from_cp AND j.start_time <= j.t0 THEN 0 ELSE 1 END::bigint AS n
+          FROM (SELECT b.cluster, b.account, b.user_name, b.start_time, b.end_time, b.billing,
+                       c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor,
+                       any_cp AND b.cluster = ANY (cp_clusters) AS from_cp,
+                       cp_times[array_position(cp_clusters, b.cluster)] AS t0
+                  FROM @extschema@.job_billing b
+                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
+                 WHERE b.start_time IS NOT NULL
+                   AND b.start_time <= _association_usage.as_of
+                   AND ((any_full AND (full_clusters IS NULL OR b.cluster = ANY (full_clusters)))
+                        OR (any_cp AND b.cluster = ANY (cp_clusters)
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz) > since
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz)
+                                > cp_times[array_position(cp_clusters, b.cluster)]))) j
+    ), added AS (
+        SELECT sp.cluster, sp.account, sp.user_name,
+               COALESCE(
+                 @extschema@.decayed_usage(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'exact'),
+                 @extschema@.decayed_usage_slurm(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'slurm'),
+                 @extschema@.decayed_usage_step(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_interval,
+                                                sp.decay_factor)
+                   FILTER (WHERE sp.decay_mode = 'step')) AS raw_usage,
+               sum(sp.n) AS jobs
+          FROM (SELECT x.*, x.billing * date_part('epoch', x.e - x.s) AS usage FROM spans x) sp
+         GROUP BY sp.cluster, sp.account, sp.user_name
+    ), kept AS (
+        -- the checkpoints' usage, decayed from T0 to as_of
+        SELECT r.cluster, r.account, r.user_name,
+               r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
+          FROM @extschema@.usage_checkpoint_rows r
+         WHERE any_cp AND r.cluster = ANY (cp_clusters)
+    )
+    SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
+           COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),
+           (COALESCE(k.jobs, 0) + COALESCE(a.jobs, 0))::bigint
+      FROM added a
+      FULL JOIN kept k ON k.cluster = a.cluster AND k.account = a.account AND k.user_name = a.user_name;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._association_usage(timestamptz, boolean, text) IS
+'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL): for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
+
+-- Decayed usage (billing-seconds) of every user association as of an
+-- instant, under its cluster's decay, from the cluster's usage checkpoint
+-- when it has a valid one at or before as_of (the same numbers, see above).
+CREATE FUNCTION @extschema@.association_usage_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT au.cluster, au.account, au.user_name,
+           COALESCE(u.raw_usage, 0) AS raw_usage,
+           COALESCE(u.jobs, 0) AS jobs
+      FROM @extschema@.account_users au
+      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
+      LEFT JOIN @extschema@._association_usage(association_usage_at.as_of, false, NULL) u
+        ON u.cluster OPERATOR(pg_catalog.=) au.cluster
+       AND u.account OPERATOR(pg_catalog.=) au.account
+       AND u.user_name OPERATOR(pg_catalog.=) au.user_name
+     WHERE @extschema@._check_as_of(association_usage_at.as_of);
+END;
+COMMENT ON FUNCTION @extschema@.association_usage_at(timestamptz) IS
+'Decayed usage (billing-seconds) of every user association as of an instant, under its cluster''s decay.';
+
+CREATE VIEW @extschema@.association_usage AS
+SELECT * FROM @extschema@.association_usage_at(pg_catalog.now());
+COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
+
+-- Make (or replace) the usage checkpoint of a cluster, or of every cluster
+-- for NULL, as of an instant: association_usage_at(as_of) computed from
+-- the jobs alone and stored.  Run it every few minutes (pg_cron, cron), as
+-- Slurm recomputes usage every PriorityCalcPeriod: usage reports as of
+-- any later instant then read the jobs since as_of only.
+--
+-- While it computes, it holds a SHARE lock on jobs, partitions, qos and
+-- clusters: a change to them committed between the snapshot the checkpoint
+-- is computed from and the checkpoint's own commit would find no
+-- checkpoint to invalidate, so such writes wait (7 s at 10^7 jobs).  For
+-- the same reason it runs under READ COMMITTED only: its statements take
+-- their snapshots after the lock, when every earlier writer has committed.
+CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
+                                              as_of timestamptz DEFAULT pg_catalog.now())
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    IF checkpoint_usage.as_of > now() THEN
+        RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
+            USING ERRCODE = '22023',
+                  HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'checkpoint_usage: cannot run in a % transaction', current_setting('transaction_isolation')
+            USING ERRCODE = '25000',
+                  HINT = 'Call it under READ COMMITTED: it must see every job committed before it takes its lock.';
+    END IF;
+    IF checkpoint_usage.cluster IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = checkpoint_usage.cluster) THEN
+        RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    DELETE FROM @extschema@.usage_checkpoints k
+     WHERE checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of)
+    SELECT c.cluster, checkpoint_usage.as_of
+      FROM @extschema@.clusters c
+     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, account, user_name, raw_usage, jobs)
+    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, true, checkpoint_usage.cluster) u;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz) IS
+'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), so that usage, sshare and sprio as of later instants read only the jobs since; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
+
+-- Invalidation.  A checkpoint of cluster C at T0 holds the part before T0
+-- of C's jobs that started at or before T0, billed and decayed with C's
+-- settings.  A write to jobs that changes that part marks it invalid: a job
+-- started at or before T0 inserted or deleted, or updated in its start, its
+-- end as far as it falls before T0 (least(end, T0): a job running at T0
+-- that ends later is the normal case and changes nothing), its TRES, CPUs,
+-- partition, QOS, account, user or cluster (renames of accounts, users,
+-- partitions and clusters cascade into jobs).  The trigger is per
+-- statement, over the statement's rows: while no checkpoint is valid, a
+-- write pays one lookup of usage_checkpoints.  A role that writes jobs
+-- needs SELECT and UPDATE on usage_checkpoints (fairshare_admin has them).
+CREATE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cp record;
+    job text;
+BEGIN
+    FOR cp IN SELECT k.cluster, k.as_of FROM @extschema@.usage_checkpoints k
+               WHERE k.invalidated_at IS NULL LOOP
+        job := NULL;
+        IF TG_OP = 'INSERT' THEN
+            SELECT n.job_id INTO job FROM new_jobs n
+             WHERE n.cluster = cp.cluster AND n.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'DELETE' THEN
+            SELECT o.job_id INTO job FROM old_jobs o
+             WHERE o.cluster = cp.cluster AND o.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'UPDATE' THEN
+            -- old and new rows paired by key; a changed key leaves both unpaired
+            SELECT COALESCE(o.job_id, n.job_id) INTO job
+              FROM old_jobs o FULL JOIN new_jobs n ON n.cluster = o.cluster AND n.job_id = o.job_id
+             WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
+                        THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
+                             OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,
+                                 LEAST(COALESCE(o.end_time, 'infinity'::timestamptz), cp.as_of))
+                                IS DISTINCT FROM
+                                (n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time,
+                                 LEAST(COALESCE(n.end_time, 'infinity'::timestamptz), cp.as_of))
+                        ELSE COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false) END
+             LIMIT 1;
+        ELSE
+            job := '';      -- TRUNCATE
+        END IF;
+        IF job IS NOT NULL THEN
+            UPDATE @extschema@.usage_checkpoints k
+               SET invalidated_at = now(),
+                   invalidated_by = CASE WHEN TG_OP = 'TRUNCATE' THEN 'TRUNCATE jobs'
+                                         ELSE format('%s on jobs: job %s, started before the checkpoint', TG_OP, job) END
+             WHERE k.cluster = cp.cluster AND k.invalidated_at IS NULL;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.jobs
+    REFERENCING NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+
+-- The settings a checkpoint was computed with: a cluster's decay, a
+-- partition's billing weights and mode, a QOS's UsageFactor (a job's QOS
+-- that is not in qos bills with 1, so adding, removing or renaming a QOS
+-- whose factor is not 1 changes the billing too).  A change marks the
+-- checkpoints of the clusters concerned invalid (TRUNCATE: every one).
+-- The trigger argument says what changed.
+CREATE FUNCTION @extschema@._settings_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    affected text[] := '{}';
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || OLD.cluster;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || NEW.cluster;
+    END IF;
+    UPDATE @extschema@.usage_checkpoints k
+       SET invalidated_at = now(),
+           invalidated_by = format('%s on %s: %s', TG_OP, TG_TABLE_NAME, TG_ARGV[0])
+     WHERE k.invalidated_at IS NULL AND (TG_OP = 'TRUNCATE' OR k.cluster = ANY (affected));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.clusters
+    FOR EACH ROW WHEN (OLD.decay_mode IS DISTINCT FROM NEW.decay_mode
+                       OR OLD.decay_half_life IS DISTINCT FROM NEW.decay_half_life
+                       OR OLD.decay_interval IS DISTINCT FROM NEW.decay_interval
+                       OR OLD.decay_factor IS DISTINCT FROM NEW.decay_factor)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('decay settings changed');
+CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.partitions
+    FOR EACH ROW WHEN (OLD.billing_weights IS DISTINCT FROM NEW.billing_weights
+                       OR OLD.billing_mode IS DISTINCT FROM NEW.billing_mode)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('billing weights or mode changed');
+CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.qos
+    FOR EACH ROW WHEN (NEW.usage_factor OPERATOR(pg_catalog.<>) 1)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 added');
+CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.qos
+    FOR EACH ROW WHEN (OLD.usage_factor IS DISTINCT FROM NEW.usage_factor
+                       OR OLD.cluster IS DISTINCT FROM NEW.cluster OR OLD.qos IS DISTINCT FROM NEW.qos)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('UsageFactor or name changed');
+CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.qos
+    FOR EACH ROW WHEN (OLD.usage_factor OPERATOR(pg_catalog.<>) 1)
+    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 removed');
+CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.qos
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('every QOS removed');
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoints', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_rows', '');

@@ -1,0 +1,48 @@
+-- install: CREATE EXTENSION, and the invariants every object of the
+-- extension must keep (each query lists the violators; none expected).
+CREATE EXTENSION fairshare;
+SELECT extname, extversion, extrelocatable, n.nspname
+  FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+ WHERE extname = 'fairshare';
+
+-- every table and sequence of the extension is dumped with its rows
+SELECT c.relname AS not_config_dumped
+  FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'fairshare')
+   AND c.relkind IN ('r', 'S')
+   AND c.oid <> ALL ((SELECT extconfig FROM pg_extension WHERE extname = 'fairshare')::oid[])
+ ORDER BY 1;
+
+-- every object lives in schema fairshare
+SELECT pg_describe_object(d.classid, d.objid, 0) AS outside_schema
+  FROM pg_depend d
+  JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'fairshare')
+   AND p.pronamespace <> 'fairshare'::regnamespace;
+
+-- functions that only compute are PARALLEL SAFE (DESIGN.md: "two layers")
+SELECT p.oid::regprocedure AS not_parallel_safe
+  FROM pg_proc p
+ WHERE p.pronamespace = 'fairshare'::regnamespace
+   AND p.provolatile <> 'v' AND p.proparallel <> 's' AND p.prokind <> 'p'
+   AND p.prorettype <> 'trigger'::regtype
+ ORDER BY 1;
+
+-- no SECURITY DEFINER function without a fixed search_path
+SELECT p.oid::regprocedure AS definer_without_search_path
+  FROM pg_proc p
+ WHERE p.pronamespace = 'fairshare'::regnamespace AND p.prosecdef
+   AND NOT coalesce(p.proconfig::text LIKE '%search_path=%', false);
+
+-- For the other suites: err(sql) runs a statement and returns its SQLSTATE
+-- and message (or 'no error'), so expected files show the code of every
+-- rejected input without line numbers of C files.
+CREATE FUNCTION public.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;

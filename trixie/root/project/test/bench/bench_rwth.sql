@@ -1,0 +1,38 @@
+-- r_wlm_usage for every RWTH project and month (centre.sql: 10^4 projects
+-- of 24 months at the default scale): each project's jobs cut at the month
+-- boundaries, core-hours per month, the quota status of every month.
+-- Baseline: one GROUP BY of the core-hours of the same jobs.  Target
+-- (issue 7): under 2 s.  The report reads each project's jobs once, in an
+-- index-only scan (jobs (account, cluster, start_time) INCLUDE ...), and
+-- splits them in C (rwth.c); the note gives how many jobs that is.
+\set ON_ERROR_STOP 1
+SET client_min_messages = warning;
+SELECT count(*) AS n_projects FROM fairshare.allocations WHERE policy = 'rwth' \gset
+\o /dev/null
+SELECT bench.compare(format('r_wlm_usage_at: %s projects x 24 months', :n_projects),
+  $q$SELECT * FROM fairshare.r_wlm_usage_at(bench.as_of())$q$,
+  'GROUP BY sum of core-hours, same jobs',
+  $q$SELECT a.allocation_id, sum(j.cpus * date_part('epoch', least(COALESCE(j.end_time, bench.as_of()), bench.as_of()) - j.start_time) / 3600)
+       FROM fairshare.allocations a
+       JOIN fairshare.jobs j ON j.cluster = a.cluster AND j.account = a.account
+        AND j.start_time < bench.as_of()
+      WHERE a.policy = 'rwth'
+      GROUP BY a.allocation_id$q$,
+  :reps, 2000, NULL, '< 2 s');
+SELECT bench.compare(format('rwth_monthly_usage_at: %s projects x 24 months', :n_projects),
+  $q$SELECT * FROM fairshare.rwth_monthly_usage_at(bench.as_of())$q$,
+  'GROUP BY sum of core-hours, same jobs',
+  $q$SELECT a.allocation_id, sum(j.cpus * date_part('epoch', least(COALESCE(j.end_time, bench.as_of()), bench.as_of()) - j.start_time) / 3600)
+       FROM fairshare.allocations a
+       JOIN fairshare.jobs j ON j.cluster = a.cluster AND j.account = a.account
+        AND j.start_time < bench.as_of()
+      WHERE a.policy = 'rwth'
+      GROUP BY a.allocation_id$q$,
+  :reps);
+\o
+SELECT count(*) AS rwth_jobs
+  FROM fairshare.allocations a
+  JOIN fairshare.jobs j ON j.cluster = a.cluster AND j.account = a.account AND j.start_time < bench.as_of()
+ WHERE a.policy = 'rwth' \gset
+SELECT bench.note(format('r_wlm_usage_at: %s projects x 24 months', :n_projects),
+                  format('%s jobs of the projects', :rwth_jobs)) \g /dev/null

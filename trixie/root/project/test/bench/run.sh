@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Benchmarks (not part of the test suite): the targets of issue 7.  Runs
+# inside the throwaway cluster made by test/cluster.sh: `bash test/run.sh
+# bench` (or `make bench` once built), or against any server the PG*
+# variables name (a superuser: it reads /proc/self/status and creates a
+# database for the import), e.g. /work/sandbox/run.sh NAME bash test/bench/run.sh
+#
+#   BENCH_SCALE  scale of everything (default 1: 10^7 jobs over 2 years,
+#                10^5 associations up to 6 deep, 10^5 pending jobs, 10^4
+#                GENCI allocations, 10^4 RWTH projects, Fair Tree trees of
+#                10^4, 10^5, 10^6 associations, 10^6 sacct lines)
+#   BENCH_ROWS   jobs (and decayed_usage rows), default 10^7 x BENCH_SCALE
+#   BENCH_REPS   rounds per measurement (default 5), each round the
+#                baseline then the query, medians reported
+#
+# Builds the synthetic centre (centre.sql), runs bench_decay, bench_fair_tree,
+# bench_sshare, bench_sprio, bench_genci, bench_rwth (then any other
+# bench_*.sql), the Fair Tree memory probe and import.sh, and prints one
+# table: every median, its baseline's median from the same rounds, the
+# median of the per-round ratios, the target, and whether it is met.
+# Two settings differ from PostgreSQL's defaults: work_mem = 64MB (the
+# aggregates over 10^5 associations spill to disk at 4MB) and jit = off (on
+# these queries JIT compilation costs 0.3 to 1.6 s and never pays back).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scale=${BENCH_SCALE:-1}
+sized() { awk -v s="$scale" -v n="$1" -v min="${2:-1}" 'BEGIN { x = int(n * s + 0.5); print (x < min ? min : x) }'; }
+export BENCH_ROWS=${BENCH_ROWS:-$(sized 10000000 1000)}
+export BENCH_REPS=${BENCH_REPS:-5}
+assocs=$(sized 100000 100)
+pending=$(sized 100000 10)
+allocs=$(sized 10000 10)
+projects=$(sized 10000 10)
+tree_sizes="$(sized 10000 100),$(sized 100000 1000),$(sized 1000000 10000)"
+import_lines=$(sized 1000000 1000)
+export PGOPTIONS="${PGOPTIONS:-} -c work_mem=64MB -c jit=off"
+psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+echo "== machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg), $(psql -XAtc 'SHOW server_version')"
+echo "== scale $scale: $BENCH_ROWS jobs, $assocs associations, $pending pending, $allocs GENCI allocations, $projects RWTH projects, trees $tree_sizes, $import_lines sacct lines; $BENCH_REPS rounds"
+psql_q -c 'CREATE EXTENSION IF NOT EXISTS fairshare'
+psql_q -f test/bench/lib.sql
+
+echo "== test/bench/centre.sql"
+start=$(date +%s)
+psql_q -v jobs="$BENCH_ROWS" -v assocs="$assocs" -v pending="$pending" -v allocs="$allocs" \
+       -v projects="$projects" -f test/bench/centre.sql
+echo "   built in $(( $(date +%s) - start )) s"
+
+files=""
+for a in decay fair_tree sshare sprio genci rwth; do files="$files test/bench/bench_$a.sql"; done
+for f in test/bench/bench_*.sql; do
+  case " $files " in *" $f "*) ;; *) files="$files $f" ;; esac
+done
+for f in $files; do
+  echo "== $f"
+  start=$(date +%s)
+  psql_q -v rows="$BENCH_ROWS" -v reps="$BENCH_REPS" -v tree_sizes="$tree_sizes" -f "$f"
+  echo "   done in $(( $(date +%s) - start )) s"
+done
+
+# Fair Tree memory: the peak resident memory of a fresh backend running
+# fair_tree_factor over a tree, above its resident memory after the same
+# call over a one-row tree (the library, catalog caches: fixed costs), minus
+# the same for count(*) OVER () over the same rows (the same scan and
+# buffered partition), per association.
+echo "== Fair Tree memory"
+peak_kb() {  # table, window expression: VmHWM after - VmRSS before, in kB
+  psql -X -At -v ON_ERROR_STOP=1 <<SQL | awk 'NR == 1 { r = $1 } END { print $1 - r }'
+SELECT count(f) FROM (SELECT $2 AS f FROM (SELECT 'r'::text AS id, NULL::text AS parent_id, 1::float8 AS shares,
+                                                  0::float8 AS usage, false AS is_user) t) s \g /dev/null
+SELECT bench.proc_kb('VmRSS');
+SELECT count(f) FROM (SELECT $2 AS f FROM $1) s \g /dev/null
+SELECT bench.proc_kb('VmHWM');
+SQL
+}
+prev_n="" prev_kb=""
+for n in ${tree_sizes//,/ }; do
+  ft=$(peak_kb "bench.tree_$n" "fairshare.fair_tree_factor(id, parent_id, shares, usage, is_user) OVER ()")
+  base=$(peak_kb "bench.tree_$n" "count(*) OVER ()")
+  kb=$(( ft - base ))
+  bytes=$(( kb * 1024 / n ))
+  marginal=""
+  if [ -n "$prev_n" ]; then
+    marginal=$(( (kb - prev_kb) * 1024 / (n - prev_n) ))
+    marginal="; $marginal bytes per association more than at $prev_n"
+  fi
+  echo "   $n associations: $kb kB above count(*) OVER (), $bytes bytes per association$marginal"
+  psql_q -c "SELECT bench.note('Fair Tree, $n associations', '$kb kB above count(*) OVER ()$marginal')" >/dev/null
+  psql_q -c "SELECT bench.record_value('Fair Tree peak memory, $n associations: bytes per association', $bytes, 300, '< 300')" >/dev/null
+  prev_n=$n prev_kb=$kb
+done
+for n in ${tree_sizes//,/ }; do psql_q -c "DROP TABLE bench.tree_$n"; done
+
+# The import helper's benchmark (test/bench/import.sh): its medians go into
+# the same table.
+for f in test/bench/*.sh; do
+  case "$f" in */run.sh) continue ;; esac
+  echo "== $f"
+  out=$(mktemp)
+  case "$f" in
+    */import.sh) bash "$f" "$import_lines" 3 | tee "$out" ;;
+    *) bash "$f" | tee "$out" ;;
+  esac
+  if [ "${f##*/}" = import.sh ]; then
+    line=$(grep '^median of' "$out" || true)
+    copy=$(echo "$line" | sed -n 's/.*plain COPY \([0-9.]*\) s.*/\1/p')
+    imp=$(echo "$line" | sed -n 's/.*import_sacct \([0-9.]*\) s.*/\1/p')
+    if [ -n "$copy" ] && [ -n "$imp" ]; then
+      psql_q -c "SELECT bench.record('import of $import_lines sacct lines (staging COPY + import_sacct)', $imp * 1000, 'plain COPY of the file, unindexed table', $copy * 1000, $imp / $copy, 3, NULL, 3, 'ratio <= 3')" >/dev/null
+    fi
+  fi
+  rm -f "$out"
+done
+
+echo
+echo "== results (medians of $BENCH_REPS rounds; ratio = median of the per-round ratios to the baseline)"
+psql -X -P pager=off -c 'SELECT * FROM bench.report()'

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs the tests, the demo or the benchmarks inside a throwaway PostgreSQL
+# made by pg_virtualenv (postgresql-common): a temporary cluster on a free
+# port, removed on exit, usable as root or as any user.  Expects the
+# extension to be built and installed already (test/run.sh does both).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-test}
+# A UTF-8 cluster and client whatever the machine's locale: expected outputs
+# hold UTF-8 text (×, é) whose column widths psql computes per character.
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+PGV=$(${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
+
+# Count what the runners printed and end with one line "N passed, M failed".
+summarize() {
+  local log=$1 status=$2 r_ok r_bad tap_ok tap_bad
+  r_ok=$(grep -cE '^(test |     )[A-Za-z0-9_]+ +\.\.\. ok' "$log" || true)
+  r_bad=$(grep -cE '\.\.\. FAILED' "$log" || true)
+  tap_ok=$(grep -cE '^ok [0-9]+' "$log" || true)
+  tap_bad=$(grep -cE '^not ok [0-9]+' "$log" || true)
+  if [ "$status" -ne 0 ] && [ $((r_bad + tap_bad)) -eq 0 ]; then r_bad=1; fi
+  echo
+  echo "$((r_ok + tap_ok)) passed, $((r_bad + tap_bad)) failed"
+}
+
+# FAIRSHARE_IN_CLUSTER=here: the suites against the server the PG* variables name
+if [ "${FAIRSHARE_IN_CLUSTER:-}" = here ]; then
+  log=$(mktemp)
+  FAIRSHARE_IN_CLUSTER=1 bash "$0" "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  [ "$mode" = test ] && summarize "$log" "$status"
+  rm -f "$log"
+  exit "$status"
+fi
+
+if [ -z "${FAIRSHARE_IN_CLUSTER:-}" ]; then
+  # re-enter this script inside the throwaway cluster
+  export FAIRSHARE_IN_CLUSTER=1
+  if [ "$mode" != test ]; then
+    exec pg_virtualenv -t -v "$PGV" -o max_worker_processes=8 -o max_parallel_workers=4 bash "$0" "$@"
+  fi
+  # pg_virtualenv prints "Dropping cluster" last: summarize after it
+  log=$(mktemp)
+  pg_virtualenv -t -v "$PGV" -o max_worker_processes=8 -o max_parallel_workers=4 \
+    bash "$0" "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  summarize "$log" "$status"
+  rm -f "$log"
+  exit "$status"
+fi
+
+case "$mode" in
+test)
+  status=0
+  make -s installcheck PG_CONFIG="${PG_CONFIG:-pg_config}" 2>&1 || status=1
+  if [ -f regression.diffs ]; then cat regression.diffs; fi
+  if [ -f output_iso/regression.diffs ]; then cat output_iso/regression.diffs; fi
+  make -s prove_installcheck 2>&1 || status=1
+  echo "== test/dump_restore.sh"
+  bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  echo "== test/upgrade.sh"
+  bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  exit "$status"
+  ;;
+demo)
+  psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION fairshare' || exit 1
+  psql -X -q -v ON_ERROR_STOP=1 -f test/demo/centre.sql || exit 1
+  # each policy area adds its data and prints its reports
+  # in the order of the policy list, then any other
+  order="usage sshare sprio genci rwth metacentrum import"
+  files=""
+  for a in $order; do [ -f "test/demo/report_$a.sql" ] && files="$files test/demo/report_$a.sql"; done
+  for f in test/demo/report_*.sql; do
+    case " $files " in *" $f "*) ;; *) files="$files $f" ;; esac
+  done
+  for f in $files; do
+    psql -X -q -v ON_ERROR_STOP=1 -f "$f" || exit 1
+  done
+  ;;
+bench)
+  bash test/bench/run.sh
+  ;;
+*)
+  echo "usage: $0 test|demo|bench" >&2; exit 2 ;;
+esac

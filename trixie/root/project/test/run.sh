@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The README's two commands, on a fresh Debian bookworm machine (root, or a
+# user with sudo):
+#   bash test/run.sh demo   install what is missing, build, install, start a
+#                           throwaway PostgreSQL, load the demo centre, print its reports
+#   bash test/run.sh test   the same set-up, then every pg_regress, isolation
+#                           and pgTAP suite against a throwaway cluster
+#   bash test/run.sh bench  the same set-up, then the benchmarks (test/bench/)
+#   bash test/run.sh checks the same set-up, then the deeper checks CI also runs:
+#                           the suites against an ASan + UBSan build (test/sanitize.sh),
+#                           a short libFuzzer run of every C parser (test/fuzz/),
+#                           a short SQLsmith run (test/sqlsmith.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-test}
+case "$mode" in demo|test|bench|checks) ;; *) echo "usage: $0 demo|test|bench|checks" >&2; exit 2 ;; esac
+shift || true
+
+PGV=15
+export PG_CONFIG=/usr/lib/postgresql/$PGV/bin/pg_config
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+# 1. packages: the server, its headers, a compiler, pgTAP and pg_prove
+pkgs="postgresql-$PGV postgresql-server-dev-$PGV postgresql-common make gcc"
+case "$mode" in
+  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl" ;;
+  checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith" ;;
+esac
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "== installing:$missing"
+  $SUDO apt-get update -q
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+fi
+
+# 2. build (warnings are errors) and install
+echo "== building"
+make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" COPT=-Werror
+$SUDO make -s install PG_CONFIG="$PG_CONFIG"
+
+# 3. a throwaway cluster around the chosen work
+unset PGHOST PGPORT PGUSER PGDATABASE PGSERVICE PGPASSWORD
+if [ "$mode" = checks ]; then
+  echo "== the suites against an ASan + UBSan build"
+  bash test/sanitize.sh
+  echo "== libFuzzer, ${FUZZ_SECONDS:=10} s per parser"
+  FUZZ_SECONDS=$FUZZ_SECONDS bash test/fuzz/run.sh
+  echo "== SQLsmith, ${SQLSMITH_QUERIES:=300} queries"
+  SQLSMITH_QUERIES=$SQLSMITH_QUERIES bash test/sqlsmith.sh
+  exit 0
+fi
+exec bash test/cluster.sh "$mode" "$@"

@@ -1,0 +1,21 @@
+-- What a centre would compare between two databases holding the same data:
+-- every row of every table of the extension, labelled with its table, the
+-- sequences, and each report as of one fixed instant :'as_of' (reports "as
+-- of now" move on).  Used by test/dump_restore.sh and test/upgrade.sh;
+-- callers sort the output.  Rows only, no headers: a table that a version
+-- adds (the usage checkpoints of 1.1) and that is empty after the update
+-- compares equal to its absence before it, while any row it holds shows.
+\pset tuples_only on
+SELECT format('SELECT %L, * FROM %s', c.relname, c.oid::regclass) FROM pg_catalog.pg_class c
+ WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r' ORDER BY 1 \gexec
+-- a sequence's log_cnt is its WAL batching, not its state
+SELECT format('SELECT %L, last_value, is_called FROM %s', c.relname, c.oid::regclass)
+  FROM pg_catalog.pg_class c
+ WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'S' ORDER BY 1 \gexec
+SELECT 'association_usage', * FROM fairshare.association_usage_at(:'as_of');
+SELECT 'sshare', * FROM fairshare.sshare_at(:'as_of');
+SELECT 'sprio', * FROM fairshare.sprio_at(:'as_of');
+SELECT 'genci', * FROM fairshare.genci_report_at((:'as_of'::timestamptz)::date);
+SELECT 'r_wlm_usage', * FROM fairshare.r_wlm_usage_at(:'as_of');
+SELECT 'pbsfs', * FROM fairshare.pbsfs_at(:'as_of');
+SELECT 'metacentrum_user_usage', * FROM fairshare.metacentrum_user_usage_at(:'as_of');

@@ -1,0 +1,154 @@
+\set ON_ERROR_STOP 1
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
+
+-- checkpoint: usage checkpoints, their API shape, privileges and row
+-- security (a plain user still sees its own usage only), and the
+-- invalidation seen by the administrator.  Everything rolls back.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS fairshare;
+SET LOCAL timezone = 'UTC';
+SELECT plan(43);
+
+-- ---------------------------------------------------------------------------
+-- API shape
+-- ---------------------------------------------------------------------------
+SELECT has_table('fairshare', 'usage_checkpoints', 'table usage_checkpoints');
+SELECT has_table('fairshare', 'usage_checkpoint_rows', 'table usage_checkpoint_rows');
+SELECT columns_are('fairshare', 'usage_checkpoints',
+                   ARRAY['cluster', 'as_of', 'created_at', 'invalidated_at', 'invalidated_by']);
+SELECT columns_are('fairshare', 'usage_checkpoint_rows',
+                   ARRAY['cluster', 'account', 'user_name', 'raw_usage', 'jobs']);
+SELECT is_procedure('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
+                    'checkpoint_usage(cluster, as_of) is a procedure');
+SELECT is((SELECT p.pronargdefaults::int FROM pg_catalog.pg_proc p
+            WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz)'::regprocedure),
+          2, 'cluster defaults to NULL (every cluster) and as_of to now()');
+SELECT volatility_is('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'], 'stable',
+                     '_association_usage is STABLE (it reads tables)');
+SELECT is((SELECT p.proparallel FROM pg_catalog.pg_proc p
+            WHERE p.oid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure),
+          's', '_association_usage is PARALLEL SAFE');
+SELECT volatility_is('fairshare', 'association_usage_at', ARRAY['timestamp with time zone'], 'stable',
+                     'association_usage_at is still STABLE');
+SELECT has_index('fairshare', 'jobs', 'jobs_end_idx', 'the jobs after a checkpoint are found by an index');
+SELECT is((SELECT count(*) FROM pg_extension e, unnest(e.extconfig) c
+            WHERE e.extname = 'fairshare'
+              AND c IN ('fairshare.usage_checkpoints'::regclass, 'fairshare.usage_checkpoint_rows'::regclass)),
+          2::bigint, 'both tables are dumped with their rows (pg_extension_config_dump)');
+SELECT triggers_are('fairshare', 'jobs', ARRAY['invalidate_usage_checkpoints_insert', 'invalidate_usage_checkpoints_update',
+                    'invalidate_usage_checkpoints_delete', 'invalidate_usage_checkpoints_truncate'],
+                    'jobs: the four invalidation triggers');
+SELECT has_trigger('fairshare', 'clusters', 'invalidate_usage_checkpoints', 'clusters: decay settings invalidate');
+SELECT has_trigger('fairshare', 'partitions', 'invalidate_usage_checkpoints', 'partitions: billing invalidates');
+SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'fairshare.qos'::regclass
+              AND tgname LIKE 'invalidate\_usage\_checkpoints%'), 4::bigint,
+          'qos: insert, update, delete and truncate invalidate');
+SELECT is((SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+            WHERE t.tgname LIKE 'invalidate\_usage\_checkpoints%' AND t.tgenabled <> 'O'), 0::bigint,
+          'the triggers fire in the normal origin mode (session_replication_role = replica skips them)');
+
+-- ---------------------------------------------------------------------------
+-- Privileges and row security: like jobs
+-- ---------------------------------------------------------------------------
+SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
+                          'fairshare_admin', ARRAY['EXECUTE'], 'admin: checkpoint_usage');
+SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
+                          'fairshare_reader', ARRAY[]::text[], 'reader: no checkpoint_usage');
+SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
+                          'fairshare_user', ARRAY[]::text[], 'user: no checkpoint_usage');
+SELECT function_privs_are('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'],
+                          'fairshare_user', ARRAY['EXECUTE'], 'user: _association_usage, as association_usage_at');
+SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_admin', ARRAY['DELETE', 'INSERT', 'SELECT', 'UPDATE']);
+SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_reader', ARRAY['SELECT']);
+SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_user', ARRAY['SELECT'], 'user: SELECT (its own rows)');
+SELECT table_privs_are('fairshare', 'usage_checkpoints', 'fairshare_user', ARRAY['SELECT'], 'user: when each checkpoint holds');
+SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'public', ARRAY[]::text[], 'PUBLIC: nothing');
+SELECT is((SELECT relrowsecurity FROM pg_class WHERE oid = 'fairshare.usage_checkpoint_rows'::regclass), true,
+          'row-level security on usage_checkpoint_rows');
+SELECT policies_are('fairshare', 'usage_checkpoint_rows',
+                    ARRAY['fairshare_admin_all', 'fairshare_reader_all', 'fairshare_user_own'], 'the policies of jobs');
+
+-- ---------------------------------------------------------------------------
+-- Behaviour (as in security.sql): usage = CPUs × seconds, no decay.  u1 2 ×
+-- 100 = 200, u2 1 × 100 = 100, in accounts x and y of one share each: u1
+-- ranks 1 of 2 (FairShare 0.5), u2 2 of 2 (1).  A checkpoint as of 00:02
+-- holds both jobs; the reports as of 00:10 start from it.
+-- ---------------------------------------------------------------------------
+CREATE ROLE regress_cp_admin IN ROLE fairshare_admin;
+CREATE ROLE regress_cp_reader IN ROLE fairshare_reader;
+CREATE ROLE regress_cp_u1 IN ROLE fairshare_user;
+CREATE ROLE regress_cp_u2 IN ROLE fairshare_user;
+
+SET LOCAL ROLE regress_cp_admin;
+SELECT lives_ok($$
+    INSERT INTO fairshare.clusters (cluster, decay_half_life, weight_fairshare) VALUES ('tcp', '0', 100);
+    INSERT INTO fairshare.partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('tcp', 'p', 4, 8000);
+    INSERT INTO fairshare.accounts (cluster, account, parent_account, shares) VALUES
+      ('tcp', 'root', NULL, 1), ('tcp', 'x', 'root', 1), ('tcp', 'y', 'root', 1);
+    INSERT INTO fairshare.account_users (cluster, account, user_name, shares) VALUES
+      ('tcp', 'x', 'regress_cp_u1', 1), ('tcp', 'y', 'regress_cp_u2', 1);
+    INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
+                                start_time, end_time, cpus) VALUES
+      ('tcp', '1', 'regress_cp_u1', 'x', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:00+00',
+       '2026-03-01 00:00+00', '2026-03-01 00:01:40+00', 2),
+      ('tcp', '2', 'regress_cp_u2', 'y', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:00+00',
+       '2026-03-01 00:00+00', '2026-03-01 00:01:40+00', 1),
+      ('tcp', '3', 'regress_cp_u1', 'x', 'p', 'PENDING', '2026-03-01 00:05+00', '2026-03-01 00:05+00', NULL, NULL, 1);
+$$, 'the administrator builds a cluster');
+SELECT lives_ok($$CALL fairshare.checkpoint_usage('tcp', '2026-03-01 00:02+00')$$,
+                'the administrator makes a checkpoint (no superuser needed)');
+RESET ROLE;
+
+SET LOCAL ROLE regress_cp_reader;
+SELECT throws_ok($$CALL fairshare.checkpoint_usage('tcp', '2026-03-01 00:02+00')$$, '42501', NULL,
+                 'reader: checkpoint_usage refused');
+SELECT is((SELECT count(*) FROM fairshare.usage_checkpoint_rows WHERE cluster = 'tcp'), 2::bigint,
+          'reader: every checkpoint row');
+RESET ROLE;
+
+SET LOCAL ROLE regress_cp_u1;
+SELECT throws_ok($$CALL fairshare.checkpoint_usage('tcp', '2026-03-01 00:02+00')$$, '42501', NULL,
+                 'u1: checkpoint_usage refused');
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows WHERE cluster = 'tcp'$$,
+                  $$VALUES ('regress_cp_u1'::text, 200::float8, 1::bigint)$$, 'u1: its own checkpoint row only');
+SELECT results_eq($$SELECT as_of, invalidated_at IS NULL FROM fairshare.usage_checkpoints WHERE cluster = 'tcp'$$,
+                  $$VALUES ('2026-03-01 00:02+00'::timestamptz, true)$$, 'u1: the checkpoint holds');
+SELECT results_eq($$SELECT user_name, raw_usage FROM fairshare.association_usage_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
+                  $$VALUES ('regress_cp_u1'::text, 200::float8)$$, 'u1: its usage from the checkpoint, 2 CPUs × 100 s');
+SELECT results_eq($$SELECT user_name, fairshare FROM fairshare.my_sshare_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
+                  $$VALUES ('regress_cp_u1'::text, 0.5::float8)$$, 'u1: its sshare row, rank 1 of 2 → 0.5');
+SELECT results_eq($$SELECT job_id, priority FROM fairshare.my_sprio_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
+                  $$VALUES ('3'::text, 50::bigint)$$, 'u1: its pending job, 100 × 0.5 = 50');
+SELECT throws_ok($$UPDATE fairshare.usage_checkpoints SET invalidated_at = now(), invalidated_by = 'u1'$$, '42501', NULL,
+                 'u1: cannot touch a checkpoint');
+RESET ROLE;
+
+SET LOCAL ROLE regress_cp_u2;
+SELECT results_eq($$SELECT user_name, raw_usage FROM fairshare.usage_checkpoint_rows WHERE cluster = 'tcp'$$,
+                  $$VALUES ('regress_cp_u2'::text, 100::float8)$$, 'u2: its own checkpoint row only');
+SELECT results_eq($$SELECT user_name, fairshare FROM fairshare.my_sshare_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
+                  $$VALUES ('regress_cp_u2'::text, 1::float8)$$, 'u2: its sshare row, rank 2 of 2 → 1');
+RESET ROLE;
+
+-- the administrator's writes invalidate it (the triggers run with its rights)
+SET LOCAL ROLE regress_cp_admin;
+SELECT lives_ok($$
+    INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+    VALUES ('tcp', '4', 'regress_cp_u2', 'y', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:01+00',
+            '2026-03-01 00:03+00', 1)$$, 'admin: a job that started before the checkpoint');
+SELECT results_eq($$SELECT invalidated_at IS NULL, invalidated_by FROM fairshare.usage_checkpoints WHERE cluster = 'tcp'$$,
+                  $$VALUES (false, 'INSERT on jobs: job 4, started before the checkpoint'::text)$$,
+                  'admin: that insert invalidated the checkpoint');
+RESET ROLE;
+-- u2 now 100 + 120 = 220 against u1's 200: u2 ranks 1 (0.5), u1 2 (1) → u1's job 100 × 1 = 100
+SET LOCAL ROLE regress_cp_u1;
+SELECT results_eq($$SELECT job_id, priority FROM fairshare.my_sprio_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
+                  $$VALUES ('3'::text, 100::bigint)$$, 'u1: an invalid checkpoint is not used: 100 × 1 = 100');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;
