@@ -772,7 +772,7 @@ COMMENT ON FUNCTION @extschema@.import_pbs(text, text, text, boolean, boolean, t
 'Imports the PBS accounting log records staged in import_staging into fairshare.jobs (one row per job, its Q/S/R/D/E records folded); returns the same summary as import_sacct.';
 
 -- sprio_at, whose body lists the columns of jobs; runs paired by their key
--- in the checkpoints' invalidation and in start_next.
+-- in start_next (and in the checkpoints' invalidation, below).
 CREATE OR REPLACE FUNCTION @extschema@.sprio_at(as_of timestamptz)
 RETURNS TABLE (
     cluster            text,
@@ -944,51 +944,6 @@ END;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
 'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
 
-CREATE OR REPLACE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    cp record;
-    job text;
-BEGIN
-    FOR cp IN SELECT k.cluster, k.as_of FROM @extschema@.usage_checkpoints k
-               WHERE k.invalidated_at IS NULL LOOP
-        job := NULL;
-        IF TG_OP = 'INSERT' THEN
-            SELECT n.job_id INTO job FROM new_jobs n
-             WHERE n.cluster = cp.cluster AND n.start_time <= cp.as_of LIMIT 1;
-        ELSIF TG_OP = 'DELETE' THEN
-            SELECT o.job_id INTO job FROM old_jobs o
-             WHERE o.cluster = cp.cluster AND o.start_time <= cp.as_of LIMIT 1;
-        ELSIF TG_OP = 'UPDATE' THEN
-            -- old and new rows paired by key; a changed key leaves both unpaired
-            SELECT COALESCE(o.job_id, n.job_id) INTO job
-              FROM old_jobs o FULL JOIN new_jobs n
-                ON n.cluster = o.cluster AND n.job_id = o.job_id AND n.submit_time = o.submit_time
-             WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
-                        THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
-                             OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,
-                                 LEAST(COALESCE(o.end_time, 'infinity'::timestamptz), cp.as_of))
-                                IS DISTINCT FROM
-                                (n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time,
-                                 LEAST(COALESCE(n.end_time, 'infinity'::timestamptz), cp.as_of))
-                        ELSE COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false) END
-             LIMIT 1;
-        ELSE
-            job := '';      -- TRUNCATE
-        END IF;
-        IF job IS NOT NULL THEN
-            UPDATE @extschema@.usage_checkpoints k
-               SET invalidated_at = now(),
-                   invalidated_by = CASE WHEN TG_OP = 'TRUNCATE' THEN 'TRUNCATE jobs'
-                                         ELSE format('%s on jobs: job %s, started before the checkpoint', TG_OP, job) END
-             WHERE k.cluster = cp.cluster AND k.invalidated_at IS NULL;
-        END IF;
-    END LOOP;
-    RETURN NULL;
-END
-$$;
 
 CREATE OR REPLACE FUNCTION @extschema@.start_next(free jsonb, as_of timestamptz DEFAULT pg_catalog.now(),
                                        backfill boolean DEFAULT true)
@@ -1145,4 +1100,390 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@.start_next(jsonb, timestamptz, boolean) IS
 'PROTEUS (seed 001): the jobs pending at as_of in queue order (priority, then submission, then job id) and which would start in the free CPUs/memory/GPUs given per partition; backfill skips jobs that do not fit, backfill => false stops each partition at its first job that does not fit.';
+
+-- ===========================================================================
+-- Chained usage checkpoints (issue 18): several per cluster, keyed (cluster,
+-- as_of), each computed from the one before; pinned ones for retention.
+-- The checkpoints are a cache of what the jobs give: their rows are kept
+-- across the change of shape (a checkpoint of 1.1 is the one of its cluster).
+-- ===========================================================================
+CREATE TEMP TABLE _fs_saved_checkpoints AS SELECT * FROM @extschema@.usage_checkpoints;
+CREATE TEMP TABLE _fs_saved_checkpoint_rows AS
+SELECT r.*, k.as_of FROM @extschema@.usage_checkpoint_rows r JOIN @extschema@.usage_checkpoints k USING (cluster);
+DROP PROCEDURE @extschema@.checkpoint_usage(text, timestamptz);
+-- out of the extension first: that also takes them out of its list of
+-- configuration tables, which a plain DROP leaves pointing at nothing
+ALTER EXTENSION fairshare DROP TABLE @extschema@.usage_checkpoint_rows;
+ALTER EXTENSION fairshare DROP TABLE @extschema@.usage_checkpoints;
+DROP TABLE @extschema@.usage_checkpoint_rows, @extschema@.usage_checkpoints;
+CREATE TABLE @extschema@.usage_checkpoints (
+    cluster              text NOT NULL
+                         REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    -- T0: the instant the stored usage is decayed to
+    as_of                timestamptz NOT NULL CHECK (pg_catalog.isfinite(as_of)),
+    created_at           timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- set by the triggers below: the checkpoint is ignored from then on,
+    -- until checkpoint_usage replaces or prunes it
+    invalidated_at       timestamptz,
+    invalidated_by       text,
+    -- a checkpoint that retention relies on (the usage of jobs no longer
+    -- in the table): never pruned, and the jobs started before it cannot
+    -- change any more
+    pinned               boolean NOT NULL DEFAULT false,
+    -- what it was computed from: the checkpoint it chained from (NULL: the
+    -- jobs alone)
+    computed_from        timestamptz,
+    PRIMARY KEY (cluster, as_of),
+    CHECK ((invalidated_at IS NULL) OPERATOR(pg_catalog.=) (invalidated_by IS NULL))
+);
+COMMENT ON TABLE @extschema@.usage_checkpoints IS
+'Usage checkpoints of each cluster (checkpoint_usage): the instant their usage is decayed to, what they were computed from, and when and why a later change invalidated them.';
+
+CREATE TABLE @extschema@.usage_checkpoint_rows (
+    cluster              text NOT NULL,
+    as_of                timestamptz NOT NULL,
+    account              text NOT NULL,
+    user_name            text NOT NULL,
+    -- the association's decayed usage as of T0, and its jobs then
+    raw_usage            float8 NOT NULL
+                         CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
+    jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
+    PRIMARY KEY (cluster, as_of, account, user_name),
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
+'The decayed usage (billing-seconds) and job count of every user association with jobs, as of each checkpoint of its cluster.';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoints', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_rows', '');
+INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, created_at, invalidated_at, invalidated_by)
+SELECT cluster, as_of, created_at, invalidated_at, invalidated_by FROM pg_temp._fs_saved_checkpoints;
+INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
+SELECT cluster, as_of, account, user_name, raw_usage, jobs FROM pg_temp._fs_saved_checkpoint_rows;
+DROP TABLE pg_temp._fs_saved_checkpoints, pg_temp._fs_saved_checkpoint_rows;
+-- grants and row security as security.sql gives them in a fresh install
+REVOKE ALL ON @extschema@.usage_checkpoints FROM PUBLIC;
+GRANT SELECT ON @extschema@.usage_checkpoints TO fairshare_admin, fairshare_reader;
+GRANT SELECT ON @extschema@.usage_checkpoints TO fairshare_user;
+GRANT INSERT, DELETE ON @extschema@.usage_checkpoints TO fairshare_admin;
+GRANT UPDATE ON @extschema@.usage_checkpoints TO fairshare_admin;
+REVOKE ALL ON @extschema@.usage_checkpoint_rows FROM PUBLIC;
+GRANT SELECT ON @extschema@.usage_checkpoint_rows TO fairshare_admin, fairshare_reader;
+GRANT SELECT ON @extschema@.usage_checkpoint_rows TO fairshare_user;
+GRANT INSERT, DELETE ON @extschema@.usage_checkpoint_rows TO fairshare_admin;
+GRANT UPDATE ON @extschema@.usage_checkpoint_rows TO fairshare_admin;
+ALTER TABLE @extschema@.usage_checkpoint_rows ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_reader_all ON @extschema@.usage_checkpoint_rows FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_admin_all ON @extschema@.usage_checkpoint_rows FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_user_own ON @extschema@.usage_checkpoint_rows FOR SELECT TO fairshare_user USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text);
+
+CREATE OR REPLACE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
+RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+    -- the clusters starting from a checkpoint, its instant T0 and the
+    -- decay from T0 to as_of (same order); the oldest T0
+    cp_clusters text[] := '{}';
+    cp_times timestamptz[] := '{}';
+    cp_decay float8[] := '{}';
+    since timestamptz;
+    -- the clusters whose every job is read (NULL: all of them)
+    full_clusters text[];
+    any_full boolean;
+    any_cp boolean;
+BEGIN
+    PERFORM @extschema@._check_as_of(_association_usage.as_of);
+    IF NOT _association_usage.checkpointing THEN
+        -- per cluster, the newest valid checkpoint at or before as_of
+        SELECT COALESCE(array_agg(k.cluster ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(w.decay ORDER BY k.cluster), '{}'),
+               min(k.as_of)
+          INTO cp_clusters, cp_times, cp_decay, since
+          FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+                  FROM @extschema@.usage_checkpoints x
+                 WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
+                   AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
+                 ORDER BY x.cluster, x.as_of DESC) k
+          JOIN @extschema@.clusters c ON c.cluster = k.cluster
+         CROSS JOIN LATERAL (
+               SELECT COALESCE(
+                        @extschema@.decayed_usage(one.u, k.as_of, k.as_of, _association_usage.as_of, c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'exact'),
+                        @extschema@.decayed_usage_slurm(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                        c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'slurm'),
+                        @extschema@.decayed_usage_step(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                       c.decay_interval, c.decay_factor)
+                          FILTER (WHERE c.decay_mode = 'step')) AS decay
+                 FROM (VALUES (1::float8)) one (u)) w;
+    END IF;
+    IF cardinality(cp_clusters) > 0 OR _association_usage.only_cluster IS NOT NULL THEN
+        SELECT COALESCE(array_agg(c.cluster), '{}') INTO full_clusters
+          FROM @extschema@.clusters c
+         WHERE c.cluster <> ALL (cp_clusters)
+           AND (_association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster);
+    END IF;
+    any_full := full_clusters IS NULL OR cardinality(full_clusters) > 0;
+    any_cp := cardinality(cp_clusters) > 0;
+
+    -- One scan of the jobs, grouped by their own columns, so that the
+    -- planner counts the associations with the jobs' statistics (a GROUP BY
+    -- above a UNION ALL of two scans guessed 10^6 groups for 75,001 at 10^7
+    -- jobs, and sorted them on disk).  from_cp: the job's cluster starts
+    -- from a checkpoint at t0, and only its part after t0 is read.  The
+    -- conditions on any_full and any_cp are constants of the custom plan:
+    -- without a checkpoint the scan is the one of every job, with only
+    -- checkpoints it is a range scan of jobs_end_idx.
+    RETURN QUERY
+    WITH spans AS (
+        SELECT j.cluster, j.account, j.user_name, j.billing,
+               j.decay_mode, j.decay_half_life, j.decay_interval, j.decay_factor,
+               CASE WHEN j.from_cp THEN GREATEST(j.start_time, j.t0) ELSE j.start_time END AS s,
+               CASE WHEN j.from_cp
+                    THEN LEAST(COALESCE(j.end_time, _association_usage.as_of), _association_usage.as_of)
+                    ELSE COALESCE(j.end_time, GREATEST(j.start_time, _association_usage.as_of)) END AS e,
+               -- a job counts once: in the checkpoint if it started by t0
+               CASE WHEN j.from_cp AND j.start_time <= j.t0 THEN 0 ELSE 1 END::bigint AS n
+          FROM (SELECT b.cluster, b.account, b.user_name, b.start_time, b.end_time, b.billing,
+                       c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor,
+                       any_cp AND b.cluster = ANY (cp_clusters) AS from_cp,
+                       cp_times[array_position(cp_clusters, b.cluster)] AS t0
+                  FROM @extschema@.job_billing b
+                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
+                 WHERE b.start_time IS NOT NULL
+                   AND b.start_time <= _association_usage.as_of
+                   AND ((any_full AND (full_clusters IS NULL OR b.cluster = ANY (full_clusters)))
+                        OR (any_cp AND b.cluster = ANY (cp_clusters)
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz) > since
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz)
+                                > cp_times[array_position(cp_clusters, b.cluster)]))) j
+    ), added AS (
+        SELECT sp.cluster, sp.account, sp.user_name,
+               COALESCE(
+                 @extschema@.decayed_usage(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'exact'),
+                 @extschema@.decayed_usage_slurm(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'slurm'),
+                 @extschema@.decayed_usage_step(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_interval,
+                                                sp.decay_factor)
+                   FILTER (WHERE sp.decay_mode = 'step')) AS raw_usage,
+               sum(sp.n) AS jobs
+          FROM (SELECT x.*, x.billing * date_part('epoch', x.e - x.s) AS usage FROM spans x) sp
+         GROUP BY sp.cluster, sp.account, sp.user_name
+    ), kept AS (
+        -- the checkpoints' usage, decayed from T0 to as_of
+        SELECT r.cluster, r.account, r.user_name,
+               r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
+          FROM @extschema@.usage_checkpoint_rows r
+         WHERE any_cp AND r.cluster = ANY (cp_clusters)
+           AND r.as_of = cp_times[array_position(cp_clusters, r.cluster)]
+    )
+    SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
+           COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),
+           (COALESCE(k.jobs, 0) + COALESCE(a.jobs, 0))::bigint
+      FROM added a
+      FULL JOIN kept k ON k.cluster = a.cluster AND k.account = a.account AND k.user_name = a.user_name;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._association_usage(timestamptz, boolean, text) IS
+'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL): for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
+
+-- Make (or replace) a usage checkpoint of a cluster, or of every cluster
+-- for NULL, as of an instant: association_usage_at(as_of), stored.  Run it
+-- every few minutes (pg_cron), as Slurm recomputes usage every
+-- PriorityCalcPeriod: usage reports as of any later instant then read the
+-- jobs since as_of only.
+--
+-- Chained: the usage is computed as association_usage_at computes it, from
+-- the cluster's newest valid checkpoint at or before as_of plus the jobs
+-- since (the jobs alone when there is none, or with from_jobs), so that a
+-- checkpoint every few minutes costs the few jobs since the last one, not
+-- the history (issue 18).  In real arithmetic that is the sum over every
+-- job; in float8 it differs from it by a few units in the last place per
+-- link (sql/checkpoint.sql measures it).
+--
+-- Then the cluster's checkpoints are pruned to the keep_recent newest valid
+-- ones and the newest valid one of each of the last keep_days days (in the
+-- cluster's time zone), so that a change that invalidates the newest (an
+-- import of jobs that started before it) falls back to an older one, and
+-- invalid ones go; pinned ones (retention) stay.
+--
+-- While it computes, it holds a SHARE lock on jobs, partitions, qos and
+-- clusters: a change to them committed between the snapshot the checkpoint
+-- is computed from and the checkpoint's own commit would find no
+-- checkpoint to invalidate, so such writes wait (as long as the
+-- computation: the jobs since the previous checkpoint).  For the same
+-- reason it runs under READ COMMITTED only: its statements take their
+-- snapshots after the lock, when every earlier writer has committed.
+CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
+                                              as_of timestamptz DEFAULT pg_catalog.now(),
+                                              from_jobs boolean DEFAULT false,
+                                              keep_recent integer DEFAULT 3,
+                                              keep_days integer DEFAULT 7)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    IF checkpoint_usage.as_of > now() THEN
+        RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
+            USING ERRCODE = '22023',
+                  HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF from_jobs IS NULL OR keep_recent IS NULL OR keep_days IS NULL THEN
+        RAISE EXCEPTION 'checkpoint_usage: from_jobs, keep_recent and keep_days must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Leave them out for their defaults (false, 3, 7).';
+    END IF;
+    IF keep_recent NOT BETWEEN 1 AND 1000 OR keep_days NOT BETWEEN 0 AND 3660 THEN
+        RAISE EXCEPTION 'checkpoint_usage: keep_recent % and keep_days % out of range', keep_recent, keep_days
+            USING ERRCODE = '22023',
+                  HINT = 'keep_recent counts checkpoints to keep (1 to 1000, the new one included), keep_days the days back with one kept each (0 to 3660).';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'checkpoint_usage: cannot run in a % transaction', current_setting('transaction_isolation')
+            USING ERRCODE = '25000',
+                  HINT = 'Call it under READ COMMITTED: it must see every job committed before it takes its lock.';
+    END IF;
+    IF checkpoint_usage.cluster IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = checkpoint_usage.cluster) THEN
+        RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+
+    -- computed before anything of the checkpoints changes: from the newest
+    -- valid one at or before as_of (a checkpoint being replaced included)
+    IF to_regclass('pg_temp._fs_checkpoint') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint; END IF;
+    IF to_regclass('pg_temp._fs_checkpoint_from') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint_from; END IF;
+    CREATE TEMP TABLE _fs_checkpoint AS
+    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    CREATE TEMP TABLE _fs_checkpoint_from AS
+    SELECT DISTINCT ON (k.cluster) k.cluster, k.as_of
+      FROM @extschema@.usage_checkpoints k
+     WHERE NOT from_jobs AND k.invalidated_at IS NULL AND k.as_of <= checkpoint_usage.as_of
+       AND (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+     ORDER BY k.cluster, k.as_of DESC;
+
+    DELETE FROM @extschema@.usage_checkpoints k
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, computed_from)
+    SELECT c.cluster, checkpoint_usage.as_of, f.as_of
+      FROM @extschema@.clusters c
+      LEFT JOIN pg_temp._fs_checkpoint_from f ON f.cluster = c.cluster
+     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
+    SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs
+      FROM pg_temp._fs_checkpoint u;
+
+    -- prune: invalid ones, and valid ones neither among the keep_recent
+    -- newest nor the newest of a day of the last keep_days
+    DELETE FROM @extschema@.usage_checkpoints k
+     USING (SELECT x.cluster, x.as_of,
+                   x.invalidated_at IS NULL
+                   AND (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL ORDER BY x.as_of DESC)
+                          <= keep_recent
+                        OR (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL,
+                                                            (x.as_of AT TIME ZONE c.timezone)::date
+                                               ORDER BY x.as_of DESC) = 1
+                            AND (x.as_of AT TIME ZONE c.timezone)::date
+                                > (checkpoint_usage.as_of AT TIME ZONE c.timezone)::date - keep_days)) AS kept
+              FROM @extschema@.usage_checkpoints x
+              JOIN @extschema@.clusters c ON c.cluster = x.cluster
+             WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
+     WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
+    DROP TABLE pg_temp._fs_checkpoint, pg_temp._fs_checkpoint_from;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
+'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), chained from the newest valid checkpoint before it (from_jobs: from the jobs alone), keeping keep_recent recent checkpoints and one per day for keep_days days; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
+
+REVOKE ALL ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) FROM PUBLIC;
+GRANT EXECUTE ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) TO fairshare_admin;
+
+-- invalidation per checkpoint; a pinned checkpoint refuses the change
+CREATE OR REPLACE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cp record;
+    job text;
+BEGIN
+    FOR cp IN SELECT k.cluster, k.as_of, k.pinned FROM @extschema@.usage_checkpoints k
+               WHERE k.invalidated_at IS NULL LOOP
+        job := NULL;
+        IF TG_OP = 'INSERT' THEN
+            SELECT n.job_id INTO job FROM new_jobs n
+             WHERE n.cluster = cp.cluster AND n.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'DELETE' THEN
+            SELECT o.job_id INTO job FROM old_jobs o
+             WHERE o.cluster = cp.cluster AND o.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'UPDATE' THEN
+            -- old and new rows paired by key; a changed key leaves both unpaired
+            SELECT COALESCE(o.job_id, n.job_id) INTO job
+              FROM old_jobs o FULL JOIN new_jobs n
+                ON n.cluster = o.cluster AND n.job_id = o.job_id AND n.submit_time = o.submit_time
+             WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
+                        THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
+                             OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,
+                                 LEAST(COALESCE(o.end_time, 'infinity'::timestamptz), cp.as_of))
+                                IS DISTINCT FROM
+                                (n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time,
+                                 LEAST(COALESCE(n.end_time, 'infinity'::timestamptz), cp.as_of))
+                        ELSE COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false) END
+             LIMIT 1;
+        ELSE
+            job := '';      -- TRUNCATE
+        END IF;
+        IF job IS NOT NULL AND cp.pinned THEN
+            RAISE EXCEPTION 'job % of cluster % started before the pinned usage checkpoint as of %: it cannot change',
+                            job, cp.cluster, cp.as_of
+                USING ERRCODE = '55000',
+                      HINT = 'Retention removed jobs older than that checkpoint and keeps their usage in it only; restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) to change history before it.';
+        END IF;
+        IF job IS NOT NULL THEN
+            UPDATE @extschema@.usage_checkpoints k
+               SET invalidated_at = now(),
+                   invalidated_by = CASE WHEN TG_OP = 'TRUNCATE' THEN 'TRUNCATE jobs'
+                                         ELSE format('%s on jobs: job %s, started before the checkpoint', TG_OP, job) END
+             WHERE k.cluster = cp.cluster AND k.as_of = cp.as_of AND k.invalidated_at IS NULL;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@._settings_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    affected text[] := '{}';
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || OLD.cluster;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || NEW.cluster;
+    END IF;
+    IF EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                WHERE k.pinned AND k.invalidated_at IS NULL AND (TG_OP = 'TRUNCATE' OR k.cluster = ANY (affected))) THEN
+        RAISE EXCEPTION '% on %: % while a pinned usage checkpoint holds usage computed with the old settings',
+                        TG_OP, TG_TABLE_NAME, TG_ARGV[0]
+            USING ERRCODE = '55000',
+                  HINT = 'Retention removed jobs older than that checkpoint; their usage cannot be billed again. Restore the archived partitions and unpin it first.';
+    END IF;
+    UPDATE @extschema@.usage_checkpoints k
+       SET invalidated_at = now(),
+           invalidated_by = format('%s on %s: %s', TG_OP, TG_TABLE_NAME, TG_ARGV[0])
+     WHERE k.invalidated_at IS NULL AND (TG_OP = 'TRUNCATE' OR k.cluster = ANY (affected));
+    RETURN NULL;
+END
+$$;
 
