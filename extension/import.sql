@@ -1,7 +1,7 @@
 -- ---------------------------------------------------------------------------
--- import: jobs in from a scheduler's accounting (issue 6; README "Importing
--- jobs").  Slurm `sacct --parsable2` exports and PBS / OpenPBS / PBS Pro
--- accounting logs go into fairshare.jobs by one call each:
+-- import: jobs in from a scheduler's accounting (docs/import.md).  Slurm
+-- `sacct --parsable2` exports and PBS / OpenPBS / PBS Pro accounting logs go
+-- into fairshare.jobs by one call each:
 --
 --   SELECT fairshare.import_stage();                  -- TEMP table import_staging
 --   \copy import_staging (line) FROM 'day.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')

@@ -39,7 +39,7 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------
--- Usage checkpoints (issue 7; README "Usage checkpoints").  Summing every
+-- Usage checkpoints (docs/design.md#usage-checkpoints).  Summing every
 -- job of the history at each call is bound by reading and billing the
 -- whole jobs table (10^7 jobs: 7 s).  Slurm keeps each association's
 -- decayed usage and, every PriorityCalcPeriod, decays it and adds what ran
@@ -136,8 +136,8 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 -- The jobs are aggregated first, per association, and the associations
 -- joined after (association_usage_at): one scan of the job table
 -- (parallel, hash-aggregated) instead of one index probe per association,
--- which reads a large table in random order (issue 7; README
--- "Performance").  PL/pgSQL plans each call with its values
+-- which reads a large table in random order (docs/performance.md).
+-- PL/pgSQL plans each call with its values
 -- (force_custom_plan): the checkpoints found decide which branches run (a
 -- branch whose condition is false is dropped from the plan), and the
 -- planner sees how few jobs end after the oldest checkpoint.

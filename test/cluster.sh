@@ -60,6 +60,8 @@ test)
   bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   echo "== test/upgrade.sh"
   bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  echo "== test/docs_check.sh"
+  bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   # last: a kill -9 restarts every backend of the cluster
   echo "== test/kill_checkpoint.sh"
   bash test/kill_checkpoint.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
