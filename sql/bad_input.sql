@@ -4,6 +4,8 @@
 -- then the "worth a look" items decided as rejections.  docs/bad-input.md
 -- lists each with its rule.  Everything runs in one transaction that is
 -- rolled back: the ledger is append-only, and the roles are the cluster's.
+-- Each section is rolled back to a savepoint when it ends, so that an error
+-- in one (as 1.1 raised) does not hide what the next ones show.
 -- The sequences, which a rollback leaves where they are, are set back at
 -- the end, so that the suites after this one number their rows as before.
 SET search_path = public, fairshare;
@@ -23,6 +25,12 @@ INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VAL
 INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
   ('bad_s', 'root', NULL, 1), ('bad_s', 'a', 'root', 1);
 INSERT INTO account_users (cluster, account, user_name) VALUES ('bad_s', 'a', 'u');
+-- and a PBS one, the same
+INSERT INTO clusters (cluster, scheduler, decay_half_life) VALUES ('bad_pbs', 'pbs', '0');
+INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('bad_pbs', 'std', 64, 256000);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('bad_pbs', 'root', NULL, 1), ('bad_pbs', 'a', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name) VALUES ('bad_pbs', 'a', 'u');
+CREATE ROLE regress_bad_user IN ROLE fairshare_user;
 CREATE FUNCTION pg_temp.last_rejects() RETURNS TABLE (line_no bigint, job_id text, sqlstate text, reason text)
 LANGUAGE sql AS $$
     SELECT r.line_no, r.job_id, r.sqlstate, r.reason FROM fairshare.import_rejects r
@@ -37,6 +45,7 @@ $$;
 -- first one: job 102 became 1 CPU on 8 nodes.  A line that is a header now
 -- switches the columns from there on.
 -- ===========================================================================
+SAVEPOINT defect2;
 SELECT import_stage();
 INSERT INTO import_staging (line) VALUES
   ('JobID|User|Account|Partition|AllocCPUS|NNodes|Submit|Start|End|State'),
@@ -75,6 +84,7 @@ SELECT job_id, cpus, nodes FROM jobs WHERE cluster = 'bad_s' AND job_id IN ('111
 -- the header in force with each line)
 SELECT kind, reason FROM _sacct_line('JobID|User|Account|Partition|NNodes|AllocCPUS|Submit|Start|End|State',
                                      'JobID|User|Account|Partition|AllocCPUS|NNodes|Submit|Start|End|State', 'UTC', 'bad_s');
+ROLLBACK TO SAVEPOINT defect2;
 
 -- ===========================================================================
 -- Defect 3: one ledger entry broke the GENCI report of every allocation.
@@ -83,6 +93,7 @@ SELECT kind, reason FROM _sacct_line('JobID|User|Account|Partition|NNodes|AllocC
 -- grant or a ledger entry now holds at most 10^12 hours (10^7 cores, the
 -- largest machines, burn 8.8 × 10^10 core-hours a year).
 -- ===========================================================================
+SAVEPOINT defect3;
 INSERT INTO clusters (cluster, decay_half_life, regulation_threshold) VALUES ('bad_g', '0', 0);
 INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('bad_g', 'std', 64, 256000);
 INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
@@ -130,6 +141,7 @@ SELECT a.account, l.kind, l.hours, l.rule, l.effective_date
 SELECT a.account, count(c.*) AS checks_recorded
   FROM allocations a LEFT JOIN regulation_checks c USING (allocation_id)
  WHERE a.cluster = 'bad_g' GROUP BY a.account ORDER BY a.account;
+ROLLBACK TO SAVEPOINT defect3;
 
 -- ===========================================================================
 -- Defect 4: usage_checkpoints.invalidated_by names the job that invalidated
@@ -137,7 +149,7 @@ SELECT a.account, count(c.*) AS checks_recorded
 -- the same job is hidden from it in jobs (PrivateData=jobs).  It reads when
 -- and whether each checkpoint holds, not why.
 -- ===========================================================================
-CREATE ROLE regress_bad_user IN ROLE fairshare_user;
+SAVEPOINT defect4;
 INSERT INTO clusters (cluster, decay_half_life) VALUES ('bad_ck', '0');
 INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('bad_ck', 'p', 8, 16384);
 INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('bad_ck', 'root', NULL, 1), ('bad_ck', 'a', 'root', 1);
@@ -155,6 +167,7 @@ SELECT invalidated_by FROM usage_checkpoints WHERE cluster = 'bad_ck';
 ROLLBACK TO SAVEPOINT hidden;
 SELECT err($$SELECT * FROM fairshare.usage_checkpoints$$);
 RESET ROLE;
+ROLLBACK TO SAVEPOINT defect4;
 
 -- ===========================================================================
 -- Defect 5: a size argument of a C function allocated without limit.
@@ -164,6 +177,7 @@ RESET ROLE;
 -- _rwth_month_starts can give: PostgreSQL's timestamps, December 4714 BC
 -- to November 294276, (294276 + 4713) × 12 = 3,587,868 months.
 -- ===========================================================================
+SAVEPOINT defect5;
 SELECT cardinality(_rwth_month_starts('4714-12-01 BC', '294276-11-30', 'UTC')) - 1 AS longest_period_months;
 SELECT cardinality(_rwth_running_hours('{1,2}', 3587868)) AS at_the_bound;
 SELECT err($$SELECT _rwth_running_hours('{1,2}', 3587869)$$);
@@ -172,6 +186,7 @@ SELECT err($$SELECT _rwth_running_hours('{1,2}', -1)$$);
 SET ROLE regress_bad_user;
 SELECT err($$SELECT fairshare._rwth_running_hours('{1,2}', 2147483647)$$);
 RESET ROLE;
+ROLLBACK TO SAVEPOINT defect5;
 
 -- ===========================================================================
 -- Defect 6: one invalid UTF-8 byte lost the whole night's import.  The
@@ -179,6 +194,7 @@ RESET ROLE;
 -- imported.  bad_utf8.psv has 4 jobs: 2's JobName is "caf\xe9" (Latin-1),
 -- 3's Account "\xe9quipe", 4's JobName valid UTF-8 ("résumé").
 -- ===========================================================================
+SAVEPOINT defect6;
 INSERT INTO clusters (cluster, decay_half_life) VALUES ('bad_u', '0');
 INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('bad_u', 'std', 64, 256000);
 INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('bad_u', 'root', NULL, 1), ('bad_u', 'a', 'root', 1);
@@ -209,10 +225,6 @@ SELECT import_stage();
 SELECT err($$SELECT * FROM fairshare.import_sacct('bad_u', 'UTC')$$);
 
 -- PBS, the same: job 5002's E record has jobname "caf\xe9"
-INSERT INTO clusters (cluster, scheduler, decay_half_life) VALUES ('bad_pbs', 'pbs', '0');
-INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('bad_pbs', 'std', 64, 256000);
-INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('bad_pbs', 'root', NULL, 1), ('bad_pbs', 'a', 'root', 1);
-INSERT INTO account_users (cluster, account, user_name) VALUES ('bad_pbs', 'a', 'u');
 SELECT import_stage();
 \copy import_staging (line) FROM 'test/fixtures/pbs/bad_utf8' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
 -- 3 records: 5001 (Q, E) imported, 5002's E rejected
@@ -222,11 +234,13 @@ SELECT r.line_no, right(r.line, 30) AS line_end FROM import_rejects r
  WHERE r.import_id = (SELECT max(import_id) FROM imports) ORDER BY r.line_no;
 -- what import_rejects keeps: a valid line unchanged
 SELECT _import_line_text('résumé') AS valid_line;
+ROLLBACK TO SAVEPOINT defect6;
 
 -- ===========================================================================
 -- Worth a look (issue 20), decided as rejections.  Each was stored without
 -- complaint by 1.1.
 -- ===========================================================================
+SAVEPOINT rejected;
 SELECT import_stage();
 INSERT INTO import_staging (line) VALUES
   ('JobID|User|Account|Partition|AllocTRES|NNodes|Submit|Start|End|State'),
@@ -268,10 +282,12 @@ INSERT INTO import_staging (line) VALUES
 -- 4 records: 5104 imported, the other three rejected
 SELECT lines_read, imported, rejected FROM import_pbs('bad_pbs', 'UTC');
 SELECT * FROM pg_temp.last_rejects();
+ROLLBACK TO SAVEPOINT rejected;
 
 -- ===========================================================================
 -- Worth a look, decided as accepted (docs/bad-input.md says why)
 -- ===========================================================================
+SAVEPOINT accepted;
 -- A PBS mem of 2^63 − 1 bytes is stored as what the log says, rounded up
 -- to MiB: ceil((2^63 − 1) / 2^20) = 2^43 = 8796093022208.  Only a value
 -- that no longer fits (mem_mb beyond 2^62) is rejected.
@@ -292,6 +308,7 @@ SELECT kind, reason, end_time - start_time AS elapsed
   FROM (VALUES ('2024-10-27T00:30:00', '2024-10-27T01:10:00'), ('2024-10-27T00:30:00', '2024-10-27T01:50:00')) v(s, e)
  CROSS JOIN LATERAL _sacct_line(format('1|u|a|std|1|2024-10-27T00:00:00|%s|%s|COMPLETED', v.s, v.e),
                                 'JobID|User|Account|Partition|AllocCPUS|Submit|Start|End|State', 'UTC', 'bad_s');
+ROLLBACK TO SAVEPOINT accepted;
 
 ROLLBACK;
 SELECT count(*) AS sequences_set_back
