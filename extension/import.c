@@ -18,7 +18,9 @@
  *
  * A bad line is not an error: the parser returns kind 'reject' with the
  * SQLSTATE and the reason, so that the import rejects that line and keeps
- * the others.  Errors are raised only for bad arguments (a time zone PostgreSQL
+ * the others; a line that is not valid text in the database encoding is
+ * one (issue 20: staged with ENCODING 'SQL_ASCII', see span_invalid_at).
+ * Errors are raised only for bad arguments (a time zone PostgreSQL
  * does not know, a header that is not sacct's).  The per-query state (parsed
  * header, time zone, result descriptor) lives in fn_extra, in fn_mcxt; each
  * line's work is palloc'd in the per-tuple context of the caller (in
@@ -41,12 +43,12 @@
 #include "access/htup_details.h"
 #include "executor/spi.h"
 #include "funcapi.h"
-#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "fairshare.h"
@@ -105,14 +107,15 @@ span_invalid_at(Span s)
 static char *
 span_bad_bytes(Span s, int at)
 {
-	StringInfoData buf;
 	int			n = Min(pg_encoding_mblen(GetDatabaseEncoding(), s.p + at), s.len - at);
+	char	   *out = palloc(n * 5 + 1);	/* " 0xNN" per byte */
+	int			o = 0;
 	int			i;
 
-	initStringInfo(&buf);
 	for (i = 0; i < n; i++)
-		appendStringInfo(&buf, "%s0x%02x", i > 0 ? " " : "", (unsigned char) s.p[at + i]);
-	return buf.data;
+		o += snprintf(out + o, n * 5 + 1 - o, "%s0x%02x", i > 0 ? " " : "", (unsigned char) s.p[at + i]);
+	out[o] = '\0';
+	return out;
 }
 
 static Datum
@@ -1411,7 +1414,8 @@ PG_FUNCTION_INFO_V1(fs_sacct_line);
 /*
  * _sacct_line(line text, header text, time_zone text, cluster text)
  *   -> _sacct_line: kind 'job', 'step' (of the job line just before it),
- *   'lone_step' (a step anywhere else), 'header' (a repeat of the header),
+ *   'lone_step' (a step anywhere else), 'header' (a repeat of the header, or
+ *   another header: the caller passes the header in force with each line),
  *   'blank' or 'reject' (with sqlstate and reason).
  */
 Datum
@@ -2366,26 +2370,48 @@ fs_import_line_text(PG_FUNCTION_ARGS)
 	const char *p = VARDATA_ANY(t);
 	int			len = VARSIZE_ANY_EXHDR(t);
 	int			enc = GetDatabaseEncoding();
-	StringInfoData buf;
+	int			bad = 0;
+	int			i;
+	bool		escape;
+	char	   *out;
+	char	   *o;
 
-	if (pg_encoding_verifymbstr(enc, p, len) == len)
-		PG_RETURN_TEXT_P(t);
-	initStringInfo(&buf);
-	while (len > 0)
+	/* how many invalid bytes: each becomes 4 characters */
+	for (i = 0; i < len;)
 	{
-		int			valid = pg_encoding_verifymbstr(enc, p, len);
-
-		appendBinaryStringInfo(&buf, p, valid);
-		p += valid;
-		len -= valid;
-		if (len > 0)
+		i += pg_encoding_verifymbstr(enc, p + i, len - i);
+		if (i < len)
 		{
-			appendStringInfo(&buf, "\\x%02X", (unsigned char) *p);
-			p++;
-			len--;
+			bad++;
+			i++;
 		}
 	}
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
+	if (bad == 0)
+		PG_RETURN_TEXT_P(t);
+	/*
+	 * A staged line can be up to 1 GB: escaped, it could pass what a text
+	 * value holds.  Then each invalid byte becomes '?' (the line keeps its
+	 * length), so that keeping a reject never fails the import.
+	 */
+	escape = (Size) len + 3 * (Size) bad <= MaxAllocSize - VARHDRSZ - 1;
+	out = o = palloc(escape ? (Size) len + 3 * (Size) bad + 1 : (Size) len + 1);
+	for (i = 0; i < len;)
+	{
+		int			valid = pg_encoding_verifymbstr(enc, p + i, len - i);
+
+		memcpy(o, p + i, valid);
+		o += valid;
+		i += valid;
+		if (i < len)
+		{
+			if (escape)
+				o += snprintf(o, 5, "\\x%02X", (unsigned char) p[i]);
+			else
+				*o++ = '?';
+			i++;
+		}
+	}
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(out, o - out));
 }
 
 PG_FUNCTION_INFO_V1(fs_import_time_zone);
