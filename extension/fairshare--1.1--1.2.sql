@@ -47,35 +47,33 @@ REVOKE ALL ON FUNCTION @extschema@._allocation_hours_bounded() FROM PUBLIC;
 -- allocation, instead of an overflow failing every row (defect 3); the
 -- regulation procedure skips such an allocation the same way.
 
-CREATE FUNCTION @extschema@._genci_refusal(allocation_id bigint, as_of date, used float8)
-RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
+CREATE FUNCTION @extschema@._genci_refusal(allocation_id bigint, as_of date, used float8,
+                                           OUT net float8, OUT why text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
-DECLARE
-    why text;
-    net float8;
 BEGIN
     SELECT CASE WHEN a.hours > 1e12
-                THEN format('its initial grant of %s hours is more than any allocation can hold (at most 1e12)', a.hours) END
+                THEN format('its initial grant of %s hours is more than any allocation can hold (at most 1e12)', a.hours)
+                ELSE (SELECT format('ledger entry %s (%s, %s) holds %s hours, more than any allocation can hold (at most 1e12)',
+                                    l.entry_id, l.kind, to_char(l.effective_date, 'YYYY-MM-DD'), l.hours)
+                        FROM @extschema@.ledger l
+                       WHERE l.allocation_id = a.allocation_id AND l.effective_date <= as_of AND l.hours > 1e12
+                       ORDER BY l.entry_id LIMIT 1) END
       INTO why
       FROM @extschema@.allocations a WHERE a.allocation_id = allocation_id;
-    IF why IS NULL THEN
-        SELECT format('ledger entry %s (%s, %s) holds %s hours, more than any allocation can hold (at most 1e12)',
-                      l.entry_id, l.kind, to_char(l.effective_date, 'YYYY-MM-DD'), l.hours)
-          INTO why
-          FROM @extschema@.ledger l
-         WHERE l.allocation_id = allocation_id AND l.effective_date <= as_of AND l.hours > 1e12
-         ORDER BY l.entry_id LIMIT 1;
+    IF why IS NOT NULL THEN
+        RETURN;
     END IF;
-    IF why IS NULL THEN
-        net := @extschema@._genci_net_before(allocation_id, as_of);
-        IF net < 0 THEN
-            why := format('its take-backs exceed what it was granted: the net allocation is %s hours', net);
-        ELSIF used >= 1e15 THEN
-            why := format('its consumption of %s core-hours is more than any machine could burn (at most 1e15)', used);
-        END IF;
+    net := @extschema@._genci_net_before(allocation_id, as_of);
+    IF net < 0 THEN
+        why := format('its take-backs exceed what it was granted: the net allocation is %s hours', net);
+    ELSIF used >= 1e15 THEN
+        why := format('its consumption of %s core-hours is more than any machine could burn (at most 1e15)', used);
     END IF;
-    RETURN why;
+    IF why IS NOT NULL THEN
+        net := NULL;
+    END IF;
 END
 $$;
 
@@ -109,25 +107,24 @@ BEGIN
             USING ERRCODE = '22008', HINT = 'Pass the day the report is for.';
     END IF;
     RETURN QUERY
-    -- each step computed once per allocation (OFFSET 0, MATERIALIZED): an
-    -- expression of a subquery pulled up into its parent is evaluated at
-    -- every reference to it
+    -- the consumption and the net computed once per allocation (OFFSET 0,
+    -- MATERIALIZED): an expression of a subquery pulled up into its parent
+    -- is evaluated at every reference to it
     WITH a AS MATERIALIZED (
-        SELECT w.*, CASE WHEN w.why IS NULL THEN @extschema@._genci_net_before(w.allocation_id, $1) END AS net
-          FROM (SELECT u.*, @extschema@._genci_refusal(u.allocation_id, $1, u.used) AS why
-                  FROM (SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.hours,
-               al.justification_filed, al.second_half_declared,
-               CASE WHEN al.hours >= coalesce(c.regulation_threshold, 0) THEN 'monthly' ELSE 'mid-term' END AS regime,
-               coalesce(s.variant, 'genci') AS variant,
-               coalesce(s.midterm_cap, 0.40) AS cap,
-               coalesce(s.midterm_used_limit, 0.30) AS used_limit,
-               @extschema@.allocation_consumption(al.allocation_id, $1) AS used
-          FROM @extschema@.allocations al
-          JOIN @extschema@.clusters c ON c.cluster = al.cluster
-          LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
-         WHERE al.policy = 'genci'
-        OFFSET 0) u
-        OFFSET 0) w
+        SELECT u.*, g.net, g.why
+          FROM (SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.hours,
+                       al.justification_filed, al.second_half_declared,
+                       CASE WHEN al.hours >= coalesce(c.regulation_threshold, 0) THEN 'monthly' ELSE 'mid-term' END AS regime,
+                       coalesce(s.variant, 'genci') AS variant,
+                       coalesce(s.midterm_cap, 0.40) AS cap,
+                       coalesce(s.midterm_used_limit, 0.30) AS used_limit,
+                       @extschema@.allocation_consumption(al.allocation_id, $1) AS used
+                  FROM @extschema@.allocations al
+                  JOIN @extschema@.clusters c ON c.cluster = al.cluster
+                  LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
+                 WHERE al.policy = 'genci'
+                OFFSET 0) u
+         CROSS JOIN LATERAL @extschema@._genci_refusal(u.allocation_id, $1, u.used) g
     )
     SELECT a.cluster, a.account, a.allocation_id, a.period_start, a.period_end, a.regime, a.variant,
            a.hours, a.net, a.used, st.theoretical, st.lag, st.lag_days, st.monthly, st.ratio,
@@ -180,7 +177,7 @@ DECLARE
     notice text;
     check_status text;
     msg text;
-    why text;
+    checked record;
     n_clusters integer := 0;
 BEGIN
     IF $1 IS NOT NULL AND NOT isfinite($1) THEN
@@ -240,15 +237,15 @@ BEGIN
                 used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
                 -- figures that cannot be computed (_genci_refusal): this
                 -- allocation's days stay pending, the others go on
-                why := @extschema@._genci_refusal(al.allocation_id, cd.check_day, used);
-                IF why IS NOT NULL THEN
+                SELECT * INTO checked FROM @extschema@._genci_refusal(al.allocation_id, cd.check_day, used);
+                IF checked.why IS NOT NULL THEN
                     RAISE WARNING 'apply_genci_regulation: allocation % (cluster "%", account "%") skipped from %: %',
-                                  al.allocation_id, cl.cluster, al.account, to_char(cd.check_day, 'YYYY-MM-DD'), why
+                                  al.allocation_id, cl.cluster, al.account, to_char(cd.check_day, 'YYYY-MM-DD'), checked.why
                         USING DETAIL = 'Its check days stay pending; the other allocations are regulated.',
                               HINT = 'Correct the allocation and run the procedure again.';
                     EXIT;
                 END IF;
-                net := @extschema@._genci_net_before(al.allocation_id, cd.check_day);
+                net := checked.net;
                 SELECT * INTO st FROM @extschema@.genci_status(net, used, al.period_start, al.period_end,
                                                                cd.check_day, cl.variant);
                 taken := 0;
