@@ -273,6 +273,39 @@ CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON @extschema@.ledger
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._ledger_append_only();
 
+-- What an allocation's grant or a ledger entry may hold: at most 10^12 hours
+-- (issue 20).  The largest machines have about 10^7 cores, which burn
+-- 8.8 × 10^10 core-hours a year: 10^12 is more than any of them could use
+-- in eleven years, so a figure above it is a typo or an attack, never a
+-- grant.  The finite, non-negative CHECKs took 1e308, after which the GENCI
+-- report overflowed for every allocation, and an entry in the append-only
+-- ledger could only be removed by a superuser.  The bound also keeps the
+-- reports' sums far from float8's limit (10^9 entries add up to 10^21).
+-- A constant rather than the cluster's cores × the period's hours: a check
+-- that reads other rows refuses a restore whenever they come later or have
+-- changed since (pg_restore loads the ledger before the partitions, and a
+-- partition may shrink after an entry was made).  A trigger rather than a
+-- CHECK, so that updating from 1.1 keeps the entries already recorded: the
+-- GENCI report names their allocation instead of failing (_genci_refusal).
+CREATE FUNCTION @extschema@._allocation_hours_bounded() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    -- (NaN is above every number: refused here as by the CHECK)
+    IF NEW.hours > 1e12 THEN
+        RAISE EXCEPTION '% of allocation %: % hours is more than any allocation can hold (at most 1e12)',
+                        CASE TG_TABLE_NAME WHEN 'ledger' THEN 'ledger entry' ELSE 'initial grant' END,
+                        NEW.allocation_id, NEW.hours
+            USING ERRCODE = '23514',
+                  HINT = '10^12 hours is more than a 10^7-core machine burns in eleven years: check the figure.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER hours_bounded BEFORE INSERT ON @extschema@.ledger
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+CREATE TRIGGER hours_bounded BEFORE INSERT OR UPDATE OF hours ON @extschema@.allocations
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+
 -- Net hours of an allocation on a date: the grant plus every ledger entry
 -- effective on or before that date (GENCI: "en tenant compte des ajouts
 -- et/ou des reprises d'heures").

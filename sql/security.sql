@@ -141,6 +141,14 @@ SELECT c.relname, c.relkind, c.relrowsecurity AS own_rows_only
   FROM fs_relations c
  WHERE has_table_privilege('fairshare_user', c.oid, 'SELECT')
  ORDER BY 1;
+-- ... and some columns of others: when and whether each usage checkpoint
+-- holds, not invalidated_by, which names the job that invalidated it
+-- (issue 20: PrivateData=jobs hides other users' jobs)
+SELECT c.relname, a.attname AS plain_user_may_read
+  FROM fs_relations c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+ WHERE NOT has_table_privilege('fairshare_user', c.oid, 'SELECT')
+   AND has_column_privilege('fairshare_user', c.oid, a.attnum, 'SELECT')
+ ORDER BY 1, a.attnum;
 SELECT p.oid::regprocedure AS plain_user_may_call, p.provolatile, p.prosecdef
   FROM fs_routines p
  WHERE p.provolatile <> 'i' AND has_function_privilege('fairshare_user', p.oid, 'EXECUTE')
