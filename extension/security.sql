@@ -290,6 +290,12 @@ BEGIN
            AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
            AND d.refobjid OPERATOR(pg_catalog.=) ext AND d.deptype OPERATOR(pg_catalog.=) 'e'
            AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+           -- a partition (jobs_default) is read and written through its
+           -- parent, whose grants and policies apply; it gets no grant of
+           -- its own, so that no role reads it past the parent's policies
+           -- (the monthly partitions maintain_partitions makes get none
+           -- either)
+           AND NOT c.relispartition
     LOOP
         EXECUTE pg_catalog.format('REVOKE ALL ON %s FROM PUBLIC', r.name);
         IF r.relkind OPERATOR(pg_catalog.=) 'S' THEN

@@ -42,7 +42,8 @@ as_of=$(psql -X -A -t -d $up -c "SELECT date_trunc('second', now())")
 # the tables' columns under $prev: those the update adds are compared on
 # their own (each must hold its default in every row), the rest in the snapshots
 columns() { psql -X -A -t -d "$1" -c "SELECT c.relname || '.' || a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
-    WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1" | LC_ALL=C sort; }
+    WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+      AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1" | LC_ALL=C sort; }
 columns $up > "$tmp/columns.before"
 skip=''
 snapshot() { psql -X -A -q -v ON_ERROR_STOP=1 -v as_of="$as_of" -v skip_columns="$skip" -d "$1" -f test/snapshot.sql | LC_ALL=C sort; }
