@@ -278,7 +278,7 @@ BEGIN
 
     -- Relations.
     FOR r IN
-        SELECT c.oid, c.relname, c.relkind,
+        SELECT c.oid, c.relname, c.relkind, c.relispartition,
                pg_catalog.format('%I.%I', n.nspname, c.relname) AS name,
                EXISTS (SELECT FROM pg_catalog.pg_attribute a
                         WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND NOT a.attisdropped
@@ -290,14 +290,15 @@ BEGIN
            AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
            AND d.refobjid OPERATOR(pg_catalog.=) ext AND d.deptype OPERATOR(pg_catalog.=) 'e'
            AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
-           -- a partition (jobs_default) is read and written through its
-           -- parent, whose grants and policies apply; it gets no grant of
-           -- its own, so that no role reads it past the parent's policies
-           -- (the monthly partitions maintain_partitions makes get none
-           -- either)
-           AND NOT c.relispartition
     LOOP
         EXECUTE pg_catalog.format('REVOKE ALL ON %s FROM PUBLIC', r.name);
+        -- a partition (jobs_default) is read and written through its
+        -- parent, whose grants and policies apply; it gets no grant of its
+        -- own, so that no role reads it past the parent's policies (the
+        -- monthly partitions maintain_partitions makes get none either)
+        IF r.relispartition THEN
+            CONTINUE;
+        END IF;
         IF r.relkind OPERATOR(pg_catalog.=) 'S' THEN
             -- identity columns take their values without these
             EXECUTE pg_catalog.format('GRANT SELECT ON SEQUENCE %s TO fairshare_reader', r.name);

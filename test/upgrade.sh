@@ -106,6 +106,18 @@ v=$(psql -X -A -t -d $copy -c "SELECT extversion FROM pg_extension WHERE extname
 snapshot $copy > "$tmp/copy"
 if [ "$v" = "$cur" ] && cmp -s "$tmp/after" "$tmp/copy"; then ok "a fresh $cur holding the same data gives the same tables and reports"
 else fail "a fresh $cur ($v) holding the same data differs:"; diff "$tmp/after" "$tmp/copy" | head -20 | sed 's/^/# /'; fi
+
+# the update leaves every run in jobs_default; the first maintenance moves
+# each to its month, and no row or report changes
+psql_q -d $up -c 'SET client_min_messages = warning' -c 'CALL fairshare.maintain_partitions()' \
+  || bail_from "maintain_partitions after the update"
+snapshot $up > "$tmp/maintained"
+left=$(psql -X -A -t -d $up -c "SELECT count(*) FROM ONLY fairshare.jobs_default")
+months=$(psql -X -A -t -d $up -c "SELECT count(*) FROM fairshare.job_partitions() WHERE month_start IS NOT NULL")
+if [ "$left" = 0 ] && [ "$months" -gt 12 ] && cmp -s "$tmp/after" "$tmp/maintained"; then
+  ok "maintain_partitions after the update moves every run to its month ($months partitions): the same tables and reports"
+else fail "after maintain_partitions: $left runs left in jobs_default, $months monthly partitions, tables or reports:"
+  diff "$tmp/after" "$tmp/maintained" | head -20 | sed 's/^/# /'; fi
 }
 
 for prev in $previous; do upgrade_from "$prev" || true; done
