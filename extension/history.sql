@@ -40,7 +40,7 @@ COMMENT ON FUNCTION @extschema@.job_partitions() IS
 -- Refuses a caller who cannot create or detach partitions of jobs.
 CREATE FUNCTION @extschema@._jobs_owner_check(caller text)
 RETURNS void
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -48,7 +48,7 @@ DECLARE
 BEGIN
     SELECT c.relowner::regrole::name INTO owner_name FROM pg_class c WHERE c.oid = '@extschema@.jobs'::regclass;
     IF NOT pg_has_role(current_user, owner_name, 'USAGE') THEN
-        RAISE EXCEPTION '%: role "%" does not own fairshare.jobs (owner "%")', caller, current_user, owner_name
+        RAISE EXCEPTION '%: role "%" does not own fairshare.jobs', caller, current_user
             USING ERRCODE = '42501',
                   HINT = 'Partitions are made and detached by the owner of the extension''s tables (the role that ran CREATE EXTENSION): call it as that role, or schedule it with pg_cron as that role.';
     END IF;
@@ -61,7 +61,7 @@ $$;
 -- partition covers yet.  One scan of jobs_default (empty in steady state).
 CREATE FUNCTION @extschema@._jobs_months_to_make(months_ahead integer)
 RETURNS SETOF date
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -192,11 +192,11 @@ CREATE PROCEDURE @extschema@.maintain_partitions(months_ahead integer DEFAULT 3)
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    m date;
-    moved bigint;
+    m pg_catalog.date;
+    moved pg_catalog.int8;
 BEGIN
-    -- (no SET clause: a procedure with one cannot COMMIT; the functions it
-    -- calls set their own search_path)
+    -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
+    -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@._jobs_owner_check('maintain_partitions');
     FOR m IN SELECT x FROM @extschema@._jobs_months_to_make(months_ahead) x LOOP
         moved := @extschema@._jobs_make_partition(m);
@@ -244,7 +244,7 @@ COMMENT ON PROCEDURE @extschema@.maintain_partitions(integer) IS
 -- can ask too.
 CREATE FUNCTION @extschema@._jobs_retention_check(month_start timestamptz, month_end timestamptz,
     OUT reason text, OUT hint text, OUT jobs bigint, OUT pin_clusters text[], OUT pin_times timestamptz[])
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -330,7 +330,7 @@ $$;
 CREATE FUNCTION @extschema@.job_retention(before date)
 RETURNS TABLE (relation regclass, month_start timestamptz, month_end timestamptz, jobs bigint,
                retainable boolean, reason text, hint text)
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
@@ -375,7 +375,8 @@ DECLARE
     p record;
     bad record;
 BEGIN
-    -- (no SET clause: a procedure with one cannot COMMIT)
+    -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
+    -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@._jobs_owner_check('retain_jobs');
     IF archive_dir IS NOT NULL THEN
         PERFORM @extschema@._jobs_archive_check(archive_dir);
@@ -386,9 +387,8 @@ BEGIN
         RAISE EXCEPTION 'retain_jobs: partition % cannot go: %', bad.relation, bad.reason
             USING ERRCODE = '55000', HINT = bad.hint;
     END IF;
-    FOR p IN SELECT r.relation::text AS rel, r.month_start FROM @extschema@.job_retention(before) r
-              ORDER BY r.month_start LOOP
-        PERFORM @extschema@._jobs_retain_partition(p.rel::regclass, archive_dir);
+    FOR p IN SELECT r.relation FROM @extschema@.job_retention(before) r ORDER BY r.month_start LOOP
+        PERFORM @extschema@._jobs_retain_partition(p.relation, archive_dir);
         COMMIT;
     END LOOP;
 END
@@ -399,7 +399,7 @@ COMMENT ON PROCEDURE @extschema@.retain_jobs(date, text) IS
 -- archive_dir: an absolute directory of the server the caller may write.
 CREATE FUNCTION @extschema@._jobs_archive_check(archive_dir text)
 RETURNS void
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN

@@ -30,7 +30,7 @@ as_of=$(psql -X -A -t -d $src -c "SELECT date_trunc('second', now())")
 snapshot() { psql -X -A -q -v ON_ERROR_STOP=1 -v as_of="$as_of" -d "$1" -f test/snapshot.sql; }
 # the partitions of jobs, their bounds and rows
 layout() { psql -X -A -t -v ON_ERROR_STOP=1 -d "$1" -c "SELECT p.relation, p.month_start, p.month_end,
-    (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s', p.relation), false, false, '')))[1]
+    (xpath('//n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s', p.relation), false, false, '')))[1]
     FROM fairshare.job_partitions() p ORDER BY 1"; }
 # TABLE has no ORDER BY: sort rows of each table the same way on both sides
 snapshot $src | sort > "$tmp/before" || { echo "not ok 1 - snapshot of the source"; exit 1; }

@@ -60,7 +60,7 @@ if [ -n "$skip" ]; then
   bad=$(psql -X -A -t -d $up -c "SELECT string_agg(format('%s: %s', c.relname || '.' || a.attname, x.n), ', ')
       FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
       JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum,
-      LATERAL (SELECT (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s WHERE %I IS DISTINCT FROM %s',
+      LATERAL (SELECT (xpath('//n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s WHERE %I IS DISTINCT FROM %s',
                        c.oid::regclass, a.attname, pg_get_expr(d.adbin, d.adrelid)), false, false, '')))[1]::text::bigint AS n) x
      WHERE c.relname || '.' || a.attname = ANY (string_to_array('$skip', ',')) AND x.n > 0")
   added=$(comm -13 "$tmp/columns.before" "$tmp/columns.after" \
