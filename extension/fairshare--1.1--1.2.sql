@@ -2117,18 +2117,23 @@ $$;
 -- Returns the runs moved; NULL when the month was skipped (made meanwhile
 -- by another run, or its name taken by a table that is not a partition).
 --
--- Locks, taken first and in this order, so that no other order can
--- deadlock with an import (which locks jobs, then every partition):
---   jobs itself          SHARE UPDATE EXCLUSIVE: what ATTACH takes; waits
---                        for an import and a checkpoint, not for readers
---   jobs_default         ACCESS EXCLUSIVE: what ATTACH takes on it (it
---                        scans it for runs of the new month), taken before
---                        the move so that no run of the month comes in
---                        between
--- Each wait is cut at 0.5 s (lock_timeout) and retried: while maintenance
--- waits for a lock, the imports and reports that queue behind it wait too,
--- so it never waits long.  In steady state the month is made ahead and
--- empty and jobs_default is empty: the locks are held for milliseconds.
+-- Locks: those ATTACH PARTITION takes, all taken first, in the order
+-- checkpoint_usage takes its own (the tables jobs refers to, then jobs),
+-- so that the two cannot deadlock:
+--   partitions, account_users  SHARE ROW EXCLUSIVE: ATTACH adds the new
+--                        partition's foreign keys to them; their writers
+--                        and checkpoint_usage wait, their readers do not
+--   jobs itself          SHARE UPDATE EXCLUSIVE: imports and checkpoints
+--                        wait, readers do not
+--   jobs_default         ACCESS EXCLUSIVE: ATTACH scans it for runs of the
+--                        new month; taken before the move so that no run
+--                        of the month comes in between; readers of jobs
+--                        wait
+-- Each wait is cut at 0.5 s (lock_timeout, below the 1 s after which
+-- PostgreSQL looks for deadlocks) and retried: while maintenance waits for
+-- a lock, the imports and reports that queue behind it wait too, so it
+-- never waits long.  In steady state the month is made ahead and empty and
+-- jobs_default is empty: the locks are held for milliseconds.
 CREATE FUNCTION @extschema@._jobs_make_partition(month date)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE
@@ -2149,6 +2154,7 @@ BEGIN
     LOOP
         BEGIN
             PERFORM set_config('lock_timeout', '500ms', true);
+            LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
@@ -2378,12 +2384,15 @@ COMMENT ON FUNCTION @extschema@.job_retention(date) IS
 -- leaves it attached (its archive file, if written, is written again by
 -- the next run).
 --
--- Locks, per partition: jobs SHARE UPDATE EXCLUSIVE (imports and
--- checkpoints wait, readers do not), the partition SHARE, and the settings
--- a checkpoint depends on (clusters, partitions, qos) and allocations
--- SHARE, while it checks again, pins the checkpoints and archives; then
--- jobs ACCESS EXCLUSIVE for the detach alone (milliseconds; each wait cut
--- at 0.5 s and retried, as in maintain_partitions).
+-- Locks, per partition, in the order checkpoint_usage takes its own (see
+-- _jobs_make_partition): while it checks again, pins the checkpoints and
+-- archives, SHARE on what a checkpoint or a report depends on (clusters,
+-- qos, allocations), SHARE ROW EXCLUSIVE on the tables the partition's
+-- foreign keys refer to (partitions, account_users: DETACH drops them),
+-- SHARE UPDATE EXCLUSIVE on jobs (imports and checkpoints wait, readers do
+-- not) and SHARE on the partition; then ACCESS EXCLUSIVE on jobs and
+-- jobs_default for the detach alone (milliseconds; readers wait).  Each
+-- wait is cut at 0.5 s and retried, as in maintain_partitions.
 CREATE PROCEDURE @extschema@.retain_jobs(before date, archive_dir text DEFAULT NULL)
 LANGUAGE plpgsql
 AS $$
@@ -2452,10 +2461,11 @@ BEGIN
     LOOP
         BEGIN
             PERFORM set_config('lock_timeout', '500ms', true);
+            LOCK TABLE @extschema@.clusters IN SHARE MODE;
+            LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
+            LOCK TABLE @extschema@.qos, @extschema@.allocations IN SHARE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', part);
-            LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.allocations
-                IN SHARE MODE;
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
@@ -2489,6 +2499,7 @@ BEGIN
         BEGIN
             PERFORM set_config('lock_timeout', '500ms', true);
             LOCK TABLE ONLY @extschema@.jobs IN ACCESS EXCLUSIVE MODE;
+            LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
