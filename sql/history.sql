@@ -108,7 +108,9 @@ SELECT err($$INSERT INTO jobs (cluster, job_id, user_name, account, partition, s
 EXPLAIN (COSTS OFF) SELECT count(*) FROM jobs WHERE submit_time >= '2024-02-01 00:00+00' AND submit_time < '2024-03-01 00:00+00';
 
 -- A partition is read through jobs: it gives no role anything.
-SELECT p.relation, c.relacl FROM job_partitions() p JOIN pg_class c ON c.oid = p.relation
+SELECT p.relation, (SELECT count(*) FROM aclexplode(c.relacl) a WHERE a.grantee <> c.relowner) AS grants,
+       c.relrowsecurity
+  FROM job_partitions() p JOIN pg_class c ON c.oid = p.relation
  WHERE p.month_start IS NULL OR p.month_start = '2024-01-01';
 -- Only the owner of jobs makes partitions.
 SET ROLE fairshare_admin;
