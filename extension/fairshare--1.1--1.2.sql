@@ -616,8 +616,17 @@ BEGIN
     -- first non-NULL), merged with the stored row
     IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
     CREATE TEMP TABLE _fs_import_jobs AS
-    WITH g AS (
-        SELECT l.job_id,
+    WITH seg AS (
+        -- each record's run: the R (rerun) records before it
+        SELECT l.*,
+               count(*) FILTER (WHERE l.rec_type = 'R') OVER w AS run_no,
+               max(l.rec_time) FILTER (WHERE l.rec_type = 'R') OVER w AS rerun_at
+          FROM pg_temp._fs_import_lines l
+         WHERE l.kind = 'job'
+        WINDOW w AS (PARTITION BY l.job_id ORDER BY l.rec_time, l.line_no
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+    g0 AS (
+        SELECT l.job_id, l.run_no, max(l.rerun_at) AS rerun_at, min(l.rec_time) AS first_time,
                (array_agg(l.line_no ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS line_no,
                (array_agg(l.rec_type ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS last_type,
                max(l.rec_time) AS last_time,
@@ -638,9 +647,34 @@ BEGIN
                (array_agg(l.gpus ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS gpus,
                (array_agg(l.nodes ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS nodes,
                (array_agg(l.exclusive ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS exclusive
-          FROM pg_temp._fs_import_lines l
-         WHERE l.kind = 'job'
-         GROUP BY l.job_id),
+          FROM seg l
+         GROUP BY l.job_id, l.run_no),
+    g AS (
+        -- the run's Submit: after the k-th R record, its instant (the run
+        -- before ended then and the job went back to the queue); records
+        -- before any R of this load continue the stored run they fall in,
+        -- or start the run after a stored run that was requeued, or are
+        -- the job's first run (ctime).  A later ctime than every stored run
+        -- of the id is another job under a reused id.
+        SELECT g0.*,
+               CASE WHEN g0.run_no > 0 THEN g0.rerun_at
+                    ELSE COALESCE(c.submit_time,
+                                  CASE WHEN p.state = 'REQUEUED' AND p.end_time <= g0.first_time
+                                            AND (g0.submit_time IS NULL OR g0.submit_time <= p.submit_time)
+                                       THEN p.end_time END,
+                                  g0.submit_time) END AS run_submit
+          FROM g0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+                 AND x.submit_time <= g0.first_time
+                 AND (x.end_time IS NULL OR x.end_time >= g0.first_time)
+                 AND (g0.submit_time IS NULL OR x.submit_time >= g0.submit_time)
+               ORDER BY x.submit_time DESC LIMIT 1) c ON g0.run_no = 0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time, x.state, x.end_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+               ORDER BY x.submit_time DESC LIMIT 1) p ON g0.run_no = 0),
     s AS (
         SELECT g.*, j.job_id IS NOT NULL AS stored,
                CASE
@@ -662,23 +696,23 @@ BEGIN
                j.tres AS j_tres, j.cpus AS j_cpus, j.mem_mb AS j_mem, j.gpus AS j_gpus,
                j.nodes AS j_nodes, j.exclusive AS j_exclusive
           FROM g
-          -- the stored run these records continue: the one submitted when
-          -- they say, else the id's latest
-          LEFT JOIN LATERAL (
-              SELECT x.* FROM @extschema@.jobs x
-               WHERE x.cluster = import_pbs.cluster AND x.job_id = g.job_id
-                 AND (g.submit_time IS NULL OR x.submit_time = g.submit_time)
-               ORDER BY x.submit_time DESC LIMIT 1) j ON true)
+          -- the stored run these records continue, if any
+          LEFT JOIN @extschema@.jobs j
+            ON j.cluster = import_pbs.cluster AND j.job_id = g.job_id AND j.submit_time = g.run_submit)
     SELECT s.line_no, 'job'::text AS kind, import_pbs.cluster AS cluster, s.job_id,
            COALESCE(s.user_name, s.j_user) AS user_name,
            COALESCE(s.account, s.j_account) AS account,
            COALESCE(s.partition, s.j_partition) AS partition,
            s.j_qos AS qos, s.state,
-           COALESCE(s.submit_time, s.j_submit) AS submit_time,
-           COALESCE(s.eligible_time, s.j_eligible) AS eligible_time,
+           COALESCE(s.run_submit, s.j_submit) AS submit_time,
+           -- a rerun is eligible from its Submit at the earliest (its
+           -- records keep the job's first etime)
+           CASE WHEN s.run_submit > s.submit_time
+                THEN GREATEST(COALESCE(s.eligible_time, s.j_eligible), s.run_submit)
+                ELSE COALESCE(s.eligible_time, s.j_eligible) END AS eligible_time,
            CASE WHEN s.state = 'PENDING' THEN NULL ELSE COALESCE(s.start_time, s.j_start) END AS start_time,
            CASE WHEN s.state IN ('PENDING', 'RUNNING', 'SUSPENDED') THEN NULL
-                WHEN s.state = 'REQUEUED' THEN COALESCE(s.end_time, s.j_end)
+                WHEN s.state = 'REQUEUED' THEN COALESCE(s.end_time, s.j_end, s.last_time)
                 ELSE COALESCE(s.end_time, s.stopped_at, s.j_end, s.last_time) END AS end_time,
            COALESCE(s.time_limit, s.j_limit) AS time_limit,
            COALESCE(s.tres, s.j_tres) AS tres,
@@ -811,7 +845,7 @@ LANGUAGE sql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
 -- pending jobs and the associations for a merge join instead (0.2 s of
--- 1.5 s at 10^5 pending jobs; issue 7).
+-- 1.5 s at 10^5 pending jobs; docs/performance.md).
 SET enable_mergejoin = off
 BEGIN ATOMIC
     WITH sizes AS (
@@ -1355,31 +1389,26 @@ BEGIN
     END IF;
     LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
 
-    -- computed before anything of the checkpoints changes: from the newest
-    -- valid one at or before as_of (a checkpoint being replaced included)
-    IF to_regclass('pg_temp._fs_checkpoint') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint; END IF;
-    IF to_regclass('pg_temp._fs_checkpoint_from') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint_from; END IF;
-    CREATE TEMP TABLE _fs_checkpoint AS
-    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs
-      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
-    CREATE TEMP TABLE _fs_checkpoint_from AS
-    SELECT DISTINCT ON (k.cluster) k.cluster, k.as_of
-      FROM @extschema@.usage_checkpoints k
-     WHERE NOT from_jobs AND k.invalidated_at IS NULL AND k.as_of <= checkpoint_usage.as_of
-       AND (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
-     ORDER BY k.cluster, k.as_of DESC;
-
+    -- A checkpoint at the same instant is replaced: the new one chains
+    -- from the one before it.  The new checkpoints are written marked
+    -- invalid, so that the computation, which reads the valid ones, does
+    -- not start from them, then marked valid; all in this transaction.
     DELETE FROM @extschema@.usage_checkpoints k
      WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
        AND k.as_of = checkpoint_usage.as_of;
-    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, computed_from)
-    SELECT c.cluster, checkpoint_usage.as_of, f.as_of
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, invalidated_at, invalidated_by, computed_from)
+    SELECT c.cluster, checkpoint_usage.as_of, now(), 'being computed',
+           (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k
+             WHERE NOT from_jobs AND k.cluster = c.cluster AND k.invalidated_at IS NULL
+               AND k.as_of <= checkpoint_usage.as_of)
       FROM @extschema@.clusters c
-      LEFT JOIN pg_temp._fs_checkpoint_from f ON f.cluster = c.cluster
      WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
     INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
     SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs
-      FROM pg_temp._fs_checkpoint u;
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
 
     -- prune: invalid ones, and valid ones neither among the keep_recent
     -- newest nor the newest of a day of the last keep_days
@@ -1397,7 +1426,6 @@ BEGIN
               JOIN @extschema@.clusters c ON c.cluster = x.cluster
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
-    DROP TABLE pg_temp._fs_checkpoint, pg_temp._fs_checkpoint_from;
 END
 $$;
 COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS

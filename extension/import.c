@@ -1,6 +1,5 @@
 /*
- * import.c — reading a scheduler's accounting records (issue 6: "Real data
- * in"; README section "Importing jobs").
+ * import.c — reading a scheduler's accounting records (docs/import.md).
  *
  * Two line parsers, called by extension/import.sql:
  *
@@ -9,7 +8,7 @@
  *       export's own header line (any order, extra columns ignored); the
  *       import reads every staged line through it in one call of
  *       _sacct_parse(staging, header, header_no, time_zone, cluster), which
- *       returns the import's work table (issue 7);
+ *       returns the import's work table (docs/performance.md#importing-jobs);
  *   _pbs_record(line, time_zone)
  *       one record of a PBS / OpenPBS / PBS Pro accounting log,
  *       "MM/DD/YYYY HH:MM:SS;T;job id;key=value ..." (OpenPBS
@@ -1409,7 +1408,8 @@ PG_FUNCTION_INFO_V1(fs_sacct_parse);
  * folded those that followed it, so that the lines read are count(*) +
  * sum(folded) of the result.  One call instead of one per line spares the
  * row value built per line and taken apart again column by column, and a
- * pass over the staging table to count its lines (issue 7).
+ * pass over the staging table to count its lines
+ * (docs/performance.md#importing-jobs).
  *
  * header is the staged line the caller took for the export's header, number
  * header_no: the first non-blank line of the table's first block, which is

@@ -1,7 +1,7 @@
 -- ---------------------------------------------------------------------------
--- import: jobs in from a scheduler's accounting (issue 6; README "Importing
--- jobs").  Slurm `sacct --parsable2` exports and PBS / OpenPBS / PBS Pro
--- accounting logs go into fairshare.jobs by one call each:
+-- import: jobs in from a scheduler's accounting (docs/import.md).  Slurm
+-- `sacct --parsable2` exports and PBS / OpenPBS / PBS Pro accounting logs go
+-- into fairshare.jobs by one call each:
 --
 --   SELECT fairshare.import_stage();                  -- TEMP table import_staging
 --   \copy import_staging (line) FROM 'day.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
@@ -891,10 +891,13 @@ COMMENT ON FUNCTION @extschema@.import_sacct(text, text, boolean, boolean, text)
 -- PBS
 -- ---------------------------------------------------------------------------
 
--- A job's records in one load fold into one row: the latest record (by its
--- time, then its line) gives the state; each other column is the latest
--- value any record gave, merged with the stored row for what this load does
--- not say (a D record names no user).
+-- A job's records in one load fold into one row per run: an R (rerun)
+-- record ends a run, REQUEUED, and the records after it are the next run,
+-- submitted at the R record's instant, as slurmdbd records a requeued Slurm
+-- job (issue 18).  Within a run the latest record (by its time, then its
+-- line) gives the state; each other column is the latest value any record
+-- gave, merged with the stored run for what this load does not say (a D
+-- record names no user).
 --   Q -> PENDING; S, s, T, r -> RUNNING; z -> SUSPENDED; R, C -> REQUEUED;
 --   D -> CANCELLED; A -> FAILED; E -> CANCELLED if the job was deleted (a D
 --   record, or stored CANCELLED), else by Exit_status: 0 COMPLETED,
@@ -963,8 +966,17 @@ BEGIN
     -- first non-NULL), merged with the stored row
     IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
     CREATE TEMP TABLE _fs_import_jobs AS
-    WITH g AS (
-        SELECT l.job_id,
+    WITH seg AS (
+        -- each record's run: the R (rerun) records before it
+        SELECT l.*,
+               count(*) FILTER (WHERE l.rec_type = 'R') OVER w AS run_no,
+               max(l.rec_time) FILTER (WHERE l.rec_type = 'R') OVER w AS rerun_at
+          FROM pg_temp._fs_import_lines l
+         WHERE l.kind = 'job'
+        WINDOW w AS (PARTITION BY l.job_id ORDER BY l.rec_time, l.line_no
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+    g0 AS (
+        SELECT l.job_id, l.run_no, max(l.rerun_at) AS rerun_at, min(l.rec_time) AS first_time,
                (array_agg(l.line_no ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS line_no,
                (array_agg(l.rec_type ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS last_type,
                max(l.rec_time) AS last_time,
@@ -985,9 +997,34 @@ BEGIN
                (array_agg(l.gpus ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS gpus,
                (array_agg(l.nodes ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS nodes,
                (array_agg(l.exclusive ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS exclusive
-          FROM pg_temp._fs_import_lines l
-         WHERE l.kind = 'job'
-         GROUP BY l.job_id),
+          FROM seg l
+         GROUP BY l.job_id, l.run_no),
+    g AS (
+        -- the run's Submit: after the k-th R record, its instant (the run
+        -- before ended then and the job went back to the queue); records
+        -- before any R of this load continue the stored run they fall in,
+        -- or start the run after a stored run that was requeued, or are
+        -- the job's first run (ctime).  A later ctime than every stored run
+        -- of the id is another job under a reused id.
+        SELECT g0.*,
+               CASE WHEN g0.run_no > 0 THEN g0.rerun_at
+                    ELSE COALESCE(c.submit_time,
+                                  CASE WHEN p.state = 'REQUEUED' AND p.end_time <= g0.first_time
+                                            AND (g0.submit_time IS NULL OR g0.submit_time <= p.submit_time)
+                                       THEN p.end_time END,
+                                  g0.submit_time) END AS run_submit
+          FROM g0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+                 AND x.submit_time <= g0.first_time
+                 AND (x.end_time IS NULL OR x.end_time >= g0.first_time)
+                 AND (g0.submit_time IS NULL OR x.submit_time >= g0.submit_time)
+               ORDER BY x.submit_time DESC LIMIT 1) c ON g0.run_no = 0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time, x.state, x.end_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+               ORDER BY x.submit_time DESC LIMIT 1) p ON g0.run_no = 0),
     s AS (
         SELECT g.*, j.job_id IS NOT NULL AS stored,
                CASE
@@ -1009,23 +1046,23 @@ BEGIN
                j.tres AS j_tres, j.cpus AS j_cpus, j.mem_mb AS j_mem, j.gpus AS j_gpus,
                j.nodes AS j_nodes, j.exclusive AS j_exclusive
           FROM g
-          -- the stored run these records continue: the one submitted when
-          -- they say, else the id's latest
-          LEFT JOIN LATERAL (
-              SELECT x.* FROM @extschema@.jobs x
-               WHERE x.cluster = import_pbs.cluster AND x.job_id = g.job_id
-                 AND (g.submit_time IS NULL OR x.submit_time = g.submit_time)
-               ORDER BY x.submit_time DESC LIMIT 1) j ON true)
+          -- the stored run these records continue, if any
+          LEFT JOIN @extschema@.jobs j
+            ON j.cluster = import_pbs.cluster AND j.job_id = g.job_id AND j.submit_time = g.run_submit)
     SELECT s.line_no, 'job'::text AS kind, import_pbs.cluster AS cluster, s.job_id,
            COALESCE(s.user_name, s.j_user) AS user_name,
            COALESCE(s.account, s.j_account) AS account,
            COALESCE(s.partition, s.j_partition) AS partition,
            s.j_qos AS qos, s.state,
-           COALESCE(s.submit_time, s.j_submit) AS submit_time,
-           COALESCE(s.eligible_time, s.j_eligible) AS eligible_time,
+           COALESCE(s.run_submit, s.j_submit) AS submit_time,
+           -- a rerun is eligible from its Submit at the earliest (its
+           -- records keep the job's first etime)
+           CASE WHEN s.run_submit > s.submit_time
+                THEN GREATEST(COALESCE(s.eligible_time, s.j_eligible), s.run_submit)
+                ELSE COALESCE(s.eligible_time, s.j_eligible) END AS eligible_time,
            CASE WHEN s.state = 'PENDING' THEN NULL ELSE COALESCE(s.start_time, s.j_start) END AS start_time,
            CASE WHEN s.state IN ('PENDING', 'RUNNING', 'SUSPENDED') THEN NULL
-                WHEN s.state = 'REQUEUED' THEN COALESCE(s.end_time, s.j_end)
+                WHEN s.state = 'REQUEUED' THEN COALESCE(s.end_time, s.j_end, s.last_time)
                 ELSE COALESCE(s.end_time, s.stopped_at, s.j_end, s.last_time) END AS end_time,
            COALESCE(s.time_limit, s.j_limit) AS time_limit,
            COALESCE(s.tres, s.j_tres) AS tres,

@@ -1,4 +1,5 @@
--- checkpoint: usage checkpoints (issue 7).  checkpoint_usage stores every
+-- checkpoint: usage checkpoints (docs/design.md#usage-checkpoints).
+-- checkpoint_usage stores every
 -- association's decayed usage as of T0; association_usage_at(as_of >= T0)
 -- then decays it to as_of and adds the part after T0 of the jobs running at
 -- T0 or started since.  The numbers must be those of the full computation

@@ -152,6 +152,63 @@ INSERT INTO import_staging (line) VALUES
   ('1|alice|a|p|4|2026-03-01T10:10:00|2026-03-01T10:10:00|2026-03-01T10:15:00|2026-03-01T10:45:00|COMPLETED|01:00:00|00:00:00');
 SELECT * FROM import_sacct('h', 'UTC', all_or_nothing => true);
 
+-- ===========================================================================
+-- 4. PBS: an R (rerun) record ends a run, and the records after it are the
+--    next run, submitted at the R record's instant (the same shape as a
+--    Slurm requeue).  Job 1005 of test/fixtures/pbs/20261121, loaded in
+--    three pieces as a nightly import would see it, then whole: 2 CPUs,
+--    4 GB, billing 2 + 4 × 0.25 = 3; first run 10:30-10:40 Paris (600 s,
+--    1800), second run 10:45-11:15 (1800 s, 5400): 7200 in all.
+-- ===========================================================================
+INSERT INTO clusters (cluster, scheduler, decay_half_life) VALUES ('hp', 'pbs', '0');
+INSERT INTO partitions (cluster, partition, billing_weights, nodes, cores_per_node, mem_per_node_mb)
+VALUES ('hp', 'workq', 'CPU=1.0,Mem=0.25G', 8, 64, 262144);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('hp', 'root', NULL, 1), ('hp', 'chem', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name) VALUES ('hp', 'chem', 'alice');
+CREATE FUNCTION pg_temp.pbs(lines text[]) RETURNS TABLE (imported bigint, updated bigint, unchanged bigint, rejected bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM fairshare.import_stage();
+    INSERT INTO import_staging (line) SELECT unnest(lines);
+    RETURN QUERY SELECT i.imported, i.updated, i.unchanged, i.rejected FROM fairshare.import_pbs('hp', 'Europe/Paris') i;
+END
+$$;
+CREATE FUNCTION pg_temp.runs() RETURNS TABLE (submit_time timestamptz, state text, eligible_time timestamptz,
+                                             start_time timestamptz, end_time timestamptz)
+LANGUAGE sql AS $$
+    SELECT j.submit_time, j.state, j.eligible_time, j.start_time, j.end_time FROM fairshare.jobs j
+     WHERE j.cluster = 'hp' ORDER BY j.submit_time
+$$;
+-- the first night: queued and started (09:30 UTC)
+SELECT * FROM pg_temp.pbs(ARRAY[
+  $r$11/21/2026 10:30:00;Q;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795253400 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00$r$,
+  $r$11/21/2026 10:30:00;S;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795253400 start=1795253400 exec_host=node04/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00$r$]);
+SELECT * FROM pg_temp.runs();
+-- the second: rerun at 10:40 Paris and started again: the first run ends
+-- then, REQUEUED; the second is submitted then and eligible from then
+SELECT * FROM pg_temp.pbs(ARRAY[
+  $r$11/21/2026 10:40:00;R;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795253400 start=1795253400 exec_host=node04/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00 session=4245 end=1795254000 Exit_status=-11 resources_used.cpupercent=99 resources_used.cput=00:19:00 resources_used.mem=1048576kb resources_used.ncpus=2 resources_used.vmem=1048576kb resources_used.walltime=00:10:00 run_count=1$r$,
+  $r$11/21/2026 10:45:00;S;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795254000 start=1795254300 exec_host=node05/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00$r$]);
+SELECT * FROM pg_temp.runs();
+-- the third: the end of the second run
+SELECT * FROM pg_temp.pbs(ARRAY[
+  $r$11/21/2026 11:15:00;E;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795254000 start=1795254300 exec_host=node05/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00 session=4246 end=1795256100 Exit_status=0 resources_used.cpupercent=99 resources_used.cput=00:59:00 resources_used.mem=1048576kb resources_used.ncpus=2 resources_used.vmem=1048576kb resources_used.walltime=00:30:00 run_count=2$r$]);
+SELECT * FROM pg_temp.runs();
+SELECT user_name, raw_usage, jobs FROM association_usage_at('2026-11-22 00:00+00') WHERE cluster = 'hp';
+-- the whole log again: the same two runs, unchanged
+SELECT * FROM pg_temp.pbs(ARRAY[
+  $r$11/21/2026 10:30:00;Q;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795253400 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00$r$,
+  $r$11/21/2026 10:30:00;S;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795253400 start=1795253400 exec_host=node04/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00$r$,
+  $r$11/21/2026 10:40:00;R;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795253400 start=1795253400 exec_host=node04/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00 session=4245 end=1795254000 Exit_status=-11 resources_used.cpupercent=99 resources_used.cput=00:19:00 resources_used.mem=1048576kb resources_used.ncpus=2 resources_used.vmem=1048576kb resources_used.walltime=00:10:00 run_count=1$r$,
+  $r$11/21/2026 10:45:00;S;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795254000 start=1795254300 exec_host=node05/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00$r$,
+  $r$11/21/2026 11:15:00;E;1005.pbs01;user=alice group=users account="chem" project=_pbs_project_default jobname=again queue=workq ctime=1795253400 qtime=1795253400 etime=1795254000 start=1795254300 exec_host=node05/0*2 Resource_List.mem=4gb Resource_List.ncpus=2 Resource_List.nodect=1 Resource_List.place=pack Resource_List.select=1:ncpus=2:mem=4gb Resource_List.walltime=01:00:00 session=4246 end=1795256100 Exit_status=0 resources_used.cpupercent=99 resources_used.cput=00:59:00 resources_used.mem=1048576kb resources_used.ncpus=2 resources_used.vmem=1048576kb resources_used.walltime=00:30:00 run_count=2$r$]);
+SELECT count(*) AS runs FROM jobs WHERE cluster = 'hp';
+DROP FUNCTION pg_temp.pbs(text[]);
+DROP FUNCTION pg_temp.runs();
+DELETE FROM jobs WHERE cluster = 'hp';
+DELETE FROM imports WHERE cluster = 'hp';
+DELETE FROM clusters WHERE cluster = 'hp';
+
 DROP FUNCTION pg_temp.import(text[]);
 DROP FUNCTION pg_temp.usage();
 DELETE FROM jobs WHERE cluster = 'h';

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Benchmarks (not part of the test suite): the targets of issue 7.  Runs
+# Benchmarks (not part of the test suite): the targets of docs/performance.md.  Runs
 # inside the throwaway cluster made by test/cluster.sh: `bash test/run.sh
 # bench` (or `make bench` once built), or against any server the PG*
 # variables name (a superuser: it reads /proc/self/status and creates a
-# database for the import), e.g. /work/sandbox/run.sh NAME bash test/bench/run.sh
+# database for the import), e.g. pg_virtualenv -t bash test/bench/run.sh
 #
 #   BENCH_SCALE  scale of everything (default 1: 10^7 jobs over 2 years,
 #                10^5 associations up to 6 deep, 10^5 pending jobs, 10^4
