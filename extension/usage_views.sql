@@ -243,7 +243,7 @@ BEGIN
         SELECT r.cluster, r.account, r.user_name,
                r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
           FROM @extschema@.usage_checkpoint_rows r
-         WHERE any_cp AND r.cluster = ANY (cp_clusters)
+         WHERE any_cp AND r.cluster = ANY (cp_clusters) AND r.as_of = ANY (cp_times)
            AND r.as_of = cp_times[array_position(cp_clusters, r.cluster)]
     )
     SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
