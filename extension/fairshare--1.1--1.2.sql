@@ -1630,7 +1630,7 @@ COMMENT ON TABLE @extschema@.jobs IS 'Job runs as the scheduler accounted them, 
 -- consumption).  The account leads: with one cluster, a leading cluster
 -- column has correlation 1 in the statistics and the planner takes a full
 -- scan of the index in association order for a sequential read, where it
--- reads the table in random order (issue 7; README "Performance").
+-- reads the table in random order (docs/performance.md).
 CREATE INDEX ON @extschema@.jobs (account, user_name, cluster);
 -- How many associations have jobs, for the hash aggregates over jobs
 -- (association_usage_at): the columns are not independent.
@@ -1646,14 +1646,15 @@ CREATE INDEX jobs_first_event_idx ON @extschema@.jobs ((COALESCE(start_time, end
 -- A project's jobs over a window of time, with what its core-hours need
 -- (GENCI allocation_consumption, RWTH rwth_monthly_usage_at): an index-only
 -- scan of the window instead of a visit to every job of the account in the
--- table (issue 7: the regulation of 10^4 allocations, 12 s -> 1.4 s).
+-- table (the regulation of 10^4 allocations, 12 s -> 1.4 s;
+-- docs/performance.md).
 CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
     INCLUDE (end_time, cpus, nodes, gpus, exclusive, partition);
 -- The pending jobs: the stored remainders of job arrays that an import
 -- replaces (import_sacct), found without reading every job.
 CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
 -- Each index costs every job stored: an import of 296,132 jobs spends 0.3
--- to 0.7 s in each index of the table (issue 7; README "Importing jobs").
+-- to 0.7 s in each index of the table (docs/performance.md#importing-jobs).
 -- No query reads a cluster's jobs by start time, so there is no index on
 -- (cluster, start_time); a cluster's jobs are the primary key's range.
 
@@ -1813,7 +1814,7 @@ LANGUAGE sql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
 -- pending jobs and the associations for a merge join instead (0.2 s of
--- 1.5 s at 10^5 pending jobs; issue 7).
+-- 1.5 s at 10^5 pending jobs; docs/performance.md).
 SET enable_mergejoin = off
 BEGIN ATOMIC
     WITH sizes AS (
