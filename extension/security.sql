@@ -283,7 +283,7 @@ BEGIN
 
     -- Relations.
     FOR r IN
-        SELECT c.oid, c.relname, c.relkind,
+        SELECT c.oid, c.relname, c.relkind, c.relispartition,
                pg_catalog.format('%I.%I', n.nspname, c.relname) AS name,
                EXISTS (SELECT FROM pg_catalog.pg_attribute a
                         WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND NOT a.attisdropped
@@ -297,6 +297,13 @@ BEGIN
            AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
     LOOP
         EXECUTE pg_catalog.format('REVOKE ALL ON %s FROM PUBLIC', r.name);
+        -- a partition (jobs_default) is read and written through its
+        -- parent, whose grants and policies apply; it gets no grant of its
+        -- own, so that no role reads it past the parent's policies (the
+        -- monthly partitions maintain_partitions makes get none either)
+        IF r.relispartition THEN
+            CONTINUE;
+        END IF;
         IF r.relkind OPERATOR(pg_catalog.=) 'S' THEN
             -- identity columns take their values without these
             EXECUTE pg_catalog.format('GRANT SELECT ON SEQUENCE %s TO fairshare_reader', r.name);
