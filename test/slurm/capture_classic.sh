@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Scenario "classic" (issue 19, section 3): PriorityFlags=NO_FAIR_TREE (the
 # classic fairshare algorithm), no decay.  A few jobs of three users in two
-# accounts, three jobs pending in the down partition "parked" (for sprio), one capture after a
-# pass.  Writes test/fixtures/slurm/classic/.  About 3 minutes.
+# accounts, three jobs pending in the down partition "parked" (for sprio),
+# one capture after a pass.  Writes test/fixtures/slurm/classic/.  About 2
+# minutes.
 #   sudo bash test/slurm/capture_classic.sh
 cd "$(dirname "$0")/../.." || exit 1
 export FS_FLAGS=NO_FAIR_TREE FS_HALFLIFE=0

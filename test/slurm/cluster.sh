@@ -264,7 +264,7 @@ start_slurmdbd() {
       || die slurmdbd "slurmdbd did not start" $LOGDIR/slurmdbd.log
   fi
   wait_for "slurmdbd listens on 127.0.0.1:6819" 90 $LOGDIR/slurmdbd.log \
-    bash -c "ss -ltn | grep -q '127.0.0.1:6819 '"
+    bash -c 'exec 3<> /dev/tcp/127.0.0.1/6819'
   wait_for "sacctmgr answers" 60 $LOGDIR/slurmdbd.log sacctmgr -n list cluster
   if ! timeout 20 sacctmgr -n -P list cluster format=cluster | grep -qx oracle; then
     timeout 30 sacctmgr -i add cluster oracle > /dev/null || die slurmdbd "sacctmgr add cluster oracle failed" $LOGDIR/slurmdbd.log

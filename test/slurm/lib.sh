@@ -167,8 +167,12 @@ capture() {
   timeout 30 scontrol show job > "$OUT/scontrol_show_job_$n.txt" 2>&1
   timeout 30 squeue -a -o '%i|%u|%a|%P|%T|%r|%V|%S|%e|%M|%l|%Q|%y' > "$OUT/squeue_$n.txt" 2>&1
   read -r pass reset < <(last_decay)
+  # what slurmctld held at that instant, after the note
+  local running pending
+  running=$(awk -F'|' 'NR > 1 && $5 == "RUNNING" {printf "%s%s", sep, $1; sep = ","}' "$OUT/squeue_$n.txt")
+  pending=$(awk -F'|' 'NR > 1 && $5 == "PENDING" {printf "%s%s(%s)", sep, $1, $6; sep = ","}' "$OUT/squeue_$n.txt")
   [ -s "$OUT/instants.txt" ] || echo "# n|epoch|iso_utc|sshare_done_epoch|last_decay_pass_epoch|last_decay_pass_iso|last_reset_epoch|note" > "$OUT/instants.txt"
-  echo "$n|$t1|$(date -u -d @"$t1" +%FT%TZ)|$t2|$pass|$(date -u -d @"${pass:-0}" +%FT%TZ)|$reset|${1:-}" >> "$OUT/instants.txt"
+  echo "$n|$t1|$(date -u -d @"$t1" +%FT%TZ)|$t2|$pass|$(date -u -d @"${pass:-0}" +%FT%TZ)|$reset|${1:-}; running: ${running:-none}; pending: ${pending:-none}" >> "$OUT/instants.txt"
   say "capture $n at $t1 (last pass $pass): ${1:-}"
 }
 
