@@ -16,16 +16,21 @@
 -- accounts carry no usage of their own.  Ids: 'a:' ||
 -- account, and 'u:' || length(account) || ':' || account || ':' || user for
 -- user associations, so ids never collide and sibling ids sort by account
--- or user name (the lineage order Slurm breaks ties with).
+-- or user name (the lineage order Slurm breaks ties with).  usage is the
+-- usage the tree is computed from and raw_usage the usage now: the same,
+-- except under decay_mode 'slurm_passes', where usage is what the last
+-- pass of slurmctld's decay thread left and raw_usage adds the charges of
+-- the jobs that ended since (sshare's RawUsage).
 CREATE FUNCTION @extschema@.association_tree_at(as_of timestamptz)
 RETURNS TABLE (cluster text, algorithm text, account text, user_name text, parent text,
-               id text, parent_id text, shares integer, usage float8, is_user boolean)
+               id text, parent_id text, shares integer, usage float8, is_user boolean,
+               raw_usage float8)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
            'a:' OPERATOR(pg_catalog.||) a.account,
            'a:' OPERATOR(pg_catalog.||) a.parent_account,
-           a.shares, 0::float8, false
+           a.shares, 0::float8, false, 0::float8
       FROM @extschema@.accounts a
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
      WHERE @extschema@._check_as_of(association_tree_at.as_of)
@@ -35,7 +40,7 @@ BEGIN ATOMIC
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
            'a:' OPERATOR(pg_catalog.||) au.account,
-           au.shares, COALESCE(u.raw_usage, 0), true
+           au.shares, COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
       LEFT JOIN @extschema@._association_usage(association_tree_at.as_of, false, NULL) u
@@ -44,7 +49,7 @@ BEGIN ATOMIC
        AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
 END;
 COMMENT ON FUNCTION @extschema@.association_tree_at(timestamptz) IS
-'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions.';
+'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions; raw_usage adds, under decay_mode slurm_passes, the jobs ended since the last pass.';
 
 -- Every tree column of sshare for one row, from one build of the
 -- partition's tree (fair_tree.c): sshare would otherwise call nine tree
@@ -60,13 +65,21 @@ RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
 LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm.';
+-- the same, the raw usage column summed from raw_usage (slurm_passes: the
+-- usage now, where the rest is computed from the usage of the last pass)
+CREATE FUNCTION @extschema@._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
+                                         algorithm text, dampening float8, raw_usage float8)
+RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
+'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm; raw usage summed from raw_usage (NULL: usage), the rest from usage.';
 
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
                tree_order bigint, algorithm text,
                raw_shares integer, norm_shares float8, raw_usage float8, raw_usage_int bigint,
                norm_usage float8, effectv_usage float8, fairshare float8, level_fs float8,
-               fs_rank bigint)
+               fs_rank bigint, grp_tres_mins text, tres_run_mins text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH r AS (
@@ -76,7 +89,8 @@ BEGIN ATOMIC
                    -- the planner guessing 1/200 of the rows (issue 7)
                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
                         THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
+                   t.raw_usage)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
@@ -92,7 +106,10 @@ BEGIN ATOMIC
            (r.f).effectv_usage,
            (r.f).fairshare,
            (r.f).level_fs,
-           (r.f).fs_rank
+           (r.f).fs_rank,
+           -- GrpTRESMins: the model holds no association limits yet
+           NULL::text,
+           NULL::text
       FROM r
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;

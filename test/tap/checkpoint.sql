@@ -21,7 +21,7 @@ SELECT has_table('fairshare', 'usage_checkpoint_rows', 'table usage_checkpoint_r
 SELECT columns_are('fairshare', 'usage_checkpoints',
                    ARRAY['cluster', 'as_of', 'created_at', 'invalidated_at', 'invalidated_by']);
 SELECT columns_are('fairshare', 'usage_checkpoint_rows',
-                   ARRAY['cluster', 'account', 'user_name', 'raw_usage', 'jobs']);
+                   ARRAY['cluster', 'account', 'user_name', 'raw_usage', 'jobs', 'pass_usage']);
 SELECT is_procedure('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
                     'checkpoint_usage(cluster, as_of) is a procedure');
 SELECT is((SELECT p.pronargdefaults::int FROM pg_catalog.pg_proc p

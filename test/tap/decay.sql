@@ -22,7 +22,7 @@ SELECT is_aggregate('fairshare', 'decayed_usage_step', ARRAY['double precision',
 SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
             WHERE p.pronamespace = 'fairshare'::regnamespace AND p.proname LIKE 'decayed_usage%'
               AND p.proparallel = 's' AND a.aggcombinefn <> 0 AND a.aggtranstype = 'float8[]'::regtype),
-          6::bigint, 'six decay aggregates, all PARALLEL SAFE with a combine function and a float8[] state');
+          8::bigint, 'eight decay aggregates, all PARALLEL SAFE with a combine function and a float8[] state');
 
 SELECT is(fairshare.decayed_usage(u, t, '2024-06-01', '7 days'), 1.5::float8, '1 now + 1 one half-life ago = 1.5')
   FROM (VALUES (1::float8, '2024-06-01'::timestamptz), (1, '2024-05-25')) v(u, t);

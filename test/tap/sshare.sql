@@ -65,8 +65,10 @@ SELECT is((SELECT count(*) FROM (
                     fairshare.classic_factor(id, parent_id, shares, usage, is_user, 2) OVER () AS f
                FROM t) x
             WHERE (depth, tree_order, norm_shares, raw_usage, norm_usage, effectv_usage, fairshare, level_fs, fs_rank)
-                  IS DISTINCT FROM (d, o, ns, ru, nu, eu, f, NULL::float8, NULL::bigint)), 0::bigint,
-          'classic (dampening 2): every column equals the separate window functions'', level_fs and fs_rank NULL');
+                  IS DISTINCT FROM (d, o, ns, ru, nu, eu,
+                                    -- the root: sshare prints 2^(-(UE/S)/d) = 2^(-(1/1)/2), classic_factor NULL
+                                    CASE WHEN d = 0 THEN 2 ^ (-0.5) ELSE f END, NULL::float8, NULL::bigint)), 0::bigint,
+          'classic (dampening 2): every column equals the separate window functions'' (the root''s FairShare 2^(-1/2)), level_fs and fs_rank NULL');
 -- a1: Level FS (1/3) / (10/40) = 4/3; a2: (2/3) / (30/40) = 8/9; ranks of
 -- the 6 users counted down from 6 (b2's usage 0 gives +inf, first)
 SELECT is((SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).level_fs
