@@ -155,8 +155,8 @@ CREATE TABLE @extschema@.usage_checkpoint_rows (
     PRIMARY KEY (cluster, account, user_name),
     -- decay_mode 'slurm_passes': the usage as slurmctld's last pass at or
     -- before T0 left it (what sshare's tree columns show until the next
-    -- pass); the other modes: raw_usage
-    pass_usage           float8 NOT NULL
+    -- pass), when it differs from raw_usage; NULL: raw_usage
+    pass_usage           float8
                          CHECK (pass_usage OPERATOR(pg_catalog.>=) 0 AND pass_usage OPERATOR(pg_catalog.<) 'Infinity')
 );
 COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
@@ -373,7 +373,7 @@ BEGIN
                CASE WHEN cp_times[array_position(cp_clusters, r.cluster)]
                          <= ps_last[array_position(ps_clusters, r.cluster)]
                     THEN r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)]
-                    ELSE r.pass_usage END AS pass_usage,
+                    ELSE COALESCE(r.pass_usage, r.raw_usage) END AS pass_usage,
                r.jobs
           FROM @extschema@.usage_checkpoint_rows r
          WHERE any_cp AND r.cluster = ANY (cp_clusters)
@@ -458,7 +458,7 @@ BEGIN
       FROM @extschema@.clusters c
      WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
     INSERT INTO @extschema@.usage_checkpoint_rows (cluster, account, user_name, raw_usage, jobs, pass_usage)
-    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs, u.pass_usage
+    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs, NULLIF(u.pass_usage, u.raw_usage)
       FROM @extschema@._association_usage(checkpoint_usage.as_of, true, checkpoint_usage.cluster) u;
 END
 $$;

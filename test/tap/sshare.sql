@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(16);
+SELECT plan(17);
 
 -- _sshare_tree: sshare's tree columns from one build of the tree (issue 7).
 -- API shape: a WINDOW function, IMMUTABLE, not STRICT, PARALLEL SAFE.
@@ -66,9 +66,13 @@ SELECT is((SELECT count(*) FROM (
                FROM t) x
             WHERE (depth, tree_order, norm_shares, raw_usage, norm_usage, effectv_usage, fairshare, level_fs, fs_rank)
                   IS DISTINCT FROM (d, o, ns, ru, nu, eu,
-                                    -- the root: sshare prints 2^(-(UE/S)/d) = 2^(-(1/1)/2), classic_factor NULL
-                                    CASE WHEN d = 0 THEN 2 ^ (-0.5) ELSE f END, NULL::float8, NULL::bigint)), 0::bigint,
-          'classic (dampening 2): every column equals the separate window functions'' (the root''s FairShare 2^(-1/2)), level_fs and fs_rank NULL');
+                                    -- the root: classic_factor NULL, sshare's FairShare (next test)
+                                    CASE WHEN d = 0 THEN fairshare ELSE f END, NULL::float8, NULL::bigint)), 0::bigint,
+          'classic (dampening 2): every column equals the separate window functions'', level_fs and fs_rank NULL');
+-- the root's FairShare as sshare prints it: 2^(-(UE/S)/d) with UE 1 and S 1,
+-- dampening 2: 2^(-1/2) = 0.707107 (0.500000 undampened)
+SELECT is((SELECT round(x.fairshare::numeric, 6) FROM (SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 2) OVER ()).* FROM t) x
+            WHERE x.depth = 0), 0.707107, 'classic: the root''s FairShare is 2^(-(1/1)/2) = 0.707107, as sshare prints it');
 -- a1: Level FS (1/3) / (10/40) = 4/3; a2: (2/3) / (30/40) = 8/9; ranks of
 -- the 6 users counted down from 6 (b2's usage 0 gives +inf, first)
 SELECT is((SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).level_fs
