@@ -1,0 +1,222 @@
+-- slurm_real: sshare_at against what a real slurmctld printed (issue 19).
+--
+-- test/fixtures/slurm/<scenario>/ holds the captures of a real Slurm 22.05.8
+-- cluster (test/slurm/capture_<scenario>.sh, README there): its
+-- configuration (config.txt, slurm.conf), nodes (nodes.txt), association
+-- tree (assoc.txt), jobs (sacct.txt) and, at each capture instant N
+-- (instants.txt: when sshare ran, the last decay pass before it),
+-- `sshare -a -l -P` (sshare_N.txt).  Each scenario is loaded as a centre
+-- would load it: the cluster's settings from its configuration, the phase of
+-- slurmctld's passes from the last pass of the first capture, the node and
+-- CPU counts from `scontrol show node` (slurm_cluster_size), the jobs with
+-- import_sacct.  Then every column of every line of every sshare capture is
+-- compared with sshare_at at that instant, formatted as sshare prints it
+-- (%f for the factors, RawUsage truncated, inf, empty cells).  The mismatches
+-- are listed: none expected.  Each scenario runs in a transaction rolled back
+-- at its end (the fixtures' cluster is "oracle", a name other suites use).
+SET search_path = fairshare, public;
+SET extra_float_digits = 0;
+SET timezone = 'UTC';
+
+-- the captured files, line by line
+CREATE TEMP TABLE fx_in (n bigserial, line text);
+CREATE TEMP TABLE fx (scenario text, file text, n bigint, line text);
+CREATE FUNCTION pg_temp.take(scenario text, file text) RETURNS bigint LANGUAGE sql AS $$
+    WITH moved AS (INSERT INTO fx SELECT scenario, file, i.n, i.line FROM fx_in i RETURNING 1)
+    SELECT count(*) FROM moved;
+$$;
+CREATE FUNCTION pg_temp.clear_in() RETURNS void LANGUAGE sql AS $$ DELETE FROM fx_in $$;
+
+-- a value as sshare prints it: %f, inf, empty for NULL
+CREATE FUNCTION pg_temp.f6(x float8) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN x IS NULL THEN '' WHEN x = 'Infinity' THEN 'inf'
+                ELSE to_char(x, 'FM99999999990.000000') END $$;
+
+-- a Slurm duration of config.txt (D-HH:MM:SS, HH:MM:SS) as an interval
+CREATE FUNCTION pg_temp.slurm_interval(v text) RETURNS interval LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN v ~ '^\d+-' THEN (split_part(v, '-', 1) || ' days ' || split_part(v, '-', 2))::interval
+                ELSE v::interval END $$;
+
+-- The scenario's cluster, from its captured configuration.
+CREATE FUNCTION pg_temp.load_cluster(scen text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    conf jsonb;
+    first_pass timestamptz;
+    last_reset timestamptz;
+    size record;
+BEGIN
+    -- scontrol show config: "Key = Value"
+    SELECT jsonb_object_agg(m[1], m[2]) INTO conf
+      FROM fx, regexp_match(fx.line, '^(\w+)\s*=\s*(.*?)\s*$') m
+     WHERE fx.scenario = scen AND fx.file = 'config' AND m IS NOT NULL;
+    SELECT to_timestamp(split_part(line, '|', 5)::bigint), to_timestamp(nullif(split_part(line, '|', 7), '0')::bigint)
+      INTO first_pass, last_reset
+      FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#' ORDER BY n LIMIT 1;
+    SELECT * INTO size FROM fairshare.slurm_cluster_size(
+        (SELECT string_agg(line, E'\n' ORDER BY n) FROM fx WHERE scenario = scen AND file = 'nodes'));
+    INSERT INTO fairshare.clusters (cluster, fairshare_algorithm, decay_mode, decay_half_life,
+                                    priority_calc_period, priority_last_decay, usage_reset_period, usage_last_reset,
+                                    weight_fairshare, weight_age, weight_job_size, weight_partition, weight_qos,
+                                    priority_max_age, favor_small, total_nodes, total_cpus)
+    VALUES ('oracle',
+            CASE WHEN conf ->> 'PriorityFlags' ~ 'NO_FAIR_TREE' THEN 'classic' ELSE 'fair_tree' END,
+            'slurm_passes', pg_temp.slurm_interval(conf ->> 'PriorityDecayHalfLife'),
+            pg_temp.slurm_interval(conf ->> 'PriorityCalcPeriod'), first_pass,
+            conf ->> 'PriorityUsageResetPeriod',
+            CASE WHEN upper(conf ->> 'PriorityUsageResetPeriod') = 'NOW' THEN last_reset END,
+            (conf ->> 'PriorityWeightFairShare')::bigint, (conf ->> 'PriorityWeightAge')::bigint,
+            (conf ->> 'PriorityWeightJobSize')::bigint, (conf ->> 'PriorityWeightPartition')::bigint,
+            (conf ->> 'PriorityWeightQOS')::bigint, pg_temp.slurm_interval(conf ->> 'PriorityMaxAge'),
+            lower(conf ->> 'PriorityFavorSmall') = 'yes', size.total_nodes, size.total_cpus);
+    -- slurm.conf's partitions: PriorityJobFactor, TRESBillingWeights; the node's shape
+    INSERT INTO fairshare.partitions (cluster, partition, billing_weights, priority_job_factor, cores_per_node, mem_per_node_mb)
+    SELECT 'oracle', (regexp_match(line, 'PartitionName=(\S+)'))[1],
+           (regexp_match(line, 'TRESBillingWeights="?([^"\s]+)'))[1],
+           COALESCE((regexp_match(line, 'PriorityJobFactor=(\d+)'))[1]::integer, 1),
+           size.total_cpus / size.total_nodes,
+           (SELECT (regexp_match(string_agg(line, ' '), 'RealMemory=(\d+)'))[1]::bigint
+              FROM fx WHERE scenario = scen AND file = 'nodes')
+      FROM fx WHERE scenario = scen AND file = 'slurm.conf' AND line ~ '^PartitionName=';
+    -- sacctmgr show assoc tree -P: the accounts (no user), then the users
+    INSERT INTO fairshare.accounts (cluster, account, parent_account, shares)
+    SELECT 'oracle', btrim(split_part(line, '|', 2)), nullif(split_part(line, '|', 6), ''),
+           nullif(split_part(line, '|', 5), 'parent')::integer
+      FROM fx WHERE scenario = scen AND file = 'assoc' AND n > (SELECT min(n) FROM fx WHERE scenario = scen AND file = 'assoc')
+       AND split_part(line, '|', 3) = ''
+     ORDER BY length(split_part(line, '|', 2)) - length(ltrim(split_part(line, '|', 2)));
+    INSERT INTO fairshare.account_users (cluster, account, user_name, shares)
+    SELECT 'oracle', btrim(split_part(line, '|', 2)), split_part(line, '|', 3),
+           nullif(split_part(line, '|', 5), 'parent')::integer
+      FROM fx WHERE scenario = scen AND file = 'assoc' AND n > (SELECT min(n) FROM fx WHERE scenario = scen AND file = 'assoc')
+       AND split_part(line, '|', 3) <> '';
+    RETURN format('%s: %s, half-life %s, PriorityCalcPeriod %s, passes from %s, reset %s, %s nodes, %s CPUs',
+                  scen, CASE WHEN conf ->> 'PriorityFlags' ~ 'NO_FAIR_TREE' THEN 'classic' ELSE 'fair_tree' END,
+                  conf ->> 'PriorityDecayHalfLife', conf ->> 'PriorityCalcPeriod', first_pass,
+                  conf ->> 'PriorityUsageResetPeriod', size.total_nodes, size.total_cpus);
+END $$;
+
+-- Every cell of sshare_N.txt against sshare_at at capture N's instant.
+-- One row per cell: scenario, capture, association, column, Slurm's, ours.
+CREATE FUNCTION pg_temp.compare(scen text)
+RETURNS TABLE (capture integer, account text, user_name text, col text, slurm text, ours text)
+LANGUAGE sql AS $$
+    WITH inst AS (
+        SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
+          FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
+    ), lines AS (
+        SELECT split_part(fx.file, '_', 2)::integer AS capture, fx.n,
+               string_to_array(fx.line, '|') AS v,
+               (SELECT string_to_array(h.line, '|') FROM fx h
+                 WHERE h.scenario = scen AND h.file = fx.file ORDER BY h.n LIMIT 1) AS header
+          FROM fx WHERE fx.scenario = scen AND fx.file ~ '^sshare_\d+$'
+    ), cells AS (
+        SELECT l.capture, btrim(l.v[1]) AS account, nullif(l.v[2], '') AS user_name, h.col, l.v[h.i] AS slurm
+          FROM lines l, unnest(l.header) WITH ORDINALITY h(col, i)
+         WHERE l.v IS DISTINCT FROM l.header AND h.col NOT IN ('Account', 'User')
+    ), ours AS (
+        SELECT i.capture, s.account, s.user_name,
+               jsonb_build_object(
+                 'RawShares', CASE WHEN s.depth = 0 THEN '' ELSE COALESCE(s.raw_shares::text, 'parent') END,
+                 'NormShares', pg_temp.f6(s.norm_shares),
+                 'RawUsage', s.raw_usage_int::text,
+                 'NormUsage', pg_temp.f6(s.norm_usage),
+                 'EffectvUsage', pg_temp.f6(s.effectv_usage),
+                 'FairShare', pg_temp.f6(s.fairshare),
+                 'LevelFS', pg_temp.f6(s.level_fs),
+                 'GrpTRESMins', COALESCE(s.grp_tres_mins, ''),
+                 'TRESRunMins', s.tres_run_mins) AS o
+          FROM inst i CROSS JOIN LATERAL fairshare.sshare_at(i.at) s
+         WHERE s.cluster = 'oracle'
+    )
+    SELECT c.capture, c.account, c.user_name, c.col, c.slurm, o.o ->> c.col
+      FROM cells c
+      LEFT JOIN ours o ON o.capture = c.capture AND o.account = c.account
+                      AND o.user_name IS NOT DISTINCT FROM c.user_name
+     ORDER BY c.capture, c.account, c.user_name NULLS FIRST, c.col;
+$$;
+
+-- sprio -l's columns that do not depend on when a job became eligible to
+-- accrue age (the jobs wait in a partition that is down, where Slurm counts
+-- no age): FAIRSHARE, JOBSIZE (the node and CPU counts of slurm_cluster_size),
+-- PARTITION, QOS, NICE, each weighted factor rounded as sprio prints it.
+CREATE FUNCTION pg_temp.compare_sprio(scen text)
+RETURNS TABLE (capture integer, job_id text, col text, slurm text, ours text)
+LANGUAGE sql AS $$
+    WITH inst AS (
+        SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
+          FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
+    ), sect AS (
+        -- the lines of the "# sprio -l" section: its header, then one per job
+        SELECT split_part(fx.file, '_', 2)::integer AS capture, fx.n,
+               regexp_split_to_array(btrim(fx.line), '\s+') AS v,
+               (SELECT min(e.n) FROM fx e WHERE e.scenario = scen AND e.file = fx.file AND e.n > s.n
+                   AND e.line ~ '^#') AS sect_end, s.n AS sect_start
+          FROM fx
+          JOIN fx s ON s.scenario = fx.scenario AND s.file = fx.file AND s.line = '# sprio -l'
+         WHERE fx.scenario = scen AND fx.file ~ '^sprio_\d+$' AND fx.n > s.n
+    ), jobs AS (
+        SELECT x.capture, x.v,
+               (SELECT h.v FROM sect h WHERE h.capture = x.capture AND h.n = x.sect_start + 1) AS header
+          FROM sect x WHERE x.n < COALESCE(x.sect_end, x.n + 1) AND x.n > x.sect_start + 1
+    ), cells AS (
+        -- PARTITION is both the partition's name (2nd) and its factor (10th)
+        SELECT j.capture, j.v[1] AS job_id, h.col || CASE WHEN h.i = 2 THEN '_NAME' ELSE '' END AS col, j.v[h.i] AS slurm
+          FROM jobs j, unnest(j.header) WITH ORDINALITY h(col, i)
+         WHERE h.col IN ('FAIRSHARE', 'JOBSIZE', 'PARTITION', 'QOS', 'NICE') AND h.i <= cardinality(j.v)
+    ), ours AS (
+        SELECT i.capture, p.job_id,
+               jsonb_build_object('FAIRSHARE', p.fairshare::text, 'JOBSIZE', p.job_size::text,
+                                  'PARTITION', p.partition_prio::text, 'PARTITION_NAME', p.partition,
+                                  'QOS', p.qos_prio::text, 'NICE', p.nice::text) AS o
+          FROM inst i CROSS JOIN LATERAL fairshare.sprio_at(i.at) p
+         WHERE p.cluster = 'oracle'
+    )
+    SELECT c.capture, c.job_id, c.col, c.slurm, o.o ->> c.col
+      FROM cells c
+      LEFT JOIN ours o ON o.capture = c.capture AND o.job_id = c.job_id
+     ORDER BY c.capture, c.job_id, c.col;
+$$;
+
+-- ===========================================================================
+-- classic: PriorityFlags=NO_FAIR_TREE, no decay; four jobs ended, one capture
+-- after a pass.  sshare prints the root's FairShare 0.500000 (2^-(1/1)).
+-- ===========================================================================
+\copy fx_in (line) FROM 'test/fixtures/slurm/classic/config.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('classic', 'config') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/classic/slurm.conf' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('classic', 'slurm.conf') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/classic/nodes.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('classic', 'nodes') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/classic/assoc.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('classic', 'assoc') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/classic/instants.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('classic', 'instants') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/classic/sshare_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('classic', 'sshare_1') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/classic/sprio_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('classic', 'sprio_1') > 0 AS read, pg_temp.clear_in();
+
+BEGIN;
+DELETE FROM jobs WHERE cluster = 'oracle';
+DELETE FROM clusters WHERE cluster = 'oracle';
+SELECT pg_temp.load_cluster('classic');
+SELECT import_stage();
+\copy import_staging (line) FROM 'test/fixtures/slurm/classic/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+-- 4 jobs that ran (their .batch steps folded) and 3 left pending
+SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
+-- every cell compared, and the ones that differ
+SELECT count(*) AS cells, count(DISTINCT (capture, account, user_name)) AS lines,
+       count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare('classic');
+SELECT * FROM pg_temp.compare('classic') WHERE slurm IS DISTINCT FROM ours;
+-- the root's line, as sshare printed it
+SELECT col, slurm, ours FROM pg_temp.compare('classic') WHERE account = 'root' AND user_name IS NULL;
+-- sprio: the three pending jobs' factors
+SELECT count(*) AS cells, count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare_sprio('classic');
+SELECT * FROM pg_temp.compare_sprio('classic') WHERE slurm IS DISTINCT FROM ours;
+-- JOBSIZE: (nodes/1 + CPUs/64)/2 × 5000, the counts of the one node n1
+-- (partitions std, big, low and parked share it: summed over them, 4 nodes
+-- and 256 CPUs)
+SELECT job_id, col, slurm, ours FROM pg_temp.compare_sprio('classic') WHERE col = 'JOBSIZE';
+ROLLBACK;
