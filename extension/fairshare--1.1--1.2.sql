@@ -468,6 +468,98 @@ RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
 LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm; raw usage summed from raw_usage (NULL: usage), the rest from usage.';
+-- sshare's TRESRunMins of every association of the fair_tree and classic
+-- clusters: for the jobs running at as_of in the association or below it,
+-- each TRES's count × the seconds left of the job's time limit, in minutes
+-- (the association's seconds divided by 60, truncated, as sshare prints
+-- them).  slurmctld adds count × time limit when a job starts
+-- (acct_policy_job_begin) and takes off the seconds run at each pass of its
+-- decay thread (_apply_new_usage): with decay_mode 'slurm_passes' the
+-- seconds run are counted up to the last pass, otherwise up to as_of.  A
+-- job without a time limit counts nothing.  The TRES are Slurm's default
+-- list (AccountingStorageTRES) in its order, and gres/gpu when a partition
+-- of the cluster has GPUs.  slurmctld keeps these counts only under
+-- AccountingStorageEnforce=limits; without it sshare prints 0 for every TRES.
+-- One row per association with running jobs, and per cluster one row with
+-- account NULL: the line of every other association (each TRES 0).
+CREATE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH RECURSIVE names AS (
+        SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+               ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages']
+               OPERATOR(pg_catalog.||) CASE WHEN EXISTS (
+                   SELECT FROM @extschema@.partitions p
+                    WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster AND p.gpus_per_node OPERATOR(pg_catalog.>) 0)
+                 THEN ARRAY['gres/gpu'] ELSE '{}'::text[] END AS tres
+          FROM @extschema@.clusters c
+         WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), running AS (
+        -- the jobs running at as_of and the seconds left of their time limit
+        SELECT j.cluster, j.account, j.user_name, j.tres, j.cpus, j.mem_mb, j.nodes, j.gpus, n.tres AS names,
+               GREATEST(0::bigint,
+                        pg_catalog.floor(pg_catalog.date_part('epoch', j.time_limit))::bigint
+                        OPERATOR(pg_catalog.-) GREATEST(0::bigint, pg_catalog.floor(pg_catalog.date_part('epoch',
+                            CASE WHEN n.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'
+                                 THEN @extschema@.slurm_last_pass(_tres_run_mins_at.as_of, n.priority_calc_period,
+                                                                  n.priority_last_decay)
+                                 ELSE _tres_run_mins_at.as_of END
+                            OPERATOR(pg_catalog.-) j.start_time))::bigint)) AS secs_left
+          FROM @extschema@.jobs j
+          JOIN names n ON n.cluster OPERATOR(pg_catalog.=) j.cluster
+         WHERE j.start_time OPERATOR(pg_catalog.<=) _tres_run_mins_at.as_of
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
+           AND j.time_limit IS NOT NULL
+    ), user_secs AS (
+        SELECT r.cluster, r.account, r.user_name, x.i,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*) CASE x.t
+                   WHEN 'cpu' THEN r.cpus::bigint
+                   WHEN 'mem' THEN COALESCE(@extschema@.tres_count(r.tres, 'mem')::bigint, r.mem_mb)
+                   WHEN 'node' THEN COALESCE(@extschema@.tres_count(r.tres, 'node')::bigint, r.nodes::bigint)
+                   WHEN 'billing' THEN COALESCE(@extschema@.tres_count(r.tres, 'billing')::bigint, 0::bigint)
+                   WHEN 'gres/gpu' THEN COALESCE(@extschema@.tres_count(r.tres, 'gres/gpu')::bigint, r.gpus::bigint)
+                   ELSE 0::bigint END) AS secs
+          FROM running r
+         CROSS JOIN LATERAL pg_catalog.unnest(r.names) WITH ORDINALITY x(t, i)
+         GROUP BY r.cluster, r.account, r.user_name, x.i
+    ), anc AS (
+        -- every account with each of its ancestors (itself included)
+        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
+          FROM @extschema@.accounts a
+        UNION ALL
+        SELECT x.cluster, x.account, p.account, p.parent_account
+          FROM anc x
+          JOIN @extschema@.accounts p
+            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+    ), secs AS (
+        SELECT u.cluster, u.account, u.user_name, u.i, u.secs FROM user_secs u
+        UNION ALL
+        SELECT u.cluster, x.ancestor, NULL::text, u.i, pg_catalog.sum(u.secs)
+          FROM user_secs u
+          JOIN anc x ON x.cluster OPERATOR(pg_catalog.=) u.cluster AND x.account OPERATOR(pg_catalog.=) u.account
+         GROUP BY u.cluster, x.ancestor, u.i
+    ), assocs AS (
+        -- the associations with running jobs, and for every cluster the
+        -- line of the others (account NULL): every TRES 0
+        SELECT DISTINCT v.cluster, v.account, v.user_name FROM secs v
+        UNION ALL
+        SELECT n.cluster, NULL::text, NULL::text FROM names n
+    )
+    SELECT s.cluster, s.account, s.user_name,
+           pg_catalog.string_agg(x.t OPERATOR(pg_catalog.||) '='
+                                 OPERATOR(pg_catalog.||) (COALESCE(v.secs, 0) OPERATOR(pg_catalog./) 60)::bigint::text,
+                                 ',' ORDER BY x.i)
+      FROM assocs s
+      JOIN names n ON n.cluster OPERATOR(pg_catalog.=) s.cluster
+     CROSS JOIN LATERAL pg_catalog.unnest(n.tres) WITH ORDINALITY x(t, i)
+      LEFT JOIN secs v ON v.cluster OPERATOR(pg_catalog.=) s.cluster AND v.account OPERATOR(pg_catalog.=) s.account
+                      AND v.user_name IS NOT DISTINCT FROM s.user_name AND v.i OPERATOR(pg_catalog.=) x.i
+     WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of)
+     GROUP BY s.cluster, s.account, s.user_name;
+END;
+COMMENT ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) IS
+'sshare''s TRESRunMins of the associations of the fair_tree and classic clusters with running jobs as of an instant (each TRES''s count × the seconds left of the time limits of the jobs running in it or below it, in minutes), and per cluster (account NULL) the line of the others.';
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
                tree_order bigint, algorithm text,
@@ -488,6 +580,9 @@ BEGIN ATOMIC
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), run AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
+          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
@@ -503,15 +598,119 @@ BEGIN ATOMIC
            (r.f).fs_rank,
            -- GrpTRESMins: the model holds no association limits yet
            NULL::text,
-           NULL::text
+           COALESCE(m.tres_run_mins, z.tres_run_mins)
       FROM r
+      LEFT JOIN run m
+        ON m.cluster OPERATOR(pg_catalog.=) r.cluster AND m.account OPERATOR(pg_catalog.=) r.account
+       AND m.user_name IS NOT DISTINCT FROM r.user_name
+      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
-'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS; ORDER BY cluster, tree_order for sshare''s listing.';
+'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS, GrpTRESMins (NULL: no limits in the model) and TRESRunMins; ORDER BY cluster, tree_order for sshare''s listing.';
 CREATE VIEW @extschema@.sshare AS
 SELECT * FROM @extschema@.sshare_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.sshare IS 'sshare_at(now()): Slurm sshare -l for every fair_tree/classic cluster.';
+
+-- priority.sql: the cluster size from the nodes
+-- The cluster's size as Slurm's job-size factor counts it: every node once
+-- (node_record_count) and the sum of their CPUs (cluster_cpus, each node's
+-- effective CPUs), read from the nodes themselves.  Summing the partitions
+-- would count a node once per partition holding it, and partitions sharing
+-- nodes are the common case.  Takes `scontrol show node` (a record per node,
+-- its lines after the first indented), `scontrol show node -o` (a line per
+-- node) or slurm.conf's NodeName lines (host lists such as n[01-16,20],
+-- NodeName=DEFAULT lines, CPUs= or Boards × SocketsPerBoard (Sockets) ×
+-- CoresPerSocket × ThreadsPerCore); other lines are ignored.  A node's CPUs
+-- are CPUEfctv (22.05: the CPUs left after CoreSpecCount), else CPUTot, else
+-- CPUs, else the product.
+CREATE FUNCTION @extschema@.slurm_cluster_size(nodes text, OUT total_nodes integer, OUT total_cpus integer)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    line text;
+    rec text := NULL;           -- the node record being read
+    recs text[] := '{}';
+    defaults text := '';        -- NodeName=DEFAULT settings, for the records after them
+    r text;
+    kv jsonb;
+    names text;
+    n bigint;
+    cpus bigint;
+    nodes_total bigint := 0;
+    cpus_total bigint := 0;
+    item text;
+    part text;
+    lo text;
+    hi text;
+    count_item bigint;
+    -- scontrol prints "OS=Linux ... #1 SMP ...": a # there is no comment
+    is_conf boolean := nodes !~ 'CPUTot=';
+BEGIN
+    -- records: a NodeName= line and the indented lines after it
+    FOREACH line IN ARRAY regexp_split_to_array(nodes, E'\r?\n') LOOP
+        IF is_conf THEN
+            line := regexp_replace(line, '#.*$', '');
+        END IF;
+        IF line ~ '^\s*NodeName=' THEN
+            IF rec IS NOT NULL THEN recs := recs || rec; END IF;
+            rec := line;
+        ELSIF line ~ '^\s' AND rec IS NOT NULL THEN
+            rec := rec || ' ' || line;
+        ELSIF line !~ '^\s*$' THEN
+            IF rec IS NOT NULL THEN recs := recs || rec; END IF;
+            rec := NULL;        -- another slurm.conf line (PartitionName=, ...)
+        END IF;
+    END LOOP;
+    IF rec IS NOT NULL THEN recs := recs || rec; END IF;
+
+    FOREACH r IN ARRAY recs LOOP
+        -- Key=Value tokens, keys in lower case as slurm.conf takes them
+        SELECT COALESCE(jsonb_object_agg(lower(m.m[1]), m.m[2] ORDER BY m.i), '{}') INTO kv
+          FROM regexp_matches(defaults || ' ' || r, '(\w+)=(\S*)', 'g') WITH ORDINALITY m(m, i);
+        names := (SELECT m[1] FROM regexp_matches(r, 'NodeName=(\S+)') m);
+        IF upper(names) = 'DEFAULT' THEN
+            defaults := defaults || ' ' || regexp_replace(r, 'NodeName=\S+', '');
+            CONTINUE;
+        END IF;
+        -- how many hosts the host list names: items split at commas outside
+        -- brackets, each the product of its bracket ranges' sizes
+        n := 0;
+        FOREACH item IN ARRAY regexp_split_to_array(names, ',(?![^\[]*\])') LOOP
+            count_item := 1;
+            FOR part IN SELECT m[1] FROM regexp_matches(item, '\[([^\]]*)\]', 'g') m LOOP
+                count_item := count_item * (
+                    SELECT sum(CASE WHEN x ~ '^\d+-\d+$'
+                                    THEN split_part(x, '-', 2)::bigint - split_part(x, '-', 1)::bigint + 1
+                                    WHEN x ~ '^\d+$' THEN 1
+                                    ELSE @extschema@._raise('22P02',
+                                             format('slurm_cluster_size: cannot read the host range "%s" in "%s"', x, names),
+                                             'Host lists look like n[01-16,20].', NULL::bigint) END)
+                      FROM unnest(string_to_array(part, ',')) x);
+            END LOOP;
+            n := n + count_item;
+        END LOOP;
+        cpus := COALESCE((kv ->> 'cpuefctv')::bigint, (kv ->> 'cputot')::bigint, (kv ->> 'cpus')::bigint,
+                         COALESCE((kv ->> 'boards')::bigint, 1)
+                         * COALESCE((kv ->> 'socketsperboard')::bigint, (kv ->> 'sockets')::bigint, 1)
+                         * COALESCE((kv ->> 'corespersocket')::bigint, 1)
+                         * COALESCE((kv ->> 'threadspercore')::bigint, 1));
+        nodes_total := nodes_total + n;
+        cpus_total := cpus_total + n * cpus;
+    END LOOP;
+    IF nodes_total = 0 THEN
+        RAISE EXCEPTION 'slurm_cluster_size: no node found in the text given'
+            USING ERRCODE = '22023',
+                  HINT = 'Pass the output of "scontrol show node" (or -o), or slurm.conf''s NodeName lines.';
+    END IF;
+    total_nodes := nodes_total;
+    total_cpus := cpus_total;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.slurm_cluster_size(text) IS
+'The node count and CPU count Slurm''s job-size factor divides by, from "scontrol show node" (or -o) output or slurm.conf NodeName lines: every node once, its CPUEfctv/CPUTot/CPUs; for clusters.total_nodes and total_cpus.';
+REVOKE ALL ON FUNCTION @extschema@.slurm_cluster_size(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.slurm_cluster_size(text) TO fairshare_admin, fairshare_reader, fairshare_user;
 
 -- sprio.sql
 CREATE FUNCTION @extschema@.sprio_at(as_of timestamptz)
@@ -734,6 +933,8 @@ REVOKE ALL ON FUNCTION @extschema@.association_tree_at(timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.association_tree_at(timestamptz) TO fairshare_admin, fairshare_reader;
 REVOKE ALL ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) TO fairshare_admin, fairshare_reader, fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) TO fairshare_admin, fairshare_reader;
 REVOKE ALL ON FUNCTION @extschema@.sshare_at(timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.sshare_at(timestamptz) TO fairshare_admin, fairshare_reader;
 REVOKE ALL ON @extschema@.sshare FROM PUBLIC;
