@@ -177,6 +177,24 @@ LANGUAGE sql AS $$
      ORDER BY c.capture, c.job_id, c.col;
 $$;
 
+-- slurm_cluster_size: the counts the job-size factor divides by, every node
+-- once.  slurm.conf lines: DEFAULT values for the lines after them, host
+-- lists, CPUs= or else the product of the node's shape: n[01-16,20] is 17
+-- nodes of 2 × 24 × 1 = 48 CPUs (816), gpu[1-2],big 3 of 2 × 16 × 2 = 64
+-- (192), x1 one of CPUs=8; partition lines are not nodes: 21 nodes, 1016 CPUs
+SELECT * FROM slurm_cluster_size(E'NodeName=DEFAULT Sockets=2 ThreadsPerCore=1 RealMemory=192000\n'
+                                  'NodeName=n[01-16,20] CoresPerSocket=24 State=UNKNOWN  # rack 1\n'
+                                  'NodeName=gpu[1-2],big CoresPerSocket=16 ThreadsPerCore=2\n'
+                                  'NodeName=x1 CPUs=8\n'
+                                  'PartitionName=all Nodes=ALL MaxTime=INFINITE');
+-- scontrol show node: a node's CPUs are CPUEfctv (the CPUs left after
+-- CoreSpecCount) where it differs from CPUTot: 62 + 64
+SELECT * FROM slurm_cluster_size(E'NodeName=a1 Arch=x86_64 CoresPerSocket=32\n   CPUAlloc=0 CPUEfctv=62 CPUTot=64 CPULoad=0.00\n'
+                                  '   OS=Linux 6.1.0 #1 SMP PREEMPT_DYNAMIC\n\n'
+                                  'NodeName=a2 Arch=x86_64 CoresPerSocket=32\n   CPUAlloc=0 CPUEfctv=64 CPUTot=64\n');
+SELECT err($$SELECT slurm_cluster_size('PartitionName=p Nodes=ALL')$$);     -- 22023: no node
+SELECT err($$SELECT slurm_cluster_size('NodeName=n[a-c] CPUs=4')$$);        -- 22P02: not a range of numbers
+
 -- ===========================================================================
 -- classic: PriorityFlags=NO_FAIR_TREE, no decay; four jobs ended, one capture
 -- after a pass.  sshare prints the root's FairShare 0.500000 (2^-(1/1)).
