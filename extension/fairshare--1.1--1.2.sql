@@ -469,7 +469,8 @@ LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm; raw usage summed from raw_usage (NULL: usage), the rest from usage.';
 -- sshare's TRESRunMins of every association of the fair_tree and classic
--- clusters: for the jobs running at as_of in the association or below it,
+-- clusters: for the jobs running at as_of in the association or below it
+-- (started before it: one that starts at as_of itself is not counted yet),
 -- each TRES's count × the seconds left of the job's time limit, in minutes
 -- (the association's seconds divided by 60, truncated, as sshare prints
 -- them).  slurmctld adds count × time limit when a job starts
@@ -508,7 +509,7 @@ BEGIN ATOMIC
                             OPERATOR(pg_catalog.-) j.start_time))::bigint)) AS secs_left
           FROM @extschema@.jobs j
           JOIN names n ON n.cluster OPERATOR(pg_catalog.=) j.cluster
-         WHERE j.start_time OPERATOR(pg_catalog.<=) _tres_run_mins_at.as_of
+         WHERE j.start_time OPERATOR(pg_catalog.<) _tres_run_mins_at.as_of
            AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
            AND j.time_limit IS NOT NULL
     ), user_secs AS (
@@ -547,8 +548,9 @@ BEGIN ATOMIC
         SELECT n.cluster, NULL::text, NULL::text FROM names n
     )
     SELECT s.cluster, s.account, s.user_name,
+           -- whole minutes, truncated: sshare divides integers
            pg_catalog.string_agg(x.t OPERATOR(pg_catalog.||) '='
-                                 OPERATOR(pg_catalog.||) (COALESCE(v.secs, 0) OPERATOR(pg_catalog./) 60)::bigint::text,
+                                 OPERATOR(pg_catalog.||) pg_catalog.div(COALESCE(v.secs, 0), 60)::text,
                                  ',' ORDER BY x.i)
       FROM assocs s
       JOIN names n ON n.cluster OPERATOR(pg_catalog.=) s.cluster

@@ -49,9 +49,12 @@ BEGIN
     SELECT jsonb_object_agg(m[1], m[2]) INTO conf
       FROM fx, regexp_match(fx.line, '^(\w+)\s*=\s*(.*?)\s*$') m
      WHERE fx.scenario = scen AND fx.file = 'config' AND m IS NOT NULL;
-    SELECT to_timestamp(split_part(line, '|', 5)::bigint), to_timestamp(nullif(split_part(line, '|', 7), '0')::bigint)
-      INTO first_pass, last_reset
+    -- the phase: the last pass before the first capture; a NOW reset: the
+    -- last reset slurmctld recorded (priority_last_decay_ran) by the last one
+    SELECT to_timestamp(split_part(line, '|', 5)::bigint) INTO first_pass
       FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#' ORDER BY n LIMIT 1;
+    SELECT to_timestamp(nullif(split_part(line, '|', 7), '0')::bigint) INTO last_reset
+      FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#' ORDER BY n DESC LIMIT 1;
     SELECT * INTO size FROM fairshare.slurm_cluster_size(
         (SELECT string_agg(line, E'\n' ORDER BY n) FROM fx WHERE scenario = scen AND file = 'nodes'));
     INSERT INTO fairshare.clusters (cluster, fairshare_algorithm, decay_mode, decay_half_life,
@@ -237,4 +240,50 @@ SELECT * FROM pg_temp.compare_sprio('classic') WHERE slurm IS DISTINCT FROM ours
 -- (partitions std, big, low and parked share it: summed over them, 4 nodes
 -- and 256 CPUs)
 SELECT job_id, col, slurm, ours FROM pg_temp.compare_sprio('classic') WHERE col = 'JOBSIZE';
+ROLLBACK;
+
+-- ===========================================================================
+-- reset_now: no decay, PriorityUsageResetPeriod=NOW set by `scontrol
+-- reconfigure` at 10:04:34 while carol's job (big, 4 CPUs, 2G: billing
+-- 18.225/s) ran from 10:03:33 to 10:06:53; passes at :27.  slurmctld reset
+-- usage at its next pass, 10:05:27 (priority_last_decay_ran), and charged
+-- carol's job in that pass for [10:04:27, 10:05:27]: 60 × 18.225 = 1093.5
+-- (capture 3).  Captures 1 and 2 are before the reset; alice's job ended
+-- before it and counts 0 after it; capture 4: carol 1093.5 + 1093.5 (10:06:27)
+-- + 26 × 18.225 (her end) = 2660.85, bob's job after the reset 20 × 2 = 40.
+-- ===========================================================================
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/config.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'config') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/slurm.conf' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'slurm.conf') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/nodes.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'nodes') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/assoc.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'assoc') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/instants.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'instants') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sshare_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sshare_1') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sshare_2.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sshare_2') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sshare_3.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sshare_3') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sshare_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sshare_4') > 0 AS read, pg_temp.clear_in();
+
+BEGIN;
+DELETE FROM jobs WHERE cluster = 'oracle';
+DELETE FROM clusters WHERE cluster = 'oracle';
+SELECT pg_temp.load_cluster('reset_now');
+SELECT usage_reset_period, usage_last_reset FROM clusters WHERE cluster = 'oracle';
+SELECT import_stage();
+\copy import_staging (line) FROM 'test/fixtures/slurm/reset_now/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
+SELECT count(*) AS cells, count(DISTINCT (capture, account, user_name)) AS lines,
+       count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare('reset_now');
+SELECT * FROM pg_temp.compare('reset_now') WHERE slurm IS DISTINCT FROM ours;
+-- the users' RawUsage at each capture
+SELECT capture, account, user_name, slurm, ours FROM pg_temp.compare('reset_now')
+ WHERE col = 'RawUsage' AND user_name IN ('alice', 'bob', 'carol') ORDER BY 1, 2, 3;
 ROLLBACK;
