@@ -44,6 +44,7 @@ DECLARE
     first_pass timestamptz;
     last_reset timestamptz;
     size record;
+    tz text;
 BEGIN
     -- scontrol show config: "Key = Value"
     SELECT jsonb_object_agg(m[1], m[2]) INTO conf
@@ -55,12 +56,15 @@ BEGIN
       FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#' ORDER BY n LIMIT 1;
     SELECT to_timestamp(nullif(split_part(line, '|', 7), '0')::bigint) INTO last_reset
       FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#' ORDER BY n DESC LIMIT 1;
+    -- slurmctld's time zone, where its run says (its local midnight starts a DAILY period)
+    SELECT COALESCE(max((regexp_match(line, '^slurmctld TZ: (\S+)'))[1]), 'UTC') INTO tz
+      FROM fx WHERE scenario = scen AND file = 'run';
     SELECT * INTO size FROM fairshare.slurm_cluster_size(
         (SELECT string_agg(line, E'\n' ORDER BY n) FROM fx WHERE scenario = scen AND file = 'nodes'));
     INSERT INTO fairshare.clusters (cluster, fairshare_algorithm, decay_mode, decay_half_life,
                                     priority_calc_period, priority_last_decay, usage_reset_period, usage_last_reset,
                                     weight_fairshare, weight_age, weight_job_size, weight_partition, weight_qos,
-                                    priority_max_age, favor_small, total_nodes, total_cpus)
+                                    priority_max_age, favor_small, total_nodes, total_cpus, timezone)
     VALUES ('oracle',
             CASE WHEN conf ->> 'PriorityFlags' ~ 'NO_FAIR_TREE' THEN 'classic' ELSE 'fair_tree' END,
             'slurm_passes', pg_temp.slurm_interval(conf ->> 'PriorityDecayHalfLife'),
@@ -70,7 +74,7 @@ BEGIN
             (conf ->> 'PriorityWeightFairShare')::bigint, (conf ->> 'PriorityWeightAge')::bigint,
             (conf ->> 'PriorityWeightJobSize')::bigint, (conf ->> 'PriorityWeightPartition')::bigint,
             (conf ->> 'PriorityWeightQOS')::bigint, pg_temp.slurm_interval(conf ->> 'PriorityMaxAge'),
-            lower(conf ->> 'PriorityFavorSmall') = 'yes', size.total_nodes, size.total_cpus);
+            lower(conf ->> 'PriorityFavorSmall') = 'yes', size.total_nodes, size.total_cpus, tz);
     -- slurm.conf's partitions: PriorityJobFactor, TRESBillingWeights; the node's shape
     INSERT INTO fairshare.partitions (cluster, partition, billing_weights, priority_job_factor, cores_per_node, mem_per_node_mb)
     SELECT 'oracle', (regexp_match(line, 'PartitionName=(\S+)'))[1],
@@ -92,10 +96,10 @@ BEGIN
            nullif(split_part(line, '|', 5), 'parent')::integer
       FROM fx WHERE scenario = scen AND file = 'assoc' AND n > (SELECT min(n) FROM fx WHERE scenario = scen AND file = 'assoc')
        AND split_part(line, '|', 3) <> '';
-    RETURN format('%s: %s, half-life %s, PriorityCalcPeriod %s, passes from %s, reset %s, %s nodes, %s CPUs',
+    RETURN format('%s: %s, half-life %s, PriorityCalcPeriod %s, passes from %s, reset %s, %s nodes, %s CPUs, time zone %s',
                   scen, CASE WHEN conf ->> 'PriorityFlags' ~ 'NO_FAIR_TREE' THEN 'classic' ELSE 'fair_tree' END,
                   conf ->> 'PriorityDecayHalfLife', conf ->> 'PriorityCalcPeriod', first_pass,
-                  conf ->> 'PriorityUsageResetPeriod', size.total_nodes, size.total_cpus);
+                  conf ->> 'PriorityUsageResetPeriod', size.total_nodes, size.total_cpus, tz);
 END $$;
 
 -- Every cell of sshare_N.txt against sshare_at at capture N's instant.
@@ -226,12 +230,13 @@ SELECT import_stage();
 -- 4 jobs that ran (their .batch steps folded) and 3 left pending
 SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
 -- every cell compared, and the ones that differ
+CREATE TEMP TABLE cmp_classic AS SELECT * FROM pg_temp.compare('classic');
 SELECT count(*) AS cells, count(DISTINCT (capture, account, user_name)) AS lines,
        count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
-  FROM pg_temp.compare('classic');
-SELECT * FROM pg_temp.compare('classic') WHERE slurm IS DISTINCT FROM ours;
+  FROM cmp_classic;
+SELECT * FROM cmp_classic WHERE slurm IS DISTINCT FROM ours;
 -- the root's line, as sshare printed it
-SELECT col, slurm, ours FROM pg_temp.compare('classic') WHERE account = 'root' AND user_name IS NULL;
+SELECT col, slurm, ours FROM cmp_classic WHERE account = 'root' AND user_name IS NULL;
 -- sprio: the three pending jobs' factors
 SELECT count(*) AS cells, count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
   FROM pg_temp.compare_sprio('classic');
@@ -279,11 +284,72 @@ SELECT usage_reset_period, usage_last_reset FROM clusters WHERE cluster = 'oracl
 SELECT import_stage();
 \copy import_staging (line) FROM 'test/fixtures/slurm/reset_now/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
+CREATE TEMP TABLE cmp_reset_now AS SELECT * FROM pg_temp.compare('reset_now');
 SELECT count(*) AS cells, count(DISTINCT (capture, account, user_name)) AS lines,
        count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
-  FROM pg_temp.compare('reset_now');
-SELECT * FROM pg_temp.compare('reset_now') WHERE slurm IS DISTINCT FROM ours;
+  FROM cmp_reset_now;
+SELECT * FROM cmp_reset_now WHERE slurm IS DISTINCT FROM ours;
 -- the users' RawUsage at each capture
-SELECT capture, account, user_name, slurm, ours FROM pg_temp.compare('reset_now')
+SELECT capture, account, user_name, slurm, ours FROM cmp_reset_now
  WHERE col = 'RawUsage' AND user_name IN ('alice', 'bob', 'carol') ORDER BY 1, 2, 3;
+ROLLBACK;
+
+-- ===========================================================================
+-- reset_daily: PriorityDecayHalfLife=10 minutes, PriorityCalcPeriod=1,
+-- PriorityUsageResetPeriod=DAILY, slurmctld in a time zone (POSIX
+-- FSR+10:11, UTC-10:11) whose midnight is 10:11:00 UTC; passes at :16.
+-- slurmctld zeroes usage at its first pass from midnight, 10:11:16, and
+-- charges carol's running job in it for [10:10:16, 10:11:16].  Capture 2
+-- (10:11:02) is after midnight but before that pass: nothing reset yet.
+-- Capture 4 (10:11:43) is between passes after bob's job ended at 10:11:39:
+-- his RawUsage (39) and his account's include his end charge, while their
+-- NormUsage, EffectvUsage, LevelFS and FairShare are still those of the
+-- 10:11:16 pass (0, 0, inf).  Captures 1 and 2 are decay alone: carol's
+-- job ran from 10:07:22 across four passes.
+-- ===========================================================================
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/config.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'config') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/slurm.conf' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'slurm.conf') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/nodes.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'nodes') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/assoc.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'assoc') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/instants.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'instants') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/run.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'run') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sshare_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sshare_1') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sshare_2.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sshare_2') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sshare_3.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sshare_3') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sshare_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sshare_4') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sshare_5.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sshare_5') > 0 AS read, pg_temp.clear_in();
+
+BEGIN;
+DELETE FROM jobs WHERE cluster = 'oracle';
+DELETE FROM clusters WHERE cluster = 'oracle';
+SELECT pg_temp.load_cluster('reset_daily');
+-- the reset instants: before midnight the previous day's; from 10:11:16 on, that pass
+SELECT i.capture, _usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone, c.decay_mode,
+                                  c.priority_calc_period, c.priority_last_decay, i.at) AS reset_at
+  FROM clusters c,
+       (SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
+          FROM fx WHERE scenario = 'reset_daily' AND file = 'instants' AND line !~ '^#') i
+ WHERE c.cluster = 'oracle' ORDER BY 1;
+SELECT import_stage();
+\copy import_staging (line) FROM 'test/fixtures/slurm/reset_daily/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
+CREATE TEMP TABLE cmp_reset_daily AS SELECT * FROM pg_temp.compare('reset_daily');
+SELECT count(*) AS cells, count(DISTINCT (capture, account, user_name)) AS lines,
+       count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM cmp_reset_daily;
+SELECT * FROM cmp_reset_daily WHERE slurm IS DISTINCT FROM ours;
+-- capture 4, between passes: chem's and bob's lines
+SELECT account, user_name, col, slurm, ours FROM cmp_reset_daily
+ WHERE capture = 4 AND account = 'chem' AND user_name IS DISTINCT FROM 'alice' ORDER BY 2 NULLS FIRST, 3;
 ROLLBACK;
