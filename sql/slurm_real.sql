@@ -248,6 +248,71 @@ SELECT job_id, col, slurm, ours FROM pg_temp.compare_sprio('classic') WHERE col 
 ROLLBACK;
 
 -- ===========================================================================
+-- decay: Fair Tree, PriorityDecayHalfLife=10 minutes (f = 1 - 0.693/600 =
+-- 0.998845), PriorityCalcPeriod=1, passes at :12.  alice's job (std, billing
+-- 4/s) runs 25 s between two passes and is charged once, at its end:
+-- 4 × 25 × f^25 = 97.15, then × f^60 at each pass (90 at capture 1); bob's
+-- (big, 18.225/s) and carol's (std, 2/s) run across 2 and 5 passes; bob's
+-- second job (low, 6/s) starts after one pass and ends before the next.
+-- Capture 3 comes 5 s after carol's job ended, between passes: her RawUsage
+-- has her end charge, the tree columns are those of the 10:27:12 pass;
+-- capture 4 is one pass later, decay alone.
+-- ===========================================================================
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/config.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'config') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/slurm.conf' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'slurm.conf') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/nodes.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'nodes') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/assoc.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'assoc') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/instants.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'instants') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/run.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'run') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sshare_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sshare_1') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sshare_2.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sshare_2') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sshare_3.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sshare_3') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sshare_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sshare_4') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sprio_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sprio_1') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sprio_2.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sprio_2') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sprio_3.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sprio_3') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/decay/sprio_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('decay', 'sprio_4') > 0 AS read, pg_temp.clear_in();
+
+BEGIN;
+DELETE FROM jobs WHERE cluster = 'oracle';
+DELETE FROM clusters WHERE cluster = 'oracle';
+SELECT pg_temp.load_cluster('decay');
+SELECT import_stage();
+\copy import_staging (line) FROM 'test/fixtures/slurm/decay/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
+CREATE TEMP TABLE cmp_decay AS SELECT * FROM pg_temp.compare('decay');
+SELECT count(*) AS cells, count(DISTINCT (capture, account, user_name)) AS lines,
+       count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM cmp_decay;
+SELECT * FROM cmp_decay WHERE slurm IS DISTINCT FROM ours;
+-- RawUsage and NormUsage of the users at each capture: capture 3, between
+-- passes, carol's RawUsage (550) is 19.4 % of the root's (2833) while her
+-- NormUsage is the 10:27:12 pass's, 0.174248
+SELECT capture, account, user_name, col, slurm, ours FROM cmp_decay
+ WHERE col IN ('RawUsage', 'NormUsage') AND user_name IN ('alice', 'bob', 'carol') ORDER BY 1, 2, 3, 4;
+-- TRESRunMins of the running jobs (capture 1: bob's two, carol's)
+SELECT capture, account, user_name, slurm, ours FROM cmp_decay
+ WHERE col = 'TRESRunMins' AND slurm !~ '^cpu=0,' ORDER BY 1, 2, 3 NULLS FIRST;
+SELECT count(*) AS cells, count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare_sprio('decay');
+SELECT * FROM pg_temp.compare_sprio('decay') WHERE slurm IS DISTINCT FROM ours;
+ROLLBACK;
+
+-- ===========================================================================
 -- reset_now: no decay, PriorityUsageResetPeriod=NOW set by `scontrol
 -- reconfigure` at 10:04:34 while carol's job (big, 4 CPUs, 2G: billing
 -- 18.225/s) ran from 10:03:33 to 10:06:53; passes at :27.  slurmctld reset
