@@ -314,12 +314,12 @@ ROLLBACK;
 
 -- ===========================================================================
 -- reset_now: no decay, PriorityUsageResetPeriod=NOW set by `scontrol
--- reconfigure` at 10:04:34 while carol's job (big, 4 CPUs, 2G: billing
--- 18.225/s) ran from 10:03:33 to 10:06:53; passes at :27.  slurmctld reset
--- usage at its next pass, 10:05:27 (priority_last_decay_ran), and charged
--- carol's job in that pass for [10:04:27, 10:05:27]: 60 × 18.225 = 1093.5
+-- reconfigure` at 10:29:36 while carol's job (big, 4 CPUs, 2G: billing
+-- 18.225/s) ran from 10:28:36 to 10:31:56; passes at :30.  slurmctld reset
+-- usage at its next pass, 10:30:30 (priority_last_decay_ran), and charged
+-- carol's job in that pass for [10:29:30, 10:30:30]: 60 × 18.225 = 1093.5
 -- (capture 3).  Captures 1 and 2 are before the reset; alice's job ended
--- before it and counts 0 after it; capture 4: carol 1093.5 + 1093.5 (10:06:27)
+-- before it and counts 0 after it; capture 4: carol 1093.5 + 1093.5 (10:31:30)
 -- + 26 × 18.225 (her end) = 2660.85, bob's job after the reset 20 × 2 = 40.
 -- ===========================================================================
 \copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/config.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
@@ -340,6 +340,14 @@ SELECT pg_temp.take('reset_now', 'sshare_2') > 0 AS read, pg_temp.clear_in();
 SELECT pg_temp.take('reset_now', 'sshare_3') > 0 AS read, pg_temp.clear_in();
 \copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sshare_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT pg_temp.take('reset_now', 'sshare_4') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sprio_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sprio_1') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sprio_2.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sprio_2') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sprio_3.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sprio_3') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sprio_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'sprio_4') > 0 AS read, pg_temp.clear_in();
 
 BEGIN;
 DELETE FROM jobs WHERE cluster = 'oracle';
@@ -357,20 +365,24 @@ SELECT * FROM cmp_reset_now WHERE slurm IS DISTINCT FROM ours;
 -- the users' RawUsage at each capture
 SELECT capture, account, user_name, slurm, ours FROM cmp_reset_now
  WHERE col = 'RawUsage' AND user_name IN ('alice', 'bob', 'carol') ORDER BY 1, 2, 3;
+-- sprio: the parked jobs' FAIRSHARE follows the reset
+SELECT count(*) AS cells, count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare_sprio('reset_now');
+SELECT * FROM pg_temp.compare_sprio('reset_now') WHERE slurm IS DISTINCT FROM ours;
 ROLLBACK;
 
 -- ===========================================================================
 -- reset_daily: PriorityDecayHalfLife=10 minutes, PriorityCalcPeriod=1,
 -- PriorityUsageResetPeriod=DAILY, slurmctld in a time zone (POSIX
--- FSR+10:11, UTC-10:11) whose midnight is 10:11:00 UTC; passes at :16.
--- slurmctld zeroes usage at its first pass from midnight, 10:11:16, and
--- charges carol's running job in it for [10:10:16, 10:11:16].  Capture 2
--- (10:11:02) is after midnight but before that pass: nothing reset yet.
--- Capture 4 (10:11:43) is between passes after bob's job ended at 10:11:39:
+-- FSR+10:37, UTC-10:37) whose midnight is 10:37:00 UTC; passes at :45.
+-- slurmctld zeroes usage at its first pass from midnight, 10:37:45, and
+-- charges carol's running job in it for [10:36:45, 10:37:45].  Capture 2
+-- (10:37:02) is after midnight but before that pass: nothing reset yet.
+-- Capture 4 (10:38:12) is between passes after bob's job ended at 10:38:08:
 -- his RawUsage (39) and his account's include his end charge, while their
 -- NormUsage, EffectvUsage, LevelFS and FairShare are still those of the
--- 10:11:16 pass (0, 0, inf).  Captures 1 and 2 are decay alone: carol's
--- job ran from 10:07:22 across four passes.
+-- 10:37:45 pass (0, 0, inf).  Captures 1 and 2 are decay alone: carol's
+-- job ran from 10:32:51 across four passes.
 -- ===========================================================================
 \copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/config.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT pg_temp.take('reset_daily', 'config') > 0 AS read, pg_temp.clear_in();
@@ -394,6 +406,16 @@ SELECT pg_temp.take('reset_daily', 'sshare_3') > 0 AS read, pg_temp.clear_in();
 SELECT pg_temp.take('reset_daily', 'sshare_4') > 0 AS read, pg_temp.clear_in();
 \copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sshare_5.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT pg_temp.take('reset_daily', 'sshare_5') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sprio_1.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sprio_1') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sprio_2.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sprio_2') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sprio_3.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sprio_3') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sprio_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sprio_4') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_daily/sprio_5.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_daily', 'sprio_5') > 0 AS read, pg_temp.clear_in();
 
 BEGIN;
 DELETE FROM jobs WHERE cluster = 'oracle';
@@ -417,4 +439,7 @@ SELECT * FROM cmp_reset_daily WHERE slurm IS DISTINCT FROM ours;
 -- capture 4, between passes: chem's and bob's lines
 SELECT account, user_name, col, slurm, ours FROM cmp_reset_daily
  WHERE capture = 4 AND account = 'chem' AND user_name IS DISTINCT FROM 'alice' ORDER BY 2 NULLS FIRST, 3;
+SELECT count(*) AS cells, count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare_sprio('reset_daily');
+SELECT * FROM pg_temp.compare_sprio('reset_daily') WHERE slurm IS DISTINCT FROM ours;
 ROLLBACK;
