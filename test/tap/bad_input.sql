@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(239);
+SELECT plan(242);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -277,6 +277,12 @@ INSERT INTO allocations (cluster, account, policy, period_start, period_end, hou
 -- clusters
 SELECT throws_ok($$INSERT INTO clusters (cluster) VALUES ('')$$, '23514', NULL, 'clusters: empty name');
 SELECT throws_ok($$INSERT INTO clusters (cluster) VALUES (NULL)$$, '23502', NULL, 'clusters: NULL name');
+SELECT throws_ok($$INSERT INTO clusters (cluster, priority_calc_period) VALUES ('bad', '-1 second')$$, '22023',
+                 'priority_calc_period must be a positive interval, not -00:00:01', 'clusters: a calc period <= 0 names itself');
+SELECT throws_ok($$INSERT INTO clusters (cluster, usage_reset_period) VALUES ('bad', 'HOURLY')$$, '22023',
+                 'usage_reset_period must be NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY, not "HOURLY"',
+                 'clusters: an unknown reset period names itself');
+SELECT throws_ok($$SELECT slurm_cluster_size('PartitionName=p Nodes=ALL')$$, '22023', NULL, 'slurm_cluster_size: no node');
 SELECT throws_ok($$INSERT INTO clusters (cluster, timezone) VALUES ('x', 'Mars/Olympus')$$, '22023', NULL, 'clusters: unknown time zone');
 SELECT throws_ok($$INSERT INTO clusters (cluster, decay_factor) VALUES ('x', 'NaN')$$, '23514', NULL, 'clusters: NaN decay factor');
 SELECT throws_ok($$INSERT INTO clusters (cluster, weight_fairshare) VALUES ('x', 9223372036854775808)$$, '22003', NULL,
