@@ -106,20 +106,33 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     n bigint;
+    since timestamptz;
 BEGIN
     IF to_regclass('pg_temp._fs_import_runs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_runs; END IF;
     -- every run of those ids: the export's (line_no) and the stored ones
     -- it does not repeat (line_no NULL)
+    SELECT min(LEAST(w.start_time, w.submit_time)) INTO since
+      FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job';
+    IF since IS NULL THEN
+        RETURN;
+    END IF;
     CREATE TEMP TABLE _fs_import_runs AS
-    WITH ids AS (
+    WITH recent AS MATERIALIZED (
+        SELECT x.cluster, x.job_id, x.submit_time
+          FROM @extschema@.jobs x
+         WHERE x.start_time IS NOT NULL AND COALESCE(x.end_time, 'infinity'::timestamptz) > since
+        UNION ALL
+        SELECT x.cluster, x.job_id, x.submit_time
+          FROM @extschema@.jobs x
+         WHERE x.state = 'PENDING'),
+    ids AS (
         SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
          WHERE w.kind = 'job'
          GROUP BY 1, 2 HAVING count(DISTINCT w.submit_time) > 1
         UNION
         SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
-         WHERE w.kind = 'job'
-           AND EXISTS (SELECT 1 FROM @extschema@.jobs x
-                        WHERE x.cluster = w.cluster AND x.job_id = w.job_id AND x.submit_time <> w.submit_time))
+          JOIN recent x ON x.cluster = w.cluster AND x.job_id = w.job_id AND x.submit_time <> w.submit_time
+         WHERE w.kind = 'job')
     SELECT w.line_no, w.cluster, w.job_id, w.submit_time, w.user_name, w.account, w.state,
            w.start_time, w.end_time
       FROM pg_temp._fs_import_jobs w JOIN ids USING (cluster, job_id)
@@ -128,7 +141,8 @@ BEGIN
     SELECT NULL::bigint, x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state,
            x.start_time, x.end_time
       FROM @extschema@.jobs x JOIN ids USING (cluster, job_id)
-     WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+     WHERE (x.state = 'PENDING' OR (x.start_time IS NOT NULL AND COALESCE(x.end_time, 'infinity'::timestamptz) > since))
+       AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
                         WHERE w.kind = 'job' AND w.cluster = x.cluster AND w.job_id = x.job_id
                           AND w.submit_time = x.submit_time);
     GET DIAGNOSTICS n = ROW_COUNT;
