@@ -60,6 +60,8 @@ test)
   bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   echo "== test/upgrade.sh"
   bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  echo "== test/meta.sh"
+  bash test/meta.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   exit "$status"
   ;;
 demo)
