@@ -1,5 +1,6 @@
 /*
- * billing.c — Slurm's billable TRES (POLICIES.md §1, slurm-semantics.md §3.4).
+ * billing.c — Slurm's billable TRES (docs/policies.md#usage-and-billing,
+ * docs/slurm.md#billable-tres).
  *
  * tres_billing(tres, weights, mode) parses an allocated-TRES string as sacct
  * prints it ("cpu=4,mem=16G,node=1,gres/gpu=2") and a partition's

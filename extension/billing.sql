@@ -1,5 +1,6 @@
 -- ---------------------------------------------------------------------------
--- billing: Slurm's billable TRES and RWTH core-hours (POLICIES.md §1)
+-- billing: Slurm's billable TRES and RWTH core-hours
+-- (docs/policies.md#usage-and-billing, docs/slurm.md#billable-tres)
 -- ---------------------------------------------------------------------------
 
 CREATE FUNCTION @extschema@.tres_billing(tres text, weights text, mode text DEFAULT 'sum')
@@ -27,7 +28,8 @@ COMMENT ON FUNCTION @extschema@.tres_weights_valid(text) IS
 -- without a finite start or end, 22023 otherwise.  A function of its
 -- own because format() is STABLE (it prints timestamps in the session's time
 -- zone): an IMMUTABLE SQL function whose body calls it is never inlined, and
--- core_hours runs once per job in the GENCI and RWTH reports (issue 7).
+-- core_hours runs once per job in the GENCI and RWTH reports
+-- (docs/performance.md#what-was-fixed-and-how-it-was-found).
 CREATE FUNCTION @extschema@._core_hours_invalid(cpus integer, nodes integer, gpus integer,
                                                 gpu_hour_factor float8, started timestamptz, ended timestamptz)
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE

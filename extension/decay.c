@@ -1,5 +1,6 @@
 /*
- * decay.c — decayed usage aggregates (POLICIES.md §2).
+ * decay.c — decayed usage aggregates (docs/policies.md#decay,
+ * docs/slurm.md#decay-and-usage-accrual).
  *
  * Every variant sums usage × weight, where the weight says how much of a
  * unit of usage charged (or accrued) at some instant still counts at as_of:
@@ -16,10 +17,11 @@
  *
  * The transition state is a float8[3] {rows, sum, compensation}: a real
  * (non-pseudo) type, so that PostgreSQL parallel query and Citus can both
- * split the aggregate with the combine function alone (pg-extension.md
- * §4.2).  Sums use Neumaier's compensated summation so that 10^8 rows of
- * very different sizes still add up to the last digit.  As float8_accum
- * does, the state is updated in place when called as an aggregate.
+ * split the aggregate with the combine function alone
+ * (docs/design.md#aggregates-parallel-query-and-citus).  Sums use Neumaier's
+ * compensated summation so that 10^8 rows of very different sizes still add
+ * up to the last digit.  As float8_accum does, the state is updated in place
+ * when called as an aggregate.
  *
  * Steps are counted from the Unix epoch, so the same rows always give the
  * same answer whenever the query runs.
@@ -104,7 +106,8 @@ kahan_add(float8 *sum, float8 *comp, double x)
  * the state argument, never read through, so a later state allocated at the
  * same address is one PostgreSQL made from INITCOND or one we returned:
  * either way checked already by construction.  It saves the checks and the
- * AggCheckCallContext call on every row (issue 7: the per-row cost).
+ * AggCheckCallContext call on every row (the per-row cost:
+ * docs/performance.md#what-was-fixed-and-how-it-was-found).
  */
 typedef struct DecayCache
 {

@@ -1,5 +1,5 @@
 -- ---------------------------------------------------------------------------
--- decay: decayed usage aggregates (POLICIES.md §2)
+-- decay: decayed usage aggregates (docs/policies.md#decay, docs/decay.md)
 --
 -- State float8[3] = {rows, sum, Neumaier compensation}; a real type with a
 -- combine function, so parallel query and Citus both split these.

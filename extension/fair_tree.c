@@ -1,8 +1,9 @@
 /*
  * fair_tree.c — Slurm's fair share over an association tree, as window
- * functions: Fair Tree (PROTEUS, CALI; POLICIES.md §3) and classic fair
- * share (PriorityFlags=NO_FAIR_TREE).  The rules are read from Slurm's code
- * where code and documentation disagree (slurm-semantics.md §1, §2, §6).
+ * functions: Fair Tree (PROTEUS, CALI; docs/policies.md#fair-share) and
+ * classic fair share (PriorityFlags=NO_FAIR_TREE).  The rules are read from
+ * Slurm's code where code and documentation disagree (docs/slurm.md#fair-tree,
+ * docs/slurm.md#classic-fair-share, docs/slurm.md#edge-cases).
  *
  * Every function takes the rows of one tree as its window partition:
  *
@@ -14,15 +15,15 @@
  * is its own plus all its descendants').  On the first call of a partition
  * the whole partition is read once, the tree is built and every row's answer
  * is stored in partition-local memory; each call returns its row's answer
- * (pg-extension.md §4.6).
+ * (docs/design.md#window-functions).
  *
- * How Slurm's code is followed (slurm-semantics.md §1):
+ * How Slurm's code is followed (docs/slurm.md#fair-tree):
  *  - the fs parent of an association is its nearest strict ancestor whose
  *    shares are not "parent"; siblings are grouped by fs parent, so the
  *    children of a Fairshare=parent account sit beside it;
  *  - S = shares / level_shares, U = usage / usage of the fs parent, LF =
  *    S / U, each a float8 computed in that order and compared with exact
- *    equality (slurm-semantics.md §1.7: this reproduces test24.4's uD2/uD3,
+ *    equality (docs/slurm.md#fair-tree: this reproduces test24.4's uD2/uD3,
  *    which exact arithmetic would tie); S == 0 gives LF 0, U == 0 gives
  *    +inf; a parent user gets +inf, a parent account the NO_VAL sentinel
  *    4294967294.  (Slurm keeps U and LF in long double; float8 keeps the

@@ -1,6 +1,8 @@
 -- ---------------------------------------------------------------------------
 -- fair_tree: Slurm's fair share over an association tree (PROTEUS, CALI;
--- POLICIES.md §3), read from Slurm's code (slurm-semantics.md §1, §2, §6).
+-- docs/policies.md#fair-share), read from Slurm's code
+-- (docs/slurm.md#fair-tree, docs/slurm.md#classic-fair-share,
+-- docs/slurm.md#edge-cases).
 --
 -- Window functions over the rows of one tree per partition:
 --   f(id, parent_id, shares, usage, is_user) OVER (PARTITION BY cluster)

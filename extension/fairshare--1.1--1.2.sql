@@ -8,11 +8,11 @@
 
 \echo Use "ALTER EXTENSION fairshare UPDATE TO '1.2'" to load this file. \quit
 
--- ---------------------------------------------------------------------------
+-- ===========================================================================
 -- billing: core_hours refuses a run without a finite start or end (22008) on
 -- every major.  PostgreSQL 15 and 16 raised it from infinity - t; from 17 on
 -- that is an infinite interval, and core_hours returned Infinity.
--- ---------------------------------------------------------------------------
+-- ===========================================================================
 
 CREATE OR REPLACE FUNCTION @extschema@._core_hours_invalid(cpus integer, nodes integer, gpus integer,
                                                 gpu_hour_factor float8, started timestamptz, ended timestamptz)
@@ -59,3 +59,1517 @@ RETURN CASE
          (pg_catalog.date_part('epoch', ended OPERATOR(pg_catalog.-) started)
           OPERATOR(pg_catalog./) 3600.0)
 END;
+
+-- ===========================================================================
+-- Job identity (issue 18): one row per run, keyed as slurmdbd keys its job
+-- table, (cluster, job id, submit time); the suspended time of each run; a
+-- final state needs an end.
+-- ===========================================================================
+
+-- A job in a final state without an end was charged, by 1.1, as running up
+-- to every report's instant.  The new constraint refuses such a row; rather
+-- than guess an end, the update stops and names them.
+DO $$
+DECLARE
+    n bigint;
+    some text;
+BEGIN
+    SELECT count(*), string_agg(format('%s/%s', j.cluster, j.job_id), ', ') FILTER (WHERE j.rn <= 5)
+      INTO n, some
+      FROM (SELECT x.cluster, x.job_id, row_number() OVER (ORDER BY x.cluster, x.job_id) AS rn
+              FROM @extschema@.jobs x
+             WHERE x.state NOT IN ('PENDING', 'RUNNING', 'SUSPENDED') AND x.end_time IS NULL) j;
+    IF n > 0 THEN
+        RAISE EXCEPTION 'fairshare 1.2: % job(s) in a final state have no end_time (%)', n, some
+            USING ERRCODE = '23514',
+                  HINT = 'Set their end_time (re-import them from sacct, whose End gives it), or delete them; then run ALTER EXTENSION fairshare UPDATE again.';
+    END IF;
+END
+$$;
+
+-- The column is added empty and filled, not added with its default: a
+-- default given by ADD COLUMN is kept aside as the column's "missing value"
+-- for the rows already there, which a fresh install does not have.
+ALTER TABLE @extschema@.jobs ADD COLUMN suspended interval CHECK (suspended OPERATOR(pg_catalog.>=) '0'::interval);
+UPDATE @extschema@.jobs SET suspended = '0';
+ALTER TABLE @extschema@.jobs
+    ALTER COLUMN suspended SET DEFAULT '0',
+    ALTER COLUMN suspended SET NOT NULL,
+    ADD CONSTRAINT jobs_ended_have_end CHECK (state IN ('PENDING', 'RUNNING', 'SUSPENDED') OR end_time IS NOT NULL),
+    ADD CONSTRAINT jobs_suspended_within_run CHECK (end_time IS NULL OR start_time IS NULL
+           OR suspended OPERATOR(pg_catalog.<=) (end_time OPERATOR(pg_catalog.-) start_time)),
+    DROP CONSTRAINT jobs_pkey,
+    ADD PRIMARY KEY (cluster, job_id, submit_time);
+COMMENT ON TABLE @extschema@.jobs IS 'Job runs as the scheduler accounted them, one row per run (cluster, job id, submit time): who, where, when, what was allocated.';
+
+-- What an import could tell but not fix.
+CREATE TABLE @extschema@.import_warnings (
+    import_id            bigint NOT NULL REFERENCES @extschema@.imports ON DELETE CASCADE,
+    line_no              bigint NOT NULL,
+    job_id               text,
+    warning              text NOT NULL,
+    PRIMARY KEY (import_id, line_no, warning)
+);
+COMMENT ON TABLE @extschema@.import_warnings IS 'What an import noticed about the runs of a job id (runs closed, ids reused), per line of the staged file.';
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.import_warnings', '');
+REVOKE ALL ON @extschema@.import_warnings FROM PUBLIC;
+GRANT SELECT ON @extschema@.import_warnings TO fairshare_admin, fairshare_reader;
+GRANT INSERT, DELETE ON @extschema@.import_warnings TO fairshare_admin;
+GRANT UPDATE ON @extschema@.import_warnings TO fairshare_admin;
+
+-- The parsers return the run's Suspended time.
+ALTER TYPE @extschema@._sacct_line ADD ATTRIBUTE suspended interval;
+DROP FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text);
+CREATE FUNCTION @extschema@._sacct_parse(staging regclass, header text, header_no bigint,
+                                         time_zone text, cluster text)
+RETURNS TABLE (line_no bigint, kind text, cluster text, job_id text, step text, user_name text,
+               account text, partition text, qos text, state text, submit_time timestamptz,
+               eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
+               time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
+               nodes integer, exclusive boolean, stored boolean, sqlstate text, reason text,
+               line text, folded bigint, suspended interval)
+AS 'MODULE_PATHNAME', 'fs_sacct_parse'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 100000;
+COMMENT ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) IS
+'Every line of an sacct --parsable2 export staged in a table, parsed in one pass: the rows of import_sacct''s work table, steps folded (counted in folded).';
+
+REVOKE ALL ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) TO fairshare_admin;
+
+-- Runs of one job id (issue 18).  slurmdbd keeps one row per run, as jobs
+-- does: a job id reused after MaxJobId wrapped is another job, and each run
+-- of a requeued job is a row of its own, submitted at the instant of the
+-- requeue.  Most lines of an export are the only run of their id; the few
+-- ids with other runs, in the export or stored, are gathered here
+-- (pg_temp._fs_import_runs) and checked before the upsert:
+--   * runs of one id cannot overlap in time (an id is unique among live
+--     jobs, and a requeued run has ended before the next one starts): a line
+--     whose run overlaps another run of its id is rejected (23514), the later
+--     submitted of two lines of the export;
+--   * a stored run of another job under the same id (not a run that was
+--     requeued) is a reused id: both are kept, and import_warnings says so,
+--     since sacct without --duplicates prints only the newest job of an id.
+-- After the upsert, _import_close_runs closes the stored runs that an
+-- export without --duplicates left open.
+CREATE FUNCTION @extschema@._import_runs(import_id bigint)
+RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    IF to_regclass('pg_temp._fs_import_runs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_runs; END IF;
+    -- every run of those ids: the export's (line_no) and the stored ones
+    -- it does not repeat (line_no NULL)
+    CREATE TEMP TABLE _fs_import_runs AS
+    WITH ids AS (
+        SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job'
+         GROUP BY 1, 2 HAVING count(DISTINCT w.submit_time) > 1
+        UNION
+        SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job'
+           AND EXISTS (SELECT 1 FROM @extschema@.jobs x
+                        WHERE x.cluster = w.cluster AND x.job_id = w.job_id AND x.submit_time <> w.submit_time))
+    SELECT w.line_no, w.cluster, w.job_id, w.submit_time, w.user_name, w.account, w.state,
+           w.start_time, w.end_time
+      FROM pg_temp._fs_import_jobs w JOIN ids USING (cluster, job_id)
+     WHERE w.kind = 'job'
+    UNION ALL
+    SELECT NULL::bigint, x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state,
+           x.start_time, x.end_time
+      FROM @extschema@.jobs x JOIN ids USING (cluster, job_id)
+     WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+                        WHERE w.kind = 'job' AND w.cluster = x.cluster AND w.job_id = x.job_id
+                          AND w.submit_time = x.submit_time);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n = 0 THEN
+        DROP TABLE pg_temp._fs_import_runs;
+        RETURN;
+    END IF;
+    ALTER TABLE pg_temp._fs_import_runs ADD COLUMN close_at timestamptz, ADD COLUMN next_line bigint,
+        ADD COLUMN next_user text, ADD COLUMN next_account text;
+    ANALYZE pg_temp._fs_import_runs;
+
+    -- a stored run still open has ended by the time the next run of its
+    -- id was submitted (not before it started)
+    UPDATE pg_temp._fs_import_runs r
+       SET close_at = n.submit_time, next_line = n.line_no, next_user = n.user_name, next_account = n.account
+      FROM (SELECT DISTINCT ON (o.cluster, o.job_id, o.submit_time)
+                   o.cluster, o.job_id, o.submit_time AS open_submit, f.submit_time, f.line_no,
+                   f.user_name, f.account
+              FROM pg_temp._fs_import_runs o
+              JOIN pg_temp._fs_import_runs f
+                ON f.cluster = o.cluster AND f.job_id = o.job_id AND f.line_no IS NOT NULL
+               AND f.submit_time > o.submit_time
+             WHERE o.line_no IS NULL AND o.state IN ('PENDING', 'RUNNING', 'SUSPENDED')
+               AND (o.start_time IS NULL OR f.submit_time >= o.start_time)
+             ORDER BY o.cluster, o.job_id, o.submit_time, f.submit_time) n
+     WHERE r.line_no IS NULL AND r.cluster = n.cluster AND r.job_id = n.job_id
+       AND r.submit_time = n.open_submit;
+
+    -- overlapping runs: the line is rejected, against a stored run or an
+    -- earlier submitted line of the export
+    UPDATE pg_temp._fs_import_jobs w
+       SET kind = 'reject', sqlstate = '23514',
+           reason = format('job %s: this run (submitted %s, ran %s to %s) overlaps its run submitted %s (ran %s to %s); runs of one job id cannot overlap',
+                           o.job_id, o.f_submit, o.f_start, COALESCE(o.f_end::text, 'now'),
+                           o.g_submit, o.g_start, COALESCE(o.g_end::text, 'now'))
+      FROM (SELECT DISTINCT ON (f.line_no) f.line_no, f.job_id, f.submit_time AS f_submit,
+                   f.start_time AS f_start, f.end_time AS f_end, g.submit_time AS g_submit,
+                   g.start_time AS g_start, COALESCE(g.end_time, g.close_at) AS g_end
+              FROM pg_temp._fs_import_runs f
+              JOIN pg_temp._fs_import_runs g
+                ON g.cluster = f.cluster AND g.job_id = f.job_id AND g.submit_time <> f.submit_time
+               AND (g.line_no IS NULL OR g.submit_time < f.submit_time)
+             WHERE f.line_no IS NOT NULL AND f.start_time IS NOT NULL AND g.start_time IS NOT NULL
+               AND f.start_time < COALESCE(g.end_time, g.close_at, 'infinity')
+               AND g.start_time < COALESCE(f.end_time, 'infinity')
+               -- a run of zero length overlaps nothing
+               AND f.start_time < COALESCE(f.end_time, 'infinity')
+               AND g.start_time < COALESCE(g.end_time, g.close_at, 'infinity')
+             ORDER BY f.line_no, g.submit_time) o
+     WHERE w.line_no = o.line_no AND w.kind = 'job';
+
+    -- reused ids
+    INSERT INTO @extschema@.import_warnings (import_id, line_no, job_id, warning)
+    SELECT DISTINCT ON (f.line_no) _import_runs.import_id, f.line_no, f.job_id,
+           format('job id %s reused: the job submitted %s by %s (account %s) is kept beside this one (submitted %s by %s); sacct without --duplicates prints only the newest job of a reused id',
+                  f.job_id, g.submit_time, g.user_name, g.account, f.submit_time, f.user_name)
+      FROM pg_temp._fs_import_runs f
+      JOIN pg_temp._fs_import_runs g
+        ON g.cluster = f.cluster AND g.job_id = f.job_id AND g.line_no IS NULL
+       AND g.submit_time < f.submit_time AND g.state <> 'REQUEUED' AND g.close_at IS NULL
+      JOIN pg_temp._fs_import_jobs w ON w.line_no = f.line_no AND w.kind = 'job'
+     WHERE f.line_no IS NOT NULL
+     ORDER BY f.line_no, g.submit_time DESC;
+END
+$$;
+
+-- The stored runs that _import_runs found still open while a later run of
+-- their id came, closed at that run's Submit: REQUEUED when it is the same
+-- user's in the same account (slurmctld's requeue: the requeued run ends,
+-- and the next one is submitted, at the instant of the requeue), CANCELLED
+-- otherwise (a reused id; a run that never started).  Only an export
+-- without --duplicates leaves them: with it, the requeued run's own line
+-- comes and updates the stored one.  Each is noted in import_warnings.
+CREATE FUNCTION @extschema@._import_close_runs(import_id bigint, OUT closed bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    closed := 0;
+    IF to_regclass('pg_temp._fs_import_runs') IS NULL THEN
+        RETURN;
+    END IF;
+    WITH c AS (
+        UPDATE @extschema@.jobs j
+           SET state = CASE WHEN j.start_time IS NOT NULL AND (j.user_name, j.account) = (r.next_user, r.next_account)
+                            THEN 'REQUEUED' ELSE 'CANCELLED' END,
+               end_time = r.close_at
+          FROM pg_temp._fs_import_runs r
+          JOIN pg_temp._fs_import_jobs w ON w.line_no = r.next_line AND w.kind = 'job'
+         WHERE r.line_no IS NULL AND r.close_at IS NOT NULL
+           AND j.cluster = r.cluster AND j.job_id = r.job_id AND j.submit_time = r.submit_time
+           AND j.state IN ('PENDING', 'RUNNING', 'SUSPENDED')
+        RETURNING r.next_line, j.job_id, j.submit_time, r.state AS was, j.state, j.end_time)
+    INSERT INTO @extschema@.import_warnings (import_id, line_no, job_id, warning)
+    SELECT _import_close_runs.import_id, c.next_line, c.job_id,
+           format('job %s: its run submitted %s was still %s in fairshare.jobs and a later run of the id came: closed as %s at %s, the later run''s Submit; an export with --duplicates gives the run''s own end',
+                  c.job_id, c.submit_time, c.was, c.state, c.end_time)
+      FROM c;
+    GET DIAGNOSTICS closed = ROW_COUNT;
+    DROP TABLE pg_temp._fs_import_runs;
+END
+$$;
+
+REVOKE ALL ON FUNCTION @extschema@._import_runs(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._import_runs(bigint) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@._import_close_runs(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._import_close_runs(bigint) TO fairshare_admin;
+
+-- The upsert keyed by run, and the imports that check the runs of an id.
+CREATE OR REPLACE FUNCTION @extschema@._import_upsert(with_exclusive boolean,
+    OUT imported bigint, OUT updated bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off
+SET jit = off
+AS $$
+DECLARE
+    cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
+                  eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
+                  nodes, exclusive, suspended';
+    vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
+                  w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
+                  w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false),
+                  w.suspended';
+    excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
+    stored_jobs text;
+    new_jobs text;
+    one record;
+    attempt integer;
+    st text;
+    msg text;
+BEGIN
+    -- %1$s narrows the work table's jobs (one line, for the one-by-one retry)
+    stored_jobs := format($q$
+        WITH up AS (
+            INSERT INTO @extschema@.jobs AS j (%2$s)
+            SELECT %3$s
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND w.stored %%1$s
+            ON CONFLICT (cluster, job_id, submit_time) DO UPDATE
+               SET user_name = excluded.user_name, account = excluded.account,
+                   partition = excluded.partition, qos = excluded.qos, state = excluded.state,
+                   eligible_time = excluded.eligible_time,
+                   start_time = excluded.start_time, end_time = excluded.end_time,
+                   time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
+                   mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
+                   exclusive = %1$s, suspended = excluded.suspended
+             WHERE (j.user_name, j.account, j.partition, j.qos, j.state,
+                    j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended)
+                   IS DISTINCT FROM
+                   (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
+                    excluded.state, excluded.eligible_time,
+                    excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
+                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
+                    excluded.suspended)
+               AND GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
+                   >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
+            RETURNING 1)
+        SELECT count(*) FROM up$q$, excl, cols, vals);
+    new_jobs := format($q$
+        INSERT INTO @extschema@.jobs (%1$s)
+        SELECT %2$s
+          FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job' AND NOT w.stored %%1$s$q$, cols, vals);
+
+    FOR attempt IN 1 .. 2 LOOP
+        -- which jobs are stored already, looked up once before writing (a
+        -- lookup in the statement that inserts would read back every row
+        -- it has inserted so far)
+        UPDATE pg_temp._fs_import_jobs w SET stored = true
+          FROM @extschema@.jobs x
+         WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id
+           AND x.submit_time = w.submit_time;
+        BEGIN
+            EXECUTE format(stored_jobs, '') INTO updated;
+            EXECUTE format(new_jobs, '');
+            GET DIAGNOSTICS imported = ROW_COUNT;
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            NULL;               -- a job twice, or worse: see below
+        END;
+        EXIT WHEN attempt = 2;
+        UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
+          FROM (SELECT d.line_no,
+                       row_number() OVER (PARTITION BY d.cluster, d.job_id, d.submit_time
+                                          ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
+                                                   d.line_no DESC) AS rn
+                  FROM pg_temp._fs_import_jobs d
+                 WHERE d.kind = 'job'
+                   AND (d.cluster, d.job_id, d.submit_time) IN
+                       (SELECT x.cluster, x.job_id, x.submit_time FROM pg_temp._fs_import_jobs x
+                         WHERE x.kind = 'job' GROUP BY 1, 2, 3 HAVING count(*) > 1)) r
+         WHERE w.line_no = r.line_no AND r.rn > 1;
+        EXIT WHEN NOT FOUND;
+    END LOOP;
+
+    -- one by one
+    imported := 0;
+    updated := 0;
+    CREATE INDEX ON pg_temp._fs_import_jobs (line_no);
+    FOR one IN SELECT w.line_no FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job' ORDER BY w.line_no LOOP
+        DECLARE
+            n bigint;
+        BEGIN
+            EXECUTE format(stored_jobs, 'AND w.line_no = $1') INTO n USING one.line_no;
+            updated := updated + n;
+            EXECUTE format(new_jobs, 'AND w.line_no = $1') USING one.line_no;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            imported := imported + n;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            UPDATE pg_temp._fs_import_jobs w
+               SET kind = 'reject', sqlstate = st, reason = msg
+             WHERE w.line_no = one.line_no;
+        END;
+    END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@.import_sacct(
+    cluster text DEFAULT NULL, time_zone text DEFAULT NULL,
+    create_missing boolean DEFAULT false, all_or_nothing boolean DEFAULT false,
+    staging text DEFAULT 'import_staging',
+    OUT import_id bigint, OUT lines_read bigint, OUT imported bigint, OUT updated bigint,
+    OUT unchanged bigint, OUT removed bigint, OUT folded bigint, OUT skipped bigint,
+    OUT rejected bigint, OUT created_accounts bigint, OUT created_users bigint,
+    OUT created_partitions bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET default_statistics_target = 10
+AS $$
+DECLARE
+    src regclass := @extschema@._import_staging(staging);
+    tz text := @extschema@._import_zone(cluster, time_zone);
+    hdr text;
+    hdr_no bigint;
+    created record;
+    upserted record;
+    n_lone bigint;
+    n_remainders bigint;
+    n_array_lines bigint;
+    jobs_accepted bigint;
+BEGIN
+    IF create_missing IS NULL OR all_or_nothing IS NULL THEN
+        RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    -- The export's header: its first non-blank line.  After import_stage()
+    -- and \copy that is in the table's first block: it is taken from there
+    -- (a TID range scan), and the parse below, which reads every line,
+    -- checks that no line before it exists anywhere else (and reads the
+    -- table again with that one if it does).  Before refusing the import
+    -- for its header, the header is looked for in the whole table.
+    EXECUTE format('SELECT line_no, line FROM %s WHERE ctid < ''(1,0)''::tid AND line <> ''''
+                     ORDER BY line_no LIMIT 1', src) INTO hdr_no, hdr;
+    IF hdr IS NULL OR (cluster IS NULL AND hdr !~* '(^|\|)Cluster(\||\r?$)') THEN
+        EXECUTE format('SELECT line_no, line FROM %s WHERE line <> '''' ORDER BY line_no LIMIT 1', src)
+           INTO hdr_no, hdr;
+    END IF;
+    IF hdr IS NULL THEN
+        RAISE EXCEPTION 'staging table % is empty: no sacct header line', src USING ERRCODE = '22023',
+            HINT = 'sacct -P prints its header even when no job matches; check the \copy that filled the staging table.';
+    END IF;
+    IF cluster IS NULL AND hdr !~* '(^|\|)Cluster(\||\r?$)' THEN
+        RAISE EXCEPTION 'cluster is NULL and the export has no Cluster column' USING ERRCODE = '22004',
+            HINT = 'Pass the cluster, or add Cluster to sacct -o.';
+    END IF;
+
+    -- Parse every line once, in C, into the work table (_sacct_parse): a
+    -- step printed right after its job's line is folded there and not
+    -- kept, only counted.  The parse reads nothing but the staging table:
+    -- it runs before the lock below.
+    IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
+    CREATE TEMP TABLE _fs_import_jobs AS
+    SELECT * FROM @extschema@._sacct_parse(src, hdr, hdr_no, tz, cluster);
+    -- statistics, so that the joins below hash (a small sample will do)
+    ANALYZE pg_temp._fs_import_jobs;
+
+    -- One import at a time.  A second import waits here until the first
+    -- has committed, then reads what it stored (READ COMMITTED: every later
+    -- statement sees it).  Without the lock, two imports of overlapping
+    -- exports both took a job for new: the second's insert failed on the
+    -- first's row and its lines, newer ones included, were rejected (23505);
+    -- inserts in crossing orders could deadlock.  SHARE ROW EXCLUSIVE
+    -- conflicts with itself and with writers of jobs, never with readers.
+    LOCK TABLE @extschema@.jobs IN SHARE ROW EXCLUSIVE MODE;
+
+    INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
+    VALUES ('sacct', cluster, tz, src::text)
+    RETURNING imports.import_id INTO import_sacct.import_id;
+
+    created := @extschema@._import_resolve(create_missing);
+    created_accounts := created.created_accounts;
+    created_users := created.created_users;
+    created_partitions := created.created_partitions;
+
+    -- what the rest has to look at (one pass; most exports have no lone
+    -- step and few arrays)
+    SELECT count(*) FILTER (WHERE w.kind = 'lone_step'),
+           count(*) FILTER (WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
+           count(*) FILTER (WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0)
+      INTO n_lone, n_remainders, n_array_lines
+      FROM pg_temp._fs_import_jobs w;
+
+    IF n_lone > 0 THEN
+        -- a step elsewhere than after its job's line: its job must have
+        -- a line in the export, or be stored.  The few lone steps are
+        -- looked for among the jobs (a hash of them), not every job among
+        -- them (a hash of every job: 0.1 s for 296,132 jobs).
+        WITH lone AS MATERIALIZED (
+            SELECT w.ctid AS row_id, w.cluster, w.job_id
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'lone_step'),
+        found AS (
+            SELECT j.cluster, j.job_id
+              FROM pg_temp._fs_import_jobs j
+             WHERE j.kind IN ('job', 'reject')
+               AND (j.cluster, j.job_id) IN (SELECT l.cluster, l.job_id FROM lone l))
+        UPDATE pg_temp._fs_import_jobs w
+           SET kind = 'reject', sqlstate = '23503',
+               reason = format('step %s.%s: job %s is neither in this export nor in fairshare.jobs',
+                               w.job_id, w.step, w.job_id)
+          FROM lone l
+         WHERE w.ctid = l.row_id
+           AND NOT EXISTS (SELECT 1 FROM found f WHERE f.cluster = l.cluster AND f.job_id = l.job_id)
+           AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
+    END IF;
+
+    IF all_or_nothing THEN
+        PERFORM @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
+    END IF;
+
+    IF n_remainders > 0 THEN
+        -- Job arrays.  A pending remainder ("123_[5-10]") is one record
+        -- whatever its range: of several in the export the latest line is
+        -- kept.  It is stale when a task in its range is known (stored, or
+        -- in this export) with a later time: an older export loaded after
+        -- a newer one.
+        WITH r AS (
+            SELECT w.line_no, w.cluster, w.job_id,
+                   GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) AS latest,
+                   row_number() OVER (PARTITION BY w.cluster, split_part(w.job_id, '_', 1)
+                                      ORDER BY GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) DESC,
+                                               w.line_no DESC) AS rn
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
+        t AS (
+            SELECT r.line_no, r.cluster, r.latest, task.id
+              FROM r, @extschema@._array_tasks(r.job_id) AS task(id)
+             WHERE r.rn = 1),
+        verdict AS (
+            SELECT r.line_no, 'duplicate' AS kind FROM r WHERE r.rn > 1
+            UNION ALL
+            SELECT DISTINCT t.line_no, 'stale' FROM t
+             WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs x
+                            WHERE x.kind = 'job' AND x.cluster = t.cluster AND x.job_id = t.id
+                              AND GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) > t.latest)
+                OR EXISTS (SELECT 1 FROM @extschema@.jobs j
+                            WHERE j.cluster = t.cluster AND j.job_id = t.id
+                              AND GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time) > t.latest))
+        UPDATE pg_temp._fs_import_jobs w SET kind = verdict.kind
+          FROM verdict WHERE w.line_no = verdict.line_no;
+    END IF;
+
+    removed := 0;
+    IF n_array_lines > 0 THEN
+        -- A stored remainder is replaced by what a newer export says of the
+        -- array: its own remainder record, or (when every task has started)
+        -- the tasks' lines.
+        WITH arrays AS (
+            SELECT w.cluster, split_part(w.job_id, '_', 1) AS base,
+                   max(GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time)) AS latest
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0
+             GROUP BY 1, 2)
+        DELETE FROM @extschema@.jobs j
+         USING arrays a
+         WHERE j.state = 'PENDING' AND j.cluster = a.cluster
+           AND strpos(j.job_id, '_[') > 0 AND split_part(j.job_id, '_', 1) = a.base
+           AND GREATEST(j.submit_time, j.eligible_time) <= a.latest
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+                            WHERE w.kind = 'job' AND w.cluster = j.cluster AND w.job_id = j.job_id);
+        GET DIAGNOSTICS removed = ROW_COUNT;
+    END IF;
+
+    PERFORM @extschema@._import_runs(import_sacct.import_id);
+    IF all_or_nothing THEN
+        PERFORM @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
+    END IF;
+    upserted := @extschema@._import_upsert(false);
+    imported := upserted.imported;
+    updated := upserted.updated;
+    PERFORM @extschema@._import_close_runs(import_sacct.import_id);
+
+    -- the summary, in one pass over the work table; the lines read are its
+    -- rows and the steps folded into them while parsing
+    SELECT count(*) + COALESCE(sum(w.folded), 0),
+           count(*) FILTER (WHERE w.kind IN ('job', 'stale')),
+           count(*) FILTER (WHERE w.kind IN ('lone_step', 'duplicate')) + COALESCE(sum(w.folded), 0),
+           count(*) FILTER (WHERE w.kind IN ('header', 'blank')),
+           count(*) FILTER (WHERE w.kind = 'reject')
+      INTO lines_read, jobs_accepted, folded, skipped, rejected
+      FROM pg_temp._fs_import_jobs w;
+    unchanged := jobs_accepted - imported - updated;
+    IF rejected > 0 THEN
+        rejected := @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, all_or_nothing);
+    END IF;
+
+    UPDATE @extschema@.imports i
+       SET lines_read = import_sacct.lines_read, imported = import_sacct.imported,
+           updated = import_sacct.updated, unchanged = import_sacct.unchanged,
+           removed = import_sacct.removed, folded = import_sacct.folded,
+           skipped = import_sacct.skipped, rejected = import_sacct.rejected,
+           created_accounts = import_sacct.created_accounts,
+           created_users = import_sacct.created_users,
+           created_partitions = import_sacct.created_partitions
+     WHERE i.import_id = import_sacct.import_id;
+    DROP TABLE pg_temp._fs_import_jobs;
+    PERFORM @extschema@._import_empty(src);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.import_sacct(text, text, boolean, boolean, text) IS
+'Imports the sacct --parsable2 export staged in import_staging into fairshare.jobs; returns lines read, jobs imported/updated/unchanged, lines folded (steps, repeats), skipped and rejected.';
+
+CREATE OR REPLACE FUNCTION @extschema@.import_pbs(
+    cluster text, time_zone text DEFAULT NULL, account_from text DEFAULT 'account',
+    create_missing boolean DEFAULT false, all_or_nothing boolean DEFAULT false,
+    staging text DEFAULT 'import_staging',
+    OUT import_id bigint, OUT lines_read bigint, OUT imported bigint, OUT updated bigint,
+    OUT unchanged bigint, OUT removed bigint, OUT folded bigint, OUT skipped bigint,
+    OUT rejected bigint, OUT created_accounts bigint, OUT created_users bigint,
+    OUT created_partitions bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET default_statistics_target = 10
+AS $$
+DECLARE
+    src regclass := @extschema@._import_staging(staging);
+    tz text;
+    created record;
+    upserted record;
+    jobs_accepted bigint;
+    lines_accepted bigint;
+BEGIN
+    IF cluster IS NULL THEN
+        RAISE EXCEPTION 'cluster must not be NULL' USING ERRCODE = '22004',
+            HINT = 'A PBS accounting log does not name its cluster: pass it.';
+    END IF;
+    IF account_from IS NULL OR account_from NOT IN ('account', 'project', 'group') THEN
+        RAISE EXCEPTION 'account_from must be account, project or group, not %', COALESCE(quote_literal(account_from), 'NULL')
+            USING ERRCODE = '22023',
+                  HINT = 'It names the record field that holds the fairshare account: account (qsub -A), project (qsub -P) or group.';
+    END IF;
+    IF create_missing IS NULL OR all_or_nothing IS NULL THEN
+        RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    tz := @extschema@._import_zone(cluster, time_zone);
+
+    -- one import at a time: see import_sacct
+    LOCK TABLE @extschema@.jobs IN SHARE ROW EXCLUSIVE MODE;
+
+    INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
+    VALUES ('pbs', cluster, tz, src::text)
+    RETURNING imports.import_id INTO import_pbs.import_id;
+
+    IF to_regclass('pg_temp._fs_import_lines') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_lines; END IF;
+    EXECUTE format($q$
+        CREATE TEMP TABLE _fs_import_lines AS
+        SELECT q.line_no, (q.r).kind, (q.r).rec_time, (q.r).rec_type, (q.r).job_id,
+               (q.r).user_name,
+               CASE $2 WHEN 'account' THEN (q.r).account WHEN 'project' THEN (q.r).project
+                       ELSE (q.r).group_name END AS account,
+               (q.r).queue AS partition, (q.r).submit_time, (q.r).eligible_time,
+               (q.r).start_time, (q.r).end_time, (q.r).exit_status, (q.r).time_limit,
+               (q.r).tres, (q.r).cpus, (q.r).mem_mb, (q.r).gpus, (q.r).nodes,
+               (q.r).exclusive, (q.r).sqlstate, (q.r).reason,
+               CASE WHEN (q.r).kind = 'reject' THEN q.line END AS line
+          FROM (SELECT s.line_no, s.line, @extschema@._pbs_record(s.line, $1) AS r
+                  FROM %s s OFFSET 0) q$q$, src)
+    USING tz, account_from;
+    GET DIAGNOSTICS lines_read = ROW_COUNT;
+    ANALYZE pg_temp._fs_import_lines;
+
+    -- one row per job: the latest value of each column (ORDER BY ... DESC,
+    -- first non-NULL), merged with the stored row
+    IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
+    CREATE TEMP TABLE _fs_import_jobs AS
+    WITH seg AS (
+        -- each record's run: the R (rerun) records before it
+        SELECT l.*,
+               count(*) FILTER (WHERE l.rec_type = 'R') OVER w AS run_no,
+               max(l.rec_time) FILTER (WHERE l.rec_type = 'R') OVER w AS rerun_at
+          FROM pg_temp._fs_import_lines l
+         WHERE l.kind = 'job'
+        WINDOW w AS (PARTITION BY l.job_id ORDER BY l.rec_time, l.line_no
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+    g0 AS (
+        SELECT l.job_id, l.run_no, max(l.rerun_at) AS rerun_at, min(l.rec_time) AS first_time,
+               (array_agg(l.line_no ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS line_no,
+               (array_agg(l.rec_type ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS last_type,
+               max(l.rec_time) AS last_time,
+               bool_or(l.rec_type = 'D') AS deleted,
+               max(l.rec_time) FILTER (WHERE l.rec_type IN ('D', 'A')) AS stopped_at,
+               (array_agg(l.user_name ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.user_name IS NOT NULL))[1] AS user_name,
+               (array_agg(l.account ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.account IS NOT NULL))[1] AS account,
+               (array_agg(l.partition ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.partition IS NOT NULL))[1] AS partition,
+               (array_agg(l.submit_time ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.submit_time IS NOT NULL))[1] AS submit_time,
+               (array_agg(l.eligible_time ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.eligible_time IS NOT NULL))[1] AS eligible_time,
+               (array_agg(l.start_time ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.start_time IS NOT NULL))[1] AS start_time,
+               (array_agg(l.end_time ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.end_time IS NOT NULL))[1] AS end_time,
+               (array_agg(l.exit_status ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.exit_status IS NOT NULL))[1] AS exit_status,
+               (array_agg(l.time_limit ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.time_limit IS NOT NULL))[1] AS time_limit,
+               (array_agg(l.tres ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS tres,
+               (array_agg(l.cpus ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS cpus,
+               (array_agg(l.mem_mb ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS mem_mb,
+               (array_agg(l.gpus ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS gpus,
+               (array_agg(l.nodes ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS nodes,
+               (array_agg(l.exclusive ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS exclusive
+          FROM seg l
+         GROUP BY l.job_id, l.run_no),
+    g AS (
+        -- the run's Submit: after the k-th R record, its instant (the run
+        -- before ended then and the job went back to the queue); records
+        -- before any R of this load continue the stored run they fall in,
+        -- or start the run after a stored run that was requeued, or are
+        -- the job's first run (ctime).  A later ctime than every stored run
+        -- of the id is another job under a reused id.
+        SELECT g0.*,
+               CASE WHEN g0.run_no > 0 THEN g0.rerun_at
+                    ELSE COALESCE(c.submit_time,
+                                  CASE WHEN p.state = 'REQUEUED' AND p.end_time <= g0.first_time
+                                            AND (g0.submit_time IS NULL OR g0.submit_time <= p.submit_time)
+                                       THEN p.end_time END,
+                                  g0.submit_time) END AS run_submit
+          FROM g0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+                 AND x.submit_time <= g0.first_time
+                 AND (x.end_time IS NULL OR x.end_time >= g0.first_time)
+                 AND (g0.submit_time IS NULL OR x.submit_time >= g0.submit_time)
+               ORDER BY x.submit_time DESC LIMIT 1) c ON g0.run_no = 0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time, x.state, x.end_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+               ORDER BY x.submit_time DESC LIMIT 1) p ON g0.run_no = 0),
+    s AS (
+        SELECT g.*, j.job_id IS NOT NULL AS stored,
+               CASE
+                 WHEN g.last_type = 'Q' THEN 'PENDING'
+                 WHEN g.last_type IN ('S', 's', 'T', 'r') THEN 'RUNNING'
+                 WHEN g.last_type = 'z' THEN 'SUSPENDED'
+                 WHEN g.last_type IN ('R', 'C') THEN 'REQUEUED'
+                 WHEN g.last_type = 'D' THEN 'CANCELLED'
+                 WHEN g.last_type = 'A' THEN 'FAILED'
+                 WHEN g.deleted OR j.state = 'CANCELLED' THEN 'CANCELLED'
+                 WHEN g.exit_status = 0 THEN 'COMPLETED'
+                 WHEN g.exit_status = -29 THEN 'TIMEOUT'
+                 WHEN g.exit_status IN (-26, -27) THEN 'OUT_OF_MEMORY'
+                 ELSE 'FAILED'
+               END AS state,
+               j.user_name AS j_user, j.account AS j_account, j.partition AS j_partition,
+               j.qos AS j_qos, j.submit_time AS j_submit, j.eligible_time AS j_eligible,
+               j.start_time AS j_start, j.end_time AS j_end, j.time_limit AS j_limit,
+               j.tres AS j_tres, j.cpus AS j_cpus, j.mem_mb AS j_mem, j.gpus AS j_gpus,
+               j.nodes AS j_nodes, j.exclusive AS j_exclusive
+          FROM g
+          -- the stored run these records continue, if any
+          LEFT JOIN @extschema@.jobs j
+            ON j.cluster = import_pbs.cluster AND j.job_id = g.job_id AND j.submit_time = g.run_submit)
+    SELECT s.line_no, 'job'::text AS kind, import_pbs.cluster AS cluster, s.job_id,
+           COALESCE(s.user_name, s.j_user) AS user_name,
+           COALESCE(s.account, s.j_account) AS account,
+           COALESCE(s.partition, s.j_partition) AS partition,
+           s.j_qos AS qos, s.state,
+           COALESCE(s.run_submit, s.j_submit) AS submit_time,
+           -- a rerun is eligible from its Submit at the earliest (its
+           -- records keep the job's first etime)
+           CASE WHEN s.run_submit > s.submit_time
+                THEN GREATEST(COALESCE(s.eligible_time, s.j_eligible), s.run_submit)
+                ELSE COALESCE(s.eligible_time, s.j_eligible) END AS eligible_time,
+           CASE WHEN s.state = 'PENDING' THEN NULL ELSE COALESCE(s.start_time, s.j_start) END AS start_time,
+           CASE WHEN s.state IN ('PENDING', 'RUNNING', 'SUSPENDED') THEN NULL
+                WHEN s.state = 'REQUEUED' THEN COALESCE(s.end_time, s.j_end, s.last_time)
+                ELSE COALESCE(s.end_time, s.stopped_at, s.j_end, s.last_time) END AS end_time,
+           COALESCE(s.time_limit, s.j_limit) AS time_limit,
+           COALESCE(s.tres, s.j_tres) AS tres,
+           COALESCE(s.cpus, s.j_cpus, 0) AS cpus,
+           COALESCE(s.mem_mb, s.j_mem, 0) AS mem_mb,
+           COALESCE(s.gpus, s.j_gpus, 0) AS gpus,
+           COALESCE(s.nodes, s.j_nodes, 1) AS nodes,
+           COALESCE(s.exclusive, s.j_exclusive, false) AS exclusive,
+           NULL::text AS sqlstate, NULL::text AS reason, s.stored,
+           '0'::interval AS suspended
+      FROM s;
+    ANALYZE pg_temp._fs_import_jobs;
+
+    -- what the jobs table needs and no record of the job gave
+    UPDATE pg_temp._fs_import_jobs w
+       SET kind = 'reject',
+           sqlstate = CASE WHEN w.user_name IS NULL OR w.account IS NULL OR w.partition IS NULL
+                             OR w.submit_time IS NULL THEN '22004' ELSE '23514' END,
+           reason = CASE
+             WHEN w.user_name IS NULL OR w.partition IS NULL OR w.submit_time IS NULL
+               THEN format('job %s: no record in this load%s gives its %s (Q, S and E records do)',
+                           w.job_id, CASE WHEN w.stored THEN '' ELSE ' or in fairshare.jobs' END,
+                           concat_ws(', ', CASE WHEN w.user_name IS NULL THEN 'user' END,
+                                           CASE WHEN w.partition IS NULL THEN 'queue' END,
+                                           CASE WHEN w.submit_time IS NULL THEN 'ctime' END))
+             WHEN w.account IS NULL
+               THEN format('job %s: its records have no %s= (account_from => %L)',
+                           w.job_id, account_from, account_from)
+             WHEN w.eligible_time < w.submit_time THEN format('job %s: etime is before ctime', w.job_id)
+             ELSE format('job %s: end is before start', w.job_id)
+           END
+     WHERE w.user_name IS NULL OR w.account IS NULL OR w.partition IS NULL OR w.submit_time IS NULL
+        OR w.eligible_time < w.submit_time OR w.end_time < w.start_time;
+
+    created := @extschema@._import_resolve(create_missing);
+    created_accounts := created.created_accounts;
+    created_users := created.created_users;
+    created_partitions := created.created_partitions;
+
+    -- a rejected job rejects every record of it
+    UPDATE pg_temp._fs_import_lines l
+       SET kind = 'reject', sqlstate = w.sqlstate, reason = w.reason
+      FROM pg_temp._fs_import_jobs w
+     WHERE w.kind = 'reject' AND l.kind = 'job' AND l.job_id = w.job_id;
+    IF all_or_nothing THEN
+        PERFORM @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
+    END IF;
+
+    PERFORM @extschema@._import_runs(import_pbs.import_id);
+    IF all_or_nothing THEN
+        UPDATE pg_temp._fs_import_lines l
+           SET kind = 'reject', sqlstate = w.sqlstate, reason = w.reason
+          FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'reject' AND l.kind = 'job' AND l.job_id = w.job_id;
+        PERFORM @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
+    END IF;
+    upserted := @extschema@._import_upsert(true);
+    imported := upserted.imported;
+    updated := upserted.updated;
+    PERFORM @extschema@._import_close_runs(import_pbs.import_id);
+    removed := 0;
+    UPDATE pg_temp._fs_import_lines l
+       SET kind = 'reject', sqlstate = w.sqlstate, reason = w.reason
+      FROM pg_temp._fs_import_jobs w
+     WHERE w.kind = 'reject' AND l.kind = 'job' AND l.job_id = w.job_id;
+
+    rejected := @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, all_or_nothing);
+    SELECT count(*) FILTER (WHERE w.kind = 'job') INTO jobs_accepted FROM pg_temp._fs_import_jobs w;
+    SELECT count(*) FILTER (WHERE l.kind = 'job'),
+           count(*) FILTER (WHERE l.kind IN ('skip', 'blank'))
+      INTO lines_accepted, skipped
+      FROM pg_temp._fs_import_lines l;
+    unchanged := jobs_accepted - imported - updated;
+    folded := lines_accepted - jobs_accepted;
+
+    UPDATE @extschema@.imports i
+       SET lines_read = import_pbs.lines_read, imported = import_pbs.imported,
+           updated = import_pbs.updated, unchanged = import_pbs.unchanged,
+           removed = import_pbs.removed, folded = import_pbs.folded,
+           skipped = import_pbs.skipped, rejected = import_pbs.rejected,
+           created_accounts = import_pbs.created_accounts,
+           created_users = import_pbs.created_users,
+           created_partitions = import_pbs.created_partitions
+     WHERE i.import_id = import_pbs.import_id;
+    DROP TABLE pg_temp._fs_import_lines;
+    DROP TABLE pg_temp._fs_import_jobs;
+    PERFORM @extschema@._import_empty(src);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.import_pbs(text, text, text, boolean, boolean, text) IS
+'Imports the PBS accounting log records staged in import_staging into fairshare.jobs (one row per job, its Q/S/R/D/E records folded); returns the same summary as import_sacct.';
+
+-- sprio_at, whose body lists the columns of jobs; runs paired by their key
+-- in start_next (and in the checkpoints' invalidation, below).
+CREATE OR REPLACE FUNCTION @extschema@.sprio_at(as_of timestamptz)
+RETURNS TABLE (
+    cluster            text,
+    job_id             text,
+    partition          text,
+    user_name          text,
+    account            text,
+    qos                text,
+    -- PRIORITY: the job's priority as Slurm stores it (truncated, 1..4294967295)
+    priority           bigint,
+    -- AGE FAIRSHARE JOBSIZE PARTITION QOS NICE as sprio -l prints them (%.0f)
+    age                bigint,
+    fairshare          bigint,
+    job_size           bigint,
+    partition_prio     bigint,
+    qos_prio           bigint,
+    nice               integer,
+    -- the same weighted factors at full precision
+    age_weighted       float8,
+    fairshare_weighted float8,
+    job_size_weighted  float8,
+    partition_weighted float8,
+    qos_weighted       float8,
+    -- the sum before clamping and truncation
+    priority_exact     float8,
+    -- the normalised factors (sprio -n); 0 where the weight is 0, as Slurm
+    age_factor         float8,
+    fairshare_factor   float8,
+    job_size_factor    float8,
+    partition_factor   float8,
+    qos_factor         float8,
+    submit_time        timestamptz,
+    eligible_time      timestamptz,
+    explanation        text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+-- The planner has no statistics for sshare_at's rows: it prices a hash join
+-- on them as if each key were shared by a tenth of the rows, and sorts the
+-- pending jobs and the associations for a merge join instead (0.2 s of
+-- 1.5 s at 10^5 pending jobs; docs/performance.md).
+SET enable_mergejoin = off
+BEGIN ATOMIC
+    WITH sizes AS (
+        -- the cluster's size for the job-size factor: configured, or the
+        -- sum over its partitions
+        SELECT c.cluster,
+               COALESCE(c.total_nodes::bigint, pg_catalog.sum(p.nodes)) AS total_nodes,
+               COALESCE(c.total_cpus::bigint,
+                        pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
+               GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
+               -- PriorityMaxAge as the explanation prints it, once per cluster
+               @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
+               (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
+                 WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
+          FROM @extschema@.clusters c
+          LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
+         WHERE (pg_catalog.isfinite(sprio_at.as_of)
+                OR @extschema@._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
+                                                                 sprio_at.as_of),
+                                      'Pass a real instant for as_of.', false))
+         GROUP BY c.cluster, c.total_nodes, c.total_cpus
+    ), pending AS (
+        -- pending at as_of: submitted and eligible by then, neither started
+        -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
+        -- of jobs), so "start and end, when known, after as_of" is its first
+        -- known event after as_of: one expression, indexed (model.sql), whose
+        -- statistics tell the planner how few jobs that is.
+        SELECT j.*
+          FROM @extschema@.jobs j
+         WHERE j.submit_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND j.eligible_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) sprio_at.as_of
+           AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
+    ), shares AS (
+        SELECT s.cluster, s.account, s.user_name, s.fairshare
+          FROM @extschema@.sshare_at(sprio_at.as_of) s
+         WHERE s.user_name IS NOT NULL
+    ), factors AS (
+        SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
+               j.submit_time, j.eligible_time, j.nodes, j.cpus,
+               c.weight_age::float8 AS w_age, c.weight_fairshare::float8 AS w_fs,
+               c.weight_job_size::float8 AS w_js, c.weight_partition::float8 AS w_part,
+               c.weight_qos::float8 AS w_qos,
+               c.priority_max_age, c.favor_small, z.total_nodes, z.total_cpus,
+               p.priority_job_factor AS pjf, z.max_pjf, z.max_age_text, q.priority AS qos_priority, z.max_qos,
+               pg_catalog.floor(pg_catalog.date_part('epoch', sprio_at.as_of))
+                 OPERATOR(pg_catalog.-) pg_catalog.floor(pg_catalog.date_part('epoch', j.eligible_time)) AS pending_s,
+               sh.fairshare AS sshare_fairshare,
+               CASE WHEN c.weight_age OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.age_factor(j.eligible_time, sprio_at.as_of, c.priority_max_age) END AS f_age,
+               CASE WHEN c.weight_fairshare OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE COALESCE(sh.fairshare, 0) END AS f_fs,
+               CASE WHEN c.weight_job_size OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.job_size_factor(j.nodes, j.cpus, z.total_nodes, z.total_cpus, c.favor_small) END AS f_js,
+               CASE WHEN c.weight_partition OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.partition_factor(p.priority_job_factor, z.max_pjf) END AS f_part,
+               CASE WHEN c.weight_qos OPERATOR(pg_catalog.=) 0 OR q.priority IS NULL THEN 0::float8
+                    ELSE @extschema@.qos_factor(q.priority, z.max_qos) END AS f_qos
+          FROM pending j
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN sizes z ON z.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN @extschema@.partitions p
+            ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          LEFT JOIN @extschema@.qos q
+            ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
+          LEFT JOIN shares sh
+            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.account OPERATOR(pg_catalog.=) j.account
+           AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
+    ), weighted AS (
+        -- factor × weight, each rounded once to double, as Slurm stores them
+        SELECT f.*,
+               f.f_age OPERATOR(pg_catalog.*) f.w_age AS x_age,
+               f.f_fs OPERATOR(pg_catalog.*) f.w_fs AS x_fs,
+               f.f_js OPERATOR(pg_catalog.*) f.w_js AS x_js,
+               f.f_part OPERATOR(pg_catalog.*) f.w_part AS x_part,
+               f.f_qos OPERATOR(pg_catalog.*) f.w_qos AS x_qos,
+               @extschema@.job_priority(f.f_fs, f.f_age, f.f_js, f.f_part, f.f_qos,
+                                        f.w_fs, f.w_age, f.w_js, f.w_part, f.w_qos, f.nice::bigint) AS prio
+          FROM factors f
+    ), summed AS (
+        -- Slurm's order: age, fairshare, job size, partition, QOS, − nice
+        SELECT w.*,
+               w.x_age OPERATOR(pg_catalog.+) w.x_fs OPERATOR(pg_catalog.+) w.x_js
+                 OPERATOR(pg_catalog.+) w.x_part OPERATOR(pg_catalog.+) w.x_qos
+                 OPERATOR(pg_catalog.-) w.nice::float8 AS exact
+          FROM weighted w
+    )
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos,
+           s.prio,
+           pg_catalog.round(s.x_age)::bigint, pg_catalog.round(s.x_fs)::bigint,
+           pg_catalog.round(s.x_js)::bigint, pg_catalog.round(s.x_part)::bigint,
+           pg_catalog.round(s.x_qos)::bigint, s.nice,
+           s.x_age, s.x_fs, s.x_js, s.x_part, s.x_qos, s.exact,
+           s.f_age, s.f_fs, s.f_js, s.f_part, s.f_qos,
+           s.submit_time, s.eligible_time,
+           pg_catalog.concat_ws('; ',
+             CASE WHEN s.w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
+                  @extschema@._slurm_duration(GREATEST(s.pending_s, 0)), s.max_age_text,
+                  @extschema@._num(s.f_age, 4), s.w_age, @extschema@._num(s.x_age, 2)) END,
+             CASE WHEN s.w_fs OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.sshare_fairshare IS NULL
+                       THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', s.account, s.user_name)
+                       ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
+                            @extschema@._num(s.f_fs, 6), s.w_fs, @extschema@._num(s.x_fs, 2)) END END,
+             CASE WHEN s.w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
+                  CASE WHEN s.favor_small AND s.cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', s.total_nodes, s.nodes,
+                              s.total_nodes, s.total_cpus, s.cpus, s.total_cpus)
+                       WHEN s.favor_small
+                         THEN pg_catalog.format('(%s − %s nodes)/%s', s.total_nodes, s.nodes, s.total_nodes)
+                       WHEN s.cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', s.nodes, s.total_nodes, s.cpus, s.total_cpus)
+                       ELSE pg_catalog.format('%s nodes/%s', s.nodes, s.total_nodes) END,
+                  @extschema@._num(s.f_js, 4), s.w_js, @extschema@._num(s.x_js, 2)) END,
+             CASE WHEN s.w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
+                  s.pjf, s.max_pjf, @extschema@._num(s.f_part, 4), s.w_part, @extschema@._num(s.x_part, 2)) END,
+             CASE WHEN s.w_qos OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
+                       WHEN s.qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
+                       ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.qos_priority,
+                            s.max_qos, @extschema@._num(s.f_qos, 4), s.w_qos, @extschema@._num(s.x_qos, 2)) END END,
+             CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,
+             pg_catalog.format('total %s → %s%s', @extschema@._num(s.exact, 2), s.prio,
+                  CASE WHEN s.exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
+                       WHEN s.exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
+                       WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
+                       ELSE '' END))
+      FROM summed s;
+END;
+COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
+'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
+
+
+CREATE OR REPLACE FUNCTION @extschema@.start_next(free jsonb, as_of timestamptz DEFAULT pg_catalog.now(),
+                                       backfill boolean DEFAULT true)
+RETURNS TABLE (
+    queue_position bigint,
+    cluster        text,
+    partition      text,
+    job_id         text,
+    user_name      text,
+    account        text,
+    priority       bigint,
+    submit_time    timestamptz,
+    cpus           integer,
+    mem_mb         bigint,
+    gpus           integer,
+    starts         boolean,
+    start_order    integer,
+    cpus_left      numeric,
+    mem_mb_left    numeric,
+    gpus_left      numeric,
+    reason         text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    item        jsonb;
+    k           text;
+    n           integer := 0;
+    i           integer;
+    clusters    text[] := '{}';
+    keys        text[] := '{}';     -- cluster || E'\x1f' || partition
+    f_cpus      numeric[] := '{}';  -- NULL = not limited
+    f_mem       numeric[] := '{}';
+    f_gpus      numeric[] := '{}';
+    blocked_by  text[] := '{}';     -- strict mode: the job that blocks the partition
+    v           numeric;
+    started     integer := 0;
+    short       text;
+    r           record;
+BEGIN
+    IF free IS NULL THEN
+        RAISE EXCEPTION 'start_next: free must not be NULL'
+            USING ERRCODE = '22004',
+                  HINT = 'Pass a jsonb array such as [{"cluster": "c", "partition": "p", "cpus": 8}].';
+    END IF;
+    IF as_of IS NULL OR backfill IS NULL THEN
+        RAISE EXCEPTION 'start_next: as_of and backfill must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass an instant and true or false.';
+    END IF;
+    IF NOT isfinite(as_of) THEN
+        RAISE EXCEPTION 'start_next: as_of must be a finite timestamp, not %', as_of
+            USING ERRCODE = '22008', HINT = 'Pass a real instant for as_of.';
+    END IF;
+    IF jsonb_typeof(free) <> 'array' THEN
+        RAISE EXCEPTION 'start_next: free must be a jsonb array of objects, not %', free
+            USING ERRCODE = '22023',
+                  HINT = 'Pass [{"cluster": "c", "partition": "p", "cpus": 8, "mem_mb": 16384, "gpus": 0}, ...].';
+    END IF;
+
+    FOR item IN SELECT e FROM jsonb_array_elements(free) e LOOP
+        IF jsonb_typeof(item) <> 'object' THEN
+            RAISE EXCEPTION 'start_next: each element of free must be an object, not %', item
+                USING ERRCODE = '22023', HINT = 'Pass {"cluster": "c", "partition": "p", "cpus": 8}.';
+        END IF;
+        FOR k IN SELECT jsonb_object_keys(item) LOOP
+            IF k NOT IN ('cluster', 'partition', 'cpus', 'mem_mb', 'gpus') THEN
+                RAISE EXCEPTION 'start_next: unknown key "%" in %', k, item
+                    USING ERRCODE = '22023', HINT = 'The keys are cluster, partition, cpus, mem_mb and gpus.';
+            END IF;
+        END LOOP;
+        IF jsonb_typeof(item -> 'cluster') IS DISTINCT FROM 'string'
+           OR jsonb_typeof(item -> 'partition') IS DISTINCT FROM 'string' THEN
+            RAISE EXCEPTION 'start_next: cluster and partition must be strings in %', item
+                USING ERRCODE = '22023', HINT = 'Name the partition and its cluster.';
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                        WHERE p.cluster = item ->> 'cluster' AND p.partition = item ->> 'partition') THEN
+            RAISE EXCEPTION 'start_next: no partition "%" on cluster "%"', item ->> 'partition', item ->> 'cluster'
+                USING ERRCODE = '22023', HINT = 'Name a partition of fairshare.partitions.';
+        END IF;
+        k := (item ->> 'cluster') || E'\x1f' || (item ->> 'partition');
+        IF k = ANY (keys) THEN
+            RAISE EXCEPTION 'start_next: partition "%" of cluster "%" appears twice in free',
+                            item ->> 'partition', item ->> 'cluster'
+                USING ERRCODE = '22023', HINT = 'Give each partition once.';
+        END IF;
+        n := n + 1;
+        keys[n] := k;
+        blocked_by[n] := NULL;
+        IF NOT (item ->> 'cluster') = ANY (clusters) THEN
+            clusters := clusters || (item ->> 'cluster');
+        END IF;
+        FOREACH k IN ARRAY ARRAY['cpus', 'mem_mb', 'gpus'] LOOP
+            IF item -> k IS NULL OR jsonb_typeof(item -> k) = 'null' THEN
+                v := NULL;
+            ELSIF jsonb_typeof(item -> k) <> 'number' OR (item ->> k)::numeric < 0 THEN
+                RAISE EXCEPTION 'start_next: % must be a number >= 0, not % (partition "%")',
+                                k, item -> k, item ->> 'partition'
+                    USING ERRCODE = '22023', HINT = 'Free resources are counts >= 0; leave a resource out for no limit.';
+            ELSE
+                v := (item ->> k)::numeric;
+            END IF;
+            CASE k WHEN 'cpus' THEN f_cpus[n] := v;
+                   WHEN 'mem_mb' THEN f_mem[n] := v;
+                   ELSE f_gpus[n] := v;
+            END CASE;
+        END LOOP;
+    END LOOP;
+
+    FOR r IN
+        SELECT s.cluster AS c, s.partition AS p, s.job_id AS j, s.user_name AS u, s.account AS a,
+               s.priority AS prio, s.submit_time AS st, jb.cpus AS ncpu, jb.mem_mb AS nmem, jb.gpus AS ngpu,
+               row_number() OVER (ORDER BY s.priority DESC, s.submit_time,
+                                  substring(s.job_id FROM '^[0-9]+')::numeric NULLS LAST, s.job_id) AS pos
+          FROM @extschema@.sprio_at(as_of) s
+          JOIN @extschema@.jobs jb ON jb.cluster = s.cluster AND jb.job_id = s.job_id
+                                  AND jb.submit_time = s.submit_time
+         WHERE s.cluster = ANY (clusters)
+         ORDER BY pos
+    LOOP
+        queue_position := r.pos; cluster := r.c; partition := r.p; job_id := r.j;
+        user_name := r.u; account := r.a; priority := r.prio; submit_time := r.st;
+        cpus := r.ncpu; mem_mb := r.nmem; gpus := r.ngpu;
+        starts := false; start_order := NULL; reason := NULL;
+        i := array_position(keys, r.c || E'\x1f' || r.p);
+        IF i IS NULL THEN
+            cpus_left := NULL; mem_mb_left := NULL; gpus_left := NULL;
+            reason := 'no free resources given for this partition';
+        ELSE
+            short := concat_ws(', ',
+                CASE WHEN f_cpus[i] < r.ncpu THEN format('needs %s cpus, %s free', r.ncpu, f_cpus[i]) END,
+                CASE WHEN f_mem[i] < r.nmem THEN format('needs %s MB, %s free', r.nmem, f_mem[i]) END,
+                CASE WHEN f_gpus[i] < r.ngpu THEN format('needs %s gpus, %s free', r.ngpu, f_gpus[i]) END);
+            IF blocked_by[i] IS NOT NULL THEN
+                reason := format('partition blocked by job %s (higher priority, does not fit)', blocked_by[i]);
+            ELSIF short <> '' THEN
+                reason := short;
+                IF NOT backfill THEN
+                    blocked_by[i] := r.j;
+                END IF;
+            ELSE
+                f_cpus[i] := f_cpus[i] - r.ncpu;
+                f_mem[i] := f_mem[i] - r.nmem;
+                f_gpus[i] := f_gpus[i] - r.ngpu;
+                started := started + 1;
+                starts := true; start_order := started;
+                reason := 'starts';
+            END IF;
+            cpus_left := f_cpus[i]; mem_mb_left := f_mem[i]; gpus_left := f_gpus[i];
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.start_next(jsonb, timestamptz, boolean) IS
+'PROTEUS (seed 001): the jobs pending at as_of in queue order (priority, then submission, then job id) and which would start in the free CPUs/memory/GPUs given per partition; backfill skips jobs that do not fit, backfill => false stops each partition at its first job that does not fit.';
+
+-- ===========================================================================
+-- Chained usage checkpoints (issue 18): several per cluster, keyed (cluster,
+-- as_of), each computed from the one before; pinned ones for retention.
+-- The checkpoints are a cache of what the jobs give: their rows are kept
+-- across the change of shape (a checkpoint of 1.1 is the one of its cluster).
+-- ===========================================================================
+CREATE TEMP TABLE _fs_saved_checkpoints AS SELECT * FROM @extschema@.usage_checkpoints;
+CREATE TEMP TABLE _fs_saved_checkpoint_rows AS
+SELECT r.*, k.as_of FROM @extschema@.usage_checkpoint_rows r JOIN @extschema@.usage_checkpoints k USING (cluster);
+DROP PROCEDURE @extschema@.checkpoint_usage(text, timestamptz);
+-- out of the extension first: that also takes them out of its list of
+-- configuration tables, which a plain DROP leaves pointing at nothing
+ALTER EXTENSION fairshare DROP TABLE @extschema@.usage_checkpoint_rows;
+ALTER EXTENSION fairshare DROP TABLE @extschema@.usage_checkpoints;
+DROP TABLE @extschema@.usage_checkpoint_rows, @extschema@.usage_checkpoints;
+CREATE TABLE @extschema@.usage_checkpoints (
+    cluster              text NOT NULL
+                         REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    -- T0: the instant the stored usage is decayed to
+    as_of                timestamptz NOT NULL CHECK (pg_catalog.isfinite(as_of)),
+    created_at           timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- set by the triggers below: the checkpoint is ignored from then on,
+    -- until checkpoint_usage replaces or prunes it
+    invalidated_at       timestamptz,
+    invalidated_by       text,
+    -- a checkpoint that retention relies on (the usage of jobs no longer
+    -- in the table): never pruned, and the jobs started before it cannot
+    -- change any more
+    pinned               boolean NOT NULL DEFAULT false,
+    -- what it was computed from: the checkpoint it chained from (NULL: the
+    -- jobs alone)
+    computed_from        timestamptz,
+    PRIMARY KEY (cluster, as_of),
+    CHECK ((invalidated_at IS NULL) OPERATOR(pg_catalog.=) (invalidated_by IS NULL))
+);
+COMMENT ON TABLE @extschema@.usage_checkpoints IS
+'Usage checkpoints of each cluster (checkpoint_usage): the instant their usage is decayed to, what they were computed from, and when and why a later change invalidated them.';
+
+CREATE TABLE @extschema@.usage_checkpoint_rows (
+    cluster              text NOT NULL,
+    as_of                timestamptz NOT NULL,
+    account              text NOT NULL,
+    user_name            text NOT NULL,
+    -- the association's decayed usage as of T0, and its jobs then
+    raw_usage            float8 NOT NULL
+                         CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
+    jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
+    PRIMARY KEY (cluster, as_of, account, user_name),
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
+'The decayed usage (billing-seconds) and job count of every user association with jobs, as of each checkpoint of its cluster.';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoints', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_rows', '');
+INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, created_at, invalidated_at, invalidated_by)
+SELECT cluster, as_of, created_at, invalidated_at, invalidated_by FROM pg_temp._fs_saved_checkpoints;
+INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
+SELECT cluster, as_of, account, user_name, raw_usage, jobs FROM pg_temp._fs_saved_checkpoint_rows;
+DROP TABLE pg_temp._fs_saved_checkpoints, pg_temp._fs_saved_checkpoint_rows;
+-- grants and row security as security.sql gives them in a fresh install
+REVOKE ALL ON @extschema@.usage_checkpoints FROM PUBLIC;
+GRANT SELECT ON @extschema@.usage_checkpoints TO fairshare_admin, fairshare_reader;
+GRANT SELECT ON @extschema@.usage_checkpoints TO fairshare_user;
+GRANT INSERT, DELETE ON @extschema@.usage_checkpoints TO fairshare_admin;
+GRANT UPDATE ON @extschema@.usage_checkpoints TO fairshare_admin;
+REVOKE ALL ON @extschema@.usage_checkpoint_rows FROM PUBLIC;
+GRANT SELECT ON @extschema@.usage_checkpoint_rows TO fairshare_admin, fairshare_reader;
+GRANT SELECT ON @extschema@.usage_checkpoint_rows TO fairshare_user;
+GRANT INSERT, DELETE ON @extschema@.usage_checkpoint_rows TO fairshare_admin;
+GRANT UPDATE ON @extschema@.usage_checkpoint_rows TO fairshare_admin;
+ALTER TABLE @extschema@.usage_checkpoint_rows ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_reader_all ON @extschema@.usage_checkpoint_rows FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_admin_all ON @extschema@.usage_checkpoint_rows FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_user_own ON @extschema@.usage_checkpoint_rows FOR SELECT TO fairshare_user USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text);
+
+CREATE OR REPLACE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
+RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+    -- the clusters starting from a checkpoint, its instant T0 and the
+    -- decay from T0 to as_of (same order); the oldest T0
+    cp_clusters text[] := '{}';
+    cp_times timestamptz[] := '{}';
+    cp_decay float8[] := '{}';
+    since timestamptz;
+    -- the clusters whose every job is read (NULL: all of them)
+    full_clusters text[];
+    any_full boolean;
+    any_cp boolean;
+BEGIN
+    PERFORM @extschema@._check_as_of(_association_usage.as_of);
+    IF NOT _association_usage.checkpointing THEN
+        -- per cluster, the newest valid checkpoint at or before as_of
+        SELECT COALESCE(array_agg(k.cluster ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}'),
+               COALESCE(array_agg(w.decay ORDER BY k.cluster), '{}'),
+               min(k.as_of)
+          INTO cp_clusters, cp_times, cp_decay, since
+          FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+                  FROM @extschema@.usage_checkpoints x
+                 WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
+                   AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
+                 ORDER BY x.cluster, x.as_of DESC) k
+          JOIN @extschema@.clusters c ON c.cluster = k.cluster
+         CROSS JOIN LATERAL (
+               SELECT COALESCE(
+                        @extschema@.decayed_usage(one.u, k.as_of, k.as_of, _association_usage.as_of, c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'exact'),
+                        @extschema@.decayed_usage_slurm(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                        c.decay_half_life)
+                          FILTER (WHERE c.decay_mode = 'slurm'),
+                        @extschema@.decayed_usage_step(one.u, k.as_of, k.as_of, _association_usage.as_of,
+                                                       c.decay_interval, c.decay_factor)
+                          FILTER (WHERE c.decay_mode = 'step')) AS decay
+                 FROM (VALUES (1::float8)) one (u)) w;
+    END IF;
+    IF cardinality(cp_clusters) > 0 OR _association_usage.only_cluster IS NOT NULL THEN
+        SELECT COALESCE(array_agg(c.cluster), '{}') INTO full_clusters
+          FROM @extschema@.clusters c
+         WHERE c.cluster <> ALL (cp_clusters)
+           AND (_association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster);
+    END IF;
+    any_full := full_clusters IS NULL OR cardinality(full_clusters) > 0;
+    any_cp := cardinality(cp_clusters) > 0;
+
+    -- One scan of the jobs, grouped by their own columns, so that the
+    -- planner counts the associations with the jobs' statistics (a GROUP BY
+    -- above a UNION ALL of two scans guessed 10^6 groups for 75,001 at 10^7
+    -- jobs, and sorted them on disk).  from_cp: the job's cluster starts
+    -- from a checkpoint at t0, and only its part after t0 is read.  The
+    -- conditions on any_full and any_cp are constants of the custom plan:
+    -- without a checkpoint the scan is the one of every job, with only
+    -- checkpoints it is a range scan of jobs_end_idx.
+    RETURN QUERY
+    WITH spans AS (
+        SELECT j.cluster, j.account, j.user_name, j.billing,
+               j.decay_mode, j.decay_half_life, j.decay_interval, j.decay_factor,
+               CASE WHEN j.from_cp THEN GREATEST(j.start_time, j.t0) ELSE j.start_time END AS s,
+               CASE WHEN j.from_cp
+                    THEN LEAST(COALESCE(j.end_time, _association_usage.as_of), _association_usage.as_of)
+                    ELSE COALESCE(j.end_time, GREATEST(j.start_time, _association_usage.as_of)) END AS e,
+               -- a job counts once: in the checkpoint if it started by t0
+               CASE WHEN j.from_cp AND j.start_time <= j.t0 THEN 0 ELSE 1 END::bigint AS n
+          FROM (SELECT b.cluster, b.account, b.user_name, b.start_time, b.end_time, b.billing,
+                       c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor,
+                       any_cp AND b.cluster = ANY (cp_clusters) AS from_cp,
+                       cp_times[array_position(cp_clusters, b.cluster)] AS t0
+                  FROM @extschema@.job_billing b
+                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
+                 WHERE b.start_time IS NOT NULL
+                   AND b.start_time <= _association_usage.as_of
+                   AND ((any_full AND (full_clusters IS NULL OR b.cluster = ANY (full_clusters)))
+                        OR (any_cp AND b.cluster = ANY (cp_clusters)
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz) > since
+                            AND COALESCE(b.end_time, 'infinity'::timestamptz)
+                                > cp_times[array_position(cp_clusters, b.cluster)]))) j
+    ), added AS (
+        SELECT sp.cluster, sp.account, sp.user_name,
+               COALESCE(
+                 @extschema@.decayed_usage(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'exact'),
+                 @extschema@.decayed_usage_slurm(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
+                   FILTER (WHERE sp.decay_mode = 'slurm'),
+                 @extschema@.decayed_usage_step(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_interval,
+                                                sp.decay_factor)
+                   FILTER (WHERE sp.decay_mode = 'step')) AS raw_usage,
+               sum(sp.n) AS jobs
+          FROM (SELECT x.*, x.billing * date_part('epoch', x.e - x.s) AS usage FROM spans x) sp
+         GROUP BY sp.cluster, sp.account, sp.user_name
+    ), kept AS (
+        -- the checkpoints' usage, decayed from T0 to as_of
+        SELECT r.cluster, r.account, r.user_name,
+               r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
+          FROM @extschema@.usage_checkpoint_rows r
+         WHERE any_cp AND r.cluster = ANY (cp_clusters)
+           AND r.as_of = cp_times[array_position(cp_clusters, r.cluster)]
+    )
+    SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
+           COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),
+           (COALESCE(k.jobs, 0) + COALESCE(a.jobs, 0))::bigint
+      FROM added a
+      FULL JOIN kept k ON k.cluster = a.cluster AND k.account = a.account AND k.user_name = a.user_name;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._association_usage(timestamptz, boolean, text) IS
+'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL): for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
+
+-- Make (or replace) a usage checkpoint of a cluster, or of every cluster
+-- for NULL, as of an instant: association_usage_at(as_of), stored.  Run it
+-- every few minutes (pg_cron), as Slurm recomputes usage every
+-- PriorityCalcPeriod: usage reports as of any later instant then read the
+-- jobs since as_of only.
+--
+-- Chained: the usage is computed as association_usage_at computes it, from
+-- the cluster's newest valid checkpoint at or before as_of plus the jobs
+-- since (the jobs alone when there is none, or with from_jobs), so that a
+-- checkpoint every few minutes costs the few jobs since the last one, not
+-- the history (issue 18).  In real arithmetic that is the sum over every
+-- job; in float8 it differs from it by a few units in the last place per
+-- link (sql/checkpoint.sql measures it).
+--
+-- Then the cluster's checkpoints are pruned to the keep_recent newest valid
+-- ones and the newest valid one of each of the last keep_days days (in the
+-- cluster's time zone), so that a change that invalidates the newest (an
+-- import of jobs that started before it) falls back to an older one, and
+-- invalid ones go; pinned ones (retention) stay.
+--
+-- While it computes, it holds a SHARE lock on jobs, partitions, qos and
+-- clusters: a change to them committed between the snapshot the checkpoint
+-- is computed from and the checkpoint's own commit would find no
+-- checkpoint to invalidate, so such writes wait (as long as the
+-- computation: the jobs since the previous checkpoint).  For the same
+-- reason it runs under READ COMMITTED only: its statements take their
+-- snapshots after the lock, when every earlier writer has committed.
+CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
+                                              as_of timestamptz DEFAULT pg_catalog.now(),
+                                              from_jobs boolean DEFAULT false,
+                                              keep_recent integer DEFAULT 3,
+                                              keep_days integer DEFAULT 7)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    IF checkpoint_usage.as_of > now() THEN
+        RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
+            USING ERRCODE = '22023',
+                  HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF from_jobs IS NULL OR keep_recent IS NULL OR keep_days IS NULL THEN
+        RAISE EXCEPTION 'checkpoint_usage: from_jobs, keep_recent and keep_days must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Leave them out for their defaults (false, 3, 7).';
+    END IF;
+    IF keep_recent NOT BETWEEN 1 AND 1000 OR keep_days NOT BETWEEN 0 AND 3660 THEN
+        RAISE EXCEPTION 'checkpoint_usage: keep_recent % and keep_days % out of range', keep_recent, keep_days
+            USING ERRCODE = '22023',
+                  HINT = 'keep_recent counts checkpoints to keep (1 to 1000, the new one included), keep_days the days back with one kept each (0 to 3660).';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'checkpoint_usage: cannot run in a % transaction', current_setting('transaction_isolation')
+            USING ERRCODE = '25000',
+                  HINT = 'Call it under READ COMMITTED: it must see every job committed before it takes its lock.';
+    END IF;
+    IF checkpoint_usage.cluster IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = checkpoint_usage.cluster) THEN
+        RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+
+    -- computed before anything of the checkpoints changes: from the newest
+    -- valid one at or before as_of (a checkpoint being replaced included)
+    IF to_regclass('pg_temp._fs_checkpoint') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint; END IF;
+    IF to_regclass('pg_temp._fs_checkpoint_from') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint_from; END IF;
+    CREATE TEMP TABLE _fs_checkpoint AS
+    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    CREATE TEMP TABLE _fs_checkpoint_from AS
+    SELECT DISTINCT ON (k.cluster) k.cluster, k.as_of
+      FROM @extschema@.usage_checkpoints k
+     WHERE NOT from_jobs AND k.invalidated_at IS NULL AND k.as_of <= checkpoint_usage.as_of
+       AND (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+     ORDER BY k.cluster, k.as_of DESC;
+
+    DELETE FROM @extschema@.usage_checkpoints k
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, computed_from)
+    SELECT c.cluster, checkpoint_usage.as_of, f.as_of
+      FROM @extschema@.clusters c
+      LEFT JOIN pg_temp._fs_checkpoint_from f ON f.cluster = c.cluster
+     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
+    SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs
+      FROM pg_temp._fs_checkpoint u;
+
+    -- prune: invalid ones, and valid ones neither among the keep_recent
+    -- newest nor the newest of a day of the last keep_days
+    DELETE FROM @extschema@.usage_checkpoints k
+     USING (SELECT x.cluster, x.as_of,
+                   x.invalidated_at IS NULL
+                   AND (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL ORDER BY x.as_of DESC)
+                          <= keep_recent
+                        OR (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL,
+                                                            (x.as_of AT TIME ZONE c.timezone)::date
+                                               ORDER BY x.as_of DESC) = 1
+                            AND (x.as_of AT TIME ZONE c.timezone)::date
+                                > (checkpoint_usage.as_of AT TIME ZONE c.timezone)::date - keep_days)) AS kept
+              FROM @extschema@.usage_checkpoints x
+              JOIN @extschema@.clusters c ON c.cluster = x.cluster
+             WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
+     WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
+    DROP TABLE pg_temp._fs_checkpoint, pg_temp._fs_checkpoint_from;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
+'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), chained from the newest valid checkpoint before it (from_jobs: from the jobs alone), keeping keep_recent recent checkpoints and one per day for keep_days days; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
+
+REVOKE ALL ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) FROM PUBLIC;
+GRANT EXECUTE ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) TO fairshare_admin;
+
+-- invalidation per checkpoint; a pinned checkpoint refuses the change
+CREATE OR REPLACE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cp record;
+    job text;
+BEGIN
+    FOR cp IN SELECT k.cluster, k.as_of, k.pinned FROM @extschema@.usage_checkpoints k
+               WHERE k.invalidated_at IS NULL LOOP
+        job := NULL;
+        IF TG_OP = 'INSERT' THEN
+            SELECT n.job_id INTO job FROM new_jobs n
+             WHERE n.cluster = cp.cluster AND n.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'DELETE' THEN
+            SELECT o.job_id INTO job FROM old_jobs o
+             WHERE o.cluster = cp.cluster AND o.start_time <= cp.as_of LIMIT 1;
+        ELSIF TG_OP = 'UPDATE' THEN
+            -- old and new rows paired by key; a changed key leaves both unpaired
+            SELECT COALESCE(o.job_id, n.job_id) INTO job
+              FROM old_jobs o FULL JOIN new_jobs n
+                ON n.cluster = o.cluster AND n.job_id = o.job_id AND n.submit_time = o.submit_time
+             WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
+                        THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
+                             OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,
+                                 LEAST(COALESCE(o.end_time, 'infinity'::timestamptz), cp.as_of))
+                                IS DISTINCT FROM
+                                (n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time,
+                                 LEAST(COALESCE(n.end_time, 'infinity'::timestamptz), cp.as_of))
+                        ELSE COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false) END
+             LIMIT 1;
+        ELSE
+            job := '';      -- TRUNCATE
+        END IF;
+        IF job IS NOT NULL AND cp.pinned THEN
+            RAISE EXCEPTION 'job % of cluster % started before the pinned usage checkpoint as of %: it cannot change',
+                            job, cp.cluster, cp.as_of
+                USING ERRCODE = '55000',
+                      HINT = 'Retention removed jobs older than that checkpoint and keeps their usage in it only; restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) to change history before it.';
+        END IF;
+        IF job IS NOT NULL THEN
+            UPDATE @extschema@.usage_checkpoints k
+               SET invalidated_at = now(),
+                   invalidated_by = CASE WHEN TG_OP = 'TRUNCATE' THEN 'TRUNCATE jobs'
+                                         ELSE format('%s on jobs: job %s, started before the checkpoint', TG_OP, job) END
+             WHERE k.cluster = cp.cluster AND k.as_of = cp.as_of AND k.invalidated_at IS NULL;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@._settings_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    affected text[] := '{}';
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || OLD.cluster;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') AND TG_LEVEL = 'ROW' THEN
+        affected := affected || NEW.cluster;
+    END IF;
+    IF EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                WHERE k.pinned AND k.invalidated_at IS NULL AND (TG_OP = 'TRUNCATE' OR k.cluster = ANY (affected))) THEN
+        RAISE EXCEPTION '% on %: % while a pinned usage checkpoint holds usage computed with the old settings',
+                        TG_OP, TG_TABLE_NAME, TG_ARGV[0]
+            USING ERRCODE = '55000',
+                  HINT = 'Retention removed jobs older than that checkpoint; their usage cannot be billed again. Restore the archived partitions and unpin it first.';
+    END IF;
+    UPDATE @extschema@.usage_checkpoints k
+       SET invalidated_at = now(),
+           invalidated_by = format('%s on %s: %s', TG_OP, TG_TABLE_NAME, TG_ARGV[0])
+     WHERE k.invalidated_at IS NULL AND (TG_OP = 'TRUNCATE' OR k.cluster = ANY (affected));
+    RETURN NULL;
+END
+$$;
+

@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
--- genci: GENCI regulation of under-consumption (POLICIES.md §5; the reading
--- of the 2017 IDRIS/CINES/TGCC text is fixed in policies-research.md A).
+-- genci: GENCI regulation of under-consumption; how the 2017 IDRIS/CINES/TGCC
+-- text is read is in docs/policies.md#genci-regulation-of-under-consumption.
 --
 -- Pure functions first (theoretical consumption, the monthly penalty and its
 -- status, the mid-term rule, the TGCC variant), then the model side: the
@@ -40,7 +40,8 @@ $$;
 -- Number of months of a period, the divisor of the monthly theoretical
 -- allocation: the whole number n of calendar months when period_start + n
 -- months is the day after period_end (12 for a one-year period), else the
--- length in days over the mean month, D × 12 / 365.25 (research A.4).
+-- length in days over the mean month, D × 12 / 365.25
+-- (docs/policies.md#genci-monthly-regulation).
 CREATE FUNCTION @extschema@.genci_period_months(period_start date, period_end date)
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -107,7 +108,8 @@ $$;
 COMMENT ON FUNCTION @extschema@.theoretical_consumption(float8, date, date, date) IS
 'GENCI: allocation × E / D, D the inclusive days of the period, E the days before as_of; 0 before the start, the allocation after the end.';
 
--- The whole monthly-regulation status on a day (POLICIES.md §5):
+-- The whole monthly-regulation status on a day
+-- (docs/policies.md#genci-monthly-regulation):
 --   lag = theoretical − consumed (> 0: behind), lag_days = lag / (A / D),
 --   monthly = A / months, ratio = lag / monthly;
 --   variant 'genci': on track (ratio < 1), late (1 ≤ ratio ≤ 2), very late
@@ -160,7 +162,8 @@ $$;
 COMMENT ON FUNCTION @extschema@.genci_status(float8, float8, date, date, date, text) IS
 'GENCI monthly regulation on a day: theoretical, lag (hours, days), monthly, ratio, status (on track / late / very late), allocation month, check day, penalty; variant genci or tgcc.';
 
--- Hours the monthly regulation takes back on as_of (POLICIES.md §5): one
+-- Hours the monthly regulation takes back on as_of
+-- (docs/policies.md#genci-monthly-regulation): one
 -- month of theoretical consumption when as_of is a check day and the ratio
 -- is above 2 (strictly); 0 otherwise.  `allocation` is the net allocation.
 CREATE FUNCTION @extschema@.genci_penalty(allocation float8, consumed float8, period_start date,
@@ -173,10 +176,11 @@ COMMENT ON FUNCTION @extschema@.genci_penalty(float8, float8, date, date, date) 
 'GENCI: hours taken back on as_of: allocation / months on the 15th of month >= 3 when (theoretical − consumed) / monthly > 2; else 0.';
 
 -- Mid-term regulation, for allocations below the cluster's threshold
--- (POLICIES.md §5): the alert goes out on the first day of month 5
--- (period_start + 4 months) to projects that have used at most used_limit
--- of their hours; on the first day after month 5 (period_start + 5 months)
--- such a project loses min(cap × A, max(0, A × 5 / months − consumed)).
+-- (docs/policies.md#genci-mid-term-regulation): the alert goes out on the
+-- first day of month 5 (period_start + 4 months) to projects that have used
+-- at most used_limit of their hours; on the first day after month 5
+-- (period_start + 5 months) such a project loses
+-- min(cap × A, max(0, A × 5 / months − consumed)).
 -- Exemptions (justification filed, second-half use declared) are the
 -- allocation's, applied by the procedure and the report.
 CREATE FUNCTION @extschema@.genci_midterm_status(

@@ -3,7 +3,7 @@
 --
 -- Every object is created as @extschema@.name, every built-in is called as
 -- pg_catalog.name and every operator written OPERATOR(pg_catalog.x), so the
--- script does not depend on search_path (pg-extension.md §5.1).
+-- script does not depend on search_path (docs/security.md#install-script-safety).
 
 \echo Use "CREATE EXTENSION fairshare" to load this file. \quit
 

@@ -1,6 +1,5 @@
 /*
- * import.c — reading a scheduler's accounting records (issue 6: "Real data
- * in"; README section "Importing jobs").
+ * import.c — reading a scheduler's accounting records (docs/import.md).
  *
  * Two line parsers, called by extension/import.sql:
  *
@@ -9,7 +8,7 @@
  *       export's own header line (any order, extra columns ignored); the
  *       import reads every staged line through it in one call of
  *       _sacct_parse(staging, header, header_no, time_zone, cluster), which
- *       returns the import's work table (issue 7);
+ *       returns the import's work table (docs/performance.md#importing-jobs);
  *   _pbs_record(line, time_zone)
  *       one record of a PBS / OpenPBS / PBS Pro accounting log,
  *       "MM/DD/YYYY HH:MM:SS;T;job id;key=value ..." (OpenPBS
@@ -490,12 +489,13 @@ row_init(Row *r, int natts, int kind_att, int sqlstate_att, int reason_att)
 
 /* The result row's descriptor, kept in fn_mcxt for every later call. */
 static TupleDesc
-result_desc(FunctionCallInfo fcinfo, int natts, const char *type)
+result_desc(FunctionCallInfo fcinfo, int natts, int min_natts, const char *type)
 {
 	TupleDesc	desc;
 	MemoryContext old;
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE || desc->natts != natts)
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE
+		|| desc->natts < min_natts || desc->natts > natts)
 		elog(ERROR, "return type of %s must be a row of %d columns", type, natts);
 	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	desc = BlessTupleDesc(CreateTupleDescCopy(desc));
@@ -560,13 +560,14 @@ typedef enum SacctCol
 	SC_NNODES,
 	SC_CLUSTER,
 	SC_TIMELIMIT,
+	SC_SUSPENDED,
 	SC_NCOLS
 } SacctCol;
 
 static const char *const sacct_col_names[SC_NCOLS] = {
 	"JobID", "User", "Account", "Partition", "QOS", "AllocCPUS", "ReqTRES",
 	"AllocTRES", "Submit", "Eligible", "Start", "End", "State", "NNodes",
-	"Cluster", "Timelimit"
+	"Cluster", "Timelimit", "Suspended"
 };
 
 /* Result columns: the type @extschema@._sacct_line. */
@@ -593,6 +594,7 @@ enum
 	SO_NODES,
 	SO_SQLSTATE,
 	SO_REASON,
+	SO_SUSPENDED,				/* added in 1.2: after the columns of 1.1 */
 	SO_NATTS
 };
 
@@ -868,6 +870,36 @@ sacct_required(Row *r, Span s, SacctCol c, int att)
 	return true;
 }
 
+/*
+ * Suspended: the time the run spent suspended, "[D-]HH:MM:SS" (0 when the
+ * column is absent or empty).  slurmctld charges a run's fairshare usage
+ * for End - Start, suspension included, so the usage code does not read
+ * it; it is kept for the reports that, like sreport, leave it out.  It
+ * cannot exceed the run.
+ */
+static bool
+sacct_suspended(SacctState *st, Row *r, const Span *f)
+{
+	Span		s = sacct_field(st, f, SC_SUSPENDED);
+	Interval   *susp = palloc0(sizeof(Interval));
+
+	/* absent or empty: never suspended; "UNLIMITED" is a limit, not a time */
+	if (s.len > 0 && (span_eq_ci(s, "UNLIMITED") || span_eq_ci(s, "Partition_Limit")
+					  || duration(s, true, susp) != VAL_OK))
+		return reject(r, "22P02", psprintf("Suspended \"%s\" is not a duration ([D-]HH:MM:SS)", span_show(s)));
+	if (!r->nulls[SO_START] && !r->nulls[SO_END])
+	{
+		int64		run = DatumGetTimestampTz(r->values[SO_END]) - DatumGetTimestampTz(r->values[SO_START]);
+		int64		us = susp->time + (int64) susp->day * USECS_PER_DAY;
+
+		if (us > run)
+			return reject(r, "23514", psprintf("Suspended \"%s\" is longer than the run (End - Start = %lld s)",
+											   span_show(s), (long long) (run / USECS_PER_SEC)));
+	}
+	row_set(r, SO_SUSPENDED, IntervalPGetDatum(susp));
+	return true;
+}
+
 /* Fill r from one data line; false when the line is rejected. */
 static bool
 sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
@@ -971,6 +1003,17 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	if ((strcmp(state, "RUNNING") == 0 || strcmp(state, "SUSPENDED") == 0)
 		&& (r->nulls[SO_START] || !r->nulls[SO_END]))
 		return reject(r, "23514", psprintf("a %s job needs a Start time and no End time", state));
+
+	/*
+	 * Every other state is final: the job has ended, and its End is when.
+	 * Without it the usage code would take the job for one still running
+	 * and charge it up to every report's instant.
+	 */
+	if (strcmp(state, "PENDING") != 0 && strcmp(state, "RUNNING") != 0
+		&& strcmp(state, "SUSPENDED") != 0 && r->nulls[SO_END])
+		return reject(r, "23514", psprintf("a %s job has ended: its End cannot be Unknown", state));
+	if (!sacct_suspended(st, r, f))
+		return false;
 
 	/* size: AllocTRES, or ReqTRES when nothing was allocated (pending, or
 	 * cancelled before it started) */
@@ -1109,7 +1152,8 @@ fs_sacct_line(PG_FUNCTION_ARGS)
 	if (st == NULL)
 	{
 		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SacctState));
-		st->desc = result_desc(fcinfo, SO_NATTS, "_sacct_line");
+		/* a database not yet updated to 1.2 has the type without suspended */
+		st->desc = result_desc(fcinfo, SO_NATTS, SO_SUSPENDED, "_sacct_line");
 		fcinfo->flinfo->fn_extra = st;
 	}
 	sacct_use_header(st, text_span(PG_GETARG_TEXT_PP(1)), fcinfo->flinfo->fn_mcxt);
@@ -1136,6 +1180,7 @@ enum
 	SP_REASON,
 	SP_LINE,
 	SP_FOLDED,
+	SP_SUSPENDED,
 	SP_NATTS
 };
 
@@ -1176,6 +1221,8 @@ sacct_put(Tuplestorestate *ts, TupleDesc desc, SacctHeld *h)
 	v[SP_LINE] = PointerGetDatum(h->line);
 	v[SP_FOLDED] = Int64GetDatum(h->folded);
 	n[SP_FOLDED] = false;
+	v[SP_SUSPENDED] = h->r.values[SO_SUSPENDED];
+	n[SP_SUSPENDED] = h->r.nulls[SO_SUSPENDED];
 	tuplestore_putvalues(ts, desc, v, n);
 }
 
@@ -1361,7 +1408,8 @@ PG_FUNCTION_INFO_V1(fs_sacct_parse);
  * folded those that followed it, so that the lines read are count(*) +
  * sum(folded) of the result.  One call instead of one per line spares the
  * row value built per line and taken apart again column by column, and a
- * pass over the staging table to count its lines (issue 7).
+ * pass over the staging table to count its lines
+ * (docs/performance.md#importing-jobs).
  *
  * header is the staged line the caller took for the export's header, number
  * header_no: the first non-blank line of the table's first block, which is
@@ -1399,7 +1447,9 @@ fs_sacct_parse(PG_FUNCTION_ARGS)
 	cluster_arg = PG_ARGISNULL(4) ? NULL : PG_GETARG_TEXT_PP(4);
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	if (rsinfo->setDesc->natts != SP_NATTS)
+	/* the values are formed through the caller's descriptor: a database
+	 * not yet updated to 1.2 expects them without suspended, the last */
+	if (rsinfo->setDesc->natts != SP_NATTS && rsinfo->setDesc->natts != SP_SUSPENDED)
 		elog(ERROR, "_sacct_parse must return %d columns", SP_NATTS);
 
 	st = palloc0(sizeof(SacctState));
@@ -1961,7 +2011,7 @@ fs_pbs_record(PG_FUNCTION_ARGS)
 	if (st == NULL)
 	{
 		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PbsState));
-		st->desc = result_desc(fcinfo, PO_NATTS, "_pbs_record");
+		st->desc = result_desc(fcinfo, PO_NATTS, PO_NATTS, "_pbs_record");
 		fcinfo->flinfo->fn_extra = st;
 	}
 	if (st->tz_name == NULL || strcmp(st->tz_name, tz_name) != 0)

@@ -1,7 +1,7 @@
 -- ---------------------------------------------------------------------------
--- import: jobs in from a scheduler's accounting (issue 6; README "Importing
--- jobs").  Slurm `sacct --parsable2` exports and PBS / OpenPBS / PBS Pro
--- accounting logs go into fairshare.jobs by one call each:
+-- import: jobs in from a scheduler's accounting (docs/import.md).  Slurm
+-- `sacct --parsable2` exports and PBS / OpenPBS / PBS Pro accounting logs go
+-- into fairshare.jobs by one call each:
 --
 --   SELECT fairshare.import_stage();                  -- TEMP table import_staging
 --   \copy import_staging (line) FROM 'day.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
@@ -59,9 +59,22 @@ CREATE TABLE @extschema@.import_rejects (
 );
 COMMENT ON TABLE @extschema@.import_rejects IS 'Lines an import rejected: line number in the staged file, SQLSTATE, reason and the line itself.';
 
+-- What an import could tell but not fix, line by line: a run it closed
+-- because a later run of the same job id came (an export without
+-- --duplicates), or a job id it found reused.
+CREATE TABLE @extschema@.import_warnings (
+    import_id            bigint NOT NULL REFERENCES @extschema@.imports ON DELETE CASCADE,
+    line_no              bigint NOT NULL,
+    job_id               text,
+    warning              text NOT NULL,
+    PRIMARY KEY (import_id, line_no, warning)
+);
+COMMENT ON TABLE @extschema@.import_warnings IS 'What an import noticed about the runs of a job id (runs closed, ids reused), per line of the staged file.';
+
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.imports', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.imports_import_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.import_rejects', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.import_warnings', '');
 
 -- What the line parsers return (import.c).
 CREATE TYPE @extschema@._sacct_line AS (
@@ -69,7 +82,7 @@ CREATE TYPE @extschema@._sacct_line AS (
     partition text, qos text, state text, submit_time timestamptz,
     eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
     time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
-    nodes integer, sqlstate text, reason text);
+    nodes integer, sqlstate text, reason text, suspended interval);
 
 CREATE TYPE @extschema@._pbs_record AS (
     kind text, rec_time timestamptz, rec_type text, job_id text, user_name text,
@@ -99,7 +112,7 @@ RETURNS TABLE (line_no bigint, kind text, cluster text, job_id text, step text, 
                eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
                time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
                nodes integer, exclusive boolean, stored boolean, sqlstate text, reason text,
-               line text, folded bigint)
+               line text, folded bigint, suspended interval)
 AS 'MODULE_PATHNAME', 'fs_sacct_parse'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 100000;
 COMMENT ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) IS
@@ -340,7 +353,7 @@ $$;
 -- is off because the cost of a plan forced so passes jit_above_cost: it
 -- would compile each statement (0.15 s) for rows it handles in microseconds.
 --
--- A job twice in the work table makes ON CONFLICT raise 21000 or the plain
+-- A run twice in the work table makes ON CONFLICT raise 21000 or the plain
 -- INSERT 23505: only then are the repeats looked for and folded (the line
 -- with the latest time wins, on a tie the later line), and the statements
 -- run again.  If they still fail (a constraint nothing checked before, a
@@ -357,10 +370,11 @@ AS $$
 DECLARE
     cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
                   eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
-                  nodes, exclusive';
+                  nodes, exclusive, suspended';
     vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
                   w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
-                  w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false)';
+                  w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false),
+                  w.suspended';
     excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
     stored_jobs text;
     new_jobs text;
@@ -376,22 +390,23 @@ BEGIN
             SELECT %3$s
               FROM pg_temp._fs_import_jobs w
              WHERE w.kind = 'job' AND w.stored %%1$s
-            ON CONFLICT (cluster, job_id) DO UPDATE
+            ON CONFLICT (cluster, job_id, submit_time) DO UPDATE
                SET user_name = excluded.user_name, account = excluded.account,
                    partition = excluded.partition, qos = excluded.qos, state = excluded.state,
-                   submit_time = excluded.submit_time, eligible_time = excluded.eligible_time,
+                   eligible_time = excluded.eligible_time,
                    start_time = excluded.start_time, end_time = excluded.end_time,
                    time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
                    mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
-                   exclusive = %1$s
-             WHERE (j.user_name, j.account, j.partition, j.qos, j.state, j.submit_time,
+                   exclusive = %1$s, suspended = excluded.suspended
+             WHERE (j.user_name, j.account, j.partition, j.qos, j.state,
                     j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
-                    j.mem_mb, j.gpus, j.nodes, j.exclusive)
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended)
                    IS DISTINCT FROM
                    (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
-                    excluded.state, excluded.submit_time, excluded.eligible_time,
+                    excluded.state, excluded.eligible_time,
                     excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
-                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s)
+                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
+                    excluded.suspended)
                AND GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
                    >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
             RETURNING 1)
@@ -408,7 +423,8 @@ BEGIN
         -- it has inserted so far)
         UPDATE pg_temp._fs_import_jobs w SET stored = true
           FROM @extschema@.jobs x
-         WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id;
+         WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id
+           AND x.submit_time = w.submit_time;
         BEGIN
             EXECUTE format(stored_jobs, '') INTO updated;
             EXECUTE format(new_jobs, '');
@@ -420,13 +436,14 @@ BEGIN
         EXIT WHEN attempt = 2;
         UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
           FROM (SELECT d.line_no,
-                       row_number() OVER (PARTITION BY d.cluster, d.job_id
+                       row_number() OVER (PARTITION BY d.cluster, d.job_id, d.submit_time
                                           ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
                                                    d.line_no DESC) AS rn
                   FROM pg_temp._fs_import_jobs d
                  WHERE d.kind = 'job'
-                   AND (d.cluster, d.job_id) IN (SELECT x.cluster, x.job_id FROM pg_temp._fs_import_jobs x
-                                                  WHERE x.kind = 'job' GROUP BY 1, 2 HAVING count(*) > 1)) r
+                   AND (d.cluster, d.job_id, d.submit_time) IN
+                       (SELECT x.cluster, x.job_id, x.submit_time FROM pg_temp._fs_import_jobs x
+                         WHERE x.kind = 'job' GROUP BY 1, 2, 3 HAVING count(*) > 1)) r
          WHERE w.line_no = r.line_no AND r.rn > 1;
         EXIT WHEN NOT FOUND;
     END LOOP;
@@ -451,6 +468,154 @@ BEGIN
              WHERE w.line_no = one.line_no;
         END;
     END LOOP;
+END
+$$;
+
+-- Runs of one job id (issue 18).  slurmdbd keeps one row per run, as jobs
+-- does: a job id reused after MaxJobId wrapped is another job, and each run
+-- of a requeued job is a row of its own, submitted at the instant of the
+-- requeue.  Most lines of an export are the only run of their id; the few
+-- ids with other runs, in the export or stored, are gathered here
+-- (pg_temp._fs_import_runs) and checked before the upsert:
+--   * runs of one id cannot overlap in time (an id is unique among live
+--     jobs, and a requeued run has ended before the next one starts): a line
+--     whose run overlaps another run of its id is rejected (23514), the later
+--     submitted of two lines of the export;
+--   * a stored run of another job under the same id (not a run that was
+--     requeued) is a reused id: both are kept, and import_warnings says so,
+--     since sacct without --duplicates prints only the newest job of an id.
+-- After the upsert, _import_close_runs closes the stored runs that an
+-- export without --duplicates left open.
+CREATE FUNCTION @extschema@._import_runs(import_id bigint)
+RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    IF to_regclass('pg_temp._fs_import_runs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_runs; END IF;
+    -- every run of those ids: the export's (line_no) and the stored ones
+    -- it does not repeat (line_no NULL)
+    CREATE TEMP TABLE _fs_import_runs AS
+    WITH ids AS (
+        SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job'
+         GROUP BY 1, 2 HAVING count(DISTINCT w.submit_time) > 1
+        UNION
+        SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job'
+           AND EXISTS (SELECT 1 FROM @extschema@.jobs x
+                        WHERE x.cluster = w.cluster AND x.job_id = w.job_id AND x.submit_time <> w.submit_time))
+    SELECT w.line_no, w.cluster, w.job_id, w.submit_time, w.user_name, w.account, w.state,
+           w.start_time, w.end_time
+      FROM pg_temp._fs_import_jobs w JOIN ids USING (cluster, job_id)
+     WHERE w.kind = 'job'
+    UNION ALL
+    SELECT NULL::bigint, x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state,
+           x.start_time, x.end_time
+      FROM @extschema@.jobs x JOIN ids USING (cluster, job_id)
+     WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+                        WHERE w.kind = 'job' AND w.cluster = x.cluster AND w.job_id = x.job_id
+                          AND w.submit_time = x.submit_time);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n = 0 THEN
+        DROP TABLE pg_temp._fs_import_runs;
+        RETURN;
+    END IF;
+    ALTER TABLE pg_temp._fs_import_runs ADD COLUMN close_at timestamptz, ADD COLUMN next_line bigint,
+        ADD COLUMN next_user text, ADD COLUMN next_account text;
+    ANALYZE pg_temp._fs_import_runs;
+
+    -- a stored run still open has ended by the time the next run of its
+    -- id was submitted (not before it started)
+    UPDATE pg_temp._fs_import_runs r
+       SET close_at = n.submit_time, next_line = n.line_no, next_user = n.user_name, next_account = n.account
+      FROM (SELECT DISTINCT ON (o.cluster, o.job_id, o.submit_time)
+                   o.cluster, o.job_id, o.submit_time AS open_submit, f.submit_time, f.line_no,
+                   f.user_name, f.account
+              FROM pg_temp._fs_import_runs o
+              JOIN pg_temp._fs_import_runs f
+                ON f.cluster = o.cluster AND f.job_id = o.job_id AND f.line_no IS NOT NULL
+               AND f.submit_time > o.submit_time
+             WHERE o.line_no IS NULL AND o.state IN ('PENDING', 'RUNNING', 'SUSPENDED')
+               AND (o.start_time IS NULL OR f.submit_time >= o.start_time)
+             ORDER BY o.cluster, o.job_id, o.submit_time, f.submit_time) n
+     WHERE r.line_no IS NULL AND r.cluster = n.cluster AND r.job_id = n.job_id
+       AND r.submit_time = n.open_submit;
+
+    -- overlapping runs: the line is rejected, against a stored run or an
+    -- earlier submitted line of the export
+    UPDATE pg_temp._fs_import_jobs w
+       SET kind = 'reject', sqlstate = '23514',
+           reason = format('job %s: this run (submitted %s, ran %s to %s) overlaps its run submitted %s (ran %s to %s); runs of one job id cannot overlap',
+                           o.job_id, o.f_submit, o.f_start, COALESCE(o.f_end::text, 'now'),
+                           o.g_submit, o.g_start, COALESCE(o.g_end::text, 'now'))
+      FROM (SELECT DISTINCT ON (f.line_no) f.line_no, f.job_id, f.submit_time AS f_submit,
+                   f.start_time AS f_start, f.end_time AS f_end, g.submit_time AS g_submit,
+                   g.start_time AS g_start, COALESCE(g.end_time, g.close_at) AS g_end
+              FROM pg_temp._fs_import_runs f
+              JOIN pg_temp._fs_import_runs g
+                ON g.cluster = f.cluster AND g.job_id = f.job_id AND g.submit_time <> f.submit_time
+               AND (g.line_no IS NULL OR g.submit_time < f.submit_time)
+             WHERE f.line_no IS NOT NULL AND f.start_time IS NOT NULL AND g.start_time IS NOT NULL
+               AND f.start_time < COALESCE(g.end_time, g.close_at, 'infinity')
+               AND g.start_time < COALESCE(f.end_time, 'infinity')
+               -- a run of zero length overlaps nothing
+               AND f.start_time < COALESCE(f.end_time, 'infinity')
+               AND g.start_time < COALESCE(g.end_time, g.close_at, 'infinity')
+             ORDER BY f.line_no, g.submit_time) o
+     WHERE w.line_no = o.line_no AND w.kind = 'job';
+
+    -- reused ids
+    INSERT INTO @extschema@.import_warnings (import_id, line_no, job_id, warning)
+    SELECT DISTINCT ON (f.line_no) _import_runs.import_id, f.line_no, f.job_id,
+           format('job id %s reused: the job submitted %s by %s (account %s) is kept beside this one (submitted %s by %s); sacct without --duplicates prints only the newest job of a reused id',
+                  f.job_id, g.submit_time, g.user_name, g.account, f.submit_time, f.user_name)
+      FROM pg_temp._fs_import_runs f
+      JOIN pg_temp._fs_import_runs g
+        ON g.cluster = f.cluster AND g.job_id = f.job_id AND g.line_no IS NULL
+       AND g.submit_time < f.submit_time AND g.state <> 'REQUEUED' AND g.close_at IS NULL
+      JOIN pg_temp._fs_import_jobs w ON w.line_no = f.line_no AND w.kind = 'job'
+     WHERE f.line_no IS NOT NULL
+     ORDER BY f.line_no, g.submit_time DESC;
+END
+$$;
+
+-- The stored runs that _import_runs found still open while a later run of
+-- their id came, closed at that run's Submit: REQUEUED when it is the same
+-- user's in the same account (slurmctld's requeue: the requeued run ends,
+-- and the next one is submitted, at the instant of the requeue), CANCELLED
+-- otherwise (a reused id; a run that never started).  Only an export
+-- without --duplicates leaves them: with it, the requeued run's own line
+-- comes and updates the stored one.  Each is noted in import_warnings.
+CREATE FUNCTION @extschema@._import_close_runs(import_id bigint, OUT closed bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    closed := 0;
+    IF to_regclass('pg_temp._fs_import_runs') IS NULL THEN
+        RETURN;
+    END IF;
+    WITH c AS (
+        UPDATE @extschema@.jobs j
+           SET state = CASE WHEN j.start_time IS NOT NULL AND (j.user_name, j.account) = (r.next_user, r.next_account)
+                            THEN 'REQUEUED' ELSE 'CANCELLED' END,
+               end_time = r.close_at
+          FROM pg_temp._fs_import_runs r
+          JOIN pg_temp._fs_import_jobs w ON w.line_no = r.next_line AND w.kind = 'job'
+         WHERE r.line_no IS NULL AND r.close_at IS NOT NULL
+           AND j.cluster = r.cluster AND j.job_id = r.job_id AND j.submit_time = r.submit_time
+           AND j.state IN ('PENDING', 'RUNNING', 'SUSPENDED')
+        RETURNING r.next_line, j.job_id, j.submit_time, r.state AS was, j.state, j.end_time)
+    INSERT INTO @extschema@.import_warnings (import_id, line_no, job_id, warning)
+    SELECT _import_close_runs.import_id, c.next_line, c.job_id,
+           format('job %s: its run submitted %s was still %s in fairshare.jobs and a later run of the id came: closed as %s at %s, the later run''s Submit; an export with --duplicates gives the run''s own end',
+                  c.job_id, c.submit_time, c.was, c.state, c.end_time)
+      FROM c;
+    GET DIAGNOSTICS closed = ROW_COUNT;
+    DROP TABLE pg_temp._fs_import_runs;
 END
 $$;
 
@@ -683,9 +848,14 @@ BEGIN
         GET DIAGNOSTICS removed = ROW_COUNT;
     END IF;
 
+    PERFORM @extschema@._import_runs(import_sacct.import_id);
+    IF all_or_nothing THEN
+        PERFORM @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
+    END IF;
     upserted := @extschema@._import_upsert(false);
     imported := upserted.imported;
     updated := upserted.updated;
+    PERFORM @extschema@._import_close_runs(import_sacct.import_id);
 
     -- the summary, in one pass over the work table; the lines read are its
     -- rows and the steps folded into them while parsing
@@ -721,10 +891,13 @@ COMMENT ON FUNCTION @extschema@.import_sacct(text, text, boolean, boolean, text)
 -- PBS
 -- ---------------------------------------------------------------------------
 
--- A job's records in one load fold into one row: the latest record (by its
--- time, then its line) gives the state; each other column is the latest
--- value any record gave, merged with the stored row for what this load does
--- not say (a D record names no user).
+-- A job's records in one load fold into one row per run: an R (rerun)
+-- record ends a run, REQUEUED, and the records after it are the next run,
+-- submitted at the R record's instant, as slurmdbd records a requeued Slurm
+-- job (issue 18).  Within a run the latest record (by its time, then its
+-- line) gives the state; each other column is the latest value any record
+-- gave, merged with the stored run for what this load does not say (a D
+-- record names no user).
 --   Q -> PENDING; S, s, T, r -> RUNNING; z -> SUSPENDED; R, C -> REQUEUED;
 --   D -> CANCELLED; A -> FAILED; E -> CANCELLED if the job was deleted (a D
 --   record, or stored CANCELLED), else by Exit_status: 0 COMPLETED,
@@ -793,8 +966,17 @@ BEGIN
     -- first non-NULL), merged with the stored row
     IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
     CREATE TEMP TABLE _fs_import_jobs AS
-    WITH g AS (
-        SELECT l.job_id,
+    WITH seg AS (
+        -- each record's run: the R (rerun) records before it
+        SELECT l.*,
+               count(*) FILTER (WHERE l.rec_type = 'R') OVER w AS run_no,
+               max(l.rec_time) FILTER (WHERE l.rec_type = 'R') OVER w AS rerun_at
+          FROM pg_temp._fs_import_lines l
+         WHERE l.kind = 'job'
+        WINDOW w AS (PARTITION BY l.job_id ORDER BY l.rec_time, l.line_no
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+    g0 AS (
+        SELECT l.job_id, l.run_no, max(l.rerun_at) AS rerun_at, min(l.rec_time) AS first_time,
                (array_agg(l.line_no ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS line_no,
                (array_agg(l.rec_type ORDER BY l.rec_time DESC, l.line_no DESC))[1] AS last_type,
                max(l.rec_time) AS last_time,
@@ -815,9 +997,34 @@ BEGIN
                (array_agg(l.gpus ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS gpus,
                (array_agg(l.nodes ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS nodes,
                (array_agg(l.exclusive ORDER BY l.rec_time DESC, l.line_no DESC) FILTER (WHERE l.tres IS NOT NULL))[1] AS exclusive
-          FROM pg_temp._fs_import_lines l
-         WHERE l.kind = 'job'
-         GROUP BY l.job_id),
+          FROM seg l
+         GROUP BY l.job_id, l.run_no),
+    g AS (
+        -- the run's Submit: after the k-th R record, its instant (the run
+        -- before ended then and the job went back to the queue); records
+        -- before any R of this load continue the stored run they fall in,
+        -- or start the run after a stored run that was requeued, or are
+        -- the job's first run (ctime).  A later ctime than every stored run
+        -- of the id is another job under a reused id.
+        SELECT g0.*,
+               CASE WHEN g0.run_no > 0 THEN g0.rerun_at
+                    ELSE COALESCE(c.submit_time,
+                                  CASE WHEN p.state = 'REQUEUED' AND p.end_time <= g0.first_time
+                                            AND (g0.submit_time IS NULL OR g0.submit_time <= p.submit_time)
+                                       THEN p.end_time END,
+                                  g0.submit_time) END AS run_submit
+          FROM g0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+                 AND x.submit_time <= g0.first_time
+                 AND (x.end_time IS NULL OR x.end_time >= g0.first_time)
+                 AND (g0.submit_time IS NULL OR x.submit_time >= g0.submit_time)
+               ORDER BY x.submit_time DESC LIMIT 1) c ON g0.run_no = 0
+          LEFT JOIN LATERAL (
+              SELECT x.submit_time, x.state, x.end_time FROM @extschema@.jobs x
+               WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
+               ORDER BY x.submit_time DESC LIMIT 1) p ON g0.run_no = 0),
     s AS (
         SELECT g.*, j.job_id IS NOT NULL AS stored,
                CASE
@@ -839,17 +1046,23 @@ BEGIN
                j.tres AS j_tres, j.cpus AS j_cpus, j.mem_mb AS j_mem, j.gpus AS j_gpus,
                j.nodes AS j_nodes, j.exclusive AS j_exclusive
           FROM g
-          LEFT JOIN @extschema@.jobs j ON j.cluster = import_pbs.cluster AND j.job_id = g.job_id)
+          -- the stored run these records continue, if any
+          LEFT JOIN @extschema@.jobs j
+            ON j.cluster = import_pbs.cluster AND j.job_id = g.job_id AND j.submit_time = g.run_submit)
     SELECT s.line_no, 'job'::text AS kind, import_pbs.cluster AS cluster, s.job_id,
            COALESCE(s.user_name, s.j_user) AS user_name,
            COALESCE(s.account, s.j_account) AS account,
            COALESCE(s.partition, s.j_partition) AS partition,
            s.j_qos AS qos, s.state,
-           COALESCE(s.submit_time, s.j_submit) AS submit_time,
-           COALESCE(s.eligible_time, s.j_eligible) AS eligible_time,
+           COALESCE(s.run_submit, s.j_submit) AS submit_time,
+           -- a rerun is eligible from its Submit at the earliest (its
+           -- records keep the job's first etime)
+           CASE WHEN s.run_submit > s.submit_time
+                THEN GREATEST(COALESCE(s.eligible_time, s.j_eligible), s.run_submit)
+                ELSE COALESCE(s.eligible_time, s.j_eligible) END AS eligible_time,
            CASE WHEN s.state = 'PENDING' THEN NULL ELSE COALESCE(s.start_time, s.j_start) END AS start_time,
            CASE WHEN s.state IN ('PENDING', 'RUNNING', 'SUSPENDED') THEN NULL
-                WHEN s.state = 'REQUEUED' THEN COALESCE(s.end_time, s.j_end)
+                WHEN s.state = 'REQUEUED' THEN COALESCE(s.end_time, s.j_end, s.last_time)
                 ELSE COALESCE(s.end_time, s.stopped_at, s.j_end, s.last_time) END AS end_time,
            COALESCE(s.time_limit, s.j_limit) AS time_limit,
            COALESCE(s.tres, s.j_tres) AS tres,
@@ -858,7 +1071,8 @@ BEGIN
            COALESCE(s.gpus, s.j_gpus, 0) AS gpus,
            COALESCE(s.nodes, s.j_nodes, 1) AS nodes,
            COALESCE(s.exclusive, s.j_exclusive, false) AS exclusive,
-           NULL::text AS sqlstate, NULL::text AS reason, s.stored
+           NULL::text AS sqlstate, NULL::text AS reason, s.stored,
+           '0'::interval AS suspended
       FROM s;
     ANALYZE pg_temp._fs_import_jobs;
 
@@ -897,9 +1111,18 @@ BEGIN
         PERFORM @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
     END IF;
 
+    PERFORM @extschema@._import_runs(import_pbs.import_id);
+    IF all_or_nothing THEN
+        UPDATE pg_temp._fs_import_lines l
+           SET kind = 'reject', sqlstate = w.sqlstate, reason = w.reason
+          FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'reject' AND l.kind = 'job' AND l.job_id = w.job_id;
+        PERFORM @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
+    END IF;
     upserted := @extschema@._import_upsert(true);
     imported := upserted.imported;
     updated := upserted.updated;
+    PERFORM @extschema@._import_close_runs(import_pbs.import_id);
     removed := 0;
     UPDATE pg_temp._fs_import_lines l
        SET kind = 'reject', sqlstate = w.sqlstate, reason = w.reason

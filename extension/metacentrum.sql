@@ -1,6 +1,7 @@
 -- ---------------------------------------------------------------------------
 -- metacentrum: a MetaCentrum / PBS cluster over the accounting model
--- (POLICIES.md §1-3; policies-research.md C).  Clusters whose
+-- (docs/policies.md#metacentrum-usage, docs/policies.md#metacentrum-and-pbs,
+-- docs/metacentrum.md).  Clusters whose
 -- fairshare_algorithm is 'pbs' get: each job's processor equivalent and
 -- usage (spec × walltime × PE, per resource), each user's usage decayed
 -- in PBS steps (decay_interval, decay_factor, floor 1), an optional

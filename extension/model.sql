@@ -1,6 +1,7 @@
 -- ---------------------------------------------------------------------------
 -- model: the accounting database — clusters, partitions, the association
--- tree, jobs, allocations and their append-only ledger (DESIGN.md).
+-- tree, jobs, allocations and their append-only ledger
+-- (docs/design.md#the-model).
 --
 -- Constraints reject what the policies cannot use.  Every table holds a
 -- centre's data, so each is registered with pg_extension_config_dump and
@@ -160,7 +161,16 @@ CREATE TABLE @extschema@.jobs (
     -- per-CPU speed of the node the job ran on, when it differs from the partition's
     spec                 float8 CHECK (spec OPERATOR(pg_catalog.>) 0 AND spec OPERATOR(pg_catalog.<) 'Infinity'),
     nice                 integer NOT NULL DEFAULT 0,
-    PRIMARY KEY (cluster, job_id),
+    -- time the run spent suspended (sacct Suspended).  Fairshare usage
+    -- charges End - Start all the same, as slurmctld does; sreport leaves
+    -- it out.
+    suspended            interval NOT NULL DEFAULT '0'
+                         CHECK (suspended OPERATOR(pg_catalog.>=) '0'::interval),
+    -- A run is identified as slurmdbd identifies it (UNIQUE (id_job,
+    -- time_submit) in its job table): ids wrap at MaxJobId and are reused,
+    -- and each run of a requeued job is its own row, submitted at the
+    -- instant of the requeue.
+    PRIMARY KEY (cluster, job_id, submit_time),
     FOREIGN KEY (cluster, partition) REFERENCES @extschema@.partitions ON UPDATE CASCADE,
     FOREIGN KEY (cluster, account, user_name) REFERENCES @extschema@.account_users ON UPDATE CASCADE,
     CHECK (tres IS NULL OR @extschema@.tres_weights_valid(tres)),
@@ -170,14 +180,19 @@ CREATE TABLE @extschema@.jobs (
     CHECK (eligible_time IS NULL OR eligible_time OPERATOR(pg_catalog.>=) submit_time),
     CHECK (end_time IS NULL OR start_time IS NULL OR end_time OPERATOR(pg_catalog.>=) start_time),
     CHECK (state OPERATOR(pg_catalog.<>) 'PENDING' OR (start_time IS NULL AND end_time IS NULL)),
-    CHECK (state NOT IN ('RUNNING', 'SUSPENDED') OR (start_time IS NOT NULL AND end_time IS NULL))
+    CHECK (state NOT IN ('RUNNING', 'SUSPENDED') OR (start_time IS NOT NULL AND end_time IS NULL)),
+    -- every other state is final: a run without an end would be charged
+    -- as running up to every report's instant
+    CONSTRAINT jobs_ended_have_end CHECK (state IN ('PENDING', 'RUNNING', 'SUSPENDED') OR end_time IS NOT NULL),
+    CONSTRAINT jobs_suspended_within_run CHECK (end_time IS NULL OR start_time IS NULL
+           OR suspended OPERATOR(pg_catalog.<=) (end_time OPERATOR(pg_catalog.-) start_time))
 );
-COMMENT ON TABLE @extschema@.jobs IS 'Jobs as the scheduler accounted them: who, where, when, what was allocated.';
+COMMENT ON TABLE @extschema@.jobs IS 'Job runs as the scheduler accounted them, one row per run (cluster, job id, submit time): who, where, when, what was allocated.';
 -- An association's jobs (the foreign key to account_users, per-project
 -- consumption).  The account leads: with one cluster, a leading cluster
 -- column has correlation 1 in the statistics and the planner takes a full
 -- scan of the index in association order for a sequential read, where it
--- reads the table in random order (issue 7; README "Performance").
+-- reads the table in random order (docs/performance.md).
 CREATE INDEX ON @extschema@.jobs (account, user_name, cluster);
 -- How many associations have jobs, for the hash aggregates over jobs
 -- (association_usage_at): the columns are not independent.
@@ -193,14 +208,15 @@ CREATE INDEX jobs_first_event_idx ON @extschema@.jobs ((COALESCE(start_time, end
 -- A project's jobs over a window of time, with what its core-hours need
 -- (GENCI allocation_consumption, RWTH rwth_monthly_usage_at): an index-only
 -- scan of the window instead of a visit to every job of the account in the
--- table (issue 7: the regulation of 10^4 allocations, 12 s -> 1.4 s).
+-- table (the regulation of 10^4 allocations, 12 s -> 1.4 s;
+-- docs/performance.md).
 CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
     INCLUDE (end_time, cpus, nodes, gpus, exclusive, partition);
 -- The pending jobs: the stored remainders of job arrays that an import
 -- replaces (import_sacct), found without reading every job.
 CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
 -- Each index costs every job stored: an import of 296,132 jobs spends 0.3
--- to 0.7 s in each index of the table (issue 7; README "Importing jobs").
+-- to 0.7 s in each index of the table (docs/performance.md#importing-jobs).
 -- No query reads a cluster's jobs by start time, so there is no index on
 -- (cluster, start_time); a cluster's jobs are the primary key's range.
 

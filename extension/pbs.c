@@ -1,7 +1,7 @@
 /*
  * pbs.c — MetaCentrum's processor-equivalent usage and the PBS fairshare
- * tree (POLICIES.md §1 "MetaCentrum", §2 "Step decay", §3 "PBS tree";
- * policies-research.md C).
+ * tree (docs/policies.md#metacentrum-usage, docs/policies.md#decay,
+ * docs/policies.md#metacentrum-and-pbs; reference: docs/metacentrum.md).
  *
  * Three pieces, each read from OpenPBS src/scheduler/fairshare.c(pp):
  *

@@ -1,6 +1,7 @@
 -- ---------------------------------------------------------------------------
 -- pbs: MetaCentrum's processor-equivalent usage, PBS step decay with its
--- floor of 1, and the PBS fairshare tree (POLICIES.md §1-3; C in pbs.c).
+-- floor of 1, and the PBS fairshare tree (docs/policies.md#metacentrum-usage,
+-- docs/policies.md#metacentrum-and-pbs, docs/metacentrum.md; C in pbs.c).
 -- ---------------------------------------------------------------------------
 
 -- Processor equivalent: per resource used / node total × node CPUs × weight;

@@ -1,6 +1,7 @@
 /*
- * priority.c — Slurm's multifactor job priority (POLICIES.md §4; PROTEUS
- * seed 001, CALI; slurm-semantics.md §4 and §6 items 14-16).
+ * priority.c — Slurm's multifactor job priority (PROTEUS, CALI:
+ * docs/policies.md#job-priority; Slurm's arithmetic:
+ * docs/slurm.md#multifactor-job-priority).
  *
  * These are the pure functions: the weighted sum and the factors that feed
  * it.  They reproduce the arithmetic of Slurm's priority/multifactor plugin

@@ -1,6 +1,7 @@
 -- ---------------------------------------------------------------------------
--- priority: Slurm's multifactor job priority and its factors (POLICIES.md §4;
--- PROTEUS seed 001: 90000 fairshare / 5000 age / 5000 job size, 14-day max
+-- priority: Slurm's multifactor job priority and its factors
+-- (docs/slurm.md#multifactor-job-priority, docs/policies.md#job-priority;
+-- PROTEUS: 90000 fairshare / 5000 age / 5000 job size, 14-day max
 -- age; CALI: 70000 fairshare / 30000 partition).  Pure functions: they read
 -- their arguments only.  The model's view is fairshare.sprio (sprio.sql).
 -- ---------------------------------------------------------------------------

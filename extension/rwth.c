@@ -1,10 +1,11 @@
 /*
  * rwth.c — RWTH Aachen (CLAIX) three-month sliding-window core-hour quota
- * (POLICIES.md §6; the reading of the "Resource Quotas" page is fixed in
- * policies-research.md B).  The SQL around it is extension/rwth.sql.
+ * (how the "Resource Quotas" page is read:
+ * docs/policies.md#rwth-sliding-window-quota).  The SQL around it is
+ * extension/rwth.sql.
  *
  * What lives here runs for every job or every project month of
- * r_wlm_usage (issue 7: 10^4 projects × 24 months under 2 s):
+ * r_wlm_usage (10^4 projects × 24 months under 2 s: docs/performance.md):
  *
  *   _rwth_month_hours   an aggregate: a project's jobs cut at the month
  *                       boundaries, the core-hours of each piece
@@ -74,7 +75,7 @@
  * call site, in fn_extra): the three arrays as they came, to recognise them
  * on the next row with a memcmp, and what the jobs need of each partition.
  * Looked up in C, a job's partition costs a few bytes compared; as a join to
- * the partitions table it was a quarter of r_wlm_usage (issue 7).
+ * the partitions table it was a quarter of r_wlm_usage (docs/performance.md).
  */
 typedef struct PartitionTable
 {

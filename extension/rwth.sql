@@ -1,7 +1,7 @@
 -- ---------------------------------------------------------------------------
 -- rwth: RWTH Aachen (CLAIX) three-month sliding-window core-hour quota
--- (POLICIES.md §6; the reading of the "Resource Quotas" page is fixed in
--- policies-research.md B).
+-- (how the "Resource Quotas" page is read:
+-- docs/policies.md#rwth-sliding-window-quota).
 --
 -- Pure functions (the available quota, the quota status), then the monthly
 -- consumption of every project from the job table and `r_wlm_usage`, the
@@ -9,7 +9,7 @@
 -- month.  Months are calendar months in the cluster's time zone; a month
 -- outside the accounting period counts 0 (passed as NULL).  What runs per
 -- job or per project month is in C (rwth.c): the reports cover 10^4
--- projects × 24 months in about 1.3 s (issue 7, README "Performance").
+-- projects × 24 months in about 1.3 s (docs/performance.md).
 -- ---------------------------------------------------------------------------
 
 -- available(m) = A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); a NULL previous or
@@ -28,7 +28,7 @@ LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.rwth_available_quota(float8, float8, float8, float8, float8) IS
 'RWTH: core-hours usable in month m: A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); NULL previous/next allowance = month outside the period = 0.';
 
--- The quota status of month m (POLICIES.md §6):
+-- The quota status of month m (docs/policies.md#rwth-sliding-window-quota):
 --   remaining_prev = A(m−1) − C(m−1) (0 outside the period),
 --   balance = remaining_prev + A(m) − C(m), balance_pct = 100 × balance / A(m)
 --   (the page's "Consumable core-h (%)": 1000 a month, 800 used last month
@@ -77,7 +77,7 @@ COMMENT ON FUNCTION @extschema@._rwth_month_starts(date, date, text) IS
 -- arrays: none).  Internal to rwth_monthly_usage_at and r_wlm_usage_at:
 -- with the months cut in SQL, every job became a row per month it touched
 -- and was joined to its partition, and that was most of r_wlm_usage's time
--- (issue 7).
+-- (docs/performance.md).
 CREATE FUNCTION @extschema@._rwth_month_hours_accum(float8[], timestamptz[], timestamptz, timestamptz,
                                                     text[], boolean[], integer[], float8,
                                                     text, integer, timestamptz, timestamptz, boolean,

@@ -1,8 +1,8 @@
 -- ---------------------------------------------------------------------------
--- security: roles, privileges and row-level security (issue 8, README
--- "Roles and privileges").  The last piece of the install script, so that
--- its loops cover every object the pieces before it created; a piece added
--- later before this one is covered without an edit here.
+-- security: roles, privileges and row-level security (docs/security.md).
+-- The last piece of the install script, so that its loops cover every
+-- object the pieces before it created; a piece added later before this one
+-- is covered without an edit here.
 --
 --   fairshare_admin   manages the model (clusters, partitions, QOS,
 --                     accounts, users, jobs, allocations), appends to the
@@ -28,16 +28,16 @@
 -- are group roles (NOLOGIN); a DBA grants them to login roles.
 -- ---------------------------------------------------------------------------
 
--- Install-script safety (pg-extension.md §5.1).  During CREATE EXTENSION
--- the search path is "fairshare, pg_temp" with pg_catalog searched first:
--- objects in public cannot capture anything, but objects already in schema
--- fairshare could (a better-typed overload of a function the script calls,
--- e.g. _raise(text, text, text, float8)).  CREATE EXTENSION reuses an
--- existing schema of that name, whoever owns it.  So: the schema must belong
--- to a superuser, nobody else may create objects in it, and it must hold
--- nothing but this extension's objects.  Nothing the pieces above created
--- has run yet (no rows, no calls), so refusing here, which rolls the whole
--- script back, is in time.
+-- Install-script safety (docs/security.md#install-script-safety).  During
+-- CREATE EXTENSION the search path is "fairshare, pg_temp" with pg_catalog
+-- searched first: objects in public cannot capture anything, but objects
+-- already in schema fairshare could (a better-typed overload of a function
+-- the script calls, e.g. _raise(text, text, text, float8)).  CREATE EXTENSION
+-- reuses an existing schema of that name, whoever owns it.  So: the schema
+-- must belong to a superuser, nobody else may create objects in it, and it
+-- must hold nothing but this extension's objects.  Nothing the pieces above
+-- created has run yet (no rows, no calls), so refusing here, which rolls the
+-- whole script back, is in time.
 DO $$
 DECLARE
     ext oid;

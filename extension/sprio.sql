@@ -1,7 +1,8 @@
 -- ---------------------------------------------------------------------------
 -- sprio: every pending job's multifactor priority over the model, as
--- `sprio -l` shows it, at any instant (POLICIES.md §4; slurm-semantics.md
--- §4.3), and PROTEUS's procedure (seed 001): order the pending jobs by
+-- `sprio -l` shows it, at any instant (docs/policies.md#job-priority;
+-- docs/slurm.md#what-sshare-and-sprio-print), and PROTEUS's procedure (its
+-- page, seed 001 in docs/policies.md#the-five-pages): order the pending jobs by
 -- priority and start them while resources remain.
 --
 -- Weights, PriorityMaxAge, PriorityFavorSmall and the cluster size come from
@@ -14,7 +15,8 @@
 
 -- Seconds as Slurm prints a duration: D-HH:MM:SS (whole seconds).  Strict
 -- operators only (format() is not strict), so that the planner inlines it
--- into sprio_at instead of running a SQL function per pending job (issue 7).
+-- into sprio_at instead of running a SQL function per pending job
+-- (docs/performance.md).
 CREATE FUNCTION @extschema@._slurm_duration(seconds float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.floor(seconds OPERATOR(pg_catalog./) 86400)::bigint::text
@@ -78,7 +80,7 @@ LANGUAGE sql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
 -- pending jobs and the associations for a merge join instead (0.2 s of
--- 1.5 s at 10^5 pending jobs; issue 7).
+-- 1.5 s at 10^5 pending jobs; docs/performance.md).
 SET enable_mergejoin = off
 BEGIN ATOMIC
     WITH sizes AS (
@@ -215,8 +217,9 @@ CREATE VIEW @extschema@.sprio AS
 SELECT * FROM @extschema@.sprio_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.sprio IS 'sprio_at(now()): the pending jobs and their priority factors now.';
 
--- PROTEUS's procedure (seed 001): order the pending jobs by priority, start
--- the first, and repeat while resources and pending jobs remain.
+-- PROTEUS's procedure (docs/policies.md#job-priority): order the pending
+-- jobs by priority, start the first, and repeat while resources and pending
+-- jobs remain.
 --
 -- free: a jsonb array with one object per partition that has room, e.g.
 --   '[{"cluster": "proteus", "partition": "metis", "cpus": 48, "mem_mb": 196608, "gpus": 0}]'
@@ -348,6 +351,7 @@ BEGIN
                                   substring(s.job_id FROM '^[0-9]+')::numeric NULLS LAST, s.job_id) AS pos
           FROM @extschema@.sprio_at(as_of) s
           JOIN @extschema@.jobs jb ON jb.cluster = s.cluster AND jb.job_id = s.job_id
+                                  AND jb.submit_time = s.submit_time
          WHERE s.cluster = ANY (clusters)
          ORDER BY pos
     LOOP

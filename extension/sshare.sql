@@ -1,6 +1,7 @@
 -- ---------------------------------------------------------------------------
 -- sshare: Slurm's `sshare -l` over the accounting model, as of any instant
--- (PROTEUS, CALI; POLICIES.md §3; column meanings in slurm-semantics.md §1.6).
+-- (PROTEUS, CALI; docs/policies.md#fair-share; column meanings in
+-- docs/slurm.md#what-sshare-and-sprio-print).
 --
 -- Every cluster whose fairshare_algorithm is 'fair_tree' or 'classic' gets
 -- one row per association: its accounts (user_name NULL) and its user
@@ -73,7 +74,7 @@ BEGIN ATOMIC
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
                @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
-                   -- the planner guessing 1/200 of the rows (issue 7)
+                   -- the planner guessing 1/200 of the rows (docs/performance.md)
                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
                         THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
                                WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)

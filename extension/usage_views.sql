@@ -39,7 +39,7 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------
--- Usage checkpoints (issue 7; README "Usage checkpoints").  Summing every
+-- Usage checkpoints (docs/design.md#usage-checkpoints).  Summing every
 -- job of the history at each call is bound by reading and billing the
 -- whole jobs table (10^7 jobs: 7 s).  Slurm keeps each association's
 -- decayed usage and, every PriorityCalcPeriod, decays it and adds what ran
@@ -70,34 +70,48 @@ $$;
 -- a valid checkpoint, are computed from the jobs as before.
 -- ---------------------------------------------------------------------------
 
+-- A cluster has a chain of checkpoints (issue 18): each is computed from
+-- the newest valid one before it plus the jobs since, so its cost follows
+-- the jobs since that one, not the history.  A change that invalidates the
+-- newest falls back to an older one still valid: checkpoint_usage keeps a
+-- few recent ones and the newest of each of the last days.
 CREATE TABLE @extschema@.usage_checkpoints (
-    cluster              text PRIMARY KEY
+    cluster              text NOT NULL
                          REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
     -- T0: the instant the stored usage is decayed to
     as_of                timestamptz NOT NULL CHECK (pg_catalog.isfinite(as_of)),
     created_at           timestamptz NOT NULL DEFAULT pg_catalog.now(),
     -- set by the triggers below: the checkpoint is ignored from then on,
-    -- until checkpoint_usage replaces it
+    -- until checkpoint_usage replaces or prunes it
     invalidated_at       timestamptz,
     invalidated_by       text,
+    -- a checkpoint that retention relies on (the usage of jobs no longer
+    -- in the table): never pruned, and the jobs started before it cannot
+    -- change any more
+    pinned               boolean NOT NULL DEFAULT false,
+    -- what it was computed from: the checkpoint it chained from (NULL: the
+    -- jobs alone)
+    computed_from        timestamptz,
+    PRIMARY KEY (cluster, as_of),
     CHECK ((invalidated_at IS NULL) OPERATOR(pg_catalog.=) (invalidated_by IS NULL))
 );
 COMMENT ON TABLE @extschema@.usage_checkpoints IS
-'One usage checkpoint per cluster (checkpoint_usage): the instant its usage is decayed to, and when and why a later change invalidated it.';
+'Usage checkpoints of each cluster (checkpoint_usage): the instant their usage is decayed to, what they were computed from, and when and why a later change invalidated them.';
 
 CREATE TABLE @extschema@.usage_checkpoint_rows (
-    cluster              text NOT NULL
-                         REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE,
+    cluster              text NOT NULL,
+    as_of                timestamptz NOT NULL,
     account              text NOT NULL,
     user_name            text NOT NULL,
     -- the association's decayed usage as of T0, and its jobs then
     raw_usage            float8 NOT NULL
                          CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
     jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
-    PRIMARY KEY (cluster, account, user_name)
+    PRIMARY KEY (cluster, as_of, account, user_name),
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE
 );
 COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
-'The decayed usage (billing-seconds) and job count of every user association with jobs, as of its cluster''s checkpoint.';
+'The decayed usage (billing-seconds) and job count of every user association with jobs, as of each checkpoint of its cluster.';
 
 -- The jobs still running at an instant or started after it: those whose
 -- end (infinity while running) is after it.  A range scan of the few jobs
@@ -112,19 +126,18 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 -- as_of does not count (what was known then).
 --
 -- For association_usage_at (checkpointing false), a cluster with a valid
--- checkpoint at T0 <= as_of starts from it: the checkpoint's usage times
+-- checkpoint at T0 <= as_of starts from the newest such: its usage times
 -- the weight at as_of of a unit charged at T0 (the aggregate's own point
 -- form over one row, so the decay is counted exactly as decay.c counts
 -- it), plus the jobs' parts after T0; the other clusters are read from the
--- jobs alone.  For checkpoint_usage (checkpointing true), every cluster is
--- read from the jobs alone: what it stores is what association_usage_at
--- gives without a checkpoint.
+-- jobs alone.  With checkpointing true (checkpoint_usage from_jobs), every
+-- cluster is read from the jobs alone.
 --
 -- The jobs are aggregated first, per association, and the associations
 -- joined after (association_usage_at): one scan of the job table
 -- (parallel, hash-aggregated) instead of one index probe per association,
--- which reads a large table in random order (issue 7; README
--- "Performance").  PL/pgSQL plans each call with its values
+-- which reads a large table in random order (docs/performance.md).
+-- PL/pgSQL plans each call with its values
 -- (force_custom_plan): the checkpoints found decide which branches run (a
 -- branch whose condition is false is dropped from the plan), and the
 -- planner sees how few jobs end after the oldest checkpoint.
@@ -148,12 +161,17 @@ DECLARE
 BEGIN
     PERFORM @extschema@._check_as_of(_association_usage.as_of);
     IF NOT _association_usage.checkpointing THEN
+        -- per cluster, the newest valid checkpoint at or before as_of
         SELECT COALESCE(array_agg(k.cluster ORDER BY k.cluster), '{}'),
                COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}'),
                COALESCE(array_agg(w.decay ORDER BY k.cluster), '{}'),
                min(k.as_of)
           INTO cp_clusters, cp_times, cp_decay, since
-          FROM @extschema@.usage_checkpoints k
+          FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+                  FROM @extschema@.usage_checkpoints x
+                 WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
+                   AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
+                 ORDER BY x.cluster, x.as_of DESC) k
           JOIN @extschema@.clusters c ON c.cluster = k.cluster
          CROSS JOIN LATERAL (
                SELECT COALESCE(
@@ -165,9 +183,7 @@ BEGIN
                         @extschema@.decayed_usage_step(one.u, k.as_of, k.as_of, _association_usage.as_of,
                                                        c.decay_interval, c.decay_factor)
                           FILTER (WHERE c.decay_mode = 'step')) AS decay
-                 FROM (VALUES (1::float8)) one (u)) w
-         WHERE k.invalidated_at IS NULL AND k.as_of <= _association_usage.as_of
-           AND (_association_usage.only_cluster IS NULL OR k.cluster = _association_usage.only_cluster);
+                 FROM (VALUES (1::float8)) one (u)) w;
     END IF;
     IF cardinality(cp_clusters) > 0 OR _association_usage.only_cluster IS NOT NULL THEN
         SELECT COALESCE(array_agg(c.cluster), '{}') INTO full_clusters
@@ -228,6 +244,7 @@ BEGIN
                r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
           FROM @extschema@.usage_checkpoint_rows r
          WHERE any_cp AND r.cluster = ANY (cp_clusters)
+           AND r.as_of = cp_times[array_position(cp_clusters, r.cluster)]
     )
     SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
            COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),
@@ -264,20 +281,38 @@ CREATE VIEW @extschema@.association_usage AS
 SELECT * FROM @extschema@.association_usage_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
 
--- Make (or replace) the usage checkpoint of a cluster, or of every cluster
--- for NULL, as of an instant: association_usage_at(as_of) computed from
--- the jobs alone and stored.  Run it every few minutes (pg_cron, cron), as
--- Slurm recomputes usage every PriorityCalcPeriod: usage reports as of
--- any later instant then read the jobs since as_of only.
+-- Make (or replace) a usage checkpoint of a cluster, or of every cluster
+-- for NULL, as of an instant: association_usage_at(as_of), stored.  Run it
+-- every few minutes (pg_cron), as Slurm recomputes usage every
+-- PriorityCalcPeriod: usage reports as of any later instant then read the
+-- jobs since as_of only.
+--
+-- Chained: the usage is computed as association_usage_at computes it, from
+-- the cluster's newest valid checkpoint at or before as_of plus the jobs
+-- since (the jobs alone when there is none, or with from_jobs), so that a
+-- checkpoint every few minutes costs the few jobs since the last one, not
+-- the history (issue 18).  In real arithmetic that is the sum over every
+-- job; in float8 it differs from it by a few units in the last place per
+-- link (sql/checkpoint.sql measures it).
+--
+-- Then the cluster's checkpoints are pruned to the keep_recent newest valid
+-- ones and the newest valid one of each of the last keep_days days (in the
+-- cluster's time zone), so that a change that invalidates the newest (an
+-- import of jobs that started before it) falls back to an older one, and
+-- invalid ones go; pinned ones (retention) stay.
 --
 -- While it computes, it holds a SHARE lock on jobs, partitions, qos and
 -- clusters: a change to them committed between the snapshot the checkpoint
 -- is computed from and the checkpoint's own commit would find no
--- checkpoint to invalidate, so such writes wait (7 s at 10^7 jobs).  For
--- the same reason it runs under READ COMMITTED only: its statements take
--- their snapshots after the lock, when every earlier writer has committed.
+-- checkpoint to invalidate, so such writes wait (as long as the
+-- computation: the jobs since the previous checkpoint).  For the same
+-- reason it runs under READ COMMITTED only: its statements take their
+-- snapshots after the lock, when every earlier writer has committed.
 CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
-                                              as_of timestamptz DEFAULT pg_catalog.now())
+                                              as_of timestamptz DEFAULT pg_catalog.now(),
+                                              from_jobs boolean DEFAULT false,
+                                              keep_recent integer DEFAULT 3,
+                                              keep_days integer DEFAULT 7)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -287,6 +322,15 @@ BEGIN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
             USING ERRCODE = '22023',
                   HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF from_jobs IS NULL OR keep_recent IS NULL OR keep_days IS NULL THEN
+        RAISE EXCEPTION 'checkpoint_usage: from_jobs, keep_recent and keep_days must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Leave them out for their defaults (false, 3, 7).';
+    END IF;
+    IF keep_recent NOT BETWEEN 1 AND 1000 OR keep_days NOT BETWEEN 0 AND 3660 THEN
+        RAISE EXCEPTION 'checkpoint_usage: keep_recent % and keep_days % out of range', keep_recent, keep_days
+            USING ERRCODE = '22023',
+                  HINT = 'keep_recent counts checkpoints to keep (1 to 1000, the new one included), keep_days the days back with one kept each (0 to 3660).';
     END IF;
     IF current_setting('transaction_isolation') <> 'read committed' THEN
         RAISE EXCEPTION 'checkpoint_usage: cannot run in a % transaction', current_setting('transaction_isolation')
@@ -299,19 +343,54 @@ BEGIN
             USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
     END IF;
     LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
-    DELETE FROM @extschema@.usage_checkpoints k
-     WHERE checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster;
-    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of)
-    SELECT c.cluster, checkpoint_usage.as_of
-      FROM @extschema@.clusters c
-     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
-    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, account, user_name, raw_usage, jobs)
+
+    -- computed before anything of the checkpoints changes: from the newest
+    -- valid one at or before as_of (a checkpoint being replaced included)
+    IF to_regclass('pg_temp._fs_checkpoint') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint; END IF;
+    IF to_regclass('pg_temp._fs_checkpoint_from') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint_from; END IF;
+    CREATE TEMP TABLE _fs_checkpoint AS
     SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs
-      FROM @extschema@._association_usage(checkpoint_usage.as_of, true, checkpoint_usage.cluster) u;
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    CREATE TEMP TABLE _fs_checkpoint_from AS
+    SELECT DISTINCT ON (k.cluster) k.cluster, k.as_of
+      FROM @extschema@.usage_checkpoints k
+     WHERE NOT from_jobs AND k.invalidated_at IS NULL AND k.as_of <= checkpoint_usage.as_of
+       AND (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+     ORDER BY k.cluster, k.as_of DESC;
+
+    DELETE FROM @extschema@.usage_checkpoints k
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, computed_from)
+    SELECT c.cluster, checkpoint_usage.as_of, f.as_of
+      FROM @extschema@.clusters c
+      LEFT JOIN pg_temp._fs_checkpoint_from f ON f.cluster = c.cluster
+     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
+    SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs
+      FROM pg_temp._fs_checkpoint u;
+
+    -- prune: invalid ones, and valid ones neither among the keep_recent
+    -- newest nor the newest of a day of the last keep_days
+    DELETE FROM @extschema@.usage_checkpoints k
+     USING (SELECT x.cluster, x.as_of,
+                   x.invalidated_at IS NULL
+                   AND (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL ORDER BY x.as_of DESC)
+                          <= keep_recent
+                        OR (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL,
+                                                            (x.as_of AT TIME ZONE c.timezone)::date
+                                               ORDER BY x.as_of DESC) = 1
+                            AND (x.as_of AT TIME ZONE c.timezone)::date
+                                > (checkpoint_usage.as_of AT TIME ZONE c.timezone)::date - keep_days)) AS kept
+              FROM @extschema@.usage_checkpoints x
+              JOIN @extschema@.clusters c ON c.cluster = x.cluster
+             WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
+     WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
+    DROP TABLE pg_temp._fs_checkpoint, pg_temp._fs_checkpoint_from;
 END
 $$;
-COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz) IS
-'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), so that usage, sshare and sprio as of later instants read only the jobs since; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
+COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
+'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), chained from the newest valid checkpoint before it (from_jobs: from the jobs alone), keeping keep_recent recent checkpoints and one per day for keep_days days; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
 
 -- Invalidation.  A checkpoint of cluster C at T0 holds the part before T0
 -- of C's jobs that started at or before T0, billed and decayed with C's
@@ -332,7 +411,7 @@ DECLARE
     cp record;
     job text;
 BEGIN
-    FOR cp IN SELECT k.cluster, k.as_of FROM @extschema@.usage_checkpoints k
+    FOR cp IN SELECT k.cluster, k.as_of, k.pinned FROM @extschema@.usage_checkpoints k
                WHERE k.invalidated_at IS NULL LOOP
         job := NULL;
         IF TG_OP = 'INSERT' THEN
@@ -344,7 +423,8 @@ BEGIN
         ELSIF TG_OP = 'UPDATE' THEN
             -- old and new rows paired by key; a changed key leaves both unpaired
             SELECT COALESCE(o.job_id, n.job_id) INTO job
-              FROM old_jobs o FULL JOIN new_jobs n ON n.cluster = o.cluster AND n.job_id = o.job_id
+              FROM old_jobs o FULL JOIN new_jobs n
+                ON n.cluster = o.cluster AND n.job_id = o.job_id AND n.submit_time = o.submit_time
              WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
                         THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
                              OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,
@@ -357,12 +437,18 @@ BEGIN
         ELSE
             job := '';      -- TRUNCATE
         END IF;
+        IF job IS NOT NULL AND cp.pinned THEN
+            RAISE EXCEPTION 'job % of cluster % started before the pinned usage checkpoint as of %: it cannot change',
+                            job, cp.cluster, cp.as_of
+                USING ERRCODE = '55000',
+                      HINT = 'Retention removed jobs older than that checkpoint and keeps their usage in it only; restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) to change history before it.';
+        END IF;
         IF job IS NOT NULL THEN
             UPDATE @extschema@.usage_checkpoints k
                SET invalidated_at = now(),
                    invalidated_by = CASE WHEN TG_OP = 'TRUNCATE' THEN 'TRUNCATE jobs'
                                          ELSE format('%s on jobs: job %s, started before the checkpoint', TG_OP, job) END
-             WHERE k.cluster = cp.cluster AND k.invalidated_at IS NULL;
+             WHERE k.cluster = cp.cluster AND k.as_of = cp.as_of AND k.invalidated_at IS NULL;
         END IF;
     END LOOP;
     RETURN NULL;
@@ -398,6 +484,13 @@ BEGIN
     END IF;
     IF TG_OP IN ('UPDATE', 'INSERT') AND TG_LEVEL = 'ROW' THEN
         affected := affected || NEW.cluster;
+    END IF;
+    IF EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                WHERE k.pinned AND k.invalidated_at IS NULL AND (TG_OP = 'TRUNCATE' OR k.cluster = ANY (affected))) THEN
+        RAISE EXCEPTION '% on %: % while a pinned usage checkpoint holds usage computed with the old settings',
+                        TG_OP, TG_TABLE_NAME, TG_ARGV[0]
+            USING ERRCODE = '55000',
+                  HINT = 'Retention removed jobs older than that checkpoint; their usage cannot be billed again. Restore the archived partitions and unpin it first.';
     END IF;
     UPDATE @extschema@.usage_checkpoints k
        SET invalidated_at = now(),

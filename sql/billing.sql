@@ -1,4 +1,5 @@
--- billing: Slurm's billable TRES (POLICIES.md §1) and RWTH core-hours.
+-- billing: Slurm's billable TRES (docs/policies.md#usage-and-billing) and
+-- RWTH core-hours.
 -- Memory counts are MiB; a memory weight with suffix G is per GiB, i.e.
 -- weight/1024 per MiB.  Arithmetic beside every case.
 SET search_path = public, fairshare;

@@ -1,4 +1,5 @@
--- checkpoint: usage checkpoints (issue 7).  checkpoint_usage stores every
+-- checkpoint: usage checkpoints (docs/design.md#usage-checkpoints).
+-- checkpoint_usage stores every
 -- association's decayed usage as of T0; association_usage_at(as_of >= T0)
 -- then decays it to as_of and adds the part after T0 of the jobs running at
 -- T0 or started since.  The numbers must be those of the full computation
@@ -229,6 +230,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
     -- every case from the same jobs: the change is rolled back after
     BEGIN
+        -- that checkpoint alone (the earlier sections left others of ck)
+        DELETE FROM fairshare.usage_checkpoints k WHERE k.cluster = 'ck';
         CALL fairshare.checkpoint_usage('ck', '2024-06-10 00:00+00');
         EXECUTE ck_after.change;
         SELECT k.invalidated_at IS NULL, k.invalidated_by INTO valid, invalidated_by
@@ -330,6 +333,71 @@ BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT err($$CALL checkpoint_usage('ck')$$);                           -- 25000
 ROLLBACK;
 SELECT err($$CALL checkpoint_usage('')$$);                             -- 22023
+
+SELECT err($$CALL checkpoint_usage('ck', keep_recent => 0)$$);        -- 22023
+SELECT err($$CALL checkpoint_usage('ck', keep_days => -1)$$);          -- 22023
+SELECT err($$CALL checkpoint_usage('ck', from_jobs => NULL)$$);        -- 22004
+
+-- ---------------------------------------------------------------------------
+-- 6. Chains (issue 18).  Cluster ck as in section 1 (no decay, ann 2 jobs,
+--    bob 2 jobs; ann's job 1 back to 2 CPUs).  A checkpoint is computed
+--    from the newest valid one before it plus the jobs since; a change that
+--    invalidates the newest falls back to an older one; pruning keeps
+--    keep_recent newest and one per day of the last keep_days; a pinned
+--    checkpoint refuses changes to what it holds.
+-- ---------------------------------------------------------------------------
+UPDATE jobs SET cpus = 2 WHERE cluster = 'ck' AND job_id = '1';
+DELETE FROM usage_checkpoints WHERE cluster = 'ck';
+-- T0 from the jobs; T1 = T0 + 1 h from T0; T2 = T0 + 3 h from T1
+CALL checkpoint_usage('ck', '2024-06-10 00:00+00');
+CALL checkpoint_usage('ck', '2024-06-10 01:00+00');
+CALL checkpoint_usage('ck', '2024-06-10 03:00+00');
+-- as of T0: ann 7200 + 3600 = 10800; as of T1: ann 10800 + 3600 = 14400
+-- (job 2 ended at 01:00), bob 1800 (half of job 3); as of T2: ann 14400,
+-- bob 3600 (job 3) + 4 × 3600 (job 4, 02:00-03:00) = 18000; cid 129600
+-- throughout (the job the earlier sections gave it, before T0)
+SELECT as_of, computed_from, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+SELECT as_of, user_name, raw_usage, jobs FROM usage_checkpoint_rows WHERE cluster = 'ck' ORDER BY as_of, user_name;
+-- the chain gives what the jobs alone give, as of T2 + 21 h:
+-- bob 3600 + 4 × 22 × 3600 = 320400
+SELECT user_name, raw_usage, jobs FROM association_usage_at('2024-06-11 00:00+00') WHERE cluster = 'ck' ORDER BY 1;
+-- a job of cid started at 02:00 (1 CPU, 1 h) comes late: T2 is invalid,
+-- T0 and T1 still hold (it started after them); the next checkpoint at T2
+-- is computed from T1, and cid's 3600 is in it: 129600 + 3600 = 133200
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+VALUES ('ck', '5', 'cid', 'a', 'p', 'COMPLETED', '2024-06-10 01:55+00', '2024-06-10 02:00+00', '2024-06-10 03:00+00', 1);
+SELECT as_of, invalidated_at IS NULL AS valid, invalidated_by FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+SELECT user_name, raw_usage FROM association_usage_at('2024-06-10 03:00+00') WHERE cluster = 'ck' ORDER BY 1;
+CALL checkpoint_usage('ck', '2024-06-10 03:00+00');
+SELECT as_of, computed_from, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+SELECT user_name, raw_usage, jobs FROM usage_checkpoint_rows WHERE cluster = 'ck' AND as_of = '2024-06-10 03:00+00' ORDER BY 1;
+-- pruning: keep the newest 2, and one per day of the last 2 days (the
+-- checkpoint of the 9th at 23:00 is the newest of its day: kept; the
+-- 10th's is the newest 2 already)
+CALL checkpoint_usage('ck', '2024-06-09 23:00+00');
+CALL checkpoint_usage('ck', '2024-06-10 04:00+00', keep_recent => 2, keep_days => 2);
+SELECT as_of, computed_from FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+-- an invalid checkpoint goes at the next run, whatever it keeps
+UPDATE jobs SET cpus = 3 WHERE cluster = 'ck' AND job_id = '1';
+SELECT as_of, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+CALL checkpoint_usage('ck', '2024-06-10 05:00+00', keep_recent => 2, keep_days => 2);
+SELECT as_of, computed_from FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+-- from the jobs alone, on demand (computed_from NULL)
+CALL checkpoint_usage('ck', '2024-06-10 05:00+00', from_jobs => true);
+SELECT as_of, computed_from FROM usage_checkpoints WHERE cluster = 'ck' AND as_of = '2024-06-10 05:00+00';
+-- pinned (what retention relies on): a change to a job started before it,
+-- or to the billing, is refused, and nothing is invalidated
+UPDATE usage_checkpoints SET pinned = true WHERE cluster = 'ck' AND as_of = '2024-06-10 05:00+00';
+SELECT err($$UPDATE jobs SET cpus = 5 WHERE cluster = 'ck' AND job_id = '1'$$);     -- 55000
+SELECT err($$UPDATE partitions SET billing_weights = 'CPU=2' WHERE cluster = 'ck'$$); -- 55000
+-- a job started after it changes freely
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+VALUES ('ck', '6', 'cid', 'a', 'p', 'COMPLETED', '2024-06-10 06:00+00', '2024-06-10 06:00+00', '2024-06-10 07:00+00', 1);
+SELECT as_of, pinned, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+-- a pinned checkpoint is never pruned
+CALL checkpoint_usage('ck', '2024-06-10 08:00+00', keep_recent => 1, keep_days => 0);
+SELECT as_of, pinned FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+UPDATE usage_checkpoints SET pinned = false WHERE cluster = 'ck';
 
 DELETE FROM jobs WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp');
 DELETE FROM clusters WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp');

@@ -1,5 +1,6 @@
 -- classic: Slurm's classic fair share (PriorityFlags=NO_FAIR_TREE) as window
--- functions (slurm-semantics.md §2, §6).  Arithmetic beside every number:
+-- functions (docs/slurm.md#classic-fair-share, docs/slurm.md#edge-cases).
+-- Arithmetic beside every number:
 -- S = product of shares/level shares down the path (Fairshare=parent rows
 -- take their fs parent's S); UN = raw usage / root raw usage;
 -- UE = UN under the root, else UN + (UE(parent) - UN) x shares/level shares;
@@ -90,7 +91,7 @@ SELECT id, round(classic_norm_shares(id, parent, s, usage, is_user) OVER ()::num
 
 -- ===========================================================================
 -- 2. FairShareDampeningFactor: UE/S = 10 gives 2^-10 = 0.0009765625 with
---    d = 1 and 2^(-10/5) = 0.25 with d = 5 (slurm-semantics.md §2.4).
+--    d = 1 and 2^(-10/5) = 0.25 with d = 5 (docs/slurm.md#classic-fair-share).
 --    root 10: A S 1/10, UN 10/10 = 1 -> UE 1; a S .1 x 1/1, UE 1 + 0 = 1.
 --    B S .9, UN 0 -> F 2^0 = 1 whatever d.
 -- ===========================================================================

@@ -1,4 +1,4 @@
--- decay: decayed usage aggregates (POLICIES.md §2).  Arithmetic beside
+-- decay: decayed usage aggregates (docs/policies.md#decay).  Arithmetic beside
 -- every case; T = 2024-06-01 00:00 UTC is the as_of instant throughout.
 SET search_path = public, fairshare;
 SET extra_float_digits = 0;

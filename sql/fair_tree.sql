@@ -1,4 +1,5 @@
--- fair_tree: Slurm's Fair Tree as window functions (slurm-semantics.md §1, §6).
+-- fair_tree: Slurm's Fair Tree as window functions (docs/slurm.md#fair-tree,
+-- docs/slurm.md#edge-cases).
 -- Every expected number is derived by hand in the comment beside it:
 -- S = shares / level shares, U = raw usage / raw usage of the fs parent,
 -- LF = S/U, ranks count down from N = number of user rows.
@@ -139,8 +140,9 @@ SELECT id, depth, rank FROM (
       FROM t244 WINDOW w AS ()) r
  WHERE is_user ORDER BY rank DESC, id;
 
--- §1.7: uD2 and uD3 are both 22/17 in exact arithmetic; in float8 with
--- Slurm's order S/U they differ (uD2 below), cross-multiplication ties them.
+-- docs/slurm.md#fair-tree: uD2 and uD3 are both 22/17 in exact arithmetic; in
+-- float8 with Slurm's order S/U they differ (uD2 below), cross-multiplication
+-- ties them.
 SELECT id, fair_tree_level_fs(id, parent, shares, usage, is_user) OVER w AS level_fs,
        fair_tree_rank(id, parent, shares, usage, is_user) OVER w AS rank
   FROM t244 WINDOW w AS () ORDER BY id;  -- (all rows; uD2/uD3 are the point)
@@ -159,7 +161,7 @@ SELECT count(*) AS rows_differing
  WHERE a.r IS DISTINCT FROM b.r OR a.lf IS DISTINCT FROM b.lf;
 
 -- ===========================================================================
--- 2. Edge cases of slurm-semantics.md §6, one small tree per partition.
+-- 2. Edge cases of docs/slurm.md#edge-cases, one small tree per partition.
 -- ===========================================================================
 CREATE TEMP TABLE edge (tree text, id text, parent text, shares float8, usage float8, is_user boolean);
 INSERT INTO edge VALUES
@@ -256,7 +258,7 @@ SELECT id, tree_order(id, parent, 1, 0, is_user) OVER () AS lineage
  ORDER BY 2;
 
 -- ===========================================================================
--- 3. The real cluster of /work/shared/fixtures/slurm (Slurm 22.05, Fair Tree,
+-- 3. The real cluster of test/fixtures/slurm (Slurm 22.05, Fair Tree,
 --    no decay).  Tree from assoc.psv; usage per association = billing x
 --    elapsed from sacct.psv, billing = Σ weight x TRES (Mem weights per GiB):
 --      alice cistem   big  8 cpu 16G 60 s: (8x4.4 + 16x0.3125) x 60 = 40.2 x 60  = 2412

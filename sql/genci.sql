@@ -1,5 +1,7 @@
--- genci: GENCI regulation of under-consumption (POLICIES.md §5, seed 000,
--- policies-research.md A).  Worked examples with the arithmetic beside each.
+-- genci: GENCI regulation of under-consumption (docs/policies.md, sections
+-- genci-monthly-regulation and after; the GENCI text is seed 000 of
+-- docs/policies.md#the-five-pages).  Worked examples with the arithmetic
+-- beside each.
 SET search_path = fairshare, public;
 SET extra_float_digits = 0;
 \set SHOW_CONTEXT never

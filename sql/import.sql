@@ -265,7 +265,9 @@ INSERT INTO account_users (cluster, account, user_name) VALUES
 SELECT import_stage();
 \copy import_staging (line) FROM 'test/fixtures/pbs/20261121' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 -- 33 records: L and a skipped, the array parent's Q and E skipped; the other
--- 29 records fold into 11 jobs (1001..1005, 1006[1], 1006[2], 1007..1010)
+-- 29 records fold into 12 runs of 11 jobs (1001..1005, 1006[1], 1006[2],
+-- 1007..1010; 1005 ran twice: its R record at 10:40 ends the first run,
+-- REQUEUED, and the second is submitted then, as slurmdbd keeps a requeue)
 SELECT lines_read, imported, updated, unchanged, folded, skipped, rejected
   FROM import_pbs('hydra', 'Europe/Paris');
 SELECT job_id, user_name, account, partition, state, submit_time, start_time, end_time,
@@ -281,13 +283,14 @@ SELECT job_id, state, start_time, end_time FROM jobs WHERE cluster = 'hydra' AND
 -- 1002:  4 +  8 × 0.25 = 6    × 1800 s (cancelled at 09:35:05) = 10800
 -- 1003: never started                                          = 0
 -- 1004:  1 +  1 × 0.25 = 1.25 × 602 s                          = 752.5
--- 1005:  2 +  4 × 0.25 = 3    × 1800 s (second run 10:45-11:15) = 5400
+-- 1005:  2 +  4 × 0.25 = 3    × (600 s (first run 10:30-10:40, rerun)
+--                               + 1800 s (second run 10:45-11:15)) = 7200
 -- 1006[1]: 1.25 × 60 = 75;  1006[2]: 1.25 × 200 = 250
 -- 1007: 16 + 64 × 0.25 = 32   × 7200 s (23:30-01:30)           = 230400
 -- 1008: pending                                                = 0
 -- 1009: 32 + 128 × 0.25 + 2 × 10 = 84 × 1800 s                 = 151200
 -- 1010:  4 +  4 × 0.25 = 5    × 300 s                          = 1500
--- alice 14400 + 5400 = 19800; bob 10800 + 75 + 250 = 11125; carol 230400;
+-- alice 14400 + 7200 = 21600; bob 10800 + 75 + 250 = 11125; carol 230400;
 -- dave 752.5; erin 151200; frank 1500
 SELECT account, user_name, round(raw_usage::numeric, 6) AS raw_usage, jobs
   FROM association_usage_at('2026-11-23 00:00+00') WHERE cluster = 'hydra' ORDER BY 1, 2;

@@ -1,4 +1,5 @@
--- import_parse: the staging table parsed in one call (_sacct_parse, issue 7)
+-- import_parse: the staging table parsed in one call (_sacct_parse,
+-- docs/performance.md#importing-jobs)
 -- and what import_sacct reads from it: every line read and counted once,
 -- steps folded into the row before them, the header the first non-blank line
 -- by line_no whatever the table's physical order.

@@ -22,7 +22,7 @@ SELECT pg_describe_object(d.classid, d.objid, 0) AS outside_schema
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'fairshare')
    AND p.pronamespace <> 'fairshare'::regnamespace;
 
--- functions that only compute are PARALLEL SAFE (DESIGN.md: "two layers")
+-- functions that only compute are PARALLEL SAFE (docs/design.md#two-layers)
 SELECT p.oid::regprocedure AS not_parallel_safe
   FROM pg_proc p
  WHERE p.pronamespace = 'fairshare'::regnamespace

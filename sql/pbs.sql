@@ -1,5 +1,6 @@
 -- pbs: MetaCentrum processor equivalent and usage, PBS step decay with its
--- floor, the PBS fairshare tree (POLICIES.md §1-3, policies-research.md C).
+-- floor, the PBS fairshare tree (docs/policies.md#metacentrum-usage,
+-- docs/policies.md#metacentrum-and-pbs).
 -- Every expected number is worked out by hand in the comment beside it.
 SET search_path = fairshare, public;
 SET extra_float_digits = 0;

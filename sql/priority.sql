@@ -1,5 +1,6 @@
 -- priority: Slurm's multifactor job priority and its factors, worked by hand
--- (POLICIES.md §4, slurm-semantics.md §4 and §6 items 14-16).
+-- (docs/policies.md#job-priority, docs/slurm.md#multifactor-job-priority,
+-- docs/slurm.md#what-sshare-and-sprio-print).
 SET search_path = fairshare, public;
 
 -- ---------------------------------------------------------------------------
@@ -53,7 +54,7 @@ SELECT partition_factor(100, 300) * 30000 AS weighted_partition,                
 SELECT job_priority(0.5, partition => partition_factor(300, 300),
                     weight_fairshare => 70000, weight_partition => 30000) AS priority;  -- 65000
 
--- A real Slurm 22.05 cluster (/work/shared/fixtures/slurm: slurm.conf, assoc.psv,
+-- A real Slurm 22.05 cluster (test/fixtures/slurm: slurm.conf, assoc.psv,
 -- sacct.psv): PriorityWeightFairshare=70000, PriorityWeightPartition=30000 (CALI's
 -- weights) plus 5000 age / 5000 job size; one node, 64 CPUs; partitions std
 -- (PriorityJobFactor 100), big (300), low (10).  sacct printed each pending
@@ -99,7 +100,7 @@ SELECT j.job_id, j.user_name, j.partition,
  ORDER BY j.job_id;
 
 -- ---------------------------------------------------------------------------
--- 3. The clamps and nice (slurm-semantics §4.1, §6.14).
+-- 3. The clamps and nice (docs/slurm.md#multifactor-job-priority).
 -- ---------------------------------------------------------------------------
 SELECT job_priority(0.99999, weight_fairshare => 1000) AS truncated,   -- 999.99 → 999 (rounding: 1000)
        job_priority(0.5, weight_fairshare => 3) AS one_and_a_half,      -- 1.5 → 1

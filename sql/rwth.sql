@@ -1,5 +1,7 @@
--- rwth: RWTH three-month sliding-window quota (POLICIES.md §6, seed 003,
--- policies-research.md B).  Worked examples with the arithmetic beside each.
+-- rwth: RWTH three-month sliding-window quota
+-- (docs/policies.md#rwth-sliding-window-quota; the RWTH page is seed 003 of
+-- docs/policies.md#the-five-pages).  Worked examples with the arithmetic
+-- beside each.
 SET search_path = fairshare, public;
 SET extra_float_digits = 0;
 \set SHOW_CONTEXT never
@@ -169,8 +171,8 @@ ROLLBACK TO SAVEPOINT s;
 ROLLBACK;
 
 -- ---------------------------------------------------------------------------
--- The C pieces of the reports (rwth.c, issue 7): month starts, the split of
--- the jobs across months, running totals.
+-- The C pieces of the reports (rwth.c, docs/performance.md): month starts,
+-- the split of the jobs across months, running totals.
 -- ---------------------------------------------------------------------------
 SET timezone = 'UTC';
 -- 15 Jan .. 14 Apr 2024 in Berlin: 4 months, 5 instants (the end of April is the 5th);

@@ -1,5 +1,5 @@
 -- security_install: CREATE EXTENSION in a fresh database where an ordinary
--- user has planted objects first (pg-extension.md §5.1).
+-- user has planted objects first (docs/security.md#install-script-safety).
 --
 -- 1. Functions, aggregates and operators in public named like the
 --    built-ins the extension uses (now(), sum(float8), =(text, text), ...)

@@ -1,5 +1,6 @@
 -- sprio: the pending jobs' priorities over the model, with time travel, and
--- PROTEUS's start-next procedure (POLICIES.md §4, slurm-semantics.md §4.3).
+-- PROTEUS's start-next procedure (docs/policies.md#job-priority,
+-- docs/slurm.md#what-sshare-and-sprio-print).
 SET search_path = fairshare, public;
 
 -- ---------------------------------------------------------------------------
@@ -133,7 +134,7 @@ DELETE FROM jobs WHERE cluster = 'tt';
 DELETE FROM clusters WHERE cluster = 'tt';
 
 -- ---------------------------------------------------------------------------
--- 3. A real Slurm 22.05 cluster (/work/shared/fixtures/slurm): the same
+-- 3. A real Slurm 22.05 cluster (test/fixtures/slurm): the same
 --    accounting loaded into the model must give, for every pending job, the
 --    Priority that Slurm itself recorded (70000 fairshare, 30000 partition,
 --    5000 age, 5000 job size; 14-day max age; no decay; one 64-CPU node).
@@ -215,10 +216,10 @@ SELECT s.job_id, s.user_name, s.account, s.priority, v.slurm AS slurm_printed,
  ORDER BY s.job_id::int;
 
 -- sprio's display rounds each column (%.0f) but truncates the total, so the
--- columns need not add up (slurm-semantics §4.3).  Job 24: fairshare
--- 9/13 × 70000 = 48461.54 shows 48462, job size (1 + 2/64)/2 × 5000 =
--- 2578.125 shows 2578, partition 30000: the columns add to 81040, PRIORITY
--- is 81039.
+-- columns need not add up (docs/slurm.md#what-sshare-and-sprio-print).  Job
+-- 24: fairshare 9/13 × 70000 = 48461.54 shows 48462, job size (1 + 2/64)/2 ×
+-- 5000 = 2578.125 shows 2578, partition 30000: the columns add to 81040,
+-- PRIORITY is 81039.
 SELECT job_id, priority, age, fairshare, job_size, partition_prio, qos_prio, nice,
        age + fairshare + job_size + partition_prio + qos_prio - nice AS columns_add_to,
        round(priority_exact::numeric, 4) AS priority_exact

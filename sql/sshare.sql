@@ -1,5 +1,5 @@
 -- sshare: `sshare -l` over the accounting model, with time travel.
--- The data is the real Slurm 22.05 cluster of /work/shared/fixtures/slurm
+-- The data is the real Slurm 22.05 cluster of test/fixtures/slurm
 -- (assoc.psv, sacct.psv, slurm.conf): Fair Tree, PriorityDecayHalfLife=0.
 SET search_path = fairshare, public;
 SET extra_float_digits = 0;

@@ -62,6 +62,11 @@ test)
   bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   echo "== test/meta.sh"
   bash test/meta.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  echo "== test/docs_check.sh"
+  bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  # last: a kill -9 restarts every backend of the cluster
+  echo "== test/kill_checkpoint.sh"
+  bash test/kill_checkpoint.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   exit "$status"
   ;;
 demo)

@@ -5,9 +5,22 @@
 -- callers sort the output.  Rows only, no headers: a table that a version
 -- adds (the usage checkpoints of 1.1) and that is empty after the update
 -- compares equal to its absence before it, while any row it holds shows.
+-- :'skip_columns' (table.column, comma-separated) leaves out the columns an
+-- update added, which the version before it did not have (test/upgrade.sh
+-- checks them on their own).
 \pset tuples_only on
-SELECT format('SELECT %L, * FROM %s', c.relname, c.oid::regclass) FROM pg_catalog.pg_class c
- WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r' ORDER BY 1 \gexec
+\if :{?skip_columns}
+\else
+\set skip_columns ''
+\endif
+SELECT format('SELECT %L, %s FROM %s', t.relname, t.cols, t.oid::regclass)
+  FROM (SELECT c.oid, c.relname,
+               (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a
+                 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                   AND c.relname || '.' || a.attname <> ALL (string_to_array(:'skip_columns', ','))) AS cols
+          FROM pg_catalog.pg_class c
+         WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r') t
+ WHERE t.cols IS NOT NULL ORDER BY 1 \gexec
 -- a sequence's log_cnt is its WAL batching, not its state
 SELECT format('SELECT %L, last_value, is_called FROM %s', c.relname, c.oid::regclass)
   FROM pg_catalog.pg_class c

@@ -39,13 +39,34 @@ psql_q -d $up -c "CREATE EXTENSION fairshare VERSION '$prev'" >/dev/null || bail
   for f in test/demo/report_*.sql; do psql_q -d $up -f "$f" || exit 1; done ) >/dev/null 2>"$tmp/load.err" \
   || { cat "$tmp/load.err"; bail_from "load the demo centre into $prev"; }
 as_of=$(psql -X -A -t -d $up -c "SELECT date_trunc('second', now())")
-snapshot() { psql -X -A -q -v ON_ERROR_STOP=1 -v as_of="$as_of" -d "$1" -f test/snapshot.sql | LC_ALL=C sort; }
+# the tables' columns under $prev: those the update adds are compared on
+# their own (each must hold its default in every row), the rest in the snapshots
+columns() { psql -X -A -t -d "$1" -c "SELECT c.relname || '.' || a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+    WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1" | LC_ALL=C sort; }
+columns $up > "$tmp/columns.before"
+skip=''
+snapshot() { psql -X -A -q -v ON_ERROR_STOP=1 -v as_of="$as_of" -v skip_columns="$skip" -d "$1" -f test/snapshot.sql | LC_ALL=C sort; }
 snapshot $up > "$tmp/before" || bail_from "snapshot under $prev"
 lines=$(wc -l < "$tmp/before")
 if [ "$lines" -gt 1000 ]; then ok "the snapshot under $prev holds the loaded centre ($lines lines)"
 else fail "the snapshot under $prev is (nearly) empty ($lines lines)"; fi
 
 psql_q -d $up -c 'ALTER EXTENSION fairshare UPDATE' || bail_from "ALTER EXTENSION fairshare UPDATE"
+columns $up > "$tmp/columns.after"
+skip=$(comm -13 "$tmp/columns.before" "$tmp/columns.after" | paste -sd, -)
+if [ -n "$skip" ]; then
+  # each added column holds its default (a constant) in every existing row
+  bad=$(psql -X -A -t -d $up -c "SELECT string_agg(format('%s: %s', c.relname || '.' || a.attname, x.n), ', ')
+      FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+      JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum,
+      LATERAL (SELECT (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s WHERE %I IS DISTINCT FROM %s',
+                       c.oid::regclass, a.attname, pg_get_expr(d.adbin, d.adrelid)), false, false, '')))[1]::text::bigint AS n) x
+     WHERE c.relname || '.' || a.attname = ANY (string_to_array('$skip', ',')) AND x.n > 0")
+  added=$(comm -13 "$tmp/columns.before" "$tmp/columns.after" \
+            | grep -F -f <(cut -d. -f1 "$tmp/columns.before" | sort -u | sed 's/$/./') | paste -sd, -)
+  if [ -z "$bad" ]; then ok "the columns the update adds to existing tables (${added:-none}) hold their defaults in every row"
+  else fail "columns the update adds hold other values than their defaults: $bad"; fi
+fi
 got=$(psql -X -A -t -d $up -c "SELECT extversion FROM pg_extension WHERE extname = 'fairshare'")
 if [ "$got" = "$cur" ]; then ok "ALTER EXTENSION fairshare UPDATE goes from $prev to $cur"
 else fail "after the update the version is '$got', not '$cur'"; fi

@@ -1,6 +1,6 @@
 -- decayed_usage over :rows rows against PostgreSQL's sum(float8) over the
 -- same rows, and against the same decay written as a plain SQL expression;
--- serial, and with 2 parallel workers.  Targets (issue 7): at most 1.3x the
+-- serial, and with 2 parallel workers.  Targets (docs/performance.md): at most 1.3x the
 -- sum, at least 3x faster than the SQL expression, at least 1.6x faster
 -- with 2 workers than with none.
 \set ON_ERROR_STOP 1

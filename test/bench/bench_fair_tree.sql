@@ -1,4 +1,4 @@
--- Fair Tree over 10^4, 10^5, 10^6 associations (issue 7: 10^5 under 0.3 s,
+-- Fair Tree over 10^4, 10^5, 10^6 associations (docs/performance.md: 10^5 under 0.3 s,
 -- 10^6 under 3 s, memory under 300 bytes per association, n log n growth).
 -- Baseline: PostgreSQL's rank() over the same rows ordered by usage (one
 -- sort of the partition), interleaved with it in the same run.

@@ -6,7 +6,7 @@
 -- the monthly check day of every allocation in the monthly regime plus the
 -- mid-term checks of 2026-09-01; each round is rolled back.  Baseline: one
 -- GROUP BY of the core-hours of the same allocations' jobs in their periods.
--- Target (issue 7): under 2 s.
+-- Target (docs/performance.md): under 2 s.
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 SELECT count(*) AS n_allocs FROM fairshare.allocations WHERE policy = 'genci' \gset

@@ -2,7 +2,7 @@
 -- of 24 months at the default scale): each project's jobs cut at the month
 -- boundaries, core-hours per month, the quota status of every month.
 -- Baseline: one GROUP BY of the core-hours of the same jobs.  Target
--- (issue 7): under 2 s.  The report reads each project's jobs once, in an
+-- (docs/performance.md): under 2 s.  The report reads each project's jobs once, in an
 -- index-only scan (jobs (account, cluster, start_time) INCLUDE ...), and
 -- splits them in C (rwth.c); the note gives how many jobs that is.
 \set ON_ERROR_STOP 1

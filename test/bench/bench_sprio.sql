@@ -5,7 +5,7 @@
 -- few minutes like Slurm's PriorityCalcPeriod), here 10 minutes before the
 -- benchmark instant, so that jobs end and start in between.  The baseline
 -- is sshare_at from the same checkpoint, interleaved with it: the
--- difference is sprio's own work on the pending jobs.  Target (issue 7):
+-- difference is sprio's own work on the pending jobs.  Target (docs/performance.md):
 -- under 2 s.  Also measured: the checkpoint itself (the periodic cost, each
 -- round rolled back), and sprio from the jobs alone (no checkpoint).
 \set ON_ERROR_STOP 1

@@ -2,7 +2,7 @@
 -- decayed usage from the jobs, then the Fair Tree.  Baseline: a plain
 -- GROUP BY of the billed usage of the same jobs (job_billing: each job's
 -- TRES billed under its partition's weights), interleaved with it.
--- Target (issue 7): at most 1.5x.  Measured without a usage checkpoint (any
+-- Target (docs/performance.md): at most 1.5x.  Measured without a usage checkpoint (any
 -- one is removed first): every job of the history is read, as sshare does
 -- for a cluster without a valid checkpoint (bench_sprio.sql measures the
 -- reports from a checkpoint).

@@ -1,4 +1,4 @@
--- The synthetic centre of the benchmarks (issue 7), in the model tables,
+-- The synthetic centre of the benchmarks (docs/performance.md), in the model tables,
 -- deterministic (setseed): run by test/bench/run.sh with the psql variables
 --   :jobs      finished and running jobs over 2 years    (default 10^7)
 --   :assocs    associations: accounts + user associations (default 10^5)

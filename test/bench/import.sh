@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Benchmark (not part of the test suite): importing N sacct lines (default
 # 10^6) with fairshare.import_sacct, against a plain COPY of the same file
-# into an unindexed table of text columns.  Target (issue 7): at most 3x.
+# into an unindexed table of text columns.  Target (docs/performance.md): at most 3x.
 #
 #   usage: bash test/bench/import.sh [lines] [runs]
 #   against any server the PG* variables point at (a superuser is needed
 #   for CREATE DATABASE / CREATE EXTENSION), e.g. a throwaway one:
-#       /work/sandbox/run.sh NAME bash test/bench/import.sh
+#       pg_virtualenv -t bash test/bench/import.sh
 #   FAIRSHARE_VERSION=1.0 measures an older version of the extension's SQL
 #   installed beside the current one (CREATE EXTENSION ... VERSION), e.g.
 #   before and after a change, on the same server and library.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Benchmarks (not part of the test suite): the targets of issue 7.  Runs
+# Benchmarks (not part of the test suite): the targets of docs/performance.md.  Runs
 # inside the throwaway cluster made by test/cluster.sh: `bash test/run.sh
 # bench` (or `make bench` once built), or against any server the PG*
 # variables name (a superuser: it reads /proc/self/status and creates a
-# database for the import), e.g. /work/sandbox/run.sh NAME bash test/bench/run.sh
+# database for the import), e.g. pg_virtualenv -t bash test/bench/run.sh
 #
 #   BENCH_SCALE  scale of everything (default 1: 10^7 jobs over 2 years,
 #                10^5 associations up to 6 deep, 10^5 pending jobs, 10^4
@@ -12,6 +12,7 @@
 #   BENCH_ROWS   jobs (and decayed_usage rows), default 10^7 x BENCH_SCALE
 #   BENCH_REPS   rounds per measurement (default 5), each round the
 #                baseline then the query, medians reported
+#   BENCH_ONLY   e.g. "history sprio": only those bench_*.sql, then the table
 #
 # Builds the synthetic centre (centre.sql), runs bench_decay, bench_fair_tree,
 # bench_sshare, bench_sprio, bench_genci, bench_rwth (then any other
@@ -52,6 +53,11 @@ for a in decay fair_tree sshare sprio genci rwth; do files="$files test/bench/be
 for f in test/bench/bench_*.sql; do
   case " $files " in *" $f "*) ;; *) files="$files $f" ;; esac
 done
+# BENCH_ONLY="history sprio": those bench_*.sql only (and no import.sh)
+if [ -n "${BENCH_ONLY:-}" ]; then
+  files=""
+  for a in $BENCH_ONLY; do files="$files test/bench/bench_$a.sql"; done
+fi
 for f in $files; do
   echo "== $f"
   start=$(date +%s)
@@ -64,6 +70,9 @@ done
 # call over a one-row tree (the library, catalog caches: fixed costs), minus
 # the same for count(*) OVER () over the same rows (the same scan and
 # buffered partition), per association.
+if [ -n "${BENCH_ONLY:-}" ]; then
+  echo; psql -X -P pager=off -c 'SELECT * FROM bench.report()'; exit 0
+fi
 echo "== Fair Tree memory"
 peak_kb() {  # table, window expression: VmHWM after - VmRSS before, in kB
   psql -X -At -v ON_ERROR_STOP=1 <<SQL | awk 'NR == 1 { r = $1 } END { print $1 - r }'

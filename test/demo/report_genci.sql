@@ -1,4 +1,5 @@
--- Demo: GENCI regulation of under-consumption (POLICIES.md §5).
+-- Demo: GENCI regulation of under-consumption
+-- (docs/policies.md#genci-regulation-of-under-consumption, docs/regulation.md).
 --
 -- Adds 'ada', a GENCI-style machine in Paris time (named after IDRIS's Ada, where the
 -- 2017 rules applied: monthly regulation at 1 M h and above, mid-term below), six

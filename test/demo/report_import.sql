@@ -1,4 +1,4 @@
--- Demo: importing a scheduler's accounting (issue 6).  Runs after
+-- Demo: importing a scheduler's accounting (docs/import.md).  Runs after
 -- test/demo/centre.sql; adds two clusters of its own, "oracle" (the real
 -- Slurm 22.05 export in test/fixtures/slurm/) and "hydra" (PBS records in
 -- test/fixtures/pbs/), and prints what the imports did.

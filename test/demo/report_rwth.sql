@@ -1,4 +1,5 @@
--- Demo: RWTH three-month sliding-window quota (POLICIES.md §6).
+-- Demo: RWTH three-month sliding-window quota
+-- (docs/policies.md#rwth-sliding-window-quota, docs/regulation.md).
 --
 -- Adds 'claix', an RWTH-style cluster in Berlin time (CLAIX-2023-like partitions:
 -- c23ms shared, c23mm whole nodes, c23g with 4 GPUs a node, a GPU-hour billed as 24

@@ -1,5 +1,5 @@
 -- Demo report: multifactor job priority (sprio) and PROTEUS's start-next
--- procedure on the demo centre (POLICIES.md §4, seed 001).
+-- procedure on the demo centre (docs/policies.md#job-priority, docs/priority.md).
 \pset footer off
 \set QUIET on
 SET search_path = public, fairshare;

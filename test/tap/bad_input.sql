@@ -3,7 +3,8 @@
 \pset format unaligned
 \pset tuples_only true
 \pset pager off
--- The bad-input catalogue (issue 8): every public function and every table
+-- The bad-input catalogue (docs/robustness.md#the-bad-input-catalogue): every
+-- public function and every table
 -- of fairshare fed what a centre's data or a careless query can hold — NULL,
 -- NaN, ±Infinity, negatives, zero shares and allocations, empty trees,
 -- cycles, orphans, reversed periods, the first and last days PostgreSQL

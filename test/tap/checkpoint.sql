@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(43);
+SELECT plan(44);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -19,14 +19,17 @@ SELECT plan(43);
 SELECT has_table('fairshare', 'usage_checkpoints', 'table usage_checkpoints');
 SELECT has_table('fairshare', 'usage_checkpoint_rows', 'table usage_checkpoint_rows');
 SELECT columns_are('fairshare', 'usage_checkpoints',
-                   ARRAY['cluster', 'as_of', 'created_at', 'invalidated_at', 'invalidated_by']);
+                   ARRAY['cluster', 'as_of', 'created_at', 'invalidated_at', 'invalidated_by', 'pinned', 'computed_from']);
 SELECT columns_are('fairshare', 'usage_checkpoint_rows',
-                   ARRAY['cluster', 'account', 'user_name', 'raw_usage', 'jobs']);
-SELECT is_procedure('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
-                    'checkpoint_usage(cluster, as_of) is a procedure');
+                   ARRAY['cluster', 'as_of', 'account', 'user_name', 'raw_usage', 'jobs']);
+SELECT col_is_pk('fairshare', 'usage_checkpoints', ARRAY['cluster', 'as_of'],
+                 'a cluster has a chain of checkpoints, one per instant');
+SELECT is_procedure('fairshare', 'checkpoint_usage',
+                    ARRAY['text', 'timestamp with time zone', 'boolean', 'integer', 'integer'],
+                    'checkpoint_usage(cluster, as_of, from_jobs, keep_recent, keep_days) is a procedure');
 SELECT is((SELECT p.pronargdefaults::int FROM pg_catalog.pg_proc p
-            WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz)'::regprocedure),
-          2, 'cluster defaults to NULL (every cluster) and as_of to now()');
+            WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz, boolean, integer, integer)'::regprocedure),
+          5, 'cluster defaults to NULL (every cluster), as_of to now(), from_jobs to false, keep_recent to 3, keep_days to 7');
 SELECT volatility_is('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'], 'stable',
                      '_association_usage is STABLE (it reads tables)');
 SELECT is((SELECT p.proparallel FROM pg_catalog.pg_proc p
@@ -54,11 +57,11 @@ SELECT is((SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgreli
 -- ---------------------------------------------------------------------------
 -- Privileges and row security: like jobs
 -- ---------------------------------------------------------------------------
-SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
+SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone', 'boolean', 'integer', 'integer'],
                           'fairshare_admin', ARRAY['EXECUTE'], 'admin: checkpoint_usage');
-SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
+SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone', 'boolean', 'integer', 'integer'],
                           'fairshare_reader', ARRAY[]::text[], 'reader: no checkpoint_usage');
-SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone'],
+SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone', 'boolean', 'integer', 'integer'],
                           'fairshare_user', ARRAY[]::text[], 'user: no checkpoint_usage');
 SELECT function_privs_are('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'],
                           'fairshare_user', ARRAY['EXECUTE'], 'user: _association_usage, as association_usage_at');

@@ -86,7 +86,7 @@ INSERT INTO fairshare.clusters (cluster, fairshare_algorithm) VALUES ('tap_class
 SELECT throws_ok($$SELECT * FROM fairshare.sshare_explain('tap_classic', 'a', 'b', now())$$, '22023', NULL,
                  'sshare_explain: classic cluster: 22023');
 
--- Defined answers at the edges (slurm-semantics.md §6)
+-- Defined answers at the edges (docs/slurm.md#edge-cases)
 -- usage 0 with shares > 0: Level FS +Infinity; shares 0: 0 even with usage 0 (not NaN)
 SELECT results_eq(
   $$SELECT fairshare.fair_tree_level_fs(id, p, s, u, is_user) OVER () FROM

@@ -10,8 +10,8 @@ CREATE EXTENSION IF NOT EXISTS fairshare;
 SELECT plan(62);
 
 -- ---------------------------------------------------------------------------
--- API shape of the pure priority functions (DESIGN.md: pure, IMMUTABLE,
--- PARALLEL SAFE, STRICT or documented NULL behaviour).
+-- API shape of the pure priority functions (docs/design.md#two-layers: pure,
+-- IMMUTABLE, PARALLEL SAFE, STRICT or documented NULL behaviour).
 -- ---------------------------------------------------------------------------
 SELECT has_function('fairshare', 'job_priority',
     ARRAY['double precision', 'double precision', 'double precision', 'double precision',

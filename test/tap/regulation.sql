@@ -1,5 +1,7 @@
 -- regulation: API shape, SQLSTATEs and defined answers of the GENCI and RWTH
--- functions (extension/genci.sql, extension/rwth.sql; POLICIES.md §5-6).
+-- functions (extension/genci.sql, extension/rwth.sql;
+-- docs/policies.md#genci-regulation-of-under-consumption,
+-- docs/policies.md#rwth-sliding-window-quota).
 \set ON_ERROR_STOP 1
 \set QUIET 1
 \pset format unaligned

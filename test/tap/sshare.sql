@@ -8,7 +8,8 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SELECT plan(16);
 
--- _sshare_tree: sshare's tree columns from one build of the tree (issue 7).
+-- _sshare_tree: sshare's tree columns from one build of the tree
+-- (docs/design.md#window-functions).
 -- API shape: a WINDOW function, IMMUTABLE, not STRICT, PARALLEL SAFE.
 SELECT has_function('fairshare', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
