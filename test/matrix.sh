@@ -197,11 +197,11 @@ run_major() {
   ts=$SECONDS
   echo "== $suite: debootstrap and packages"
   log=$dir/logs/$v-setup.log
-  if ! { make_base "$suite" "$root" && copy_repo "$root/root/fairshare" &&
+  if ! { make_base "$suite" "$root" && copy_repo "$root/usr/src/fairshare" &&
          in_root "$root" online "apt-get install -y -q --no-install-recommends \
              postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap \
              libtap-parser-sourcehandler-pgtap-perl make gcc && \
-           cd /root/fairshare && apt-get build-dep -y -q ./"; } >"$log" 2>&1; then
+           cd /usr/src/fairshare && apt-get build-dep -y -q ./"; } >"$log" 2>&1; then
     tail -40 "$log"
     echo "not ok - PostgreSQL $v: a $suite root with the server and the build dependencies"
     results+=("PostgreSQL $v ($suite): set-up failed, see above")
@@ -212,7 +212,7 @@ run_major() {
   ts=$SECONDS
   log=$dir/logs/$v-suite.log
   echo "== PostgreSQL $v: bash test/run.sh test"
-  in_root "$root" offline "cd /root/fairshare && bash test/run.sh test" 2>&1 | tee "$log"
+  in_root "$root" offline "cd /usr/src/fairshare && bash test/run.sh test" 2>&1 | tee "$log"
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
   if [ -n "$line" ]; then
     p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed}
