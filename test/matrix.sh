@@ -132,8 +132,13 @@ in_root() {
 # kept as $dir/base-SUITE.tar for fresh copies
 make_base() {
   local suite=$1 root=$2 f
-  mkdir -p "$root"
-  debootstrap --variant=minbase "$suite" "$root" "$mirror" || return 1
+  local try
+  for try in 1 2; do                # (a second try if the mirror failed us)
+    release_root "$root"; rm -rf --one-file-system "$root"; mkdir -p "$root"
+    debootstrap --variant=minbase "$suite" "$root" "$mirror" && break
+    [ $try -eq 2 ] && return 1
+    echo "matrix: debootstrap $suite failed; once more"; sleep 10
+  done
   chmod 755 "$root"
   {
     echo "deb $mirror $suite main"
@@ -143,7 +148,8 @@ make_base() {
     fi
   } > "$root/etc/apt/sources.list"
   # the mirror may be a dated snapshot, whose sid Release is valid for a week only
-  echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/90matrix"
+  # (and a download that fails is tried again)
+  printf 'Acquire::Check-Valid-Until "false";\nAcquire::Retries "3";\n' > "$root/etc/apt/apt.conf.d/90matrix"
   for f in /etc/apt/apt.conf.d/*; do  # the host's mirror-access settings, as fresh-machine.sh
     [ -f "$f" ] && grep -qiE 'proxy|Check-Valid-Until|Check-Date' "$f" && cp "$f" "$root$f"
   done
