@@ -28,12 +28,12 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 updated=""
 if [ -z "${PGV:-}" ]; then
   PGV=$(ls -d /usr/lib/postgresql/*/bin/postgres 2>/dev/null |
-        sed -n 's|^/usr/lib/postgresql/\([0-9][0-9]*\)/bin/postgres$|\1|p' | sort -n | tail -1)
+        sed -n 's|^/usr/lib/postgresql/\([0-9][0-9]*\)/bin/postgres$|\1|p' | sort -n | tail -1 || true)
 fi
 if [ -z "$PGV" ]; then
   # no server yet: the major the release's "postgresql" package depends on
   $SUDO apt-get update -q; updated=1
-  PGV=$(apt-cache depends postgresql 2>/dev/null | sed -n 's/^ *Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -1)
+  PGV=$(apt-cache depends postgresql 2>/dev/null | sed -n 's/^ *Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -1 || true)
   [ -n "$PGV" ] || { echo "no PostgreSQL server installed or installable; set PGV" >&2; exit 1; }
 fi
 echo "== PostgreSQL $PGV"
