@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(242);
+SELECT plan(243);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -60,6 +60,7 @@ SELECT throws_ok($$SELECT core_hours(-1, '2024-01-01', '2024-01-02')$$, '22023',
 SELECT throws_ok($$SELECT core_hours(1, '2024-01-01', '2024-01-02', false, 1, NULL, 0, 'Infinity')$$, '22023', NULL,
                  'core_hours: infinite GPU-hour factor');
 SELECT throws_ok($$SELECT core_hours(1, '2024-01-01', 'infinity')$$, '22008', NULL, 'core_hours: a run that never ends');
+SELECT throws_ok($$SELECT core_hours(1, '-infinity', '2024-01-01')$$, '22008', NULL, 'core_hours: a run that never started');
 SELECT throws_ok($$SELECT core_hours(1, '2024-01-01', '2024-01-02', true, 2147483647, 2)$$, '22003', NULL,
                  'core_hours: 2^31 − 1 nodes × 2 cores overflow integer');
 SELECT is(core_hours(1, '2024-03-31 01:00 Europe/Paris', '2024-03-31 04:00 Europe/Paris'), 2::float8,
