@@ -524,20 +524,20 @@ DECLARE
     since timestamptz;
 BEGIN
     IF to_regclass('pg_temp._fs_import_runs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_runs; END IF;
-    -- every run of those ids: the export's (line_no) and the stored ones
-    -- it does not repeat (line_no NULL)
     SELECT min(LEAST(w.start_time, w.submit_time)) INTO since
       FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job';
     IF since IS NULL THEN
         RETURN;
     END IF;
+    -- every run of the ids with other runs: the export's (line_no) and the
+    -- stored open and recent ones it does not repeat (line_no NULL)
     CREATE TEMP TABLE _fs_import_runs AS
     WITH recent AS MATERIALIZED (
-        SELECT x.cluster, x.job_id, x.submit_time
+        SELECT x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state, x.start_time, x.end_time
           FROM @extschema@.jobs x
          WHERE x.start_time IS NOT NULL AND COALESCE(x.end_time, 'infinity'::timestamptz) > since
         UNION ALL
-        SELECT x.cluster, x.job_id, x.submit_time
+        SELECT x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state, x.start_time, x.end_time
           FROM @extschema@.jobs x
          WHERE x.state = 'PENDING'),
     ids AS (
@@ -555,9 +555,8 @@ BEGIN
     UNION ALL
     SELECT NULL::bigint, x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state,
            x.start_time, x.end_time
-      FROM @extschema@.jobs x JOIN ids USING (cluster, job_id)
-     WHERE (x.state = 'PENDING' OR (x.start_time IS NOT NULL AND COALESCE(x.end_time, 'infinity'::timestamptz) > since))
-       AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+      FROM recent x JOIN ids USING (cluster, job_id)
+     WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
                         WHERE w.kind = 'job' AND w.cluster = x.cluster AND w.job_id = x.job_id
                           AND w.submit_time = x.submit_time);
     GET DIAGNOSTICS n = ROW_COUNT;
@@ -631,12 +630,12 @@ $$;
 -- otherwise (a reused id; a run that never started).  Only an export
 -- without --duplicates leaves them: with it, the requeued run's own line
 -- comes and updates the stored one.  Each is noted in import_warnings.
-CREATE FUNCTION @extschema@._import_close_runs(import_id bigint, OUT closed bigint)
+CREATE FUNCTION @extschema@._import_close_runs(import_id bigint)
+RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    closed := 0;
     IF to_regclass('pg_temp._fs_import_runs') IS NULL THEN
         RETURN;
     END IF;
@@ -656,7 +655,6 @@ BEGIN
            format('job %s: its run submitted %s was still %s in fairshare.jobs and a later run of the id came: closed as %s at %s, the later run''s Submit; an export with --duplicates gives the run''s own end',
                   c.job_id, c.submit_time, c.was, c.state, c.end_time)
       FROM c;
-    GET DIAGNOSTICS closed = ROW_COUNT;
     DROP TABLE pg_temp._fs_import_runs;
 END
 $$;

@@ -99,6 +99,19 @@ SELECT * FROM pg_temp.import(ARRAY[
   '4|bob|a|p|2|2026-03-01T13:00:00|2026-03-01T13:00:00|2026-03-01T13:00:00|2026-03-01T13:20:00|REQUEUED|01:00:00|00:00:00',
   '4|bob|a|p|2|2026-03-01T13:20:00|2026-03-01T13:22:00|2026-03-01T13:22:00|2026-03-01T13:50:00|COMPLETED|01:00:00|00:00:00']);
 
+-- A stored run of another user left open: alice's job 11 was running at
+-- the last export; the id has since been reused by bob (submitted 16:00).
+-- Alice's run ended by 16:00 at the latest: closed then, CANCELLED (not a
+-- requeue: another user), and noted.  alice: 1 CPU 15:00-16:00 = 3600 more.
+SELECT * FROM pg_temp.import(ARRAY[
+  '11|alice|a|p|1|2026-03-01T15:00:00|2026-03-01T15:00:00|2026-03-01T15:00:00|Unknown|RUNNING|01:00:00|00:00:00']);
+SELECT * FROM pg_temp.import(ARRAY[
+  '11|bob|a|p|1|2026-03-01T16:00:00|2026-03-01T16:00:00|2026-03-01T16:00:00|2026-03-01T16:10:00|COMPLETED|01:00:00|00:00:00']);
+SELECT job_id, submit_time, user_name, state, start_time, end_time FROM jobs
+ WHERE cluster = 'h' AND job_id = '11' ORDER BY submit_time;
+SELECT line_no, job_id, warning FROM import_warnings
+ WHERE import_id = (SELECT max(import_id) FROM imports);
+
 -- A reused id without --duplicates: bob's job 3 is stored; alice's new job
 -- 3 (another submit time) is another job, kept beside it, and noted.  The
 -- import looks for other runs of an id among the runs still open and those

@@ -64,7 +64,7 @@ SQL
 done
 B=$(printf '%s\n' "${base[@]}" | median)
 T=$(printf '%s\n' "${imp[@]}" | median)
-check=$(psql -X -A -t -F ' ' <<SQL
+check=$(psql -X -q -A -t -F ' ' <<SQL
 BEGIN;
 SELECT fairshare.import_stage();
 \\copy import_staging (line) FROM '$file' $copy_opts
