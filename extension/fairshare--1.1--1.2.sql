@@ -1313,7 +1313,7 @@ BEGIN
         SELECT r.cluster, r.account, r.user_name,
                r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage, r.jobs
           FROM @extschema@.usage_checkpoint_rows r
-         WHERE any_cp AND r.cluster = ANY (cp_clusters)
+         WHERE any_cp AND r.cluster = ANY (cp_clusters) AND r.as_of = ANY (cp_times)
            AND r.as_of = cp_times[array_position(cp_clusters, r.cluster)]
     )
     SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
@@ -1389,31 +1389,26 @@ BEGIN
     END IF;
     LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
 
-    -- computed before anything of the checkpoints changes: from the newest
-    -- valid one at or before as_of (a checkpoint being replaced included)
-    IF to_regclass('pg_temp._fs_checkpoint') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint; END IF;
-    IF to_regclass('pg_temp._fs_checkpoint_from') IS NOT NULL THEN DROP TABLE pg_temp._fs_checkpoint_from; END IF;
-    CREATE TEMP TABLE _fs_checkpoint AS
-    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs
-      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
-    CREATE TEMP TABLE _fs_checkpoint_from AS
-    SELECT DISTINCT ON (k.cluster) k.cluster, k.as_of
-      FROM @extschema@.usage_checkpoints k
-     WHERE NOT from_jobs AND k.invalidated_at IS NULL AND k.as_of <= checkpoint_usage.as_of
-       AND (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
-     ORDER BY k.cluster, k.as_of DESC;
-
+    -- A checkpoint at the same instant is replaced: the new one chains
+    -- from the one before it.  The new checkpoints are written marked
+    -- invalid, so that the computation, which reads the valid ones, does
+    -- not start from them, then marked valid; all in this transaction.
     DELETE FROM @extschema@.usage_checkpoints k
      WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
        AND k.as_of = checkpoint_usage.as_of;
-    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, computed_from)
-    SELECT c.cluster, checkpoint_usage.as_of, f.as_of
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, invalidated_at, invalidated_by, computed_from)
+    SELECT c.cluster, checkpoint_usage.as_of, now(), 'being computed',
+           (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k
+             WHERE NOT from_jobs AND k.cluster = c.cluster AND k.invalidated_at IS NULL
+               AND k.as_of <= checkpoint_usage.as_of)
       FROM @extschema@.clusters c
-      LEFT JOIN pg_temp._fs_checkpoint_from f ON f.cluster = c.cluster
      WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
     INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
     SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs
-      FROM pg_temp._fs_checkpoint u;
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
 
     -- prune: invalid ones, and valid ones neither among the keep_recent
     -- newest nor the newest of a day of the last keep_days
@@ -1431,7 +1426,6 @@ BEGIN
               JOIN @extschema@.clusters c ON c.cluster = x.cluster
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
-    DROP TABLE pg_temp._fs_checkpoint, pg_temp._fs_checkpoint_from;
 END
 $$;
 COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
