@@ -7,7 +7,9 @@
 #                                          shared_preload_libraries = citus), and
 #                                          single (no Citus: the single server the
 #                                          results are compared with); prints
-#                                          NAME=PORT lines, also kept in DIR/ports
+#                                          NAME=PORT lines, also kept in DIR/ports;
+#                                          databases demo and bench on each (with
+#                                          the citus extension on the Citus nodes)
 #   bash test/citus/cluster.sh stop DIR    stops them and removes DIR
 #
 # Each instance is its own initdb and postmaster, as on separate machines;
@@ -68,16 +70,22 @@ start)
     port=$((port + 1))
   done
   . <(sed 's/^/port_/' "$dir/ports")
-  # the Citus metadata: the coordinator knows itself and its two workers
-  for n in coordinator worker1 worker2; do
-    p=port_$n
-    psql -X -q -h "$dir" -p "${!p}" -U postgres -d postgres -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION citus' >/dev/null
-  done
-  psql -X -q -h "$dir" -p "$port_coordinator" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
+  # The databases the suite uses, each made on every node (Citus does not
+  # create databases on the workers); in each the coordinator knows itself
+  # and its two workers.
+  for db in ${CITUS_DATABASES:-demo bench}; do
+    for n in $nodes; do
+      p=port_$n
+      psql -X -q -h "$dir" -p "${!p}" -U postgres -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $db" >/dev/null
+      [ "$n" = single ] && continue
+      psql -X -q -h "$dir" -p "${!p}" -U postgres -d "$db" -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION citus' >/dev/null
+    done
+    psql -X -q -h "$dir" -p "$port_coordinator" -U postgres -d "$db" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 SELECT citus_set_coordinator_host('localhost', $port_coordinator);
 SELECT citus_add_node('localhost', $port_worker1);
 SELECT citus_add_node('localhost', $port_worker2);
 SQL
+  done
   ;;
 stop)
   [ -d "$dir" ] || exit 0
