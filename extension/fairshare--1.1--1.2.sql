@@ -1526,3 +1526,1480 @@ BEGIN
 END
 $$;
 
+-- ---------------------------------------------------------------------------
+-- issue 20: "No silent wrong data: six defects found by trying to break 1.1"
+-- (defects 2 to 6; the C side needs no SQL: a second sacct header switches
+-- the column map, every C size argument is range-checked, and the parsers
+-- reject a line that is not valid text)
+-- ---------------------------------------------------------------------------
+
+-- model: an allocation's grant and a ledger entry hold at most 10^12 hours
+-- (defect 3).  Entries already recorded are kept: genci_report_at names
+-- their allocation instead of failing.
+
+CREATE FUNCTION @extschema@._allocation_hours_bounded() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    -- (NaN is above every number: refused here as by the CHECK)
+    IF NEW.hours > 1e12 THEN
+        RAISE EXCEPTION '% of allocation %: % hours is more than any allocation can hold (at most 1e12)',
+                        CASE TG_TABLE_NAME WHEN 'ledger' THEN 'ledger entry' ELSE 'initial grant' END,
+                        NEW.allocation_id, NEW.hours
+            USING ERRCODE = '23514',
+                  HINT = '10^12 hours is more than a 10^7-core machine burns in eleven years: check the figure.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER hours_bounded BEFORE INSERT ON @extschema@.ledger
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+
+CREATE TRIGGER hours_bounded BEFORE INSERT OR UPDATE OF hours ON @extschema@.allocations
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+
+REVOKE ALL ON FUNCTION @extschema@._allocation_hours_bounded() FROM PUBLIC;
+
+
+-- genci: a report row of status 'error' with a WARNING naming the
+-- allocation, instead of an overflow failing every row (defect 3); the
+-- regulation procedure skips such an allocation the same way.
+
+CREATE FUNCTION @extschema@._genci_refusal(allocation_id bigint, as_of date, used float8,
+                                           OUT net float8, OUT why text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+BEGIN
+    SELECT CASE WHEN a.hours > 1e12
+                THEN format('its initial grant of %s hours is more than any allocation can hold (at most 1e12)', a.hours)
+                ELSE (SELECT format('ledger entry %s (%s, %s) holds %s hours, more than any allocation can hold (at most 1e12)',
+                                    l.entry_id, l.kind, to_char(l.effective_date, 'YYYY-MM-DD'), l.hours)
+                        FROM @extschema@.ledger l
+                       WHERE l.allocation_id = a.allocation_id AND l.effective_date <= as_of AND l.hours > 1e12
+                       ORDER BY l.entry_id LIMIT 1) END
+      INTO why
+      FROM @extschema@.allocations a WHERE a.allocation_id = allocation_id;
+    IF why IS NOT NULL THEN
+        RETURN;
+    END IF;
+    net := @extschema@._genci_net_before(allocation_id, as_of);
+    IF net < 0 THEN
+        why := format('its take-backs exceed what it was granted: the net allocation is %s hours', net);
+    ELSIF used >= 1e15 THEN
+        why := format('its consumption of %s core-hours is more than any machine could burn (at most 1e15)', used);
+    END IF;
+    IF why IS NOT NULL THEN
+        net := NULL;
+    END IF;
+END
+$$;
+
+CREATE FUNCTION @extschema@._genci_report_error(allocation_id bigint, cluster text, account text, why text)
+RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    RAISE WARNING 'genci_report_at: allocation % (cluster "%", account "%"): %', $1, $2, $3, $4
+        USING DETAIL = 'Its row has status ''error'' and no figures; the other allocations'' rows are computed.',
+              HINT = 'Correct the allocation: an entry the ledger must not hold can only be removed by a superuser.';
+    RETURN 'error';
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@.genci_report_at(as_of date)
+RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
+               regime text, variant text, initial_hours float8, net_hours float8,
+               consumed float8, theoretical float8, lag_hours float8, lag_days float8,
+               monthly float8, ratio float8, status text, allocation_month integer,
+               check_day boolean, exempt boolean, penalty float8,
+               last_penalty_date date, last_penalty_hours float8, taken_back_hours float8)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    IF $1 IS NULL THEN
+        RAISE EXCEPTION 'genci_report_at: as_of must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass the day the report is for.';
+    ELSIF NOT isfinite($1) THEN
+        RAISE EXCEPTION 'genci_report_at: as_of must be a finite date, not %', $1
+            USING ERRCODE = '22008', HINT = 'Pass the day the report is for.';
+    END IF;
+    RETURN QUERY
+    -- the consumption and the net computed once per allocation (OFFSET 0,
+    -- MATERIALIZED): an expression of a subquery pulled up into its parent
+    -- is evaluated at every reference to it
+    WITH a AS MATERIALIZED (
+        SELECT u.*, g.net, g.why
+          FROM (SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.hours,
+                       al.justification_filed, al.second_half_declared,
+                       CASE WHEN al.hours >= coalesce(c.regulation_threshold, 0) THEN 'monthly' ELSE 'mid-term' END AS regime,
+                       coalesce(s.variant, 'genci') AS variant,
+                       coalesce(s.midterm_cap, 0.40) AS cap,
+                       coalesce(s.midterm_used_limit, 0.30) AS used_limit,
+                       @extschema@.allocation_consumption(al.allocation_id, $1) AS used
+                  FROM @extschema@.allocations al
+                  JOIN @extschema@.clusters c ON c.cluster = al.cluster
+                  LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
+                 WHERE al.policy = 'genci'
+                OFFSET 0) u
+         CROSS JOIN LATERAL @extschema@._genci_refusal(u.allocation_id, $1, u.used) g
+    )
+    SELECT a.cluster, a.account, a.allocation_id, a.period_start, a.period_end, a.regime, a.variant,
+           a.hours, a.net, a.used, st.theoretical, st.lag, st.lag_days, st.monthly, st.ratio,
+           CASE WHEN a.why IS NULL THEN st.status
+                ELSE @extschema@._genci_report_error(a.allocation_id, a.cluster, a.account, a.why) END,
+           st.allocation_month,
+           CASE WHEN a.regime = 'monthly' THEN st.check_day ELSE mt.check_day END,
+           ex.exempt,
+           CASE WHEN a.why IS NOT NULL THEN NULL::float8
+                WHEN a.regime = 'monthly' THEN st.penalty
+                WHEN ex.exempt THEN 0::float8 ELSE mt.take_back END,
+           lp.effective_date, lp.hours,
+           CASE WHEN a.why IS NULL THEN coalesce(tb.hours, 0) END
+      FROM a
+     CROSS JOIN LATERAL @extschema@.genci_status(a.net, a.used, a.period_start, a.period_end, $1, a.variant) st
+     CROSS JOIN LATERAL @extschema@.genci_midterm_status(a.net, a.used, a.period_start, a.period_end, $1,
+                                                          a.cap, a.used_limit) mt
+     CROSS JOIN LATERAL (SELECT a.regime = 'mid-term'
+                                AND (a.second_half_declared
+                                     OR coalesce(a.justification_filed < a.period_start + interval '5 months', false))
+                                AS exempt) ex
+      LEFT JOIN LATERAL (SELECT l.effective_date, l.hours FROM @extschema@.ledger l
+                          WHERE l.allocation_id = a.allocation_id AND l.kind = 'take_back'
+                            AND l.rule <> 'manual' AND l.effective_date <= $1
+                          ORDER BY l.effective_date DESC, l.entry_id DESC LIMIT 1) lp ON true
+      LEFT JOIN LATERAL (SELECT sum(l.hours) AS hours FROM @extschema@.ledger l
+                          WHERE a.why IS NULL
+                            AND l.allocation_id = a.allocation_id AND l.kind = 'take_back'
+                            AND l.effective_date <= $1) tb ON true
+     ORDER BY a.cluster, a.account, a.period_start;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.genci_report_at(date) IS
+'GENCI report as of a day: per allocation consumption vs theoretical, lag (hours, days), monthly, ratio, status, check day, penalty due, last penalty, hours taken back so far.';
+
+CREATE OR REPLACE PROCEDURE @extschema@.apply_genci_regulation(as_of date DEFAULT NULL, cluster text DEFAULT NULL)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+    cl record;
+    al record;
+    cd record;
+    today date;
+    upto date;
+    net float8;
+    used float8;
+    st record;
+    mt record;
+    is_exempt boolean;
+    taken float8;
+    notice text;
+    check_status text;
+    msg text;
+    checked record;
+    n_clusters integer := 0;
+BEGIN
+    IF $1 IS NOT NULL AND NOT isfinite($1) THEN
+        RAISE EXCEPTION 'apply_genci_regulation: as_of must be a finite date, not %', $1
+            USING ERRCODE = '22008', HINT = 'Pass the day to apply the regulation for, or NULL for today.';
+    END IF;
+    FOR cl IN
+        SELECT c.cluster, c.timezone, coalesce(c.regulation_threshold, 0) AS threshold,
+               coalesce(s.variant, 'genci') AS variant,
+               coalesce(s.midterm_cap, 0.40) AS cap,
+               coalesce(s.midterm_used_limit, 0.30) AS used_limit
+          FROM @extschema@.clusters c
+          LEFT JOIN @extschema@.genci_settings s ON s.cluster = c.cluster
+         WHERE $2 IS NULL OR c.cluster = $2
+         ORDER BY c.cluster
+    LOOP
+        n_clusters := n_clusters + 1;
+        today := timezone(cl.timezone, now())::date;
+        upto := coalesce($1, today);
+        IF upto > today THEN
+            RAISE EXCEPTION 'apply_genci_regulation: % has not begun on cluster "%"', to_char(upto, 'YYYY-MM-DD'), cl.cluster
+                USING ERRCODE = '22023', DETAIL = format('Today is %s in time zone %s.', to_char(today, 'YYYY-MM-DD'), cl.timezone),
+                      HINT = 'Hours are only taken on days that have begun in the cluster''s time zone.';
+        END IF;
+        -- only allocations with a check day still to evaluate: a day found
+        -- evaluated (committed) cannot become pending again, so the others
+        -- are skipped without a lock
+        FOR al IN
+            SELECT a.allocation_id, a.account, a.period_start, a.period_end, a.hours,
+                   a.justification_filed, a.second_half_declared
+              FROM @extschema@.allocations a
+             WHERE a.cluster = cl.cluster AND a.policy = 'genci' AND a.period_start <= upto
+               AND EXISTS (SELECT 1
+                             FROM @extschema@._genci_check_days(a.period_start, a.period_end,
+                                      CASE WHEN a.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
+                                      cl.variant) d
+                            WHERE d.check_day <= upto
+                              AND NOT EXISTS (SELECT 1 FROM @extschema@.regulation_checks r
+                                               WHERE r.allocation_id = a.allocation_id
+                                                 AND r.rule = d.rule AND r.check_day = d.check_day))
+             ORDER BY a.allocation_id
+        LOOP
+            -- serialise with any other run on this allocation; what follows
+            -- reads with snapshots taken after the lock was granted
+            PERFORM 1 FROM @extschema@.allocations a WHERE a.allocation_id = al.allocation_id FOR NO KEY UPDATE;
+            FOR cd IN
+                SELECT d.rule, d.check_day
+                  FROM @extschema@._genci_check_days(al.period_start, al.period_end,
+                           CASE WHEN al.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
+                           cl.variant) d
+                 WHERE d.check_day <= upto
+                   AND NOT EXISTS (SELECT 1 FROM @extschema@.regulation_checks r
+                                    WHERE r.allocation_id = al.allocation_id
+                                      AND r.rule = d.rule AND r.check_day = d.check_day)
+                 ORDER BY d.check_day, d.rule
+            LOOP
+                used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
+                -- figures that cannot be computed (_genci_refusal): this
+                -- allocation's days stay pending, the others go on
+                SELECT * INTO checked FROM @extschema@._genci_refusal(al.allocation_id, cd.check_day, used);
+                IF checked.why IS NOT NULL THEN
+                    RAISE WARNING 'apply_genci_regulation: allocation % (cluster "%", account "%") skipped from %: %',
+                                  al.allocation_id, cl.cluster, al.account, to_char(cd.check_day, 'YYYY-MM-DD'), checked.why
+                        USING DETAIL = 'Its check days stay pending; the other allocations are regulated.',
+                              HINT = 'Correct the allocation and run the procedure again.';
+                    EXIT;
+                END IF;
+                net := checked.net;
+                SELECT * INTO st FROM @extschema@.genci_status(net, used, al.period_start, al.period_end,
+                                                               cd.check_day, cl.variant);
+                taken := 0;
+                notice := NULL;
+                msg := NULL;
+                IF cd.rule IN ('genci_monthly', 'tgcc_monthly') THEN
+                    check_status := st.status;
+                    taken := st.penalty;
+                    IF taken > 0 THEN
+                        notice := 'take_back';
+                        msg := format('%s on %s: consumed %s h against %s h theoretical (lag %s h, %s days, ratio %s); %s h taken back',
+                                      al.account, to_char(cd.check_day, 'YYYY-MM-DD'), round(used::numeric, 2), round(st.theoretical::numeric, 2),
+                                      round(st.lag::numeric, 2), round(st.lag_days::numeric, 1),
+                                      round(st.ratio::numeric, 3), round(taken::numeric, 2));
+                    ELSIF st.status IN ('late', 'very late') THEN
+                        notice := 'warning';
+                        msg := format('%s on %s: %s, consumed %s h against %s h theoretical (lag %s h, %s days, ratio %s)',
+                                      al.account, to_char(cd.check_day, 'YYYY-MM-DD'), st.status, round(used::numeric, 2),
+                                      round(st.theoretical::numeric, 2), round(st.lag::numeric, 2),
+                                      round(st.lag_days::numeric, 1), round(st.ratio::numeric, 3));
+                    END IF;
+                ELSE
+                    SELECT * INTO mt FROM @extschema@.genci_midterm_status(net, used, al.period_start, al.period_end,
+                                                                          cd.check_day, cl.cap, cl.used_limit);
+                    is_exempt := al.second_half_declared
+                                 OR coalesce(al.justification_filed < al.period_start + interval '5 months', false);
+                    -- the mid-term words: exempt, under-used (<= used_limit), on track
+                    check_status := CASE WHEN NOT mt.under_used THEN 'on track'
+                                         WHEN cd.rule = 'genci_midterm' AND is_exempt THEN 'exempt'
+                                         ELSE 'under-used' END;
+                    IF cd.rule = 'genci_midterm_alert' AND mt.under_used THEN
+                        notice := 'alert';
+                        msg := format('%s: %s h used of %s h (%s %%) at the start of month 5; a justification filed before %s can exempt the project from the mid-term take-back',
+                                      al.account, round(used::numeric, 2), round(net::numeric, 2),
+                                      round(100 * coalesce(mt.used_fraction, 0)::numeric, 1),
+                                      to_char(al.period_start + interval '5 months', 'YYYY-MM-DD'));
+                    ELSIF cd.rule = 'genci_midterm' AND mt.under_used AND is_exempt THEN
+                        notice := 'exempt';
+                        msg := format('%s: %s h used of %s h after month 5; exempt from the mid-term take-back (%s)',
+                                      al.account, round(used::numeric, 2), round(net::numeric, 2),
+                                      CASE WHEN al.second_half_declared THEN 'second-half use declared'
+                                           ELSE 'justification filed on ' || to_char(al.justification_filed, 'YYYY-MM-DD') END);
+                    ELSIF cd.rule = 'genci_midterm' AND mt.take_back > 0 THEN
+                        taken := mt.take_back;
+                        notice := 'take_back';
+                        msg := format('%s: %s h used of %s h (%s %%) after month 5; %s h taken back',
+                                      al.account, round(used::numeric, 2), round(net::numeric, 2),
+                                      round(100 * coalesce(mt.used_fraction, 0)::numeric, 1), round(taken::numeric, 2));
+                    END IF;
+                END IF;
+
+                INSERT INTO @extschema@.regulation_checks AS r
+                       (allocation_id, rule, check_day, net_hours, consumed, theoretical, lag, ratio, status, hours_taken)
+                VALUES (al.allocation_id, cd.rule, cd.check_day, net, used, st.theoretical, st.lag, st.ratio,
+                        check_status, taken)
+                ON CONFLICT DO NOTHING;
+                IF NOT FOUND THEN
+                    CONTINUE;       -- evaluated meanwhile by another run
+                END IF;
+                IF taken > 0 THEN
+                    INSERT INTO @extschema@.ledger (allocation_id, kind, hours, rule, reason, effective_date)
+                    VALUES (al.allocation_id, 'take_back', taken, cd.rule, msg, cd.check_day);
+                END IF;
+                IF notice IS NOT NULL THEN
+                    INSERT INTO @extschema@.regulation_notifications
+                           (allocation_id, cluster, account, rule, check_day, kind, hours, message)
+                    VALUES (al.allocation_id, cl.cluster, al.account, cd.rule, cd.check_day, notice, taken, msg);
+                END IF;
+            END LOOP;
+        END LOOP;
+    END LOOP;
+    IF $2 IS NOT NULL AND n_clusters = 0 THEN
+        RAISE EXCEPTION 'apply_genci_regulation: no cluster "%"', $2
+            USING ERRCODE = '22023', HINT = 'Name a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.apply_genci_regulation(date, text) IS
+'Applies every GENCI check day due on or before as_of (NULL: today in each cluster''s time zone) once, in order: take-backs to the ledger, notices to regulation_notifications. Idempotent and safe to run concurrently.';
+
+REVOKE ALL ON FUNCTION @extschema@._genci_refusal(bigint, date, float8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._genci_refusal(bigint, date, float8) TO fairshare_admin, fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@._genci_report_error(bigint, text, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._genci_report_error(bigint, text, text, text) TO fairshare_admin, fairshare_reader;
+
+
+-- import: a line staged with an invalid byte (the README's \copy now says
+-- ENCODING 'SQL_ASCII') is rejected alone, and kept in import_rejects with
+-- the byte written \xNN (defect 6).
+
+CREATE FUNCTION @extschema@._import_line_text(line text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'fs_import_line_text'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION @extschema@._import_staging(staging text)
+RETURNS regclass
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel regclass;
+BEGIN
+    IF staging IS NULL THEN
+        RAISE EXCEPTION 'staging must not be NULL' USING ERRCODE = '22004',
+            HINT = 'Name the table the export was copied into (default import_staging, made by fairshare.import_stage()).';
+    END IF;
+    rel := to_regclass(staging);
+    IF rel IS NULL THEN
+        RAISE EXCEPTION 'staging table "%" does not exist', staging USING ERRCODE = '42P01',
+            HINT = 'Run SELECT fairshare.import_stage(); then \copy import_staging (line) FROM ''file'' (FORMAT csv, DELIMITER E''\x1f'', QUOTE E''\x1e'', ENCODING ''SQL_ASCII'').';
+    END IF;
+    IF (SELECT count(*) FROM pg_attribute a
+         WHERE a.attrelid = rel AND NOT a.attisdropped
+           AND ((a.attname = 'line_no' AND a.atttypid = 'bigint'::regtype AND a.attnotnull)
+                OR (a.attname = 'line' AND a.atttypid = 'text'::regtype))) <> 2 THEN
+        RAISE EXCEPTION 'staging table % needs columns line_no bigint NOT NULL and line text', rel USING ERRCODE = '22023',
+            HINT = 'Create it with fairshare.import_stage(), or as (line_no bigint GENERATED ALWAYS AS IDENTITY, line text).';
+    END IF;
+    RETURN rel;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@._import_rejects(import_id bigint, lines regclass, src regclass,
+                                            all_or_nothing boolean)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+    late bigint;
+    first record;
+BEGIN
+    EXECUTE format('SELECT count(*) FROM %s WHERE kind = ''reject''', lines) INTO n;
+    IF n = 0 THEN
+        RETURN 0;
+    END IF;
+    EXECUTE format('SELECT line_no, sqlstate, reason FROM %s WHERE kind = ''reject'' ORDER BY line_no LIMIT 1', lines)
+       INTO first;
+    IF all_or_nothing THEN
+        RAISE EXCEPTION 'line %: %', first.line_no, first.reason
+            USING ERRCODE = first.sqlstate,
+                  DETAIL = format('%s line(s) rejected; nothing was imported (all_or_nothing).', n),
+                  HINT = 'Fix those lines, or import with all_or_nothing => false to keep the good lines and find the bad ones in fairshare.import_rejects.';
+    END IF;
+    -- the text of lines rejected after parsing, from the staging table
+    -- (analyzed first, so that the join hashes the few rejects)
+    EXECUTE format('SELECT count(*) FROM %s WHERE kind = ''reject'' AND line IS NULL', lines) INTO late;
+    IF late > 0 THEN
+        EXECUTE format('ANALYZE %s', src);
+        EXECUTE format('UPDATE %s l SET line = s.line FROM %s s
+                         WHERE l.kind = ''reject'' AND l.line IS NULL AND s.line_no = l.line_no', lines, src);
+    END IF;
+    -- (a line staged with an invalid byte is kept with it written \xNN)
+    EXECUTE format('INSERT INTO @extschema@.import_rejects (import_id, line_no, job_id, sqlstate, reason, line)
+                    SELECT $1, l.line_no, l.job_id, l.sqlstate, l.reason, @extschema@._import_line_text(l.line) FROM %s l
+                     WHERE l.kind = ''reject''', lines) USING import_id;
+    RETURN n;
+END
+$$;
+
+REVOKE ALL ON FUNCTION @extschema@._import_line_text(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._import_line_text(text) TO fairshare_admin, fairshare_reader, fairshare_user;
+
+
+-- security: a plain user reads when and whether each usage checkpoint holds,
+-- not invalidated_by, which names the job that invalidated it (defect 4)
+REVOKE SELECT ON @extschema@.usage_checkpoints FROM fairshare_user;
+GRANT SELECT (cluster, as_of, created_at, invalidated_at, pinned, computed_from) ON @extschema@.usage_checkpoints TO fairshare_user;
+
+-- ===========================================================================
+-- Partitioned jobs (issue 18; docs/history.md): jobs becomes a table
+-- partitioned by submit month.  The table 1.1 had becomes its default
+-- partition in place, with every run: nothing is copied (an update of 10^8
+-- runs takes seconds), and the first maintain_partitions moves the runs to
+-- their months.  The result has exactly the objects of a fresh install
+-- (test/upgrade.sh compares them).
+-- ===========================================================================
+
+ALTER TABLE @extschema@.jobs RENAME TO jobs_fs12_old;
+-- What belongs to jobs itself is made again on the new parent below: the old
+-- table's triggers, row-level security, grants and statistics object go (a
+-- partition has none of its own: security.sql).
+DROP TRIGGER invalidate_usage_checkpoints_insert ON @extschema@.jobs_fs12_old;
+DROP TRIGGER invalidate_usage_checkpoints_update ON @extschema@.jobs_fs12_old;
+DROP TRIGGER invalidate_usage_checkpoints_delete ON @extschema@.jobs_fs12_old;
+DROP TRIGGER invalidate_usage_checkpoints_truncate ON @extschema@.jobs_fs12_old;
+DROP POLICY fairshare_reader_all ON @extschema@.jobs_fs12_old;
+DROP POLICY fairshare_admin_all ON @extschema@.jobs_fs12_old;
+DROP POLICY fairshare_user_own ON @extschema@.jobs_fs12_old;
+ALTER TABLE @extschema@.jobs_fs12_old DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON @extschema@.jobs_fs12_old FROM PUBLIC, fairshare_admin, fairshare_reader, fairshare_user;
+DROP STATISTICS @extschema@.jobs_association_stats;
+-- Its constraints and indexes free the names that jobs' own take (names of
+-- constraints chosen by PostgreSQL avoid every name of the schema).
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN SELECT c.conname FROM pg_catalog.pg_constraint c
+              WHERE c.conrelid OPERATOR(pg_catalog.=) '@extschema@.jobs_fs12_old'::pg_catalog.regclass LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE @extschema@.jobs_fs12_old RENAME CONSTRAINT %I TO %I',
+                                  r.conname, 'fs12_' OPERATOR(pg_catalog.||) r.conname);
+    END LOOP;
+    FOR r IN SELECT i.indexrelid::pg_catalog.regclass AS idx, c.relname
+               FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid
+              WHERE i.indrelid OPERATOR(pg_catalog.=) '@extschema@.jobs_fs12_old'::pg_catalog.regclass
+                AND c.relname NOT LIKE 'fs12\_%' LOOP
+        EXECUTE pg_catalog.format('ALTER INDEX %s RENAME TO %I', r.idx, 'fs12_' OPERATOR(pg_catalog.||) r.relname);
+    END LOOP;
+END
+$$;
+
+-- The new parent, as model.sql makes it.
+-- Partitioned by submit time, one partition per calendar month (UTC), so
+-- that a month of history can be detached whole (retain_jobs) and no table
+-- or index grows with the whole history (issue 18; docs/history.md).  The
+-- partition key is submit_time because:
+--   * a unique key of a partitioned table must contain the partition key,
+--     and (cluster, job_id, submit_time) is the run's identity;
+--   * a run's submit time never changes, so an update never moves a row
+--     to another partition;
+--   * every run has one, pending ones too (their start and end are NULL).
+-- Queries by start or end (the jobs after a checkpoint, a window of an
+-- allocation) are served by each partition's local indexes: one cheap
+-- probe per partition.  The months come from maintain_partitions; a run
+-- of a month without its partition goes to jobs_default.
+CREATE TABLE @extschema@.jobs (
+    cluster              text NOT NULL,
+    job_id               text NOT NULL CHECK (job_id OPERATOR(pg_catalog.<>) ''),
+    user_name            text NOT NULL,
+    account              text NOT NULL,
+    partition            text NOT NULL,
+    qos                  text,
+    state                text NOT NULL CHECK (state IN ('PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED',
+                            'CANCELLED', 'FAILED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL',
+                            'DEADLINE', 'OUT_OF_MEMORY', 'REQUEUED')),
+    submit_time          timestamptz NOT NULL,
+    eligible_time        timestamptz,
+    start_time           timestamptz,
+    end_time             timestamptz,
+    time_limit           interval CHECK (time_limit OPERATOR(pg_catalog.>) '0'::interval),
+    -- allocated TRES as sacct prints them (requested TRES while pending)
+    tres                 text,
+    cpus                 integer NOT NULL CHECK (cpus OPERATOR(pg_catalog.>=) 0),
+    mem_mb               bigint NOT NULL DEFAULT 0 CHECK (mem_mb OPERATOR(pg_catalog.>=) 0),
+    gpus                 integer NOT NULL DEFAULT 0 CHECK (gpus OPERATOR(pg_catalog.>=) 0),
+    nodes                integer NOT NULL DEFAULT 1 CHECK (nodes OPERATOR(pg_catalog.>=) 0),
+    scratch_mb           bigint NOT NULL DEFAULT 0 CHECK (scratch_mb OPERATOR(pg_catalog.>=) 0),
+    exclusive            boolean NOT NULL DEFAULT false,
+    -- per-CPU speed of the node the job ran on, when it differs from the partition's
+    spec                 float8 CHECK (spec OPERATOR(pg_catalog.>) 0 AND spec OPERATOR(pg_catalog.<) 'Infinity'),
+    nice                 integer NOT NULL DEFAULT 0,
+    -- time the run spent suspended (sacct Suspended).  Fairshare usage
+    -- charges End - Start all the same, as slurmctld does; sreport leaves
+    -- it out.
+    suspended            interval NOT NULL DEFAULT '0'
+                         CHECK (suspended OPERATOR(pg_catalog.>=) '0'::interval),
+    -- A run is identified as slurmdbd identifies it (UNIQUE (id_job,
+    -- time_submit) in its job table): ids wrap at MaxJobId and are reused,
+    -- and each run of a requeued job is its own row, submitted at the
+    -- instant of the requeue.
+    PRIMARY KEY (cluster, job_id, submit_time),
+    FOREIGN KEY (cluster, partition) REFERENCES @extschema@.partitions ON UPDATE CASCADE,
+    FOREIGN KEY (cluster, account, user_name) REFERENCES @extschema@.account_users ON UPDATE CASCADE,
+    CHECK (tres IS NULL OR @extschema@.tres_weights_valid(tres)),
+    -- an infinite instant would make every usage report of the centre fail
+    CONSTRAINT jobs_finite_times CHECK (pg_catalog.isfinite(submit_time) AND pg_catalog.isfinite(eligible_time)
+           AND pg_catalog.isfinite(start_time) AND pg_catalog.isfinite(end_time)),
+    CHECK (eligible_time IS NULL OR eligible_time OPERATOR(pg_catalog.>=) submit_time),
+    CHECK (end_time IS NULL OR start_time IS NULL OR end_time OPERATOR(pg_catalog.>=) start_time),
+    CHECK (state OPERATOR(pg_catalog.<>) 'PENDING' OR (start_time IS NULL AND end_time IS NULL)),
+    CHECK (state NOT IN ('RUNNING', 'SUSPENDED') OR (start_time IS NOT NULL AND end_time IS NULL)),
+    -- every other state is final: a run without an end would be charged
+    -- as running up to every report's instant
+    CONSTRAINT jobs_ended_have_end CHECK (state IN ('PENDING', 'RUNNING', 'SUSPENDED') OR end_time IS NOT NULL),
+    CONSTRAINT jobs_suspended_within_run CHECK (end_time IS NULL OR start_time IS NULL
+           OR suspended OPERATOR(pg_catalog.<=) (end_time OPERATOR(pg_catalog.-) start_time))
+) PARTITION BY RANGE (submit_time);
+COMMENT ON TABLE @extschema@.jobs IS 'Job runs as the scheduler accounted them, one row per run (cluster, job id, submit time): who, where, when, what was allocated.';
+-- An association's jobs (the foreign key to account_users, per-project
+-- consumption).  The account leads: with one cluster, a leading cluster
+-- column has correlation 1 in the statistics and the planner takes a full
+-- scan of the index in association order for a sequential read, where it
+-- reads the table in random order (docs/performance.md).
+CREATE INDEX ON @extschema@.jobs (account, user_name, cluster);
+-- How many associations have jobs, for the hash aggregates over jobs
+-- (association_usage_at): the columns are not independent.
+CREATE STATISTICS @extschema@.jobs_association_stats (ndistinct) ON cluster, account, user_name
+    FROM @extschema@.jobs;
+-- The jobs not started (nor ended) by an instant, the jobs pending then
+-- (sprio_at): found by a range scan instead of a scan of the whole table,
+-- and counted by the expression's statistics (separate estimates of
+-- "start_time IS NULL OR start_time > t" and the same on end_time multiply
+-- to 1/100 of the truth, and sprio joined 10^5 pending jobs to sshare's
+-- 10^5 rows by a merge join on the cluster alone: 450 s).
+CREATE INDEX jobs_first_event_idx ON @extschema@.jobs ((COALESCE(start_time, end_time, 'infinity'::timestamptz)));
+-- A project's jobs over a window of time, with what its core-hours need
+-- (GENCI allocation_consumption, RWTH rwth_monthly_usage_at): an index-only
+-- scan of the window instead of a visit to every job of the account in the
+-- table (the regulation of 10^4 allocations, 12 s -> 1.4 s;
+-- docs/performance.md).
+CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
+    INCLUDE (end_time, cpus, nodes, gpus, exclusive, partition);
+-- The pending jobs: the stored remainders of job arrays that an import
+-- replaces (import_sacct), found without reading every job.
+CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
+-- Each index costs every job stored: an import of 296,132 jobs spends 0.3
+-- to 0.7 s in each index of the table (docs/performance.md#importing-jobs).
+-- No query reads a cluster's jobs by start time, so there is no index on
+-- (cluster, start_time); a cluster's jobs are the primary key's range.
+
+-- The runs of the months that have no partition of their own: all of them
+-- right after CREATE EXTENSION or an update from 1.1, until the first
+-- maintain_partitions moves them to their months; in steady state none (the
+-- months ahead are made in advance), so that making a month's partition,
+-- which scans this one, is quick.  An extension member and a configuration
+-- table, so that pg_dump keeps its rows; the monthly partitions are made by
+-- maintain_partitions, are not members, and pg_dump keeps them and their
+-- rows like any table (docs/history.md: restoring a dump).
+-- (the default partition exactly as a fresh install makes it: it names the
+-- indexes and constraints the table above is given below, then goes)
+CREATE TABLE @extschema@.jobs_default PARTITION OF @extschema@.jobs DEFAULT;
+COMMENT ON TABLE @extschema@.jobs_default IS 'The runs of the months without a partition of their own (maintain_partitions makes them); read and written through jobs.';
+
+-- The jobs still running at an instant or started after it: those whose
+-- end (infinity while running) is after it.  A range scan of the few jobs
+-- after a checkpoint instead of a scan of the table.
+CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::timestamptz)))
+    WHERE start_time IS NOT NULL;
+
+-- The old table takes the names of the fresh default partition, matched by
+-- definition, and its place; then it is attached.  Its indexes, constraints
+-- and foreign keys are jobs' already: ATTACH adopts them and builds and
+-- checks nothing (a default partition without siblings has no bound to
+-- check).
+DO $$
+DECLARE
+    probe pg_catalog.oid := '@extschema@.jobs_default'::pg_catalog.regclass;
+    old pg_catalog.oid := '@extschema@.jobs_fs12_old'::pg_catalog.regclass;
+    r record;
+    renames text[] := '{}';
+    wanted integer;
+BEGIN
+    -- constraints (check, foreign key, primary key): same kind and definition
+    SELECT pg_catalog.count(*) INTO wanted FROM pg_catalog.pg_constraint n WHERE n.conrelid OPERATOR(pg_catalog.=) probe;
+    FOR r IN SELECT n.conname AS new_name, o.conname AS old_name
+               FROM pg_catalog.pg_constraint n
+               JOIN pg_catalog.pg_constraint o
+                 ON o.conrelid OPERATOR(pg_catalog.=) old AND o.contype OPERATOR(pg_catalog.=) n.contype
+                AND pg_catalog.pg_get_constraintdef(o.oid) OPERATOR(pg_catalog.=) pg_catalog.pg_get_constraintdef(n.oid)
+              WHERE n.conrelid OPERATOR(pg_catalog.=) probe LOOP
+        renames := renames OPERATOR(pg_catalog.||) pg_catalog.format(
+            'ALTER TABLE @extschema@.jobs_default RENAME CONSTRAINT %I TO %I', r.old_name, r.new_name);
+        wanted := wanted OPERATOR(pg_catalog.-) 1;
+    END LOOP;
+    -- the other indexes: same definition after the name
+    SELECT wanted OPERATOR(pg_catalog.+) pg_catalog.count(*) INTO wanted
+      FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) probe
+       AND NOT EXISTS (SELECT FROM pg_catalog.pg_constraint c WHERE c.conindid OPERATOR(pg_catalog.=) i.indexrelid);
+    FOR r IN SELECT nc.relname AS new_name, oc.relname AS old_name
+               FROM pg_catalog.pg_index n
+               JOIN pg_catalog.pg_class nc ON nc.oid OPERATOR(pg_catalog.=) n.indexrelid
+               JOIN pg_catalog.pg_index o ON o.indrelid OPERATOR(pg_catalog.=) old
+               JOIN pg_catalog.pg_class oc ON oc.oid OPERATOR(pg_catalog.=) o.indexrelid
+              WHERE n.indrelid OPERATOR(pg_catalog.=) probe
+                AND NOT EXISTS (SELECT FROM pg_catalog.pg_constraint c WHERE c.conindid OPERATOR(pg_catalog.=) n.indexrelid)
+                AND NOT EXISTS (SELECT FROM pg_catalog.pg_constraint c WHERE c.conindid OPERATOR(pg_catalog.=) o.indexrelid)
+                AND pg_catalog.regexp_replace(pg_catalog.pg_get_indexdef(n.indexrelid), '^.* USING ', '')
+                    OPERATOR(pg_catalog.=) pg_catalog.regexp_replace(pg_catalog.pg_get_indexdef(o.indexrelid), '^.* USING ', '') LOOP
+        renames := renames OPERATOR(pg_catalog.||) pg_catalog.format(
+            'ALTER INDEX @extschema@.%I RENAME TO %I', r.old_name, r.new_name);
+        wanted := wanted OPERATOR(pg_catalog.-) 1;
+    END LOOP;
+    IF wanted OPERATOR(pg_catalog.<>) 0 THEN
+        RAISE EXCEPTION 'fairshare 1.2: the jobs table of the earlier version does not match the new partitioned jobs (% constraints or indexes without their match)', wanted
+            USING ERRCODE = 'XX000', HINT = 'Was fairshare.jobs altered by hand (an index, a constraint)? Undo that, then update again.';
+    END IF;
+    DROP TABLE @extschema@.jobs_default;
+    ALTER TABLE @extschema@.jobs_fs12_old RENAME TO jobs_default;
+    FOR i IN 1 .. pg_catalog.cardinality(renames) LOOP
+        EXECUTE renames[i];
+    END LOOP;
+END
+$$;
+ALTER TABLE @extschema@.jobs ATTACH PARTITION @extschema@.jobs_default DEFAULT;
+COMMENT ON TABLE @extschema@.jobs_default IS 'The runs of the months without a partition of their own (maintain_partitions makes them); read and written through jobs.';
+
+-- jobs' own triggers (usage_views.sql)
+CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.jobs
+    REFERENCING NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+
+-- jobs' grants and row-level security, as security.sql gives them to a
+-- table with a user_name column
+REVOKE ALL ON @extschema@.jobs FROM PUBLIC;
+GRANT SELECT ON @extschema@.jobs TO fairshare_admin, fairshare_reader;
+GRANT SELECT ON @extschema@.jobs TO fairshare_user;
+GRANT INSERT, DELETE ON @extschema@.jobs TO fairshare_admin;
+GRANT UPDATE ON @extschema@.jobs TO fairshare_admin;
+ALTER TABLE @extschema@.jobs ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_reader_all ON @extschema@.jobs FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_admin_all ON @extschema@.jobs FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_user_own ON @extschema@.jobs FOR SELECT TO fairshare_user USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text);
+
+-- The view and the SQL functions that read jobs were bound to the table that
+-- is now jobs_default: bound again to jobs, as the pieces define them.
+CREATE OR REPLACE VIEW @extschema@.job_billing AS
+SELECT j.cluster, j.job_id, j.user_name, j.account, j.partition, j.state,
+       j.start_time, j.end_time,
+       @extschema@.tres_billing(COALESCE(j.tres, 'cpu=' OPERATOR(pg_catalog.||) j.cpus),
+                                p.billing_weights, p.billing_mode)
+         OPERATOR(pg_catalog.*) COALESCE(q.usage_factor, 1) AS billing
+  FROM @extschema@.jobs j
+  JOIN @extschema@.partitions p
+    ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+  LEFT JOIN @extschema@.qos q
+    ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos;
+
+-- (CREATE OR REPLACE VIEW resets the view's options: security.sql sets it)
+ALTER VIEW @extschema@.job_billing SET (security_invoker = true);
+
+CREATE OR REPLACE FUNCTION @extschema@.sprio_at(as_of timestamptz)
+RETURNS TABLE (
+    cluster            text,
+    job_id             text,
+    partition          text,
+    user_name          text,
+    account            text,
+    qos                text,
+    -- PRIORITY: the job's priority as Slurm stores it (truncated, 1..4294967295)
+    priority           bigint,
+    -- AGE FAIRSHARE JOBSIZE PARTITION QOS NICE as sprio -l prints them (%.0f)
+    age                bigint,
+    fairshare          bigint,
+    job_size           bigint,
+    partition_prio     bigint,
+    qos_prio           bigint,
+    nice               integer,
+    -- the same weighted factors at full precision
+    age_weighted       float8,
+    fairshare_weighted float8,
+    job_size_weighted  float8,
+    partition_weighted float8,
+    qos_weighted       float8,
+    -- the sum before clamping and truncation
+    priority_exact     float8,
+    -- the normalised factors (sprio -n); 0 where the weight is 0, as Slurm
+    age_factor         float8,
+    fairshare_factor   float8,
+    job_size_factor    float8,
+    partition_factor   float8,
+    qos_factor         float8,
+    submit_time        timestamptz,
+    eligible_time      timestamptz,
+    explanation        text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+-- The planner has no statistics for sshare_at's rows: it prices a hash join
+-- on them as if each key were shared by a tenth of the rows, and sorts the
+-- pending jobs and the associations for a merge join instead (0.2 s of
+-- 1.5 s at 10^5 pending jobs; docs/performance.md).
+SET enable_mergejoin = off
+BEGIN ATOMIC
+    WITH sizes AS (
+        -- the cluster's size for the job-size factor: configured, or the
+        -- sum over its partitions
+        SELECT c.cluster,
+               COALESCE(c.total_nodes::bigint, pg_catalog.sum(p.nodes)) AS total_nodes,
+               COALESCE(c.total_cpus::bigint,
+                        pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
+               GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
+               -- PriorityMaxAge as the explanation prints it, once per cluster
+               @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
+               (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
+                 WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
+          FROM @extschema@.clusters c
+          LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
+         WHERE (pg_catalog.isfinite(sprio_at.as_of)
+                OR @extschema@._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
+                                                                 sprio_at.as_of),
+                                      'Pass a real instant for as_of.', false))
+         GROUP BY c.cluster, c.total_nodes, c.total_cpus
+    ), pending AS (
+        -- pending at as_of: submitted and eligible by then, neither started
+        -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
+        -- of jobs), so "start and end, when known, after as_of" is its first
+        -- known event after as_of: one expression, indexed (model.sql), whose
+        -- statistics tell the planner how few jobs that is.
+        SELECT j.*
+          FROM @extschema@.jobs j
+         WHERE j.submit_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND j.eligible_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) sprio_at.as_of
+           AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
+    ), shares AS (
+        SELECT s.cluster, s.account, s.user_name, s.fairshare
+          FROM @extschema@.sshare_at(sprio_at.as_of) s
+         WHERE s.user_name IS NOT NULL
+    ), factors AS (
+        SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
+               j.submit_time, j.eligible_time, j.nodes, j.cpus,
+               c.weight_age::float8 AS w_age, c.weight_fairshare::float8 AS w_fs,
+               c.weight_job_size::float8 AS w_js, c.weight_partition::float8 AS w_part,
+               c.weight_qos::float8 AS w_qos,
+               c.priority_max_age, c.favor_small, z.total_nodes, z.total_cpus,
+               p.priority_job_factor AS pjf, z.max_pjf, z.max_age_text, q.priority AS qos_priority, z.max_qos,
+               pg_catalog.floor(pg_catalog.date_part('epoch', sprio_at.as_of))
+                 OPERATOR(pg_catalog.-) pg_catalog.floor(pg_catalog.date_part('epoch', j.eligible_time)) AS pending_s,
+               sh.fairshare AS sshare_fairshare,
+               CASE WHEN c.weight_age OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.age_factor(j.eligible_time, sprio_at.as_of, c.priority_max_age) END AS f_age,
+               CASE WHEN c.weight_fairshare OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE COALESCE(sh.fairshare, 0) END AS f_fs,
+               CASE WHEN c.weight_job_size OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.job_size_factor(j.nodes, j.cpus, z.total_nodes, z.total_cpus, c.favor_small) END AS f_js,
+               CASE WHEN c.weight_partition OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.partition_factor(p.priority_job_factor, z.max_pjf) END AS f_part,
+               CASE WHEN c.weight_qos OPERATOR(pg_catalog.=) 0 OR q.priority IS NULL THEN 0::float8
+                    ELSE @extschema@.qos_factor(q.priority, z.max_qos) END AS f_qos
+          FROM pending j
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN sizes z ON z.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN @extschema@.partitions p
+            ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          LEFT JOIN @extschema@.qos q
+            ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
+          LEFT JOIN shares sh
+            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.account OPERATOR(pg_catalog.=) j.account
+           AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
+    ), weighted AS (
+        -- factor × weight, each rounded once to double, as Slurm stores them
+        SELECT f.*,
+               f.f_age OPERATOR(pg_catalog.*) f.w_age AS x_age,
+               f.f_fs OPERATOR(pg_catalog.*) f.w_fs AS x_fs,
+               f.f_js OPERATOR(pg_catalog.*) f.w_js AS x_js,
+               f.f_part OPERATOR(pg_catalog.*) f.w_part AS x_part,
+               f.f_qos OPERATOR(pg_catalog.*) f.w_qos AS x_qos,
+               @extschema@.job_priority(f.f_fs, f.f_age, f.f_js, f.f_part, f.f_qos,
+                                        f.w_fs, f.w_age, f.w_js, f.w_part, f.w_qos, f.nice::bigint) AS prio
+          FROM factors f
+    ), summed AS (
+        -- Slurm's order: age, fairshare, job size, partition, QOS, − nice
+        SELECT w.*,
+               w.x_age OPERATOR(pg_catalog.+) w.x_fs OPERATOR(pg_catalog.+) w.x_js
+                 OPERATOR(pg_catalog.+) w.x_part OPERATOR(pg_catalog.+) w.x_qos
+                 OPERATOR(pg_catalog.-) w.nice::float8 AS exact
+          FROM weighted w
+    )
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos,
+           s.prio,
+           pg_catalog.round(s.x_age)::bigint, pg_catalog.round(s.x_fs)::bigint,
+           pg_catalog.round(s.x_js)::bigint, pg_catalog.round(s.x_part)::bigint,
+           pg_catalog.round(s.x_qos)::bigint, s.nice,
+           s.x_age, s.x_fs, s.x_js, s.x_part, s.x_qos, s.exact,
+           s.f_age, s.f_fs, s.f_js, s.f_part, s.f_qos,
+           s.submit_time, s.eligible_time,
+           pg_catalog.concat_ws('; ',
+             CASE WHEN s.w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
+                  @extschema@._slurm_duration(GREATEST(s.pending_s, 0)), s.max_age_text,
+                  @extschema@._num(s.f_age, 4), s.w_age, @extschema@._num(s.x_age, 2)) END,
+             CASE WHEN s.w_fs OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.sshare_fairshare IS NULL
+                       THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', s.account, s.user_name)
+                       ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
+                            @extschema@._num(s.f_fs, 6), s.w_fs, @extschema@._num(s.x_fs, 2)) END END,
+             CASE WHEN s.w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
+                  CASE WHEN s.favor_small AND s.cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', s.total_nodes, s.nodes,
+                              s.total_nodes, s.total_cpus, s.cpus, s.total_cpus)
+                       WHEN s.favor_small
+                         THEN pg_catalog.format('(%s − %s nodes)/%s', s.total_nodes, s.nodes, s.total_nodes)
+                       WHEN s.cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', s.nodes, s.total_nodes, s.cpus, s.total_cpus)
+                       ELSE pg_catalog.format('%s nodes/%s', s.nodes, s.total_nodes) END,
+                  @extschema@._num(s.f_js, 4), s.w_js, @extschema@._num(s.x_js, 2)) END,
+             CASE WHEN s.w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
+                  s.pjf, s.max_pjf, @extschema@._num(s.f_part, 4), s.w_part, @extschema@._num(s.x_part, 2)) END,
+             CASE WHEN s.w_qos OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
+                       WHEN s.qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
+                       ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.qos_priority,
+                            s.max_qos, @extschema@._num(s.f_qos, 4), s.w_qos, @extschema@._num(s.x_qos, 2)) END END,
+             CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,
+             pg_catalog.format('total %s → %s%s', @extschema@._num(s.exact, 2), s.prio,
+                  CASE WHEN s.exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
+                       WHEN s.exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
+                       WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
+                       ELSE '' END))
+      FROM summed s;
+END;
+COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
+'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
+
+
+CREATE OR REPLACE FUNCTION @extschema@.metacentrum_job_usage_at(as_of timestamptz)
+RETURNS TABLE (cluster text, job_id text, user_name text, account text, partition text,
+               start_time timestamptz, end_time timestamptz, spec float8, walltime interval,
+               pe_cpu float8, pe_mem float8, pe_scratch float8, pe_gpu float8, pe float8,
+               usage_cpu float8, usage_mem float8, usage_scratch float8, usage_gpu float8, usage float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH j AS (
+        SELECT j.cluster, j.job_id, j.user_name, j.account, j.partition, j.start_time, j.end_time,
+               COALESCE(j.spec, p.spec) AS spec,
+               LEAST(COALESCE(j.end_time, metacentrum_job_usage_at.as_of), metacentrum_job_usage_at.as_of)
+                 OPERATOR(pg_catalog.-) j.start_time AS walltime,
+               pe.cpu, pe.mem, pe.scratch, pe.gpu, pe.total
+          FROM @extschema@.jobs j
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN @extschema@.partitions p
+            ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          LEFT JOIN @extschema@.pbs_settings s ON s.cluster OPERATOR(pg_catalog.=) j.cluster
+         CROSS JOIN LATERAL @extschema@.processor_equivalent_parts(
+               CASE WHEN j.exclusive THEN GREATEST(j.nodes, 1) OPERATOR(pg_catalog.*) p.cores_per_node ELSE j.cpus END,
+               CASE WHEN j.exclusive THEN GREATEST(j.nodes, 1) OPERATOR(pg_catalog.*) p.mem_per_node_mb ELSE j.mem_mb END,
+               CASE WHEN j.exclusive THEN GREATEST(j.nodes, 1) OPERATOR(pg_catalog.*) p.scratch_per_node_mb ELSE j.scratch_mb END,
+               CASE WHEN j.exclusive THEN GREATEST(j.nodes, 1) OPERATOR(pg_catalog.*) p.gpus_per_node ELSE j.gpus END,
+               p.cores_per_node, p.mem_per_node_mb, p.scratch_per_node_mb, p.gpus_per_node,
+               GREATEST(j.nodes, 1), COALESCE(s.pe_mode, 'sum'),
+               COALESCE(s.weight_cpu, 1), COALESCE(s.weight_mem, 1),
+               COALESCE(s.weight_scratch, 1), COALESCE(s.weight_gpu, 1)) pe
+         WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) 'pbs'
+           AND j.start_time IS NOT NULL
+           AND j.start_time OPERATOR(pg_catalog.<=) metacentrum_job_usage_at.as_of
+    )
+    SELECT j.cluster, j.job_id, j.user_name, j.account, j.partition, j.start_time, j.end_time,
+           j.spec, j.walltime, j.cpu, j.mem, j.scratch, j.gpu, j.total,
+           @extschema@.metacentrum_usage(j.cpu, j.walltime, j.spec),
+           @extschema@.metacentrum_usage(j.mem, j.walltime, j.spec),
+           @extschema@.metacentrum_usage(j.scratch, j.walltime, j.spec),
+           @extschema@.metacentrum_usage(j.gpu, j.walltime, j.spec),
+           @extschema@.metacentrum_usage(j.total, j.walltime, j.spec)
+      FROM j
+     WHERE @extschema@._check_as_of(metacentrum_job_usage_at.as_of);
+END;
+COMMENT ON FUNCTION @extschema@.metacentrum_job_usage_at(timestamptz) IS
+'Each job of a PBS cluster started by as_of: spec, walltime up to as_of, processor equivalent and usage (spec × seconds × PE) per resource and in total.';
+
+
+CREATE OR REPLACE FUNCTION @extschema@._rwth_usage(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
+               months integer, first_month date, starts timestamptz[], allowance float8, hours float8[],
+               running float8[])
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
+           al.first_month, al.starts, al.allowance, u.h, @extschema@._rwth_running_hours(u.h, al.n)
+      FROM (
+        -- the project, with [t0, t1) its period up to as_of (OFFSET 0:
+        -- computed once per project, not once per reference)
+        SELECT a.allocation_id, a.cluster, a.account, a.period_start, a.period_end,
+               c.gpu_hour_factor, pt.partitions, pt.whole_node, pt.cores_per_node, s.starts,
+               pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1 AS n,
+               pg_catalog.date_trunc('month', a.period_start::timestamp)::date AS first_month,
+               pg_catalog.timezone(c.timezone, a.period_start::timestamp) AS t0,
+               LEAST(pg_catalog.timezone(c.timezone, (a.period_end OPERATOR(pg_catalog.+) 1)::timestamp),
+                     _rwth_usage.as_of) AS t1,
+               COALESCE(a.monthly_allowance,
+                        @extschema@.allocation_net_hours(a.allocation_id,
+                                                         pg_catalog.timezone(c.timezone, _rwth_usage.as_of)::date)
+                        OPERATOR(pg_catalog./) (pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1)) AS allowance
+          FROM @extschema@.allocations a
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+          -- the cluster's partitions, for the jobs' whole nodes
+          LEFT JOIN (SELECT p.cluster,
+                            pg_catalog.array_agg(p.partition ORDER BY p.partition) AS partitions,
+                            pg_catalog.array_agg(p.whole_node ORDER BY p.partition) AS whole_node,
+                            pg_catalog.array_agg(p.cores_per_node ORDER BY p.partition) AS cores_per_node
+                       FROM @extschema@.partitions p GROUP BY p.cluster) pt
+            ON pt.cluster OPERATOR(pg_catalog.=) a.cluster
+         CROSS JOIN LATERAL @extschema@._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
+         WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
+           AND pg_catalog.timezone(c.timezone, a.period_start::timestamp) OPERATOR(pg_catalog.<=) _rwth_usage.as_of
+        OFFSET 0) al
+     -- its jobs in the period, each cut at the month boundaries by one
+     -- aggregate, read in the order of the index on (account, cluster,
+     -- start_time): an index-only scan
+     CROSS JOIN LATERAL (
+        SELECT @extschema@._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
+                                             al.cores_per_node, al.gpu_hour_factor, j.partition, j.cpus,
+                                             j.start_time, j.end_time, j.exclusive, j.nodes, j.gpus) AS h
+          FROM @extschema@.jobs j
+         WHERE j.cluster OPERATOR(pg_catalog.=) al.cluster AND j.account OPERATOR(pg_catalog.=) al.account
+           AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) al.t1
+           AND (j.end_time IS NULL OR j.end_time OPERATOR(pg_catalog.>) al.t0)
+        ) u
+     ORDER BY al.cluster, al.account, al.period_start;
+END;
+COMMENT ON FUNCTION @extschema@._rwth_usage(timestamptz) IS
+'RWTH (internal): every project begun by as_of with its month starts, allowance and core-hours per month.';
+
+
+-- Nothing reads the default partition by itself any more: a view or SQL
+-- function of the earlier version bound to the old table and not made again
+-- above would read only the runs of months without a partition.
+DO $$
+DECLARE
+    bad text;
+BEGIN
+    SELECT pg_catalog.string_agg(pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid), ', ') INTO bad
+      FROM pg_catalog.pg_depend d
+     WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+       AND d.refobjid OPERATOR(pg_catalog.=) '@extschema@.jobs_default'::pg_catalog.regclass
+       AND d.classid IN ('pg_catalog.pg_rewrite'::pg_catalog.regclass, 'pg_catalog.pg_proc'::pg_catalog.regclass);
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION 'fairshare 1.2: % still read(s) the table that became jobs_default', bad
+            USING ERRCODE = 'XX000', HINT = 'The update script must make them again on jobs.';
+    END IF;
+END
+$$;
+
+-- Partition maintenance and retention (history.sql)
+
+-- The partitions of jobs and the months they hold, [month_start,
+-- month_end); both NULL for jobs_default.  The bounds are read back from
+-- the catalog in ISO style, whatever the session's DateStyle.
+CREATE FUNCTION @extschema@.job_partitions()
+RETURNS TABLE (relation regclass, month_start timestamptz, month_end timestamptz)
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET "DateStyle" = 'ISO, YMD'
+BEGIN ATOMIC
+    SELECT c.oid::pg_catalog.regclass,
+           (pg_catalog.regexp_match(b.bound, '^FOR VALUES FROM \(''([^'']+)''\)'))[1]::timestamptz,
+           (pg_catalog.regexp_match(b.bound, ' TO \(''([^'']+)''\)$'))[1]::timestamptz
+      FROM pg_catalog.pg_inherits i
+      JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid
+     CROSS JOIN LATERAL (SELECT pg_catalog.pg_get_expr(c.relpartbound, c.oid) AS bound) b
+     WHERE i.inhparent OPERATOR(pg_catalog.=) '@extschema@.jobs'::pg_catalog.regclass
+     ORDER BY 2 NULLS FIRST, 1;
+END;
+COMMENT ON FUNCTION @extschema@.job_partitions() IS
+'The partitions of fairshare.jobs and the month each holds, [month_start, month_end) in UTC (NULL for jobs_default).';
+
+-- Refuses a caller who cannot create or detach partitions of jobs.
+CREATE FUNCTION @extschema@._jobs_owner_check(caller text)
+RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    owner_name name;
+BEGIN
+    SELECT c.relowner::regrole::name INTO owner_name FROM pg_class c WHERE c.oid = '@extschema@.jobs'::regclass;
+    IF NOT pg_has_role(current_user, owner_name, 'USAGE') THEN
+        RAISE EXCEPTION '%: role "%" does not own fairshare.jobs', caller, current_user
+            USING ERRCODE = '42501',
+                  HINT = 'Partitions are made and detached by the owner of the extension''s tables (the role that ran CREATE EXTENSION): call it as that role, or schedule it with pg_cron as that role.';
+    END IF;
+END
+$$;
+
+-- The first day (UTC) of each month that needs a partition: every month
+-- from the oldest one present (a monthly partition, or a run in
+-- jobs_default) up to months_ahead months after the current one, that no
+-- partition covers yet.  One scan of jobs_default (empty in steady state).
+CREATE FUNCTION @extschema@._jobs_months_to_make(months_ahead integer)
+RETURNS SETOF date
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    this_month date := date_trunc('month', now() AT TIME ZONE 'UTC')::date;
+    oldest date;
+BEGIN
+    IF months_ahead IS NULL THEN
+        RAISE EXCEPTION 'maintain_partitions: months_ahead must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Leave it out for its default, 3 months ahead.';
+    ELSIF months_ahead NOT BETWEEN 0 AND 120 THEN
+        RAISE EXCEPTION 'maintain_partitions: months_ahead must be between 0 and 120, not %', months_ahead
+            USING ERRCODE = '22023',
+                  HINT = 'It counts the empty monthly partitions made ahead of the current month (default 3).';
+    END IF;
+    SELECT min(m) INTO oldest
+      FROM (SELECT (p.month_start AT TIME ZONE 'UTC')::date AS m
+              FROM @extschema@.job_partitions() p WHERE p.month_start IS NOT NULL
+            UNION ALL
+            SELECT date_trunc('month', min(d.submit_time) AT TIME ZONE 'UTC')::date
+              FROM ONLY @extschema@.jobs_default d) x;
+    RETURN QUERY
+    SELECT g::date
+      FROM generate_series(LEAST(COALESCE(oldest, this_month), this_month)::timestamp,
+                           (this_month + make_interval(months => months_ahead))::timestamp,
+                           interval '1 month') g
+     WHERE NOT EXISTS (SELECT FROM @extschema@.job_partitions() p
+                        WHERE p.month_start < ((g + interval '1 month') AT TIME ZONE 'UTC')
+                          AND p.month_end > (g AT TIME ZONE 'UTC'))
+     ORDER BY 1;
+END
+$$;
+
+-- Makes the partition of one month (its first day, UTC) in the caller's
+-- transaction: the month's runs are moved out of jobs_default into a new
+-- table, which is then attached.  The caller commits: a kill at any point
+-- leaves either no partition and the runs in jobs_default, or both done.
+-- Returns the runs moved; NULL when the month was skipped (made meanwhile
+-- by another run, or its name taken by a table that is not a partition).
+--
+-- Locks: those ATTACH PARTITION takes, all taken first, in the order
+-- checkpoint_usage takes its own (the tables jobs refers to, then jobs),
+-- so that the two cannot deadlock:
+--   partitions, account_users  SHARE ROW EXCLUSIVE: ATTACH adds the new
+--                        partition's foreign keys to them; their writers
+--                        and checkpoint_usage wait, their readers do not
+--   jobs itself          SHARE UPDATE EXCLUSIVE: imports and checkpoints
+--                        wait, readers do not
+--   jobs_default         ACCESS EXCLUSIVE: ATTACH scans it for runs of the
+--                        new month; taken before the move so that no run
+--                        of the month comes in between; readers of jobs
+--                        wait
+-- Each wait is cut at 0.5 s (lock_timeout, below the 1 s after which
+-- PostgreSQL looks for deadlocks) and retried: while maintenance waits for
+-- a lock, the imports and reports that queue behind it wait too, so it
+-- never waits long.  In steady state the month is made ahead and empty and
+-- jobs_default is empty: the locks are held for milliseconds.
+CREATE FUNCTION @extschema@._jobs_make_partition(month date)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    part text := format('jobs_p%s', to_char(month, 'YYYY_MM'));
+    lo timestamptz := month::timestamp AT TIME ZONE 'UTC';
+    hi timestamptz := (month + interval '1 month')::timestamp AT TIME ZONE 'UTC';
+    cols text;
+    moved bigint;
+    attempt integer := 0;
+BEGIN
+    IF month IS NULL OR month <> date_trunc('month', month)::date THEN
+        RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
+            USING ERRCODE = '22023';
+    END IF;
+    LOOP
+        BEGIN
+            PERFORM set_config('lock_timeout', '500ms', true);
+            LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
+            LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
+            LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
+            EXIT;
+        EXCEPTION WHEN lock_not_available THEN
+            attempt := attempt + 1;
+            IF attempt >= 20 THEN
+                RAISE EXCEPTION 'maintain_partitions: jobs stayed locked by other sessions (20 tries over about 1 minute) while making %', part
+                    USING ERRCODE = '55P03',
+                          HINT = 'A long import, checkpoint or report holds fairshare.jobs; the next scheduled run makes the partition.';
+            END IF;
+            PERFORM pg_sleep(LEAST(attempt, 5) * 0.5);
+        END;
+    END LOOP;
+    PERFORM set_config('lock_timeout', '0', true);
+
+    -- made meanwhile by a run that committed while this one waited
+    IF EXISTS (SELECT FROM @extschema@.job_partitions() p WHERE p.month_start < hi AND p.month_end > lo) THEN
+        RETURN NULL;
+    END IF;
+    IF to_regclass(format('@extschema@.%I', part)) IS NOT NULL THEN
+        RAISE WARNING 'maintain_partitions: fairshare.% exists and is not a partition of jobs: month % left in jobs_default', part, to_char(month, 'YYYY-MM')
+            USING HINT = 'A month retain_jobs detached and kept? Archive it and drop it, or rename it; the next run makes the partition.';
+        RETURN NULL;
+    END IF;
+
+    -- the parent's columns in its order, named on both sides of the move
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_attribute a
+     WHERE a.attrelid = '@extschema@.jobs'::regclass AND a.attnum > 0 AND NOT a.attisdropped;
+    EXECUTE format('CREATE TABLE @extschema@.%I (LIKE @extschema@.jobs INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', part);
+    -- (a direct write to a partition fires none of jobs' statement
+    -- triggers: moving runs changes no usage and invalidates no checkpoint)
+    EXECUTE format('WITH m AS (DELETE FROM ONLY @extschema@.jobs_default
+                                WHERE submit_time >= $1 AND submit_time < $2 RETURNING %1$s)
+                    INSERT INTO @extschema@.%2$I (%1$s) SELECT %1$s FROM m', cols, part)
+      USING lo, hi;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    -- builds the partition's indexes (and checks its foreign keys) on the
+    -- rows moved, in bulk; checks that jobs_default holds no run of the month
+    EXECUTE format('ALTER TABLE @extschema@.jobs ATTACH PARTITION @extschema@.%I FOR VALUES FROM (%L) TO (%L)',
+                   part, lo, hi);
+    IF moved > 0 THEN
+        EXECUTE format('ANALYZE @extschema@.%I', part);
+    END IF;
+    RETURN moved;
+END
+$$;
+
+-- Makes the monthly partitions of jobs: every month from the oldest one
+-- present up to months_ahead months after the current one (UTC) that has
+-- none, moving the runs of that month out of jobs_default first.  Each
+-- month is its own transaction (a kill -9 leaves each month either done or
+-- not begun; the next run completes the rest), so CALL it on its own, not
+-- inside BEGIN ... COMMIT.  Schedule it daily with pg_cron
+-- (docs/history.md): it makes one partition a month, ahead of time, empty.
+CREATE PROCEDURE @extschema@.maintain_partitions(months_ahead integer DEFAULT 3)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    m pg_catalog.date;
+    moved pg_catalog.int8;
+BEGIN
+    -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
+    -- is qualified, and the functions it calls set their own search_path.)
+    PERFORM @extschema@._jobs_owner_check('maintain_partitions');
+    FOR m IN SELECT x FROM @extschema@._jobs_months_to_make(months_ahead) x LOOP
+        moved := @extschema@._jobs_make_partition(m);
+        IF moved IS NOT NULL THEN
+            RAISE NOTICE 'maintain_partitions: fairshare.jobs_p% made, % run(s) moved from jobs_default',
+                         pg_catalog.to_char(m, 'YYYY_MM'), moved;
+        END IF;
+        COMMIT;
+    END LOOP;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.maintain_partitions(integer) IS
+'Make the monthly partitions of jobs (UTC months, jobs_pYYYY_MM) from the oldest month present to months_ahead months ahead, moving their runs out of jobs_default; one transaction per month. Schedule it daily (pg_cron).';
+
+-- ---------------------------------------------------------------------------
+-- Retention
+--
+-- A monthly partition can go when none of its runs can change a report any
+-- more.  Each rule below names the reports it keeps identical:
+--   * every run has ended (sprio_at: no pending run; usage: no run still
+--     accruing);
+--   * no run is of a cluster with the PBS fair share (metacentrum_*,
+--     pbsfs_at read every run the cluster ever ran: there is no
+--     checkpoint of them);
+--   * no run falls inside the period of an allocation of its account,
+--     open or closed (genci_report_at and r_wlm_usage_at list every
+--     allocation with the core-hours of its period, and the GENCI
+--     regulation and the RWTH months and sliding windows lie inside it);
+--   * for each cluster with a started run, a valid usage checkpoint as of
+--     its last end or later: that checkpoint holds their decayed usage
+--     (association_usage_at, sshare_at, sprio_at read only the runs that
+--     end after the checkpoint they start from).  Retention pins the oldest
+--     such checkpoint (usage_checkpoints.pinned): it is never pruned, and
+--     the runs started before it can no longer change (the checkpoint
+--     triggers refuse it), so the fewer runs it freezes the better.
+-- As of any instant at or after the pinned checkpoint every report is
+-- unchanged.  Reports as of an earlier instant (time travel to before it)
+-- no longer see the retained runs: the checkpoint is what remains of them.
+-- ---------------------------------------------------------------------------
+
+-- Why the runs submitted in [month_start, month_end) can or cannot be
+-- retained: NULL reason when they can, with the checkpoints they rely on,
+-- one per cluster with a started run (pin_clusters, pin_times).  Reads them
+-- through jobs (the bounds prune every other partition), so that a reader
+-- can ask too.
+CREATE FUNCTION @extschema@._jobs_retention_check(month_start timestamptz, month_end timestamptz,
+    OUT reason text, OUT hint text, OUT jobs bigint, OUT pin_clusters text[], OUT pin_times timestamptz[])
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record;
+    cp timestamptz;
+    job text;
+BEGIN
+    pin_clusters := '{}';
+    pin_times := '{}';
+    jobs := 0;
+    -- per cluster: its runs, the first not ended, the last end of a started one
+    FOR r IN
+        SELECT j.cluster, count(*) AS n,
+               min(j.job_id || ' (' || j.state || ')') FILTER (WHERE j.end_time IS NULL) AS open_job,
+               max(j.end_time) FILTER (WHERE j.start_time IS NOT NULL) AS last_end,
+               c.fairshare_algorithm
+          FROM @extschema@.jobs j LEFT JOIN @extschema@.clusters c ON c.cluster = j.cluster
+         WHERE j.submit_time >= _jobs_retention_check.month_start AND j.submit_time < _jobs_retention_check.month_end
+         GROUP BY j.cluster, c.fairshare_algorithm ORDER BY j.cluster
+    LOOP
+        jobs := jobs + r.n;
+        IF reason IS NOT NULL THEN
+            CONTINUE;
+        ELSIF r.open_job IS NOT NULL THEN
+            reason := format('job %s of cluster %s has not ended', r.open_job, r.cluster);
+            hint := 'A month can go when every run submitted in it has ended (and its usage is in a checkpoint).';
+        ELSIF r.fairshare_algorithm = 'pbs' THEN
+            reason := format('cluster %s uses the PBS fair share, whose usage (metacentrum_user_usage_at, pbsfs_at) is computed from every run the cluster ran', r.cluster);
+            hint := 'The runs of a PBS cluster are kept: there is no usage checkpoint of the PBS fair share.';
+        ELSIF r.last_end IS NOT NULL THEN
+            -- the oldest valid checkpoint as of the last end or later: it
+            -- freezes the fewest runs
+            SELECT k.as_of INTO cp
+              FROM @extschema@.usage_checkpoints k
+             WHERE k.cluster = r.cluster AND k.invalidated_at IS NULL AND k.as_of >= r.last_end
+             ORDER BY k.as_of LIMIT 1;
+            IF NOT FOUND THEN
+                reason := format('cluster %s has no valid usage checkpoint as of %s (the last end of its runs here) or later',
+                                 r.cluster, r.last_end);
+                hint := format('Make one first, e.g. CALL fairshare.checkpoint_usage(%L, %L): it will hold the usage of these runs.',
+                               r.cluster, r.last_end);
+            ELSE
+                pin_clusters := pin_clusters || r.cluster;
+                pin_times := pin_times || cp;
+            END IF;
+        END IF;
+    END LOOP;
+    IF reason IS NOT NULL THEN
+        RETURN;
+    END IF;
+    -- a run within the period (days in the cluster's time zone) of an
+    -- allocation of its account: one probe of the partition's index on
+    -- (account, cluster, start_time) per allocation
+    FOR r IN
+        SELECT a.allocation_id, a.policy, a.cluster, a.account, a.period_start, a.period_end,
+               a.period_end >= (now() AT TIME ZONE c.timezone)::date AS open,
+               a.period_start::timestamp AT TIME ZONE c.timezone AS t0,
+               (a.period_end + 1)::timestamp AT TIME ZONE c.timezone AS t1
+          FROM @extschema@.allocations a JOIN @extschema@.clusters c ON c.cluster = a.cluster
+         WHERE a.policy IN ('genci', 'rwth')
+         ORDER BY a.allocation_id
+    LOOP
+        SELECT j.job_id INTO job
+          FROM @extschema@.jobs j
+         WHERE j.submit_time >= _jobs_retention_check.month_start AND j.submit_time < _jobs_retention_check.month_end
+           AND j.account = r.account AND j.cluster = r.cluster
+           AND j.start_time < r.t1 AND j.end_time > r.t0
+         LIMIT 1;
+        IF FOUND THEN
+            reason := format('job %s of account %s on cluster %s ran within the period %s to %s of %s allocation %s, which %s',
+                             job, r.account, r.cluster, r.period_start, r.period_end, r.policy, r.allocation_id,
+                             CASE WHEN r.open THEN 'is still open'
+                                  ELSE 'is over but still reported with the core-hours of its period (genci_report_at, r_wlm_usage_at)' END);
+            hint := 'The runs within an allocation''s period are kept as long as the allocation is: its consumption is computed from them.';
+            RETURN;
+        END IF;
+    END LOOP;
+END
+$$;
+
+-- Every monthly partition holding only months before the day `before`
+-- (UTC), whether retain_jobs(before) may detach it, and why not.
+CREATE FUNCTION @extschema@.job_retention(before date)
+RETURNS TABLE (relation regclass, month_start timestamptz, month_end timestamptz, jobs bigint,
+               retainable boolean, reason text, hint text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF before IS NULL OR NOT isfinite(before) THEN
+        RAISE EXCEPTION 'job_retention: before must be a finite date, not %', COALESCE(before::text, 'NULL')
+            USING ERRCODE = '22023', HINT = 'Pass the first day to keep: the monthly partitions that end by then are examined.';
+    END IF;
+    RETURN QUERY
+    SELECT p.relation, p.month_start, p.month_end, k.jobs, k.reason IS NULL, k.reason, k.hint
+      FROM @extschema@.job_partitions() p
+     CROSS JOIN LATERAL @extschema@._jobs_retention_check(p.month_start, p.month_end) k
+     WHERE p.month_end <= before::timestamp AT TIME ZONE 'UTC'
+     ORDER BY p.month_start;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.job_retention(date) IS
+'The monthly partitions of jobs that end by before (UTC), their runs, and whether retain_jobs may detach them (reason and hint when not).';
+
+-- Detaches every monthly partition of jobs that ends by the day `before`
+-- (UTC), when each can go (job_retention says why not); with archive_dir,
+-- writes each first to archive_dir/jobs_pYYYY_MM.csv (COPY, CSV with a
+-- header: the server writes it, so archive_dir is a directory of the
+-- database server, and the caller must be a superuser or hold
+-- pg_write_server_files) and drops it; without, leaves it as a table of
+-- its own (fairshare.jobs_pYYYY_MM, without its foreign keys, so that the
+-- users and partitions it names can still be deleted) for the DBA to
+-- archive and drop.  Refuses (55000), before it changes anything, when a
+-- partition cannot go.  Each partition is its own transaction: a kill -9
+-- leaves it attached (its archive file, if written, is written again by
+-- the next run).
+--
+-- Locks, per partition, in the order checkpoint_usage takes its own (see
+-- _jobs_make_partition): while it checks again, pins the checkpoints and
+-- archives, SHARE on what a checkpoint or a report depends on (clusters,
+-- qos, allocations), SHARE ROW EXCLUSIVE on the tables the partition's
+-- foreign keys refer to (partitions, account_users: DETACH drops them),
+-- SHARE UPDATE EXCLUSIVE on jobs (imports and checkpoints wait, readers do
+-- not) and SHARE on the partition; then ACCESS EXCLUSIVE on jobs and
+-- jobs_default for the detach alone (milliseconds; readers wait).  Each
+-- wait is cut at 0.5 s and retried, as in maintain_partitions.
+CREATE PROCEDURE @extschema@.retain_jobs(before date, archive_dir text DEFAULT NULL)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    p record;
+    bad record;
+BEGIN
+    -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
+    -- is qualified, and the functions it calls set their own search_path.)
+    PERFORM @extschema@._jobs_owner_check('retain_jobs');
+    IF archive_dir IS NOT NULL THEN
+        PERFORM @extschema@._jobs_archive_check(archive_dir);
+    END IF;
+    SELECT r.relation, r.reason, r.hint INTO bad
+      FROM @extschema@.job_retention(before) r WHERE NOT r.retainable ORDER BY r.month_start LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'retain_jobs: partition % cannot go: %', bad.relation, bad.reason
+            USING ERRCODE = '55000', HINT = bad.hint;
+    END IF;
+    FOR p IN SELECT r.relation FROM @extschema@.job_retention(before) r ORDER BY r.month_start LOOP
+        PERFORM @extschema@._jobs_retain_partition(p.relation, archive_dir);
+        COMMIT;
+    END LOOP;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.retain_jobs(date, text) IS
+'Detach the monthly partitions of jobs that end by before (UTC) when no report needs their runs any more (job_retention), pinning the usage checkpoints that hold their usage; with archive_dir, COPY each to archive_dir/jobs_pYYYY_MM.csv on the server and drop it. Refuses (55000) with the reason otherwise.';
+
+-- archive_dir: an absolute directory of the server the caller may write.
+CREATE FUNCTION @extschema@._jobs_archive_check(archive_dir text)
+RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF archive_dir !~ '^/' OR archive_dir ~ '[\n\r]' THEN
+        RAISE EXCEPTION 'retain_jobs: archive_dir must be an absolute path of the database server, not %', archive_dir
+            USING ERRCODE = '22023', HINT = 'The server writes the archive (COPY ... TO): give a directory of its machine, e.g. /var/lib/postgresql/archive.';
+    END IF;
+    IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user)
+       AND NOT pg_has_role(current_user, 'pg_write_server_files', 'MEMBER') THEN
+        RAISE EXCEPTION 'retain_jobs: role "%" may not write files on the server (archive_dir %)', current_user, archive_dir
+            USING ERRCODE = '42501', HINT = 'Archiving uses COPY ... TO a server file: run it as a superuser, or GRANT pg_write_server_files to the role.';
+    END IF;
+    IF NOT COALESCE((pg_stat_file(archive_dir, true)).isdir, false) THEN
+        RAISE EXCEPTION 'retain_jobs: archive_dir % is not a directory of the server', archive_dir
+            USING ERRCODE = '58P01', HINT = 'Create it first, writable by the server''s operating-system user.';
+    END IF;
+END
+$$;
+
+-- One partition, in the caller's transaction (see retain_jobs).
+CREATE FUNCTION @extschema@._jobs_retain_partition(part regclass, archive_dir text)
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    bounds record;
+    chk record;
+    fk record;
+    attempt integer := 0;
+    file text;
+    rel text;
+BEGIN
+    LOOP
+        BEGIN
+            PERFORM set_config('lock_timeout', '500ms', true);
+            LOCK TABLE @extschema@.clusters IN SHARE MODE;
+            LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
+            LOCK TABLE @extschema@.qos, @extschema@.allocations IN SHARE MODE;
+            LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
+            EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', part);
+            EXIT;
+        EXCEPTION WHEN lock_not_available THEN
+            attempt := attempt + 1;
+            IF attempt >= 20 THEN
+                RAISE EXCEPTION 'retain_jobs: jobs stayed locked by other sessions (20 tries over about 1 minute) while retaining %', part
+                    USING ERRCODE = '55P03', HINT = 'A long import, checkpoint or report holds fairshare.jobs; run it again.';
+            END IF;
+            PERFORM pg_sleep(LEAST(attempt, 5) * 0.5);
+        END;
+    END LOOP;
+    PERFORM set_config('lock_timeout', '0', true);
+
+    -- again, now that nothing can change it
+    SELECT p.month_start, p.month_end INTO bounds FROM @extschema@.job_partitions() p WHERE p.relation = part;
+    chk := @extschema@._jobs_retention_check(bounds.month_start, bounds.month_end);
+    IF chk.reason IS NOT NULL THEN
+        RAISE EXCEPTION 'retain_jobs: partition % cannot go: %', part, chk.reason
+            USING ERRCODE = '55000', HINT = chk.hint;
+    END IF;
+    UPDATE @extschema@.usage_checkpoints k SET pinned = true
+      FROM unnest(chk.pin_clusters, chk.pin_times) AS x (cluster, as_of)
+     WHERE k.cluster = x.cluster AND k.as_of = x.as_of AND NOT k.pinned;
+
+    SELECT c.relname INTO rel FROM pg_class c WHERE c.oid = part;
+    IF archive_dir IS NOT NULL THEN
+        file := rtrim(archive_dir, '/') || '/' || rel || '.csv';
+        EXECUTE format('COPY %s TO %L WITH (FORMAT csv, HEADER true)', part, file);
+    END IF;
+
+    LOOP
+        BEGIN
+            PERFORM set_config('lock_timeout', '500ms', true);
+            LOCK TABLE ONLY @extschema@.jobs IN ACCESS EXCLUSIVE MODE;
+            LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
+            EXIT;
+        EXCEPTION WHEN lock_not_available THEN
+            attempt := attempt + 1;
+            IF attempt >= 40 THEN
+                RAISE EXCEPTION 'retain_jobs: jobs stayed in use by other sessions while detaching %', part
+                    USING ERRCODE = '55P03', HINT = 'A long report reads fairshare.jobs; run it again.';
+            END IF;
+            PERFORM pg_sleep(LEAST(attempt, 5) * 0.2);
+        END;
+    END LOOP;
+    PERFORM set_config('lock_timeout', '0', true);
+    EXECUTE format('ALTER TABLE @extschema@.jobs DETACH PARTITION %s', part);
+    IF archive_dir IS NOT NULL THEN
+        EXECUTE format('DROP TABLE %s', part);
+    ELSE
+        FOR fk IN SELECT c.conname FROM pg_constraint c WHERE c.conrelid = part AND c.contype = 'f' LOOP
+            EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', part, fk.conname);
+        END LOOP;
+        EXECUTE format('COMMENT ON TABLE %s IS %L', part,
+                       format('Runs retained by retain_jobs on %s (detached from fairshare.jobs; their usage is in the pinned usage checkpoints): archive and drop.',
+                              now()::date));
+    END IF;
+END
+$$;
+
+-- Their grants, as security.sql's loop gives them: STABLE functions to the
+-- reader and the administrator, VOLATILE ones and procedures to the
+-- administrator.
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN SELECT p.oid::pg_catalog.regprocedure AS sig, p.prokind, p.provolatile
+               FROM pg_catalog.pg_proc p
+              WHERE p.pronamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+                AND p.proname IN ('job_partitions', '_jobs_owner_check', '_jobs_months_to_make', '_jobs_make_partition',
+                                  'maintain_partitions', '_jobs_retention_check', 'job_retention', 'retain_jobs',
+                                  '_jobs_archive_check', '_jobs_retain_partition') LOOP
+        EXECUTE pg_catalog.format('REVOKE ALL ON ROUTINE %s FROM PUBLIC', r.sig);
+        IF r.prokind OPERATOR(pg_catalog.=) 'p' OR r.provolatile OPERATOR(pg_catalog.=) 'v' THEN
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON ROUTINE %s TO fairshare_admin', r.sig);
+        ELSE
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON ROUTINE %s TO fairshare_admin, fairshare_reader', r.sig);
+        END IF;
+    END LOOP;
+END
+$$;

@@ -384,6 +384,64 @@ BEGIN ATOMIC
      GROUP BY a.hours;
 END;
 
+-- The net allocation a check on as_of is decided on (_genci_net_before),
+-- and why, if it cannot be, the regulation cannot be computed for the
+-- allocation on that day (issue 20): net is then NULL.  An initial grant or
+-- a ledger entry above 10^12 hours (accepted before 1.2, see
+-- _allocation_hours_bounded) made the float8 sums and the status overflow:
+-- one entry of 1e308 failed the GENCI report of every allocation with a
+-- bare 22003, for good, the ledger being append-only.  Take-backs beyond
+-- the grant (a negative net) failed it with 22023.  And a consumption of
+-- 10^15 core-hours or more (10^7 cores for 11,000 years: a job's size or a
+-- cluster's gpu_hour_factor is wrong) would overflow the lag in days.
+-- Within these bounds nothing the report or the procedure computes can
+-- overflow: the sums stay below 10^21 and the products with a period's days
+-- (at most 2.2 × 10^9) below 10^31.  The net is summed only once the
+-- entries are known to be within the bound.  used is the allocation's
+-- consumption on as_of (allocation_consumption).
+CREATE FUNCTION @extschema@._genci_refusal(allocation_id bigint, as_of date, used float8,
+                                           OUT net float8, OUT why text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+BEGIN
+    SELECT CASE WHEN a.hours > 1e12
+                THEN format('its initial grant of %s hours is more than any allocation can hold (at most 1e12)', a.hours)
+                ELSE (SELECT format('ledger entry %s (%s, %s) holds %s hours, more than any allocation can hold (at most 1e12)',
+                                    l.entry_id, l.kind, to_char(l.effective_date, 'YYYY-MM-DD'), l.hours)
+                        FROM @extschema@.ledger l
+                       WHERE l.allocation_id = a.allocation_id AND l.effective_date <= as_of AND l.hours > 1e12
+                       ORDER BY l.entry_id LIMIT 1) END
+      INTO why
+      FROM @extschema@.allocations a WHERE a.allocation_id = allocation_id;
+    IF why IS NOT NULL THEN
+        RETURN;
+    END IF;
+    net := @extschema@._genci_net_before(allocation_id, as_of);
+    IF net < 0 THEN
+        why := format('its take-backs exceed what it was granted: the net allocation is %s hours', net);
+    ELSIF used >= 1e15 THEN
+        why := format('its consumption of %s core-hours is more than any machine could burn (at most 1e15)', used);
+    END IF;
+    IF why IS NOT NULL THEN
+        net := NULL;
+    END IF;
+END
+$$;
+
+-- The row of an allocation _genci_refusal refused, in genci_report_at: a
+-- WARNING naming the allocation and why, and the status 'error'.
+CREATE FUNCTION @extschema@._genci_report_error(allocation_id bigint, cluster text, account text, why text)
+RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    RAISE WARNING 'genci_report_at: allocation % (cluster "%", account "%"): %', $1, $2, $3, $4
+        USING DETAIL = 'Its row has status ''error'' and no figures; the other allocations'' rows are computed.',
+              HINT = 'Correct the allocation: an entry the ledger must not hold can only be removed by a superuser.';
+    RETURN 'error';
+END
+$$;
+
 -- The check days of an allocation, each with its rule: every 15th of the
 -- period for the monthly regime (the status is reviewed every month; hours
 -- are only taken from month 3 on), the first days of months 5 and 6 for the
@@ -419,7 +477,12 @@ $$;
 -- so far (every take-back, manual ones included).  The status is computed on the net
 -- allocation before that day's own regulation take-backs; net_hours is
 -- that allocation.  regime is 'monthly' (initial grant >= the cluster's
--- regulation_threshold; NULL threshold = 0) or 'mid-term'.
+-- regulation_threshold; NULL threshold = 0) or 'mid-term'.  An allocation
+-- whose figures cannot be computed (_genci_refusal) gets status 'error',
+-- NULL figures and a WARNING that names it; the other rows are computed
+-- (issue 20).  Without an EXCEPTION block, which would make the report
+-- PARALLEL UNSAFE: the refusal is decided before any arithmetic, and the
+-- sums over the ledger run only for the allocations it lets through.
 CREATE FUNCTION @extschema@.genci_report_at(as_of date)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
                regime text, variant text, initial_hours float8, net_hours float8,
@@ -439,29 +502,37 @@ BEGIN
             USING ERRCODE = '22008', HINT = 'Pass the day the report is for.';
     END IF;
     RETURN QUERY
-    WITH a AS (
-        SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.hours,
-               al.justification_filed, al.second_half_declared,
-               CASE WHEN al.hours >= coalesce(c.regulation_threshold, 0) THEN 'monthly' ELSE 'mid-term' END AS regime,
-               coalesce(s.variant, 'genci') AS variant,
-               coalesce(s.midterm_cap, 0.40) AS cap,
-               coalesce(s.midterm_used_limit, 0.30) AS used_limit,
-               @extschema@._genci_net_before(al.allocation_id, $1) AS net,
-               @extschema@.allocation_consumption(al.allocation_id, $1) AS used
-          FROM @extschema@.allocations al
-          JOIN @extschema@.clusters c ON c.cluster = al.cluster
-          LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
-         WHERE al.policy = 'genci'
+    -- the consumption and the net computed once per allocation (OFFSET 0,
+    -- MATERIALIZED): an expression of a subquery pulled up into its parent
+    -- is evaluated at every reference to it
+    WITH a AS MATERIALIZED (
+        SELECT u.*, g.net, g.why
+          FROM (SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.hours,
+                       al.justification_filed, al.second_half_declared,
+                       CASE WHEN al.hours >= coalesce(c.regulation_threshold, 0) THEN 'monthly' ELSE 'mid-term' END AS regime,
+                       coalesce(s.variant, 'genci') AS variant,
+                       coalesce(s.midterm_cap, 0.40) AS cap,
+                       coalesce(s.midterm_used_limit, 0.30) AS used_limit,
+                       @extschema@.allocation_consumption(al.allocation_id, $1) AS used
+                  FROM @extschema@.allocations al
+                  JOIN @extschema@.clusters c ON c.cluster = al.cluster
+                  LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
+                 WHERE al.policy = 'genci'
+                OFFSET 0) u
+         CROSS JOIN LATERAL @extschema@._genci_refusal(u.allocation_id, $1, u.used) g
     )
     SELECT a.cluster, a.account, a.allocation_id, a.period_start, a.period_end, a.regime, a.variant,
            a.hours, a.net, a.used, st.theoretical, st.lag, st.lag_days, st.monthly, st.ratio,
-           st.status, st.allocation_month,
+           CASE WHEN a.why IS NULL THEN st.status
+                ELSE @extschema@._genci_report_error(a.allocation_id, a.cluster, a.account, a.why) END,
+           st.allocation_month,
            CASE WHEN a.regime = 'monthly' THEN st.check_day ELSE mt.check_day END,
            ex.exempt,
-           CASE WHEN a.regime = 'monthly' THEN st.penalty
+           CASE WHEN a.why IS NOT NULL THEN NULL::float8
+                WHEN a.regime = 'monthly' THEN st.penalty
                 WHEN ex.exempt THEN 0::float8 ELSE mt.take_back END,
            lp.effective_date, lp.hours,
-           coalesce(tb.hours, 0)
+           CASE WHEN a.why IS NULL THEN coalesce(tb.hours, 0) END
       FROM a
      CROSS JOIN LATERAL @extschema@.genci_status(a.net, a.used, a.period_start, a.period_end, $1, a.variant) st
      CROSS JOIN LATERAL @extschema@.genci_midterm_status(a.net, a.used, a.period_start, a.period_end, $1,
@@ -475,7 +546,8 @@ BEGIN
                             AND l.rule <> 'manual' AND l.effective_date <= $1
                           ORDER BY l.effective_date DESC, l.entry_id DESC LIMIT 1) lp ON true
       LEFT JOIN LATERAL (SELECT sum(l.hours) AS hours FROM @extschema@.ledger l
-                          WHERE l.allocation_id = a.allocation_id AND l.kind = 'take_back'
+                          WHERE a.why IS NULL
+                            AND l.allocation_id = a.allocation_id AND l.kind = 'take_back'
                             AND l.effective_date <= $1) tb ON true
      ORDER BY a.cluster, a.account, a.period_start;
 END
@@ -529,6 +601,7 @@ DECLARE
     notice text;
     check_status text;
     msg text;
+    checked record;
     n_clusters integer := 0;
 BEGIN
     IF $1 IS NOT NULL AND NOT isfinite($1) THEN
@@ -585,8 +658,18 @@ BEGIN
                                       AND r.rule = d.rule AND r.check_day = d.check_day)
                  ORDER BY d.check_day, d.rule
             LOOP
-                net := @extschema@._genci_net_before(al.allocation_id, cd.check_day);
                 used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
+                -- figures that cannot be computed (_genci_refusal): this
+                -- allocation's days stay pending, the others go on
+                SELECT * INTO checked FROM @extschema@._genci_refusal(al.allocation_id, cd.check_day, used);
+                IF checked.why IS NOT NULL THEN
+                    RAISE WARNING 'apply_genci_regulation: allocation % (cluster "%", account "%") skipped from %: %',
+                                  al.allocation_id, cl.cluster, al.account, to_char(cd.check_day, 'YYYY-MM-DD'), checked.why
+                        USING DETAIL = 'Its check days stay pending; the other allocations are regulated.',
+                              HINT = 'Correct the allocation and run the procedure again.';
+                    EXIT;
+                END IF;
+                net := checked.net;
                 SELECT * INTO st FROM @extschema@.genci_status(net, used, al.period_start, al.period_end,
                                                                cd.check_day, cl.variant);
                 taken := 0;

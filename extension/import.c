@@ -17,7 +17,9 @@
  *
  * A bad line is not an error: the parser returns kind 'reject' with the
  * SQLSTATE and the reason, so that the import rejects that line and keeps
- * the others.  Errors are raised only for bad arguments (a time zone PostgreSQL
+ * the others; a line that is not valid text in the database encoding is
+ * one (issue 20: staged with ENCODING 'SQL_ASCII', see span_invalid_at).
+ * Errors are raised only for bad arguments (a time zone PostgreSQL
  * does not know, a header that is not sacct's).  The per-query state (parsed
  * header, time zone, result descriptor) lives in fn_extra, in fn_mcxt; each
  * line's work is palloc'd in the per-tuple context of the caller (in
@@ -40,10 +42,12 @@
 #include "access/htup_details.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "fairshare.h"
@@ -79,6 +83,38 @@ span_show(Span s)
 	if (s.len > 80)
 		return psprintf("%.*s...", 80, s.p);
 	return pnstrdup(s.p, s.len);
+}
+
+/*
+ * Where a staged line stops being valid text in the database encoding: the
+ * offset of its first invalid byte, or -1 when it is all valid.  The staging
+ * \copy the README recommends reads the file as SQL_ASCII, which COPY does
+ * not verify (issue 20: one bad byte in a JobName made COPY fail the whole
+ * night's file with 22021), so the parsers check every line themselves and
+ * reject only the bad one.  Nothing of an invalid line reaches a table.
+ */
+static int
+span_invalid_at(Span s)
+{
+	int			valid = pg_encoding_verifymbstr(GetDatabaseEncoding(), s.p, s.len);
+
+	return valid == s.len ? -1 : valid;
+}
+
+/* The bytes of the invalid sequence at s.p[at], as PostgreSQL's own
+ * "invalid byte sequence" message shows them ("0xe9 0x7c 0x32"). */
+static char *
+span_bad_bytes(Span s, int at)
+{
+	int			n = Min(pg_encoding_mblen(GetDatabaseEncoding(), s.p + at), s.len - at);
+	char	   *out = palloc(n * 5 + 1);	/* " 0xNN" per byte */
+	int			o = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		o += snprintf(out + o, n * 5 + 1 - o, "%s0x%02x", i > 0 ? " " : "", (unsigned char) s.p[at + i]);
+	out[o] = '\0';
+	return out;
 }
 
 static Datum
@@ -603,9 +639,26 @@ enum
 
 typedef struct SacctState
 {
-	char	   *header;			/* the header last parsed */
+	/*
+	 * The header the lines are read through: the export's first line, then
+	 * each later line that is a header of its own (concatenated exports), in
+	 * header_cap bytes of cxt.
+	 */
+	MemoryContext cxt;
+	char	   *header;
 	int			header_len;
+	int			header_cap;
 	int			nfields;
+	/* the staged number of the line being read (0: not known) */
+	int64		line_no;
+	/*
+	 * A later header that could not be read (a column missing, twice, ...):
+	 * the lines after it follow its layout, which is not known, so they are
+	 * rejected until a header that can be read comes.  refused_why is NULL
+	 * while no header is refused; refused_line is that header's number.
+	 */
+	char	   *refused_why;
+	int64		refused_line;
 	int			col[SC_NCOLS];	/* field index, or -1 */
 	char	   *tz_name;
 	pg_tz	   *tz;
@@ -649,51 +702,83 @@ sacct_last_job(SacctState *st, Span cluster, Span job, bool remember)
 typedef enum HeaderCheck
 {
 	HDR_OK,
+	HDR_ENCODING,
 	HDR_TOO_WIDE,
 	HDR_TWICE,
 	HDR_MISSING,
 	HDR_NO_SIZE
 } HeaderCheck;
 
-/* The columns of header h into st, or what is wrong with it. */
+/*
+ * The columns of header h into st, or what is wrong with it.  On failure
+ * st's columns are left as they were: a refused second header does not
+ * change how the export's first header reads (sacct_next_header).
+ */
 static HeaderCheck
 sacct_read_header(SacctState *st, Span h, int *col)
 {
 	Span		fields[SACCT_MAX_FIELDS];
-	int			n = split(h, '|', fields, SACCT_MAX_FIELDS);
+	int			n;
 	int			i;
 	int			c;
+	int			cols[SC_NCOLS];
 
+	if (span_invalid_at(h) >= 0)
+		return HDR_ENCODING;
+	n = split(h, '|', fields, SACCT_MAX_FIELDS);
 	if (n > SACCT_MAX_FIELDS)
 		return HDR_TOO_WIDE;
 	for (c = 0; c < SC_NCOLS; c++)
-		st->col[c] = -1;
+		cols[c] = -1;
 	for (i = 0; i < n; i++)
 		for (c = 0; c < SC_NCOLS; c++)
 			if (span_eq_ci(fields[i], sacct_col_names[c]))
 			{
-				if (st->col[c] >= 0)
+				if (cols[c] >= 0)
 				{
 					*col = c;
 					return HDR_TWICE;
 				}
-				st->col[c] = i;
+				cols[c] = i;
 			}
 	for (c = 0; c <= SC_STATE; c++)
 	{
 		if (c == SC_QOS || c == SC_ALLOCCPUS || c == SC_REQTRES || c == SC_ALLOCTRES
 			|| c == SC_ELIGIBLE)
 			continue;
-		if (st->col[c] < 0)
+		if (cols[c] < 0)
 		{
 			*col = c;
 			return HDR_MISSING;
 		}
 	}
-	if (st->col[SC_ALLOCTRES] < 0 && st->col[SC_REQTRES] < 0 && st->col[SC_ALLOCCPUS] < 0)
+	if (cols[SC_ALLOCTRES] < 0 && cols[SC_REQTRES] < 0 && cols[SC_ALLOCCPUS] < 0)
 		return HDR_NO_SIZE;
+	memcpy(st->col, cols, sizeof(cols));
 	st->nfields = n;
 	return HDR_OK;
+}
+
+/* What is wrong with a header, in words (a reject's reason). */
+static char *
+sacct_header_problem(HeaderCheck hc, int c)
+{
+	switch (hc)
+	{
+		case HDR_OK:
+			break;
+		case HDR_ENCODING:
+			return psprintf("it holds a byte sequence that is not valid %s", GetDatabaseEncodingName());
+		case HDR_TOO_WIDE:
+			return psprintf("it has more than %d columns", SACCT_MAX_FIELDS);
+		case HDR_TWICE:
+			return psprintf("it names column %s twice", sacct_col_names[c]);
+		case HDR_MISSING:
+			return psprintf("column %s is missing", sacct_col_names[c]);
+		case HDR_NO_SIZE:
+			return pstrdup("it has none of AllocTRES, ReqTRES, AllocCPUS");
+	}
+	return NULL;
 }
 
 static void
@@ -702,6 +787,14 @@ sacct_header_error(HeaderCheck hc, int c, Span h)
 	switch (hc)
 	{
 		case HDR_OK:
+			break;
+		case HDR_ENCODING:
+			/* the header itself is not quoted: it is not valid text */
+			ereport(ERROR,
+					(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+					 errmsg("sacct header has an invalid byte sequence for encoding \"%s\": %s",
+							GetDatabaseEncodingName(), span_bad_bytes(h, span_invalid_at(h))),
+					 errhint("The first staged line must be sacct's header; check the file and the \\copy that staged it.")));
 			break;
 		case HDR_TOO_WIDE:
 			ereport(ERROR,
@@ -792,6 +885,86 @@ sacct_job_id(Span s, Span *job, Span *step)
 		if (!(isalnum((unsigned char) step->p[i]) || step->p[i] == '_' || step->p[i] == '-'))
 			return false;
 	return true;
+}
+
+/*
+ * The pending remainder of a job array, "123_[5-7,9%2]": the bracket of a job
+ * id that sacct_job_id accepted, or an empty span when the id has none.
+ */
+static Span
+sacct_array_range(Span job)
+{
+	int			i;
+
+	for (i = 0; i + 1 < job.len; i++)
+		if (job.p[i] == '_' && job.p[i + 1] == '[')
+			return span_make(job.p + i + 2, job.len - i - 3);
+	return span_make(job.p, 0);
+}
+
+/* An array index as _array_tasks reads it: 1 to 9 digits. */
+static bool
+array_index(Span s, int64 *v)
+{
+	return s.len <= 9 && span_uint(s, 999999999, v);
+}
+
+/*
+ * Why the range of a pending remainder is not one Slurm prints, or NULL: items
+ * N, N-M or N-M:S (N <= M, S >= 1, 1 to 9 digits each) separated by commas,
+ * then an optional %K throttle.  The import expands the range into task ids
+ * (_array_tasks) to tell a stale remainder from a current one; that
+ * expansion skips an item it cannot read and reads a reversed range "5-1"
+ * as no task at all, which stored the remainder as if it had no tasks
+ * (issue 20).  Such a line is rejected here instead.
+ */
+static char *
+sacct_array_why(Span range)
+{
+	int			end;
+	int			i;
+
+	for (end = 0; end < range.len && range.p[end] != '%'; end++)
+		;
+	if (end < range.len)
+	{
+		int64		k;
+
+		if (!array_index(span_make(range.p + end + 1, range.len - end - 1), &k))
+			return psprintf("array throttle \"%s\" is not %%K", span_show(span_make(range.p + end, range.len - end)));
+	}
+	for (i = 0; i <= end;)
+	{
+		Span		item;
+		int			j = i,
+					dash,
+					colon;
+		int64		n,
+					m = 0,
+					step = 0;
+
+		while (j < end && range.p[j] != ',')
+			j++;
+		item = span_make(range.p + i, j - i);
+		for (dash = 0; dash < item.len && item.p[dash] != '-'; dash++)
+			;
+		for (colon = 0; colon < item.len && item.p[colon] != ':'; colon++)
+			;
+		if (!array_index(span_make(item.p, Min(dash, colon)), &n)
+			|| (dash < item.len
+				&& (colon < dash
+					|| !array_index(span_make(item.p + dash + 1, colon - dash - 1), &m)
+					|| (colon < item.len
+						&& !array_index(span_make(item.p + colon + 1, item.len - colon - 1), &step))))
+			|| (dash == item.len && colon < item.len))
+			return psprintf("\"%s\" is not an array index range (N, N-M or N-M:S)", span_show(item));
+		if (dash < item.len && m < n)
+			return psprintf("array range " INT64_FORMAT "-" INT64_FORMAT " is reversed", n, m);
+		if (colon < item.len && step == 0)
+			return psprintf("array range \"%s\" has a step of 0", span_show(item));
+		i = j + 1;
+	}
+	return NULL;
 }
 
 /*
@@ -909,8 +1082,10 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	Span		s,
 				job,
 				step,
+				range,
 				tres_s;
 	const char *state;
+	char	   *why;
 	TresCounts	tc;
 	bool		have_tres = false;
 	int64		cpus = -1,
@@ -930,6 +1105,9 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 		return reject(r, "22P02", psprintf("JobID \"%s\" is not a Slurm job id (123, 123_4, 123_[5-9], 123+0, with an optional .step)",
 										   span_show(s)));
 	row_set(r, SO_JOB_ID, span_text(job));
+	range = sacct_array_range(job);
+	if (range.len > 0 && (why = sacct_array_why(range)) != NULL)
+		return reject(r, "22P02", psprintf("JobID \"%s\": %s", span_show(s), why));
 
 	/* cluster: the column when there is one, checked against the argument */
 	s = sacct_field(st, f, SC_CLUSTER);
@@ -1005,6 +1183,20 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 		return reject(r, "23514", psprintf("a %s job needs a Start time and no End time", state));
 
 	/*
+	 * A pending remainder is the part of an array not started yet: its tasks
+	 * run under ids of their own (123_5).  One that holds an allocation, or
+	 * ran, is not something Slurm prints; stored, it was charged as one job
+	 * and, not PENDING, never replaced by the tasks' lines (issue 20).
+	 */
+	if (range.len > 0
+		&& (strcmp(state, "RUNNING") == 0 || strcmp(state, "SUSPENDED") == 0
+			|| (!r->nulls[SO_START] && !r->nulls[SO_END]
+				&& DatumGetTimestampTz(r->values[SO_END]) > DatumGetTimestampTz(r->values[SO_START]))))
+		return reject(r, "23514", psprintf("JobID \"%s\" is a job array's pending remainder: it cannot be %s",
+										   span_show(job), strcmp(state, "RUNNING") == 0 || strcmp(state, "SUSPENDED") == 0
+										   ? state : "a job that ran (End after Start)"));
+
+	/*
 	 * Every other state is final: the job has ended, and its End is when.
 	 * Without it the usage code would take the job for one still running
 	 * and charge it up to every report's instant.
@@ -1054,6 +1246,14 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 		if (s.len > 0 && !span_uint(s, PG_INT32_MAX, &nodes))
 			return reject(r, "22P02", psprintf("NNodes \"%s\" is not a node count", span_show(s)));
 	}
+	/*
+	 * A job that started ran on at least one node.  Stored with 0, a job
+	 * paying whole nodes (exclusive, or a whole-node partition) costs 0
+	 * core-hours: silently free (issue 20).  A job that never started may
+	 * have no node.
+	 */
+	if (nodes == 0 && !r->nulls[SO_START])
+		return reject(r, "23514", "0 nodes for a job that started: it ran on at least one node");
 	row_set(r, SO_CPUS, Int32GetDatum((int32) cpus));
 	row_set(r, SO_MEM, Int64GetDatum(mem));
 	row_set(r, SO_GPUS, Int32GetDatum((int32) gpus));
@@ -1074,18 +1274,92 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	return true;
 }
 
+/* h becomes the header lines are compared with (its copy in st->cxt). */
+static void
+sacct_set_header(SacctState *st, Span h)
+{
+	if (st->header == NULL || h.len + 1 > st->header_cap)
+	{
+		st->header_cap = Max(h.len + 1, 256);
+		st->header = st->header
+			? repalloc(st->header, st->header_cap)
+			: MemoryContextAlloc(st->cxt, st->header_cap);
+	}
+	memcpy(st->header, h.p, h.len);
+	st->header_len = h.len;
+}
+
 /* The header the lines are read through: its columns parsed once, again
  * only when another header comes. */
 static void
-sacct_use_header(SacctState *st, Span header, MemoryContext cxt)
+sacct_use_header(SacctState *st, Span header)
 {
 	if (st->header != NULL && st->header_len == header.len
 		&& memcmp(st->header, header.p, header.len) == 0)
 		return;
 	sacct_parse_header(st, header);
-	st->header = MemoryContextAlloc(cxt, header.len + 1);
-	memcpy(st->header, header.p, header.len);
-	st->header_len = header.len;
+	sacct_set_header(st, header);
+	st->refused_why = NULL;
+}
+
+/*
+ * Does the line look like an sacct header: every field a column name (a
+ * letter, then letters, digits or '_'), JobID among them?  A job line never
+ * does: its JobID field starts with a digit.  Nor does a stray line of text
+ * without a JobID field.
+ */
+static bool
+sacct_header_like(Span line)
+{
+	bool		jobid = false;
+	int			start = 0;
+	int			i;
+
+	for (i = 0; i <= line.len; i++)
+	{
+		Span		f;
+		int			k;
+
+		if (i < line.len && line.p[i] != '|')
+			continue;
+		f = span_make(line.p + start, i - start);
+		if (f.len == 0 || !isalpha((unsigned char) f.p[0]))
+			return false;
+		for (k = 1; k < f.len; k++)
+			if (!isalnum((unsigned char) f.p[k]) && f.p[k] != '_')
+				return false;
+		if (span_eq_ci(f, "JobID"))
+			jobid = true;
+		start = i + 1;
+	}
+	return jobid;
+}
+
+/*
+ * A header after the first: two exports staged together (concatenated
+ * files) whose headers order the columns differently.  It becomes the
+ * header the lines after it are read through (issue 20: they were read
+ * through the first header's columns, and a job of 8 CPUs on 1 node was
+ * stored as 1 CPU on 8 nodes).  A header that cannot be read rejects itself
+ * and, until the next header, every line after it: their layout is unknown.
+ */
+static void
+sacct_next_header(SacctState *st, Row *r, Span line)
+{
+	int			c = 0;
+	HeaderCheck hc = sacct_read_header(st, line, &c);
+
+	if (hc == HDR_OK)
+	{
+		sacct_set_header(st, line);
+		st->refused_why = NULL;
+		row_text(r, SO_KIND, "header");
+		return;
+	}
+	st->refused_why = MemoryContextStrdup(st->cxt, sacct_header_problem(hc, c));
+	st->refused_line = st->line_no;
+	(void) reject(r, "22P02", psprintf("a header that cannot be read: %s; the lines up to the next header are rejected",
+									   st->refused_why));
 }
 
 static void
@@ -1098,12 +1372,16 @@ sacct_use_zone(SacctState *st, const char *tz_name, MemoryContext cxt)
 	st->last_valid = false;
 }
 
-/* One staged line (NULL: a NULL line) into r: blank, a repeat of the
- * header, or data. */
+/*
+ * One staged line (NULL: a NULL line) into r: blank, a repeat of the
+ * header, another header (which the lines after it are then read through),
+ * or data.
+ */
 static void
-sacct_line(SacctState *st, Row *r, text *line_t, Span header, text *cluster_arg)
+sacct_line(SacctState *st, Row *r, text *line_t, text *cluster_arg)
 {
 	Span		line;
+	int			bad;
 
 	if (line_t == NULL)
 	{
@@ -1113,8 +1391,48 @@ sacct_line(SacctState *st, Row *r, text *line_t, Span header, text *cluster_arg)
 	line = text_span(line_t);
 	if (line.len == 0)
 		row_text(r, SO_KIND, "blank");
-	else if (line.len == header.len && memcmp(line.p, header.p, line.len) == 0)
+	else if (line.len == st->header_len && memcmp(line.p, st->header, line.len) == 0)
+	{
+		/* a repeat of the header in force ends a refused one's lines too */
 		row_text(r, SO_KIND, "header");
+		st->refused_why = NULL;
+	}
+	else if ((bad = span_invalid_at(line)) >= 0)
+	{
+		/*
+		 * Which field, so that the admin can find it; the job id when that
+		 * field is valid, so that the reject names the job.
+		 */
+		Span		f[SACCT_MAX_FIELDS];
+		Span		hf[SACCT_MAX_FIELDS];
+		int			n = split(line, '|', f, SACCT_MAX_FIELDS);
+		int			field = 0;
+		int			i;
+		Span		job,
+					step;
+
+		for (i = 0; i < bad; i++)
+			if (line.p[i] == '|')
+				field++;
+		if (n == st->nfields && span_invalid_at(f[st->col[SC_JOBID]]) < 0
+			&& sacct_job_id(f[st->col[SC_JOBID]], &job, &step))
+			row_set(r, SO_JOB_ID, span_text(job));
+		(void) split(span_make(st->header, st->header_len), '|', hf, SACCT_MAX_FIELDS);
+		(void) reject(r, "22021",
+					  psprintf("field %d%s holds an invalid byte sequence for encoding \"%s\": %s",
+							   field + 1,
+							   field < st->nfields
+							   ? psprintf(" (%s)", span_show(hf[field])) : "",
+							   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
+	}
+	else if (sacct_header_like(line))
+		sacct_next_header(st, r, line);
+	else if (st->refused_why != NULL)
+		(void) reject(r, "22P02",
+					  st->refused_line > 0
+					  ? psprintf("not read: the header on line " INT64_FORMAT " could not be read (%s)",
+								 st->refused_line, st->refused_why)
+					  : psprintf("not read: the last header could not be read (%s)", st->refused_why));
 	else
 		(void) sacct_fill(st, r, line, cluster_arg);
 }
@@ -1139,7 +1457,8 @@ PG_FUNCTION_INFO_V1(fs_sacct_line);
 /*
  * _sacct_line(line text, header text, time_zone text, cluster text)
  *   -> _sacct_line: kind 'job', 'step' (of the job line just before it),
- *   'lone_step' (a step anywhere else), 'header' (a repeat of the header),
+ *   'lone_step' (a step anywhere else), 'header' (a repeat of the header, or
+ *   another header: the caller passes the header in force with each line),
  *   'blank' or 'reject' (with sqlstate and reason).
  */
 Datum
@@ -1152,16 +1471,17 @@ fs_sacct_line(PG_FUNCTION_ARGS)
 	if (st == NULL)
 	{
 		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SacctState));
+		st->cxt = fcinfo->flinfo->fn_mcxt;
 		/* a database not yet updated to 1.2 has the type without suspended */
 		st->desc = result_desc(fcinfo, SO_NATTS, SO_SUSPENDED, "_sacct_line");
 		fcinfo->flinfo->fn_extra = st;
 	}
-	sacct_use_header(st, text_span(PG_GETARG_TEXT_PP(1)), fcinfo->flinfo->fn_mcxt);
+	sacct_use_header(st, text_span(PG_GETARG_TEXT_PP(1)));
 	sacct_use_zone(st, text_to_cstring(PG_GETARG_TEXT_PP(2)), fcinfo->flinfo->fn_mcxt);
 
 	row_init(&r, SO_NATTS, SO_KIND, SO_SQLSTATE, SO_REASON);
 	sacct_line(st, &r, PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0),
-			   text_span(PG_GETARG_TEXT_PP(1)), PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
+			   PG_ARGISNULL(3) ? NULL : PG_GETARG_TEXT_PP(3));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
 }
 
@@ -1271,7 +1591,7 @@ staging_name(Oid relid)
  * header.
  */
 static void
-sacct_scan(SacctState *st, Oid relid, Span header, int64 header_no, text *cluster_arg,
+sacct_scan(SacctState *st, Oid relid, int64 header_no, text *cluster_arg,
 		   Tuplestorestate *ts, TupleDesc desc, text **first, int64 *first_no)
 {
 	MemoryContext caller = CurrentMemoryContext;
@@ -1318,7 +1638,8 @@ sacct_scan(SacctState *st, Oid relid, Span header, int64 header_no, text *cluste
 			line = isnull ? NULL : DatumGetTextPP(d);
 			cur->folded = 0;
 			row_init(&cur->r, SO_NATTS, SO_KIND, SO_SQLSTATE, SO_REASON);
-			sacct_line(st, &cur->r, line, header, cluster_arg);
+			st->line_no = cur->line_no;
+			sacct_line(st, &cur->r, line, cluster_arg);
 			/* a rejected line is kept whole, as staged (line points into
 			 * the fetched batch, freed before this row may be put) */
 			cur->line = sacct_kind_is(&cur->r, "reject")
@@ -1453,6 +1774,7 @@ fs_sacct_parse(PG_FUNCTION_ARGS)
 		elog(ERROR, "_sacct_parse must return %d columns", SP_NATTS);
 
 	st = palloc0(sizeof(SacctState));
+	st->cxt = CurrentMemoryContext;
 	sacct_use_zone(st, tz_name, CurrentMemoryContext);
 	hc = sacct_read_header(st, text_span(header_t), &col);
 	if (hc != HDR_OK)
@@ -1467,16 +1789,19 @@ fs_sacct_parse(PG_FUNCTION_ARGS)
 		}
 		sacct_header_error(hc, col, text_span(header_t));
 	}
-	sacct_scan(st, relid, text_span(header_t), header_no, cluster_arg,
+	sacct_set_header(st, text_span(header_t));
+	sacct_scan(st, relid, header_no, cluster_arg,
 			   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
 	if (first != NULL)
 	{
 		sacct_require_cluster(cluster_arg, text_span(first));
 		tuplestore_clear(rsinfo->setResult);
 		memset(st, 0, sizeof(SacctState));
+		st->cxt = CurrentMemoryContext;
 		sacct_use_zone(st, tz_name, CurrentMemoryContext);
 		sacct_parse_header(st, text_span(first));
-		sacct_scan(st, relid, text_span(first), first_no, cluster_arg,
+		sacct_set_header(st, text_span(first));
+		sacct_scan(st, relid, first_no, cluster_arg,
 				   rsinfo->setResult, rsinfo->setDesc, &first, &first_no);
 	}
 	return (Datum) 0;
@@ -1752,6 +2077,7 @@ pbs_message(Row *r, Span msg, PbsFields *pf)
 		{"project", PO_PROJECT}, {"queue", PO_QUEUE}
 	};
 	int			i = 0;
+	bool		named[lengthof(names)] = {false};
 
 	memset(pf, 0, sizeof(*pf));
 	while (i < msg.len)
@@ -1802,12 +2128,25 @@ pbs_message(Row *r, Span msg, PbsFields *pf)
 			val = span_make(msg.p + v, i - v);
 		}
 
+		/*
+		 * A key the import reads given twice: PBS writes each once, so the
+		 * record is malformed or forged (a second user= would have decided
+		 * whose job it is: the last one won, issue 20).  Keys the import
+		 * does not read may repeat.
+		 */
 		for (k = 0; k < (int) lengthof(names); k++)
 			if (span_eq_ci(key, names[k].key))
+			{
+				if (named[k])
+					return reject(r, "22P02", psprintf("key %s is given twice", span_show(key)));
+				named[k] = true;
 				row_set(r, names[k].att, span_text(val));
+			}
 		for (k = 0; k < PK_NKEYS; k++)
 			if (span_eq_ci(key, pbs_key_names[k]))
 			{
+				if (pf->has[k])
+					return reject(r, "22P02", psprintf("key %s is given twice", span_show(key)));
 				pf->val[k] = val;
 				pf->has[k] = true;
 			}
@@ -1968,6 +2307,9 @@ pbs_fill(PbsState *st, Row *r, Span line)
 			cpus = 0;
 		if (nodes < 0)
 			nodes = 1;
+		/* as for sacct: a job that started ran on at least one node */
+		if (nodes == 0 && !r->nulls[PO_START])
+			return reject(r, "23514", "Resource_List.nodect=0 for a job that started: it ran on at least one node");
 		row_set(r, PO_CPUS, Int32GetDatum((int32) cpus));
 		row_set(r, PO_MEM, Int64GetDatum(mem));
 		row_set(r, PO_GPUS, Int32GetDatum((int32) gpus));
@@ -2024,8 +2366,102 @@ fs_pbs_record(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0) || text_span(PG_GETARG_TEXT_PP(0)).len == 0)
 		row_text(&r, PO_KIND, "blank");
 	else
-		(void) pbs_fill(st, &r, text_span(PG_GETARG_TEXT_PP(0)));
+	{
+		Span		line = text_span(PG_GETARG_TEXT_PP(0));
+		int			bad = span_invalid_at(line);
+
+		/*
+		 * As for sacct (span_invalid_at): only this record is lost.  The
+		 * reject names the job and the key whose value holds the bad byte
+		 * when the bytes before it say so (they are valid).
+		 */
+		if (bad >= 0)
+		{
+			int			semi[3];
+			int			nsemi = 0;
+			int			i,
+						k;
+
+			for (i = 0; i < bad && nsemi < 3; i++)
+				if (line.p[i] == ';')
+					semi[nsemi++] = i;
+			if (nsemi == 3 && semi[2] > semi[1] + 1)
+				row_set(&r, PO_JOB_ID, span_text(span_make(line.p + semi[1] + 1, semi[2] - semi[1] - 1)));
+			for (k = bad; k > 0 && line.p[k - 1] != ' ' && line.p[k - 1] != ';'; k--)
+				;
+			for (i = k; i < bad && line.p[i] != '='; i++)
+				;
+			(void) reject(&r, "22021",
+						  psprintf("%s holds an invalid byte sequence for encoding \"%s\": %s",
+								   nsemi == 3 && i < bad && i > k
+								   ? psprintf("the value of %s", span_show(span_make(line.p + k, i - k)))
+								   : psprintf("byte %d", bad + 1),
+								   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
+		}
+		else
+			(void) pbs_fill(st, &r, line);
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
+}
+
+PG_FUNCTION_INFO_V1(fs_import_line_text);
+
+/*
+ * _import_line_text(line text) -> text: a staged line as import_rejects
+ * keeps it.  A line that is not valid in the database encoding (staged
+ * with ENCODING 'SQL_ASCII', see span_invalid_at) must not be stored as it
+ * is: it would be text no client could read and pg_dump could not restore.
+ * Each invalid byte is written \xNN; a valid line comes back unchanged.
+ */
+Datum
+fs_import_line_text(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+	const char *p = VARDATA_ANY(t);
+	int			len = VARSIZE_ANY_EXHDR(t);
+	int			enc = GetDatabaseEncoding();
+	int			bad = 0;
+	int			i;
+	bool		escape;
+	char	   *out;
+	char	   *o;
+
+	/* how many invalid bytes: each becomes 4 characters */
+	for (i = 0; i < len;)
+	{
+		i += pg_encoding_verifymbstr(enc, p + i, len - i);
+		if (i < len)
+		{
+			bad++;
+			i++;
+		}
+	}
+	if (bad == 0)
+		PG_RETURN_TEXT_P(t);
+	/*
+	 * A staged line can be up to 1 GB: escaped, it could pass what a text
+	 * value holds.  Then each invalid byte becomes '?' (the line keeps its
+	 * length), so that keeping a reject never fails the import.
+	 */
+	escape = (Size) len + 3 * (Size) bad <= MaxAllocSize - VARHDRSZ - 1;
+	out = o = palloc(escape ? (Size) len + 3 * (Size) bad + 1 : (Size) len + 1);
+	for (i = 0; i < len;)
+	{
+		int			valid = pg_encoding_verifymbstr(enc, p + i, len - i);
+
+		memcpy(o, p + i, valid);
+		o += valid;
+		i += valid;
+		if (i < len)
+		{
+			if (escape)
+				o += snprintf(o, 5, "\\x%02X", (unsigned char) p[i]);
+			else
+				*o++ = '?';
+			i++;
+		}
+	}
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(out, o - out));
 }
 
 PG_FUNCTION_INFO_V1(fs_import_time_zone);

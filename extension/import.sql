@@ -4,12 +4,14 @@
 -- into fairshare.jobs by one call each:
 --
 --   SELECT fairshare.import_stage();                  -- TEMP table import_staging
---   \copy import_staging (line) FROM 'day.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
---   SELECT * FROM fairshare.import_sacct('oracle', 'Europe/Paris');
+--   \copy import_staging (line) FROM 'day.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
+--   SELECT * FROM fairshare.import_sacct('oracle', 'UTC');
 --
 -- Every staged line is one text value (the odd delimiter and quote make COPY
 -- take each line whole, untouched), numbered in file order by an identity
--- column.  The parsers are C (import.c), one call per line; the rest is set
+-- column.  ENCODING 'SQL_ASCII' makes COPY take the bytes unchecked, so that
+-- one invalid byte rejects its line (the parsers check each line, 22021)
+-- instead of failing the whole COPY (issue 20).  The parsers are C (import.c), one call per line; the rest is set
 -- SQL over a TEMP work table: find unknown clusters, associations and
 -- partitions (reject, or create them when asked), fold steps and repeated
 -- lines, then one INSERT ... ON CONFLICT into jobs.  A bad line is rejected
@@ -135,6 +137,15 @@ LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@._pbs_record(text, text) IS
 'One PBS accounting log record: kind job, skip (no job usage in it), blank or reject (with sqlstate and reason).';
 
+-- A staged line as import_rejects keeps it: unchanged, or, when it is not
+-- valid text in the database encoding (staged with ENCODING 'SQL_ASCII'),
+-- with each invalid byte written \xNN, so that the reject is text any client
+-- can read and pg_dump can restore (import.c).
+CREATE FUNCTION @extschema@._import_line_text(line text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'fs_import_line_text'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 CREATE FUNCTION @extschema@._import_time_zone(name text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'fs_import_time_zone'
@@ -182,7 +193,7 @@ BEGIN
     rel := to_regclass(staging);
     IF rel IS NULL THEN
         RAISE EXCEPTION 'staging table "%" does not exist', staging USING ERRCODE = '42P01',
-            HINT = 'Run SELECT fairshare.import_stage(); then \copy import_staging (line) FROM ''file'' (FORMAT csv, DELIMITER E''\x1f'', QUOTE E''\x1e'').';
+            HINT = 'Run SELECT fairshare.import_stage(); then \copy import_staging (line) FROM ''file'' (FORMAT csv, DELIMITER E''\x1f'', QUOTE E''\x1e'', ENCODING ''SQL_ASCII'').';
     END IF;
     IF (SELECT count(*) FROM pg_attribute a
          WHERE a.attrelid = rel AND NOT a.attisdropped
@@ -668,8 +679,9 @@ BEGIN
         EXECUTE format('UPDATE %s l SET line = s.line FROM %s s
                          WHERE l.kind = ''reject'' AND l.line IS NULL AND s.line_no = l.line_no', lines, src);
     END IF;
+    -- (a line staged with an invalid byte is kept with it written \xNN)
     EXECUTE format('INSERT INTO @extschema@.import_rejects (import_id, line_no, job_id, sqlstate, reason, line)
-                    SELECT $1, l.line_no, l.job_id, l.sqlstate, l.reason, l.line FROM %s l
+                    SELECT $1, l.line_no, l.job_id, l.sqlstate, l.reason, @extschema@._import_line_text(l.line) FROM %s l
                      WHERE l.kind = ''reject''', lines) USING import_id;
     RETURN n;
 END

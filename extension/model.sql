@@ -135,6 +135,19 @@ $$;
 CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_account ON @extschema@.accounts
     DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @extschema@._accounts_no_cycle();
 
+-- Partitioned by submit time, one partition per calendar month (UTC), so
+-- that a month of history can be detached whole (retain_jobs) and no table
+-- or index grows with the whole history (issue 18; docs/history.md).  The
+-- partition key is submit_time because:
+--   * a unique key of a partitioned table must contain the partition key,
+--     and (cluster, job_id, submit_time) is the run's identity;
+--   * a run's submit time never changes, so an update never moves a row
+--     to another partition;
+--   * every run has one, pending ones too (their start and end are NULL).
+-- Queries by start or end (the jobs after a checkpoint, a window of an
+-- allocation) are served by each partition's local indexes: one cheap
+-- probe per partition.  The months come from maintain_partitions; a run
+-- of a month without its partition goes to jobs_default.
 CREATE TABLE @extschema@.jobs (
     cluster              text NOT NULL,
     job_id               text NOT NULL CHECK (job_id OPERATOR(pg_catalog.<>) ''),
@@ -186,7 +199,7 @@ CREATE TABLE @extschema@.jobs (
     CONSTRAINT jobs_ended_have_end CHECK (state IN ('PENDING', 'RUNNING', 'SUSPENDED') OR end_time IS NOT NULL),
     CONSTRAINT jobs_suspended_within_run CHECK (end_time IS NULL OR start_time IS NULL
            OR suspended OPERATOR(pg_catalog.<=) (end_time OPERATOR(pg_catalog.-) start_time))
-);
+) PARTITION BY RANGE (submit_time);
 COMMENT ON TABLE @extschema@.jobs IS 'Job runs as the scheduler accounted them, one row per run (cluster, job id, submit time): who, where, when, what was allocated.';
 -- An association's jobs (the foreign key to account_users, per-project
 -- consumption).  The account leads: with one cluster, a leading cluster
@@ -219,6 +232,17 @@ CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE s
 -- to 0.7 s in each index of the table (docs/performance.md#importing-jobs).
 -- No query reads a cluster's jobs by start time, so there is no index on
 -- (cluster, start_time); a cluster's jobs are the primary key's range.
+
+-- The runs of the months that have no partition of their own: all of them
+-- right after CREATE EXTENSION or an update from 1.1, until the first
+-- maintain_partitions moves them to their months; in steady state none (the
+-- months ahead are made in advance), so that making a month's partition,
+-- which scans this one, is quick.  An extension member and a configuration
+-- table, so that pg_dump keeps its rows; the monthly partitions are made by
+-- maintain_partitions, are not members, and pg_dump keeps them and their
+-- rows like any table (docs/history.md: restoring a dump).
+CREATE TABLE @extschema@.jobs_default PARTITION OF @extschema@.jobs DEFAULT;
+COMMENT ON TABLE @extschema@.jobs_default IS 'The runs of the months without a partition of their own (maintain_partitions makes them); read and written through jobs.';
 
 -- Allocations of hours to project accounts (GENCI, RWTH).  `hours` is the
 -- initial grant; later changes live in the ledger.
@@ -273,6 +297,39 @@ CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON @extschema@.ledger
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._ledger_append_only();
 
+-- What an allocation's grant or a ledger entry may hold: at most 10^12 hours
+-- (issue 20).  The largest machines have about 10^7 cores, which burn
+-- 8.8 × 10^10 core-hours a year: 10^12 is more than any of them could use
+-- in eleven years, so a figure above it is a typo or an attack, never a
+-- grant.  The finite, non-negative CHECKs took 1e308, after which the GENCI
+-- report overflowed for every allocation, and an entry in the append-only
+-- ledger could only be removed by a superuser.  The bound also keeps the
+-- reports' sums far from float8's limit (10^9 entries add up to 10^21).
+-- A constant rather than the cluster's cores × the period's hours: a check
+-- that reads other rows refuses a restore whenever they come later or have
+-- changed since (pg_restore loads the ledger before the partitions, and a
+-- partition may shrink after an entry was made).  A trigger rather than a
+-- CHECK, so that updating from 1.1 keeps the entries already recorded: the
+-- GENCI report names their allocation instead of failing (_genci_refusal).
+CREATE FUNCTION @extschema@._allocation_hours_bounded() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    -- (NaN is above every number: refused here as by the CHECK)
+    IF NEW.hours > 1e12 THEN
+        RAISE EXCEPTION '% of allocation %: % hours is more than any allocation can hold (at most 1e12)',
+                        CASE TG_TABLE_NAME WHEN 'ledger' THEN 'ledger entry' ELSE 'initial grant' END,
+                        NEW.allocation_id, NEW.hours
+            USING ERRCODE = '23514',
+                  HINT = '10^12 hours is more than a 10^7-core machine burns in eleven years: check the figure.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER hours_bounded BEFORE INSERT ON @extschema@.ledger
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+CREATE TRIGGER hours_bounded BEFORE INSERT OR UPDATE OF hours ON @extschema@.allocations
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+
 -- Net hours of an allocation on a date: the grant plus every ledger entry
 -- effective on or before that date (GENCI: "en tenant compte des ajouts
 -- et/ou des reprises d'heures").
@@ -297,7 +354,8 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.partitions', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.qos', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.accounts', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_users', '');
-SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs', '');
+-- (jobs is partitioned: its rows are its partitions')
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs_default', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations_allocation_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.ledger', '');

@@ -49,6 +49,14 @@
 
 #include "fairshare.h"
 
+/*
+ * The most months a period can touch: _rwth_month_starts gives the n + 1
+ * instants its months begin, all within PostgreSQL's timestamps, whose
+ * first whole month is December 4714 BC (astronomical year -4713) and whose
+ * last month with an end is November 294276: n <= (294276 + 4713) × 12.
+ */
+#define RWTH_MAX_MONTHS		((294276 + 4713) * MONTHS_PER_YEAR)
+
 
 /*
  * The arguments of _rwth_month_hours_accum, by number: the state, the
@@ -605,10 +613,16 @@ fs_rwth_running_hours(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_NULL();
 	n = PG_GETARG_INT32(1);
-	if (n < 0)
+	/*
+	 * months sizes the result: unchecked, 2^31 - 1 asked for a 16 GB array
+	 * (XX000) and 10^8 built 800 MB for any role (issue 20).  No period has
+	 * more months than _rwth_month_starts can give, the months PostgreSQL's
+	 * timestamps span (RWTH_MAX_MONTHS, 29 MB of float8).
+	 */
+	if (n < 0 || n > RWTH_MAX_MONTHS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("_rwth_running_hours: months must be >= 0, not %d", n),
+				 errmsg("_rwth_running_hours: months must be between 0 and %d, not %d", RWTH_MAX_MONTHS, n),
 				 errhint("Pass the number of months of the period.")));
 	if (!PG_ARGISNULL(0))
 	{

@@ -227,9 +227,14 @@ DECLARE
         'clusters', 'partitions', 'qos', 'pbs_settings',
         'job_billing', 'association_usage', 'metacentrum_job_usage', 'metacentrum_user_usage',
         -- when and whether each cluster's usage checkpoint holds (its rows,
-        -- per user, are filtered like jobs)
+        -- per user, are filtered like jobs); not why (user_hidden_columns)
         'usage_checkpoints',
         'my_sshare', 'my_sprio', 'my_pbsfs'];
+    -- columns of those relations a plain user may not read: why a
+    -- checkpoint was invalidated names the job that did it ("INSERT on
+    -- jobs: job 42, ..."), which PrivateData=jobs hides from other users
+    -- (issue 20).  The user gets SELECT on the other columns only.
+    user_hidden_columns text[] := ARRAY['usage_checkpoints.invalidated_by'];
     -- journals: the administrator appends, never changes or removes
     append_only text[] := ARRAY['ledger', 'regulation_checks'];
     -- columns the administrator may not change once a row exists:
@@ -278,7 +283,7 @@ BEGIN
 
     -- Relations.
     FOR r IN
-        SELECT c.oid, c.relname, c.relkind,
+        SELECT c.oid, c.relname, c.relkind, c.relispartition,
                pg_catalog.format('%I.%I', n.nspname, c.relname) AS name,
                EXISTS (SELECT FROM pg_catalog.pg_attribute a
                         WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND NOT a.attisdropped
@@ -292,6 +297,13 @@ BEGIN
            AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
     LOOP
         EXECUTE pg_catalog.format('REVOKE ALL ON %s FROM PUBLIC', r.name);
+        -- a partition (jobs_default) is read and written through its
+        -- parent, whose grants and policies apply; it gets no grant of its
+        -- own, so that no role reads it past the parent's policies (the
+        -- monthly partitions maintain_partitions makes get none either)
+        IF r.relispartition THEN
+            CONTINUE;
+        END IF;
         IF r.relkind OPERATOR(pg_catalog.=) 'S' THEN
             -- identity columns take their values without these
             EXECUTE pg_catalog.format('GRANT SELECT ON SEQUENCE %s TO fairshare_reader', r.name);
@@ -299,7 +311,16 @@ BEGIN
             CONTINUE;
         END IF;
         EXECUTE pg_catalog.format('GRANT SELECT ON %s TO fairshare_admin, fairshare_reader', r.name);
-        IF r.relname OPERATOR(pg_catalog.=) ANY (user_relations) OR (r.per_user AND r.relkind IN ('r', 'p')) THEN
+        IF EXISTS (SELECT FROM pg_catalog.unnest(user_hidden_columns) f
+                    WHERE f OPERATOR(pg_catalog.^@) (r.relname OPERATOR(pg_catalog.||) '.')) THEN
+            SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+              FROM pg_catalog.pg_attribute a
+             WHERE a.attrelid OPERATOR(pg_catalog.=) r.oid AND a.attnum OPERATOR(pg_catalog.>) 0
+               AND NOT a.attisdropped
+               AND (r.relname OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) a.attname)
+                   OPERATOR(pg_catalog.<>) ALL (user_hidden_columns);
+            EXECUTE pg_catalog.format('GRANT SELECT (%s) ON %s TO fairshare_user', cols, r.name);
+        ELSIF r.relname OPERATOR(pg_catalog.=) ANY (user_relations) OR (r.per_user AND r.relkind IN ('r', 'p')) THEN
             EXECUTE pg_catalog.format('GRANT SELECT ON %s TO fairshare_user', r.name);
         END IF;
         IF r.relkind IN ('v', 'm') THEN

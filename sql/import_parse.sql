@@ -89,18 +89,19 @@ SELECT count(*), min(job_id), max(job_id) FROM jobs WHERE cluster = 'parse' AND 
 
 -- b) block 0 starts with a header too, but another one (User and Account
 --    swapped), numbered 3; the first line by number is line 1, in a later
---    block: the table is read again with it.  Line 3 is then a data line
---    whose JobID is "JobID": rejected.  The data lines follow line 1's order
---    (User then Account): read with line 3's they would be user a in account
---    u, an unknown association.
+--    block: the table is read again with it.  Line 3 is then a second
+--    header, which the lines after it are read through (issue 20): the data
+--    lines follow its order (Account then User), account a and user u.
+--    Read with line 1's header they would be user a in account u, an
+--    unknown association.
 TRUNCATE st2;
 INSERT INTO st2 VALUES (3, 'JobID|Account|User|Partition|AllocTRES|Submit|Start|End|State');
 INSERT INTO st2
-SELECT i, format('%s|u|a|std|cpu=1,mem=1G|2026-01-03T00:00:00|2026-01-03T00:00:00|2026-01-03T00:01:00|COMPLETED', 2000 + i)
+SELECT i, format('%s|a|u|std|cpu=1,mem=1G|2026-01-03T00:00:00|2026-01-03T00:00:00|2026-01-03T00:01:00|COMPLETED', 2000 + i)
   FROM generate_series(4, 203) i;
 INSERT INTO st2 VALUES (1, 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State');
 SELECT (ctid::text::point)[0] > 0 AS header_past_block_0 FROM st2 WHERE line_no = 1;
--- 202 lines = the header + 200 jobs (2004..2203) + line 3 rejected
+-- 202 lines = the 2 headers (skipped) + 200 jobs (2004..2203), none rejected
 SELECT lines_read, imported, skipped, rejected FROM import_sacct('parse', 'UTC', staging => 'st2');
 SELECT line_no, sqlstate, reason FROM import_rejects WHERE import_id = (SELECT max(import_id) FROM imports);
 SELECT count(*), min(job_id), max(job_id) FROM jobs WHERE cluster = 'parse' AND job_id::int BETWEEN 2004 AND 2203;

@@ -25,24 +25,25 @@ SELECT c.* FROM pg_class c JOIN fs_members m ON m.classid = 'pg_class'::regclass
 SELECT rolname, rolcanlogin, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls
   FROM pg_roles WHERE rolname LIKE 'fairshare\_%' ORDER BY 1;
 
--- every object has the grants its kind calls for
+-- every object has the grants its kind calls for (a partition of jobs
+-- none: it is read and written through jobs, checked below)
 SELECT what, role, privilege AS missing
   FROM (
     -- the reader reads every table, view and sequence
     SELECT c.oid::regclass::text AS what, 'fairshare_reader' AS role, 'SELECT' AS privilege
       FROM fs_relations c
-     WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S')
+     WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S') AND NOT c.relispartition
        AND NOT CASE WHEN c.relkind = 'S' THEN has_sequence_privilege('fairshare_reader', c.oid, 'SELECT')
                     ELSE has_table_privilege('fairshare_reader', c.oid, 'SELECT') END
     UNION ALL
     -- the administrator reads everything and writes every table
     SELECT c.oid::regclass::text, 'fairshare_admin', p
       FROM fs_relations c, unnest(ARRAY['SELECT', 'INSERT']) p
-     WHERE c.relkind IN ('r', 'p') AND NOT has_any_column_privilege('fairshare_admin', c.oid, p)
+     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND NOT has_any_column_privilege('fairshare_admin', c.oid, p)
     UNION ALL
     SELECT c.oid::regclass::text, 'fairshare_admin', p
       FROM fs_relations c, unnest(ARRAY['UPDATE', 'DELETE']) p
-     WHERE c.relkind IN ('r', 'p') AND c.relname NOT IN ('ledger', 'regulation_checks')
+     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname NOT IN ('ledger', 'regulation_checks')
        AND NOT CASE p WHEN 'DELETE' THEN has_table_privilege('fairshare_admin', c.oid, p)
                       ELSE has_any_column_privilege('fairshare_admin', c.oid, p) END
     UNION ALL
@@ -73,7 +74,7 @@ SELECT what, role, privilege AS missing
     -- a table holding per-user rows filters them (PrivateData) ...
     SELECT c.oid::regclass::text, 'fairshare_user', 'ROW LEVEL SECURITY'
       FROM fs_relations c
-     WHERE c.relkind IN ('r', 'p') AND NOT c.relrowsecurity
+     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND NOT c.relrowsecurity
        AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'user_name' AND NOT a.attisdropped)
     UNION ALL
     -- ... with a policy for each role
@@ -127,6 +128,14 @@ SELECT what, grantee, privilege AS unexpected
       FROM fs_routines p, unnest(ARRAY['fairshare_reader', 'fairshare_user']) r
      WHERE (p.provolatile = 'v' OR p.prokind = 'p') AND has_function_privilege(r, p.oid, 'EXECUTE')
     UNION ALL
+    -- a partition of jobs (jobs_default, a month maintain_partitions made)
+    -- gives nothing to anyone but its owner: read through a partition, the
+    -- rows would escape jobs' row-level security
+    SELECT c.oid::regclass::text, a.grantee::regrole::text, a.privilege_type
+      FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid AND i.inhparent = 'fairshare.jobs'::regclass,
+           aclexplode(c.relacl) a
+     WHERE a.grantee <> c.relowner
+    UNION ALL
     -- the initial grant of an allocation is not rewritten (changes go to the ledger)
     SELECT 'fairshare.allocations.hours', r, 'UPDATE'
       FROM unnest(ARRAY['fairshare_admin', 'fairshare_reader', 'fairshare_user']) r
@@ -141,6 +150,14 @@ SELECT c.relname, c.relkind, c.relrowsecurity AS own_rows_only
   FROM fs_relations c
  WHERE has_table_privilege('fairshare_user', c.oid, 'SELECT')
  ORDER BY 1;
+-- ... and some columns of others: when and whether each usage checkpoint
+-- holds, not invalidated_by, which names the job that invalidated it
+-- (issue 20: PrivateData=jobs hides other users' jobs)
+SELECT c.relname, a.attname AS plain_user_may_read
+  FROM fs_relations c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+ WHERE NOT has_table_privilege('fairshare_user', c.oid, 'SELECT')
+   AND has_column_privilege('fairshare_user', c.oid, a.attnum, 'SELECT')
+ ORDER BY 1, a.attnum;
 SELECT p.oid::regprocedure AS plain_user_may_call, p.provolatile, p.prosecdef
   FROM fs_routines p
  WHERE p.provolatile <> 'i' AND has_function_privilege('fairshare_user', p.oid, 'EXECUTE')
@@ -170,11 +187,14 @@ SELECT p.oid::regprocedure AS security_definer, p.proconfig, p.prosqlbody IS NOT
   FROM fs_routines p WHERE p.prosecdef ORDER BY 1;
 
 -- a body parsed at each call (plpgsql, SQL with a string body) runs under
--- a fixed search_path, so the caller's search_path cannot redirect it
+-- a fixed search_path, so the caller's search_path cannot redirect it; but
+-- a procedure that commits cannot have a SET clause: the two that commit
+-- each month (history.sql) qualify every name they use instead
 SELECT p.oid::regprocedure AS parsed_at_call_without_search_path
   FROM fs_routines p JOIN pg_language l ON l.oid = p.prolang
  WHERE (l.lanname = 'plpgsql' OR (l.lanname = 'sql' AND p.prosqlbody IS NULL))
-   AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false);
+   AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false)
+   AND p.oid::regprocedure::text NOT IN ('fairshare.maintain_partitions(integer)', 'fairshare.retain_jobs(date,text)');
 
 -- ===========================================================================
 -- 2. A centre run by its administrator alone (no superuser after CREATE

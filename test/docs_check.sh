@@ -36,14 +36,14 @@ fi
 frozen='^extension/fairshare--(1\.0|1\.1|1\.0--1\.1)\.sql$'
 files=$(printf '%s\n' "$files" | grep -Ev "$frozen" | grep -v '^test/docs_check\.sh$')
 
-FILES="$files" exec perl -CSD -Mstrict -Mwarnings -e '
+FILES="$files" exec perl -CSD -Mstrict -Mwarnings -MEncode -e '
 my @files = grep { length && -f } split /\n/, $ENV{FILES};
 my ($n, $failed) = (0, 0);
 sub report { my ($ok, $what, @bad) = @_; $n++; $failed++ unless $ok;
     print(($ok ? "ok" : "not ok"), " $n - $what\n");
     print "#   $_\n" for @bad[0 .. ($#bad < 29 ? $#bad : 29)];
     print "#   ... and ", @bad - 30, " more\n" if @bad > 30; }
-sub slurp { my $f = shift; open(my $h, "<:encoding(UTF-8)", $f) or return ""; local $/; my $t = <$h>; return defined $t ? $t : ""; }
+sub slurp { my $f = shift; open(my $h, "<:raw", $f) or return ""; local $/; my $t = <$h>; $t = Encode::decode("UTF-8", $t) if defined $t; return defined $t ? $t : ""; }
 sub is_text { my $f = shift; return -T $f; }
 sub norm { my $p = shift; my @o; for (split m{/}, $p) { next if $_ eq "." || $_ eq "";
     if ($_ eq "..") { return undef unless @o; pop @o; } else { push @o, $_; } } return join "/", @o; }

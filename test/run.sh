@@ -29,7 +29,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # 1. packages: the server, its headers, a compiler, pgTAP and pg_prove
 pkgs="postgresql-$PGV postgresql-server-dev-$PGV postgresql-common make gcc"
 case "$mode" in
-  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl" ;;
+  # pg_cron: test/cron.sh starts a server with it to see scheduled runs happen
+  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron" ;;
   checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith" ;;
 esac
 missing=""

@@ -19,7 +19,14 @@ SELECT format('SELECT %L, %s FROM %s', t.relname, t.cols, t.oid::regclass)
                  WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
                    AND c.relname || '.' || a.attname <> ALL (string_to_array(:'skip_columns', ','))) AS cols
           FROM pg_catalog.pg_class c
-         WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r') t
+         WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind IN ('r', 'p')
+           -- jobs whole, not its partitions (which months have their own is
+           -- layout, not data); tables that are not the extension's (a month
+           -- retain_jobs detached and kept) are not its data either
+           AND NOT c.relispartition
+           AND EXISTS (SELECT FROM pg_catalog.pg_depend d
+                        WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = c.oid
+                          AND d.refclassid = 'pg_catalog.pg_extension'::regclass AND d.deptype = 'e')) t
  WHERE t.cols IS NOT NULL ORDER BY 1 \gexec
 -- a sequence's log_cnt is its WAL batching, not its state
 SELECT format('SELECT %L, last_value, is_called FROM %s', c.relname, c.oid::regclass)

@@ -42,7 +42,8 @@ as_of=$(psql -X -A -t -d $up -c "SELECT date_trunc('second', now())")
 # the tables' columns under $prev: those the update adds are compared on
 # their own (each must hold its default in every row), the rest in the snapshots
 columns() { psql -X -A -t -d "$1" -c "SELECT c.relname || '.' || a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
-    WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1" | LC_ALL=C sort; }
+    WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+      AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1" | LC_ALL=C sort; }
 columns $up > "$tmp/columns.before"
 skip=''
 snapshot() { psql -X -A -q -v ON_ERROR_STOP=1 -v as_of="$as_of" -v skip_columns="$skip" -d "$1" -f test/snapshot.sql | LC_ALL=C sort; }
@@ -59,7 +60,7 @@ if [ -n "$skip" ]; then
   bad=$(psql -X -A -t -d $up -c "SELECT string_agg(format('%s: %s', c.relname || '.' || a.attname, x.n), ', ')
       FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
       JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum,
-      LATERAL (SELECT (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s WHERE %I IS DISTINCT FROM %s',
+      LATERAL (SELECT (xpath('//n/text()', query_to_xml(format('SELECT count(*) AS n FROM %s WHERE %I IS DISTINCT FROM %s',
                        c.oid::regclass, a.attname, pg_get_expr(d.adbin, d.adrelid)), false, false, '')))[1]::text::bigint AS n) x
      WHERE c.relname || '.' || a.attname = ANY (string_to_array('$skip', ',')) AND x.n > 0")
   added=$(comm -13 "$tmp/columns.before" "$tmp/columns.after" \
@@ -105,6 +106,18 @@ v=$(psql -X -A -t -d $copy -c "SELECT extversion FROM pg_extension WHERE extname
 snapshot $copy > "$tmp/copy"
 if [ "$v" = "$cur" ] && cmp -s "$tmp/after" "$tmp/copy"; then ok "a fresh $cur holding the same data gives the same tables and reports"
 else fail "a fresh $cur ($v) holding the same data differs:"; diff "$tmp/after" "$tmp/copy" | head -20 | sed 's/^/# /'; fi
+
+# the update leaves every run in jobs_default; the first maintenance moves
+# each to its month, and no row or report changes
+psql_q -d $up -c 'SET client_min_messages = warning' -c 'CALL fairshare.maintain_partitions()' \
+  || bail_from "maintain_partitions after the update"
+snapshot $up > "$tmp/maintained"
+left=$(psql -X -A -t -d $up -c "SELECT count(*) FROM ONLY fairshare.jobs_default")
+months=$(psql -X -A -t -d $up -c "SELECT count(*) FROM fairshare.job_partitions() WHERE month_start IS NOT NULL")
+if [ "$left" = 0 ] && [ "$months" -gt 12 ] && cmp -s "$tmp/after" "$tmp/maintained"; then
+  ok "maintain_partitions after the update moves every run to its month ($months partitions): the same tables and reports"
+else fail "after maintain_partitions: $left runs left in jobs_default, $months monthly partitions, tables or reports:"
+  diff "$tmp/after" "$tmp/maintained" | head -20 | sed 's/^/# /'; fi
 }
 
 for prev in $previous; do upgrade_from "$prev" || true; done

@@ -27,7 +27,9 @@ SELECT bench.measure(format('sshare_at from a checkpoint at the same instant (%s
   $q$SELECT * FROM fairshare.sshare_at(bench.as_of())$q$, :reps, 1000);
 \o
 -- the disk a job takes, with its indexes
+-- (jobs is partitioned: its size is its partitions')
 SELECT format('%s jobs: %s with indexes, %s bytes per job', :n_jobs + 0,
-              pg_size_pretty(pg_total_relation_size('fairshare.jobs')),
-              round(pg_total_relation_size('fairshare.jobs')::numeric / GREATEST(count(*), 1))) AS disk
-  FROM fairshare.jobs;
+              pg_size_pretty(s.bytes), round(s.bytes / GREATEST(count(*), 1))) AS disk
+  FROM fairshare.jobs,
+       (SELECT sum(pg_total_relation_size(t.relid)) AS bytes FROM pg_partition_tree('fairshare.jobs') t) s
+ GROUP BY s.bytes;

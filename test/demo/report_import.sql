@@ -29,12 +29,12 @@ SELECT cluster, btrim(account), user_name, NULLIF(share, 'parent')::int
 \echo
 \echo == import_sacct: the oracle export (sacct -a -P), read in UTC
 SELECT import_stage() \gset
-\copy import_staging (line) FROM 'test/fixtures/slurm/sacct.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+\copy import_staging (line) FROM 'test/fixtures/slurm/sacct.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
 SELECT lines_read, imported, updated, unchanged, folded, skipped, rejected FROM import_sacct('oracle', 'UTC');
 
 \echo == the same export again: nothing changes
 SELECT import_stage() \gset
-\copy import_staging (line) FROM 'test/fixtures/slurm/sacct.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+\copy import_staging (line) FROM 'test/fixtures/slurm/sacct.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
 SELECT lines_read, imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
 
 \echo == oracle: usage per association (billing x elapsed, slurm.conf weights, no decay)
@@ -44,14 +44,14 @@ SELECT account, user_name, round(raw_usage::numeric, 3) AS raw_usage, jobs
 
 \echo == steps, arrays, heterogeneous jobs: one row per job
 SELECT import_stage() \gset
-\copy import_staging (line) FROM 'test/fixtures/slurm/steps.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+\copy import_staging (line) FROM 'test/fixtures/slurm/steps.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
 SELECT lines_read, imported, folded, skipped, rejected FROM import_sacct(time_zone => 'UTC');
 SELECT job_id, user_name, state, partition, tres FROM jobs
  WHERE cluster = 'oracle' AND submit_time >= '2026-11-22' ORDER BY job_id;
 
 \echo == a malformed export: the good lines in, each bad one with its line and reason
 SELECT import_stage() \gset
-\copy import_staging (line) FROM 'test/fixtures/slurm/malformed.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+\copy import_staging (line) FROM 'test/fixtures/slurm/malformed.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
 SELECT lines_read, imported, skipped, rejected FROM import_sacct('oracle', 'UTC');
 SELECT line_no, sqlstate, left(reason, 90) AS reason
   FROM import_rejects WHERE import_id = (SELECT max(import_id) FROM imports)
@@ -62,11 +62,11 @@ SELECT line_no, sqlstate, left(reason, 90) AS reason
 INSERT INTO clusters (cluster, scheduler, timezone, description)
 VALUES ('hydra', 'pbs', 'Europe/Paris', 'PBS fixture (test/fixtures/pbs)');
 SELECT import_stage() \gset
-\copy import_staging (line) FROM 'test/fixtures/pbs/20261121' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+\copy import_staging (line) FROM 'test/fixtures/pbs/20261121' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
 SELECT lines_read, imported, folded, skipped, rejected, created_accounts, created_users, created_partitions
   FROM import_pbs('hydra', create_missing => true);
 SELECT import_stage() \gset
-\copy import_staging (line) FROM 'test/fixtures/pbs/20261122' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+\copy import_staging (line) FROM 'test/fixtures/pbs/20261122' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
 SELECT lines_read, imported, updated FROM import_pbs('hydra', create_missing => true);
 SELECT job_id, user_name, account, partition, state, start_time, end_time, tres
   FROM jobs WHERE cluster = 'hydra' ORDER BY job_id;

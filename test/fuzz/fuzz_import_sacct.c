@@ -9,7 +9,8 @@
  * (the parser folds a job's steps by remembering the line before).  The
  * cluster argument is NULL for inputs of even length, 'c1' otherwise.
  * A call may raise an ERROR only for its arguments (a header that is not
- * sacct's: 22P02, 54000); a bad line must come back as kind 'reject' with a
+ * sacct's: 22P02, 54000, or not valid text: 22021); a bad line must come
+ * back as kind 'reject' with a
  * SQLSTATE and a reason.  Every 'job' row must satisfy the jobs table's
  * CHECKs, its TRES string included (billing.c's parser), so that storing it
  * cannot abort an import.  Column numbers follow the type
@@ -106,7 +107,7 @@ check_sacct_row(int natts, const Datum *values, const bool *nulls)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const arg_errors[] = {"22P02", "54000", NULL};
+	static const char *const arg_errors[] = {"22P02", "54000", "22021", NULL};
 	const char *starts[1024];
 	size_t		lens[1024];
 	FmgrInfo	flinfo;

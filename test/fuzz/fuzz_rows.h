@@ -13,6 +13,7 @@
 
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -50,6 +51,9 @@ row_text(const Datum *values, const bool *nulls, int att, bool required, const c
 	s[len] = '\0';
 	if ((int) strlen(s) != len)
 		row_fail(what, "holds a NUL byte");
+	/* text that is not valid UTF8 must never reach a table (issue 20) */
+	if (pg_encoding_verifymbstr(PG_UTF8, s, len) != len)
+		row_fail(what, "is not valid UTF8");
 	return s;
 }
 
@@ -121,7 +125,7 @@ row_tres(const char *tres, const char *what)
 static void
 row_reject(const Datum *values, const bool *nulls, int sqlstate_att, int reason_att)
 {
-	static const char *const codes[] = {"22P02", "22008", "22004", "22003", "22023", "23514", NULL};
+	static const char *const codes[] = {"22P02", "22008", "22004", "22003", "22023", "23514", "22021", NULL};
 	char	   *code = row_text(values, nulls, sqlstate_att, true, "sqlstate");
 
 	if (!row_is(code, codes))

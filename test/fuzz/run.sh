@@ -26,7 +26,8 @@ case $seconds in ''|*[!0-9]*) echo "FUZZ_SECONDS must be a number of seconds" >&
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
         -Wall -Werror=implicit-function-declaration -Werror=int-conversion -Wno-ignored-attributes -Wno-unused-function -Wno-unused-parameter -Wno-missing-field-initializers
         -I$($PG_CONFIG --includedir-server) -Iextension -Itest/fuzz"
-libs="$($PG_CONFIG --pkglibdir)/libpgport.a -lm"
+# libpgcommon: the encoding verifiers the parsers check each line with
+libs="$($PG_CONFIG --pkglibdir)/libpgcommon.a $($PG_CONFIG --pkglibdir)/libpgport.a -lm"
 
 # harness name -> the extension files it is built against: extension/AREA.c
 # for fuzz_AREA[_what].c, or the files its "fuzz-sources:" comment names

@@ -23,6 +23,7 @@
 #include "access/tupdesc.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -394,6 +395,23 @@ DetermineTimeZoneOffset(struct pg_tm *tm, pg_tz *tzp)
 	tm->tm_isdst = 0;
 	tm->tm_gmtoff = 0;
 	return 0;
+}
+
+/*
+ * The database encoding: UTF8, a server's usual one.  The parsers check each
+ * line with pg_encoding_verifymbstr (src/common/wchar.c, linked from
+ * libpgcommon.a, the server's own code) and reject one that is not valid.
+ */
+int
+GetDatabaseEncoding(void)
+{
+	return PG_UTF8;
+}
+
+const char *
+GetDatabaseEncodingName(void)
+{
+	return "UTF8";
 }
 
 const int	day_tab[2][13] = {

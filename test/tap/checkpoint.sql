@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(44);
+SELECT plan(46);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -68,7 +68,13 @@ SELECT function_privs_are('fairshare', '_association_usage', ARRAY['timestamp wi
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_admin', ARRAY['DELETE', 'INSERT', 'SELECT', 'UPDATE']);
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_reader', ARRAY['SELECT']);
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_user', ARRAY['SELECT'], 'user: SELECT (its own rows)');
-SELECT table_privs_are('fairshare', 'usage_checkpoints', 'fairshare_user', ARRAY['SELECT'], 'user: when each checkpoint holds');
+-- a plain user reads when and whether each checkpoint holds, not why: the
+-- reason names the job that invalidated it (issue 20)
+SELECT table_privs_are('fairshare', 'usage_checkpoints', 'fairshare_user', ARRAY[]::text[], 'user: no SELECT on every column');
+SELECT column_privs_are('fairshare', 'usage_checkpoints', 'invalidated_at', 'fairshare_user', ARRAY['SELECT'],
+                        'user: when each checkpoint holds');
+SELECT column_privs_are('fairshare', 'usage_checkpoints', 'invalidated_by', 'fairshare_user', ARRAY[]::text[],
+                        'user: not why (it names a job)');
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'public', ARRAY[]::text[], 'PUBLIC: nothing');
 SELECT is((SELECT relrowsecurity FROM pg_class WHERE oid = 'fairshare.usage_checkpoint_rows'::regclass), true,
           'row-level security on usage_checkpoint_rows');
