@@ -32,9 +32,10 @@
 --     longer in the table: distribute() refuses while one exists.
 --   * triggers on reference tables are created on every copy when
 --     citus.enable_unsafe_triggers is on at distribution time.  The ledger's
---     append-only triggers touch no other table, and the account tree's
---     cycle check reads only accounts, the copy on the node where it fires:
---     both are kept so, and tested (test/citus/test.sh).
+--     append-only triggers and the bound on allocation hours read no other
+--     table, and the account tree's cycle check reads only accounts, the
+--     copy on the node where it fires: they are kept so, and tested
+--     (test/citus/test.sh).  Any other trigger makes distribute() refuse.
 --   * foreign keys: Citus turns a local table that references a reference
 --     table into a "Citus local table" by renaming it, which the extension's
 --     views cannot follow.  distribute() drops the foreign keys among the
@@ -76,6 +77,24 @@ COMMENT ON FUNCTION @extschema@._citus_table_kind(regclass) IS
 -- Called first by what needs the usage checkpoints kept valid: refuses
 -- once jobs is a distributed table, whose shards fire none of the
 -- invalidation triggers (docs/citus.md#what-citus-does-not-do).
+-- On a Citus cluster, for the rest of the transaction: one connection per
+-- node.  A transaction that writes the distributed jobs and touches the
+-- reference tables its foreign keys point to (maintain_partitions moving
+-- runs and attaching a partition) must use no parallel connection from its
+-- first distributed query on.  Nothing without Citus.
+CREATE FUNCTION @extschema@._citus_sequential()
+RETURNS void LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_sequential() IS
+'On a Citus cluster, makes the rest of the transaction use one connection per node (citus.multi_shard_modify_mode); nothing otherwise.';
+
 CREATE FUNCTION @extschema@._citus_no_checkpoints(caller text)
 RETURNS void LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -122,7 +141,8 @@ DECLARE
     -- the triggers kept on every copy of a reference table: each reads
     -- nothing, or only the table it fires on
     copied_triggers text[] := ARRAY[
-        'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle'];
+        'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
+        'ledger.hours_bounded', 'allocations.hours_bounded'];
 BEGIN
     SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
     IF citus_version IS NULL THEN

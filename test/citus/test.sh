@@ -119,7 +119,9 @@ again=$(q coordinator demo -A -t -F ' ' -c 'SELECT table_name, citus_table, dist
 [ "$again" = "$out" ] && tap ok "distribute() again only reports" || tap not "distribute() again changed something"
 jobs_s=$(val single demo "SELECT count(*) FROM fairshare.jobs")
 jobs_c=$(val coordinator demo "SELECT count(*) FROM fairshare.jobs")
-jobs_w=$(val coordinator demo "SELECT count(*) FROM citus_shards WHERE table_name = 'fairshare.jobs'::regclass AND nodeport = $port_worker1")
+jobs_w=$(val coordinator demo "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
+                                 JOIN pg_dist_node n USING (groupid)
+                                WHERE s.logicalrelid = 'fairshare.jobs_default'::regclass AND n.nodeport = $port_worker1")
 [ "$jobs_s" = "$jobs_c" ] && tap ok "the $jobs_c demo jobs moved into the shards ($jobs_w of 32 shards on worker 1)" \
                           || tap not "jobs: $jobs_s on the single server, $jobs_c on Citus"
 
@@ -140,6 +142,17 @@ for f in report_genci report_rwth report_metacentrum report_import; do
     tap not "demo: test/demo/$f.sql prints differently on Citus" "$work/diff"
   fi
 done
+# the monthly partitions made on both (the runs moved out of jobs_default)
+for node in single coordinator; do
+  q "$node" demo -c 'SET client_min_messages = warning' -c 'CALL fairshare.maintain_partitions()' > "$work/maint.$node" 2>&1
+  val "$node" demo "SELECT count(*) || ' partitions, ' || (SELECT count(*) FROM fairshare.jobs_default) || ' runs left in jobs_default'
+                      FROM fairshare.job_partitions()" >> "$work/maint.$node" 2>&1
+done
+if diff "$work/maint.single" "$work/maint.coordinator" > "$work/diff"; then
+  tap ok "maintain_partitions on Citus: $(tail -1 "$work/maint.coordinator"), as on the single server"
+else
+  tap not "maintain_partitions on Citus" "$work/diff"
+fi
 rows single demo test/snapshot.sql "$work/demo.single" -v as_of="$as_of" -v skip_columns="$skip"
 rows coordinator demo test/snapshot.sql "$work/demo.citus" -v as_of="$as_of" -v skip_columns="$skip"
 cat "$work/demo.single.err" "$work/demo.citus.err"
@@ -151,9 +164,13 @@ expect coordinator demo 0A000 "checkpoint_usage refuses: no trigger keeps a chec
   "CALL fairshare.checkpoint_usage()"
 v=$(val coordinator demo "SELECT count(*) FILTER (WHERE invalidated_at IS NULL) FROM fairshare.usage_checkpoints")
 [ "$v" = 0 ] && tap ok "no valid usage checkpoint on Citus" || tap not "$v valid usage checkpoints on Citus"
+expect coordinator demo 0A000 "retain_jobs refuses: it pins usage checkpoints" \
+  "CALL fairshare.retain_jobs('2026-09-01')"
 expect coordinator demo 55000 "the ledger stays append-only on every copy (UPDATE)" \
   "UPDATE fairshare.ledger SET hours = hours + 1"
 expect coordinator demo 55000 "the ledger stays append-only on every copy (TRUNCATE)" "TRUNCATE fairshare.ledger"
+expect coordinator demo 23514 "allocation hours stay bounded on every copy" \
+  "INSERT INTO fairshare.ledger (allocation_id, kind, hours, effective_date) SELECT min(allocation_id), 'addition', 1e13, '2026-01-01' FROM fairshare.allocations"
 expect coordinator demo 23514 "the account tree refuses a cycle on the reference table" \
   "UPDATE fairshare.accounts SET parent_account = 'xlim-rf' WHERE cluster = 'cali' AND account = 'xlim'"
 # a report called laterally, once per instant: answered as on the single
