@@ -3204,7 +3204,7 @@ $$;
 -- local table), or NULL when Citus is not installed or the table is not a
 -- Citus table.  Dynamic SQL: pg_dist_partition exists only with Citus.
 CREATE FUNCTION @extschema@._citus_table_kind(rel regclass)
-RETURNS text LANGUAGE plpgsql STABLE
+RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -3226,7 +3226,7 @@ COMMENT ON FUNCTION @extschema@._citus_table_kind(regclass) IS
 
 -- Called first by what needs the usage checkpoints kept valid: refuses
 -- once jobs is a distributed table, whose shards fire none of the
--- invalidation triggers (docs/citus.md#what-citus-does-not-do).
+-- invalidation triggers (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead).
 -- On a Citus cluster, for the rest of the transaction: one connection per
 -- node.  A transaction that writes the distributed jobs and touches the
 -- reference tables its foreign keys point to (maintain_partitions moving
@@ -3246,7 +3246,7 @@ COMMENT ON FUNCTION @extschema@._citus_sequential() IS
 'On a Citus cluster, makes the rest of the transaction use one connection per node (citus.multi_shard_modify_mode); nothing otherwise.';
 
 CREATE FUNCTION @extschema@._citus_no_checkpoints(caller text)
-RETURNS void LANGUAGE plpgsql STABLE
+RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN

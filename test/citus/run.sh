@@ -13,7 +13,7 @@
 #
 # Not part of `bash test/run.sh test`: Debian has no Citus package, so the
 # suite needs the Citus source (CITUS_SRC) and about 6 minutes on 2 cores to
-# build it, then about 4 more to run (docs/citus.md#running-the-suite).
+# build it, then about 4 more to run (docs/citus.md#identical-results).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mode=${1:-suite}

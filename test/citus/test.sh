@@ -17,9 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${CITUS_DIR:?set CITUS_DIR to the directory test/citus/cluster.sh start made}"
-. <(sed 's/^/port_/' "$CITUS_DIR/ports")
-export LANG=C.UTF-8 LC_ALL=C.UTF-8 PGTZ=UTC
-scale=${BENCH_SCALE:-0.1}
+. test/citus/lib.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/fairshare-citus-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -29,13 +27,6 @@ tap() {   # tap ok|not "description" [diagnostics file]
   if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
   if [ -n "${3:-}" ] && [ -s "$3" ]; then sed 's/^/#   /' "$3" | head -40; fi
 }
-q() {     # q NODE DB psql-args...
-  local node=$1 db=$2 p
-  shift 2
-  p=port_$node
-  psql -X -q -h "$CITUS_DIR" -p "${!p}" -U postgres -d "$db" -v ON_ERROR_STOP=1 "$@"
-}
-val() { q "$1" "$2" -At -c "$3"; }
 # expect NODE DB SQLSTATE "description" SQL: the statement fails with that SQLSTATE
 expect() {
   local node=$1 db=$2 state=$3 what=$4 sql=$5 out
@@ -61,29 +52,6 @@ compare() {  # compare SCENARIO SINGLE CITUS
       *) echo "$st${desc:+	$desc}" ;;
     esac
   done < <(perl test/citus/compare.pl "$1" "$2" "$3")
-}
-# copy every table of the extension from the single server to the
-# coordinator, referenced tables first, and the sequences
-copy_tables() {  # copy_tables DB
-  local db=$1 t
-  for t in $(val single "$db" "
-      WITH RECURSIVE t AS (
-        SELECT c.oid, c.relname FROM pg_class c
-          JOIN pg_depend d ON d.objid = c.oid AND d.classid = 'pg_class'::regclass AND d.deptype = 'e'
-          JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'fairshare'
-         WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition),
-      fk AS (SELECT DISTINCT conrelid, confrelid FROM pg_constraint
-              WHERE contype = 'f' AND conrelid <> confrelid AND conparentid = 0),
-      lv (oid, level) AS (
-        SELECT t.oid, 0 FROM t
-        UNION ALL
-        SELECT fk.conrelid, lv.level + 1 FROM lv JOIN fk ON fk.confrelid = lv.oid)
-      SELECT t.relname FROM t JOIN lv USING (oid) GROUP BY t.relname ORDER BY max(lv.level), t.relname"); do
-    q single "$db" -c "COPY (SELECT * FROM fairshare.$t) TO STDOUT" | q coordinator "$db" -c "COPY fairshare.$t FROM STDIN" || return 1
-  done
-  val single "$db" "SELECT format('SELECT pg_catalog.setval(%L, %s);', schemaname || '.' || sequencename, last_value)
-                      FROM pg_sequences WHERE schemaname = 'fairshare' AND last_value IS NOT NULL" |
-    q coordinator "$db" >/dev/null
 }
 # the columns that record when and by whom a row was written: they differ
 # between two servers that ran the same statements a few seconds apart
@@ -157,6 +125,23 @@ rows single demo test/snapshot.sql "$work/demo.single" -v as_of="$as_of" -v skip
 rows coordinator demo test/snapshot.sql "$work/demo.citus" -v as_of="$as_of" -v skip_columns="$skip"
 cat "$work/demo.single.err" "$work/demo.citus.err"
 compare demo "$work/demo.single" "$work/demo.citus"
+
+# pg_dump of the coordinator (the extension's tables are registered with
+# pg_extension_config_dump): every row read through Citus, restored as a
+# single server, gives the same tables and reports
+pg_dump -h "$CITUS_DIR" -p "$port_coordinator" -U postgres -d demo > "$work/demo.dump" 2> "$work/dump.err" || cat "$work/dump.err"
+q single postgres -c 'CREATE DATABASE restored' >/dev/null
+# (the single server has no Citus: its CREATE EXTENSION left out)
+grep -v '^CREATE EXTENSION IF NOT EXISTS citus\b\|^COMMENT ON EXTENSION citus\b' "$work/demo.dump" |
+  q single restored -v ON_ERROR_STOP=0 > /dev/null 2> "$work/restore.err"
+rows single restored test/snapshot.sql "$work/restored.single" -v as_of="$as_of" -v skip_columns="$skip"
+if ! perl test/citus/compare.pl restore "$work/demo.single" "$work/restored.single" | grep -q '^not ok' \
+   && ! grep -q ERROR "$work/restore.err"; then
+  tap ok "pg_dump of the coordinator restored on a single server: every table and report the same ($(grep -c '^COPY ' "$work/demo.dump") tables dumped)"
+else
+  { cat "$work/restore.err"; perl test/citus/compare.pl restore "$work/demo.single" "$work/restored.single" | grep -v '^ok'; } > "$work/out"
+  tap not "pg_dump of the coordinator restored on a single server" "$work/out"
+fi
 
 # ---------------------------------------------------------------- what Citus cannot do
 echo "== on Citus"
@@ -241,17 +226,8 @@ plan_shape "$work/rwth.plan" _rwth_month_hours "of the RWTH core-hours per month
 
 # ---------------------------------------------------------------- bench
 echo "== benchmark centre at BENCH_SCALE=$scale"
-sized() { awk -v s="$scale" -v n="$1" -v min="${2:-1}" 'BEGIN { x = int(n * s + 0.5); print (x < min ? min : x) }'; }
-start=$(date +%s)
-q single bench -f test/bench/lib.sql >/dev/null &&
-q single bench -v jobs="$(sized 10000000 1000)" -v assocs="$(sized 100000 100)" -v pending="$(sized 100000 10)" \
-               -v allocs="$(sized 10000 10)" -v projects="$(sized 10000 10)" -f test/bench/centre.sql > "$work/bench.centre" || exit 1
+load_bench || exit 1
 b_as_of=$(val single bench "SELECT bench.as_of()")
-echo "   built on the single server in $(( $(date +%s) - start )) s: $(val single bench 'SELECT count(*) FROM fairshare.jobs') jobs"
-q coordinator bench -c 'SET client_min_messages = warning' -c 'SELECT count(*) FROM fairshare.distribute()' >/dev/null || exit 1
-start=$(date +%s)
-copy_tables bench || exit 1
-echo "   copied into the distributed tables in $(( $(date +%s) - start )) s"
 for node in single coordinator; do
   start=$(date +%s)
   q "$node" bench -c "CALL fairshare.apply_genci_regulation('$b_as_of'::date, 'bench')" >/dev/null 2> "$work/genci.$node" \
