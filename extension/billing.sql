@@ -24,7 +24,8 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.tres_weights_valid(text) IS
 'true for a well-formed TRESBillingWeights string; raises 22P02 naming the bad item otherwise.';
 
--- core_hours' error, raised from inside its expression.  A function of its
+-- core_hours' errors, raised from inside its expression: 22008 for a run
+-- without a finite start or end, 22023 otherwise.  A function of its
 -- own because format() is STABLE (it prints timestamps in the session's time
 -- zone): an IMMUTABLE SQL function whose body calls it is never inlined, and
 -- core_hours runs once per job in the GENCI and RWTH reports
@@ -35,6 +36,11 @@ RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF NOT pg_catalog.isfinite(started) OR NOT pg_catalog.isfinite(ended) THEN
+        RAISE EXCEPTION USING ERRCODE = '22008',
+            MESSAGE = format('core_hours: a run must start and end at finite instants, not %s to %s', started, ended),
+            HINT = 'A job that has not ended has no core-hours yet.';
+    END IF;
     RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = format('core_hours: negative or reversed input (cpus %s, nodes %s, gpus %s, gpu_hour_factor %s, started %s, ended %s)',
                          cpus, nodes, gpus, gpu_hour_factor, started, ended),
@@ -59,6 +65,9 @@ RETURN CASE
          OR gpu_hour_factor OPERATOR(pg_catalog.=) 'NaN'::float8
          OR gpu_hour_factor OPERATOR(pg_catalog.=) 'Infinity'::float8
          OR ended OPERATOR(pg_catalog.<) started
+         -- (explicit: from PostgreSQL 17 on, infinity - t is an infinite
+         -- interval rather than error 22008, and would bill Infinity)
+         OR NOT pg_catalog.isfinite(started) OR NOT pg_catalog.isfinite(ended)
       THEN @extschema@._core_hours_invalid(cpus, nodes, gpus, gpu_hour_factor, started, ended)
     ELSE GREATEST(
            CASE WHEN exclusive AND cores_per_node IS NOT NULL

@@ -8,6 +8,8 @@
  *   exact   2^(−age / half_life)                 Slurm's documented half-life
  *   slurm   (1 − 0.693 / half_life_s)^age_s       what Slurm really multiplies
  *   step    factor^(interval boundaries crossed)  PBS fairshare_decay_{time,factor}
+ *   slurm_passes  slurmctld's own passes, one every PriorityCalcPeriod
+ *                 (see "Slurm's passes" below)
  *
  * Usage charged at an instant ("point" forms) is weighted once.  Usage that
  * accrues uniformly over [started, ended] ("span" forms) is integrated
@@ -31,6 +33,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -109,6 +112,18 @@ kahan_add(float8 *sum, float8 *comp, double x)
  * AggCheckCallContext call on every row (the per-row cost:
  * docs/performance.md#what-was-fixed-and-how-it-was-found).
  */
+/*
+ * Slurm's passes (decay_mode 'slurm_passes'): the half-life as slurmctld
+ * turns it into a per-second factor, and the instants of its passes.
+ */
+typedef struct PassDecay
+{
+	double		lf;				/* log(f), f = 1 - 0.693/h in double; 0: no decay */
+	double		period_s;		/* PriorityCalcPeriod, seconds */
+	int64		period_us;		/* the same, microseconds */
+	TimestampTz phase;			/* the instant of one pass */
+} PassDecay;
+
 typedef struct DecayCache
 {
 	bool		valid;
@@ -116,6 +131,11 @@ typedef struct DecayCache
 	Interval	raw;
 	float8		factor;			/* step decay's second argument */
 	Decay		decay;
+	/* slurm_passes: the raw calc period and phase, and what they give */
+	Interval	raw_period;
+	bool		phase_null;
+	TimestampTz raw_phase;
+	PassDecay	pass;
 	const void *agg_state;
 } DecayCache;
 
@@ -551,4 +571,326 @@ fs_decay_step_span_accum(PG_FUNCTION_ARGS)
 
 	SKIP_IF_NULL(1, 3);
 	return span_accum(fcinfo, c, step_decay(fcinfo, c, 5));
+}
+
+
+/* ---------- Slurm's passes (decay_mode 'slurm_passes') ---------- */
+
+/*
+ * slurmctld does not integrate usage continuously: its decay thread
+ * (_decay_thread in src/plugins/priority/multifactor/priority_multifactor.c,
+ * Slurm 22.05) wakes every PriorityCalcPeriod and, at each pass,
+ *
+ *   1. multiplies every association's usage by f^Δ, f = 1 - 0.693/h (h the
+ *      half-life in seconds, 0.693 Slurm's literal), Δ the seconds since the
+ *      previous pass (_apply_decay);
+ *   2. charges each running job for the stretch since the previous pass (or
+ *      since its start), billing × d × f^d, d the stretch in seconds
+ *      (_apply_new_usage from decay_apply_new_usage);
+ *
+ * and a job that ends is charged at once, between passes, for the stretch
+ * from the last pass (or its start) to its end, the same way
+ * (priority_p_job_end).  Nothing decays between passes.
+ *
+ * With passes at P_k = phase + k·c, a report at T sees the passes up to
+ * P(T), the last one at or before T.  A job of billing b over [s, e]:
+ *
+ *   first charge, at P_lo (the first pass after s): b (P_lo − s) f^(P_lo − s),
+ *       decayed by every later pass up to P(T): × f^(P(T) − P_lo);
+ *   every further pass P_lo + c … P_hi (P_hi = P(min(e, T))): b c f^c,
+ *       decayed by f^(P(T) − P_k): together b c f^c f^(P(T) − P_hi)
+ *       (1 − f^(mc)) / (1 − f^c) for m such passes, a geometric series;
+ *   if it ended by T, the end charge b (e − max(s, P(e))) f^(e − max(s, P(e))),
+ *       × f^(P(T) − P(e)).
+ *
+ * One closed form per job, whatever the number of passes it spans.  A job
+ * that ends exactly at a pass instant is taken as charged by that pass (its
+ * end charge is then of a stretch of length 0); a job that ended at T is in
+ * the report at T.
+ */
+
+/* The half-life as Slurm uses it: NULL or 0 means no decay (f = 1). */
+static double
+passes_log_factor(FunctionCallInfo fcinfo, int argno)
+{
+	double		h,
+				f;
+
+	if (PG_ARGISNULL(argno))
+		return 0.0;
+	h = fs_interval_seconds(PG_GETARG_INTERVAL_P(argno));
+	if (h < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("half_life must not be negative, not %s",
+						DatumGetCString(DirectFunctionCall1(interval_out, PG_GETARG_DATUM(argno)))),
+				 errhint("Use PriorityDecayHalfLife as an interval such as '14 days', or 0 or NULL for no decay.")));
+	if (h == 0)
+		return 0.0;
+	/* the same double operations as slurmctld: decay_factor = 1 - (0.693 / decay_hl) */
+	f = 1.0 - (SLURM_LN2 / h);
+	if (!(f > 0.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("half_life %s leaves Slurm no decay factor: 1 - 0.693/%g s is %g",
+						DatumGetCString(DirectFunctionCall1(interval_out, PG_GETARG_DATUM(argno))), h, f),
+				 errhint("slurmctld's decay thread stops on a factor of 0 or less; PriorityDecayHalfLife is in minutes, use at least '1 minute'.")));
+	/* log() of a double near 1 is accurate to the last bit of the result */
+	return log(f);
+}
+
+/*
+ * The calc period in microseconds: positive, and short enough that pass
+ * instants stay exact in a double's 53 bits of microseconds (285 years).
+ */
+static int64
+passes_period_us(FunctionCallInfo fcinfo, int argno)
+{
+	Interval   *iv;
+	double		us;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("calc_period must not be NULL"),
+				 errhint("Pass PriorityCalcPeriod as an interval, e.g. '5 minutes' (Slurm's default).")));
+	iv = PG_GETARG_INTERVAL_P(argno);
+	us = (double) iv->time + ((double) iv->day + (double) iv->month * DAYS_PER_MONTH) * USECS_PER_DAY;
+	if (!(us > 0) || us > 9.0e15)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("calc_period must be a positive interval, not %s",
+						DatumGetCString(DirectFunctionCall1(interval_out, PG_GETARG_DATUM(argno)))),
+				 errhint("PriorityCalcPeriod is the time between two passes of slurmctld's decay thread, e.g. '5 minutes'.")));
+	return (int64) us;
+}
+
+/* The phase: NULL means passes at whole multiples of the period since 1970-01-01 UTC. */
+static TimestampTz
+passes_phase(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_ARGISNULL(argno))
+		return (TimestampTz) -((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+	return fs_timestamp_arg(fcinfo, argno, "phase");
+}
+
+/* The pass parameters (half_life, calc_period, phase at argno, +1, +2), cached. */
+static const PassDecay *
+pass_decay(FunctionCallInfo fcinfo, DecayCache *c, int argno)
+{
+	bool		hl_null = PG_ARGISNULL(argno);
+	bool		ph_null = PG_ARGISNULL(argno + 2);
+
+	if (!c->valid || c->isnull != hl_null || c->phase_null != ph_null
+		|| PG_ARGISNULL(argno + 1)
+		|| (!hl_null && memcmp(&c->raw, PG_GETARG_INTERVAL_P(argno), sizeof(Interval)) != 0)
+		|| memcmp(&c->raw_period, PG_GETARG_INTERVAL_P(argno + 1), sizeof(Interval)) != 0
+		|| (!ph_null && c->raw_phase != PG_GETARG_TIMESTAMPTZ(argno + 2)))
+	{
+		c->valid = false;
+		c->pass.lf = passes_log_factor(fcinfo, argno);
+		c->pass.period_us = passes_period_us(fcinfo, argno + 1);
+		c->pass.period_s = (double) c->pass.period_us / USECS_PER_SEC;
+		c->pass.phase = passes_phase(fcinfo, argno + 2);
+		c->isnull = hl_null;
+		if (!hl_null)
+			c->raw = *PG_GETARG_INTERVAL_P(argno);
+		c->raw_period = *PG_GETARG_INTERVAL_P(argno + 1);
+		c->phase_null = ph_null;
+		if (!ph_null)
+			c->raw_phase = PG_GETARG_TIMESTAMPTZ(argno + 2);
+		c->valid = true;
+	}
+	return &c->pass;
+}
+
+/* Seconds from a to b (b >= a), exact from the microseconds. */
+static inline double
+secs_between(TimestampTz a, TimestampTz b)
+{
+	return (double) ((uint64) b - (uint64) a) / USECS_PER_SEC;
+}
+
+/*
+ * The last pass at or before t.  t − phase may not fit in int64 for
+ * instants at the two ends of the timestamp range: an error, not a wrap.
+ */
+static TimestampTz
+pass_floor(const PassDecay *d, TimestampTz t)
+{
+	int64		diff,
+				q,
+				off;
+	TimestampTz r;
+
+	if (pg_sub_s64_overflow(t, d->phase, &diff))
+		goto overflow;
+	q = diff / d->period_us;
+	if (diff % d->period_us < 0)	/* C truncates towards zero: floor it */
+		q--;
+	if (pg_mul_s64_overflow(q, d->period_us, &off) || pg_add_s64_overflow(d->phase, off, &r)
+		|| IS_VALID_TIMESTAMP(r) == false)
+		goto overflow;
+	return r;
+
+overflow:
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("the pass before %s is out of the timestamp range (phase %s)",
+					pstrdup(timestamptz_to_str(t)), pstrdup(timestamptz_to_str(d->phase))),
+			 errhint("Set the cluster's priority_last_decay to a recent pass of slurmctld.")));
+	return 0;					/* keep the compiler quiet */
+}
+
+/* f^x, x seconds */
+static inline double
+pass_pow(const PassDecay *d, double x)
+{
+	return d->lf == 0.0 ? 1.0 : exp(x * d->lf);
+}
+
+/* One charge of a stretch of x seconds, per unit of billing: x f^x. */
+static inline double
+pass_charge(const PassDecay *d, double x)
+{
+	return x * pass_pow(d, x);
+}
+
+/*
+ * The usage of one job of billing b (per second) over [s, e] as a report at
+ * `as_of` shows it: the closed form above.  running: the job had not ended
+ * by as_of (e is then ignored).
+ */
+static double
+pass_job_usage(const PassDecay *d, double b, TimestampTz s, TimestampTz e, bool running, TimestampTz as_of)
+{
+	TimestampTz last = pass_floor(d, as_of);	/* P(T) */
+	TimestampTz upto = running ? as_of : e;
+	TimestampTz hi = pass_floor(d, upto);	/* the last pass that charged it */
+	TimestampTz lo;
+	double		total = 0.0;
+
+	if (s >= as_of)
+		return 0.0;
+	/* the first pass after s */
+	lo = pass_floor(d, s);
+	if (pg_add_s64_overflow(lo, d->period_us, &lo))
+		lo = DT_NOEND;
+	if (lo <= hi)
+	{
+		int64		m = ((int64) hi - (int64) lo) / d->period_us;	/* passes after lo */
+
+		total += pass_charge(d, secs_between(s, lo)) * pass_pow(d, secs_between(lo, last));
+		if (m > 0)
+		{
+			double		series;
+
+			/* Σ_{i<m} f^(ic) = (1 − f^(mc)) / (1 − f^c), expm1 keeping the digits when f^c is near 1 */
+			if (d->lf == 0.0)
+				series = (double) m;
+			else
+				series = expm1((double) m * d->period_s * d->lf) / expm1(d->period_s * d->lf);
+			total += pass_charge(d, d->period_s) * pass_pow(d, secs_between(hi, last)) * series;
+		}
+	}
+	if (!running)
+	{
+		/* the end charge, from the last pass before the end (or the start) */
+		TimestampTz from = Max(s, hi);
+
+		total += pass_charge(d, secs_between(from, e)) * pass_pow(d, secs_between(hi, last));
+	}
+	return b * total;
+}
+
+/*
+ * Billing accrued over a run: args (state, billing, started, ended, as_of,
+ * half_life, calc_period, phase).  billing is per second (Slurm's billable
+ * TRES × UsageFactor); ended NULL or after as_of: still running at as_of.
+ */
+PG_FUNCTION_INFO_V1(fs_decay_passes_span_accum);
+Datum
+fs_decay_passes_span_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+	const PassDecay *d;
+	double		b;
+	TimestampTz s,
+				e = 0,
+				as_of;
+	bool		running;
+
+	SKIP_IF_NULL(1, 2);
+	d = pass_decay(fcinfo, c, 5);
+	b = PG_GETARG_FLOAT8(1);
+	if (unlikely(!(b >= 0.0 && b <= DBL_MAX)))
+		fs_check_nonneg(b, "billing");
+	s = fs_timestamp_arg(fcinfo, 2, "started");
+	as_of = fs_timestamp_arg(fcinfo, 4, "as_of");
+	running = PG_ARGISNULL(3);
+	if (!running)
+	{
+		e = PG_GETARG_TIMESTAMPTZ(3);
+		if (e == DT_NOEND)		/* "not ended" spelt as infinity */
+			running = true;
+		else
+		{
+			e = fs_timestamp_arg(fcinfo, 3, "ended");
+			if (e < s)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("ended (%s) is before started (%s)",
+								pstrdup(timestamptz_to_str(e)),
+								pstrdup(timestamptz_to_str(s))),
+						 errhint("A job's usage accrues between its start and its end.")));
+			running = e > as_of;
+		}
+	}
+	return state_add(fcinfo, c, pass_job_usage(d, b, s, e, running, as_of));
+}
+
+/*
+ * Usage charged at one instant: args (state, usage, at, as_of, half_life,
+ * calc_period, phase).  It decays at every pass after `at` up to as_of:
+ * × f^(P(as_of) − P(at)).  A usage checkpoint at T0 decays so: what it
+ * holds was charged at or before T0, and nothing of it decays before the
+ * next pass.
+ */
+PG_FUNCTION_INFO_V1(fs_decay_passes_point_accum);
+Datum
+fs_decay_passes_point_accum(PG_FUNCTION_ARGS)
+{
+	DecayCache *c = decay_cache(fcinfo);
+	const PassDecay *d;
+	double		u;
+	TimestampTz at,
+				as_of;
+
+	SKIP_IF_NULL(1, 2);
+	d = pass_decay(fcinfo, c, 4);
+	u = fs_usage_arg(fcinfo, 1);
+	at = fs_timestamp_arg(fcinfo, 2, "at");
+	as_of = fs_timestamp_arg(fcinfo, 3, "as_of");
+	if (at > as_of)
+		return state_add(fcinfo, c, 0.0);
+	return state_add(fcinfo, c, u * pass_pow(d, secs_between(pass_floor(d, at), pass_floor(d, as_of))));
+}
+
+/*
+ * slurm_last_pass(as_of, calc_period, phase): the instant of slurmctld's
+ * last pass at or before as_of.  NULL as_of gives NULL.
+ */
+PG_FUNCTION_INFO_V1(fs_slurm_last_pass);
+Datum
+fs_slurm_last_pass(PG_FUNCTION_ARGS)
+{
+	PassDecay	d;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	d.lf = 0.0;
+	d.period_us = passes_period_us(fcinfo, 1);
+	d.period_s = (double) d.period_us / USECS_PER_SEC;
+	d.phase = passes_phase(fcinfo, 2);
+	PG_RETURN_TIMESTAMPTZ(pass_floor(&d, fs_timestamp_arg(fcinfo, 0, "as_of")));
 }

@@ -67,3 +67,39 @@ CREATE AGGREGATE @extschema@.decayed_usage_step(usage float8, started timestampt
     PARALLEL = SAFE);
 COMMENT ON AGGREGATE @extschema@.decayed_usage_step(float8, timestamptz, timestamptz, timestamptz, interval, float8) IS
 'PBS step decay of usage accrued uniformly over [started, ended].';
+
+-- Slurm's passes (decay_mode 'slurm_passes'): usage as slurmctld's decay
+-- thread leaves it, one pass every PriorityCalcPeriod from the phase (the
+-- instant of one pass; NULL: whole multiples of the period since
+-- 1970-01-01 UTC).  The span form takes the billing per second and the
+-- real end (NULL or after as_of: still running); each job is one closed
+-- form, a geometric series over the passes its run spans (decay.c).
+CREATE FUNCTION @extschema@._decay_passes_span_accum(float8[], float8, timestamptz, timestamptz, timestamptz,
+                                                     interval, interval, timestamptz)
+RETURNS float8[] AS 'MODULE_PATHNAME', 'fs_decay_passes_span_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.decayed_usage_slurm_passes(billing float8, started timestamptz, ended timestamptz,
+                                                         as_of timestamptz, half_life interval,
+                                                         calc_period interval, phase timestamptz) (
+    SFUNC = @extschema@._decay_passes_span_accum, STYPE = float8[], INITCOND = '{0,0,0}',
+    COMBINEFUNC = @extschema@._decay_combine, FINALFUNC = @extschema@._decay_final,
+    PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.decayed_usage_slurm_passes(float8, timestamptz, timestamptz, timestamptz, interval, interval, timestamptz) IS
+'Usage of jobs billed billing per second over [started, ended] (ended NULL: running) as slurmctld''s passes leave it at as_of: every pass multiplies usage by f^Δ (f = 1 − 0.693/half_life_s) and charges each running job billing × d × f^d for the d seconds since the previous pass; a job that ends is charged so at its end.';
+
+CREATE FUNCTION @extschema@._decay_passes_point_accum(float8[], float8, timestamptz, timestamptz,
+                                                      interval, interval, timestamptz)
+RETURNS float8[] AS 'MODULE_PATHNAME', 'fs_decay_passes_point_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.decayed_usage_slurm_passes(usage float8, at timestamptz, as_of timestamptz,
+                                                         half_life interval, calc_period interval,
+                                                         phase timestamptz) (
+    SFUNC = @extschema@._decay_passes_point_accum, STYPE = float8[], INITCOND = '{0,0,0}',
+    COMBINEFUNC = @extschema@._decay_combine, FINALFUNC = @extschema@._decay_final,
+    PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.decayed_usage_slurm_passes(float8, timestamptz, timestamptz, interval, interval, timestamptz) IS
+'Usage charged at an instant, decayed by slurmctld''s passes after it: × f^(last pass by as_of − last pass by at).';
+
+CREATE FUNCTION @extschema@.slurm_last_pass(as_of timestamptz, calc_period interval, phase timestamptz DEFAULT NULL)
+RETURNS timestamptz AS 'MODULE_PATHNAME', 'fs_slurm_last_pass'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.slurm_last_pass(timestamptz, interval, timestamptz) IS
+'The instant of slurmctld''s last decay pass at or before as_of: passes every calc_period (PriorityCalcPeriod) from phase (one pass''s instant, e.g. priority_last_decay_ran; NULL: multiples of calc_period since 1970-01-01 UTC). NULL as_of gives NULL.';

@@ -113,6 +113,8 @@ typedef struct TreeNode
 	double		level_shares;	/* Σ shares of its fs sibling group */
 	double		norm_shares;	/* S */
 	long double total;			/* raw usage: own + descendants */
+	double		live;			/* sshare: usage now, its own (see fs_sshare_tree) */
+	long double live_total;		/* ... own + descendants */
 	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
 	double		level_fs;		/* LF (Fair Tree) */
 } TreeNode;
@@ -120,6 +122,7 @@ typedef struct TreeNode
 typedef struct Tree
 {
 	int32		n;
+	int			live_arg;		/* argument of the usage now, or -1: none */
 	TreeNode   *nodes;
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
@@ -297,6 +300,18 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 					 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
 		node->usage = DatumGetFloat8(d);
 		check_value(node->usage, "usage", arena.data + node->id_off);
+
+		node->live = node->usage;
+		if (t->live_arg >= 0)
+		{
+			d = WinGetFuncArgInPartition(winobj, t->live_arg, i, WINDOW_SEEK_HEAD,
+										 false, &isnull, &isout);
+			if (!isnull)
+			{
+				node->live = DatumGetFloat8(d);
+				check_value(node->live, "raw_usage", arena.data + node->id_off);
+			}
+		}
 
 		d = WinGetFuncArgInPartition(winobj, ARG_PARENT, i, WINDOW_SEEK_HEAD,
 									 false, &isnull, &isout);
@@ -543,6 +558,7 @@ tree_walk(Tree *t)
 	for (i = 0; i < n; i++)
 	{
 		t->nodes[i].total = t->nodes[i].usage;
+		t->nodes[i].live_total = t->nodes[i].live;
 		if (t->nodes[i].is_user)
 			t->n_users++;
 	}
@@ -551,13 +567,15 @@ tree_walk(Tree *t)
 		TreeNode   *v = &t->nodes[t->lineage[i]];
 
 		t->nodes[v->parent].total += v->total;
+		t->nodes[v->parent].live_total += v->live_total;
 	}
 	/*
 	 * Raw usage is returned, and divided by, as float8: a total past float8
 	 * would give effective usage 0 and Level FS infinity below it.
 	 */
 	for (i = 0; i < n; i++)
-		if (t->nodes[i].total > (long double) DBL_MAX)
+		if (t->nodes[i].total > (long double) DBL_MAX
+			|| t->nodes[i].live_total > (long double) DBL_MAX)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, i)),
@@ -916,7 +934,7 @@ typedef enum TreeAlgorithm
  * and frees the tree once its answers are copied out.
  */
 static MemoryContext
-tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg)
+tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg, int live_arg)
 {
 	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
 											   "fair_tree",
@@ -924,6 +942,7 @@ tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg)
 
 	MemoryContextSwitchTo(work);
 	memset(t, 0, sizeof(*t));
+	t->live_arg = live_arg;
 	tree_build(winobj, t);
 	if (alg == ALG_FAIR_TREE)
 		fair_tree_compute(t);
@@ -970,7 +989,7 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 			default:
 				break;
 		}
-		work = tree_begin(winobj, &t, alg);
+		work = tree_begin(winobj, &t, alg, -1);
 		for (i = 0; i < t.n; i++)
 			tree_cell(&t, i, what, &res->cells[i]);
 		res->computed = true;
@@ -1081,9 +1100,23 @@ fs_classic_factor(PG_FUNCTION_ARGS)
  * window functions would read the partition and build the tree nine times.
  * The algorithm is the cluster's, the same on every row of a partition;
  * the dampening is read (and checked) for 'classic' only.
+ *
+ * An eighth argument, raw_usage, is the usage now where it differs from the
+ * usage the tree is computed from (NULL: the same).  slurmctld computes
+ * NormUsage, EffectvUsage, FairShare and LevelFS at each pass of its decay
+ * thread, while the RawUsage that sshare prints moves at once when a job
+ * ends between passes (decay_mode 'slurm_passes'): the tree is computed
+ * from the usage of the last pass, the raw_usage column summed from this.
+ *
+ * Under classic, sshare prints FairShare for the root too: 2^(−(UE/S)/d)
+ * with the root's UE 1 and S 1, i.e. 0.5 undampened (sshare computes it
+ * from what slurmctld sends, priority_p_calc_fs_factor in
+ * priority_multifactor.c); the classic_factor window function leaves the
+ * root NULL, as it is not a factor any job gets.
  */
 #define ARG_ALGORITHM			5
 #define ARG_SSHARE_DAMPENING	6
+#define ARG_SSHARE_RAW_USAGE	7
 
 typedef struct SshareCell
 {
@@ -1147,7 +1180,8 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 	if (!res->computed)
 	{
 		Tree		t;
-		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE);
+		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE,
+										PG_NARGS() > ARG_SSHARE_RAW_USAGE ? ARG_SSHARE_RAW_USAGE : -1);
 		int32		i;
 
 		for (i = 0; i < t.n; i++)
@@ -1159,8 +1193,7 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 			cell->depth = (int32) tmp.value;
 			tree_cell(&t, i, OUT_ORDER, &tmp);
 			cell->order = (int64) tmp.value;
-			tree_cell(&t, i, OUT_RAW_USAGE, &tmp);
-			cell->raw_usage = tmp.value;
+			cell->raw_usage = (double) t.nodes[i].live_total;
 			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
 			cell->norm_usage = tmp.value;
 			if (classic)
@@ -1168,6 +1201,8 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 				tree_cell(&t, i, OUT_CLASSIC_NORM_SHARES, &cell->norm_shares);
 				tree_cell(&t, i, OUT_CLASSIC_EFFECTIVE_USAGE, &cell->efctv);
 				tree_cell(&t, i, OUT_CLASSIC_FACTOR, &cell->factor);
+				if (i == t.root)
+					cell->factor.isnull = false;	/* UE 1, S 1 */
 				cell->level_fs.isnull = true;
 				cell->rank.isnull = true;
 			}

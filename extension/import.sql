@@ -27,13 +27,14 @@
 --
 -- The work tables are changed by statements that read only work tables:
 -- what they need of fairshare.jobs and the model is read first, by plain
--- queries, into TEMP tables of its own (pg_temp._fs_import_stored: the
--- stored runs of the export's job ids).  On a Citus cluster a statement
--- that changes a TEMP table cannot read a Citus table, nor can a query
--- correlate a Citus table with a TEMP table (EXISTS ... WHERE x.k = w.k):
--- Citus plans the jobs' side on the workers and the TEMP table's on the
--- coordinator (docs/citus.md).  On one server the snapshot is one join of
--- the export's ids with the jobs, as the lookups it replaces were.
+-- queries, into TEMP tables of their own (the stored runs a PBS load
+-- continues, the stored jobs of a lone step's id, the tasks of an array's
+-- remainder, the recent runs).  On a Citus cluster a statement that changes
+-- a TEMP table cannot read a Citus table, nor can a query correlate a Citus
+-- table with a TEMP table (EXISTS ... WHERE x.k = w.k): Citus plans the
+-- jobs' side on the workers and the TEMP table's on the coordinator
+-- (docs/citus.md).  On one server each is the join the lookup it replaces
+-- made.
 -- ---------------------------------------------------------------------------
 
 -- One row per import: who, when, what, and the summary it returned.
@@ -510,8 +511,18 @@ $$;
 --     requeued) is a reused id: both are kept, and import_warnings says so,
 --     since sacct without --duplicates prints only the newest job of an id.
 -- After the upsert, _import_close_runs closes the stored runs that an
--- export without --duplicates left open.  The stored runs are read from
--- pg_temp._fs_import_stored, every stored run of the work table's ids.
+-- export without --duplicates left open.
+--
+-- The stored runs looked at are the ones that matter to those checks and
+-- no more: the runs still open (pending, running, suspended) and the runs
+-- that ended after the export's earliest start or submit (only they can
+-- overlap a run of the export).  They are found through the indexes on the
+-- open and recent runs, each partition's, in one range scan each, and
+-- hashed: a lookup of every line's id in the whole history would probe
+-- every monthly partition for every line (issue 18: 10^5 lines into 10^7
+-- runs).  A reused id whose older job ended before the export's earliest
+-- start is kept all the same (another submit time is another run); only
+-- its warning is not given.
 CREATE FUNCTION @extschema@._import_runs(import_id bigint)
 RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -519,20 +530,36 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     n bigint;
+    since timestamptz;
 BEGIN
     IF to_regclass('pg_temp._fs_import_runs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_runs; END IF;
     -- every run of those ids: the export's (line_no) and the stored ones
     -- it does not repeat (line_no NULL)
+    SELECT min(LEAST(w.start_time, w.submit_time)) INTO since
+      FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job';
+    IF since IS NULL THEN
+        RETURN;
+    END IF;
     CREATE TEMP TABLE _fs_import_runs AS
-    WITH ids AS (
+    -- (the recent runs read once, with what the stored side below needs:
+    -- on a Citus cluster no statement here may correlate jobs with a TEMP
+    -- table, docs/citus.md)
+    WITH recent AS MATERIALIZED (
+        SELECT x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state, x.start_time, x.end_time
+          FROM @extschema@.jobs x
+         WHERE x.start_time IS NOT NULL AND COALESCE(x.end_time, 'infinity'::timestamptz) > since
+        UNION ALL
+        SELECT x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state, x.start_time, x.end_time
+          FROM @extschema@.jobs x
+         WHERE x.state = 'PENDING'),
+    ids AS (
         SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
          WHERE w.kind = 'job'
          GROUP BY 1, 2 HAVING count(DISTINCT w.submit_time) > 1
         UNION
         SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
-         WHERE w.kind = 'job'
-           AND EXISTS (SELECT 1 FROM pg_temp._fs_import_stored x
-                        WHERE x.cluster = w.cluster AND x.job_id = w.job_id AND x.submit_time <> w.submit_time))
+          JOIN recent x ON x.cluster = w.cluster AND x.job_id = w.job_id AND x.submit_time <> w.submit_time
+         WHERE w.kind = 'job')
     SELECT w.line_no, w.cluster, w.job_id, w.submit_time, w.user_name, w.account, w.state,
            w.start_time, w.end_time
       FROM pg_temp._fs_import_jobs w JOIN ids USING (cluster, job_id)
@@ -540,7 +567,7 @@ BEGIN
     UNION ALL
     SELECT NULL::bigint, x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state,
            x.start_time, x.end_time
-      FROM pg_temp._fs_import_stored x JOIN ids USING (cluster, job_id)
+      FROM recent x JOIN ids USING (cluster, job_id)
      WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
                         WHERE w.kind = 'job' AND w.cluster = x.cluster AND w.job_id = x.job_id
                           AND w.submit_time = x.submit_time);
@@ -781,17 +808,6 @@ BEGIN
     VALUES ('sacct', cluster, tz, src::text)
     RETURNING imports.import_id INTO import_sacct.import_id;
 
-    -- every stored run of the export's job ids (and of its lone steps'),
-    -- read once under the lock: what the checks below compare with
-    IF to_regclass('pg_temp._fs_import_stored') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_stored; END IF;
-    CREATE TEMP TABLE _fs_import_stored AS
-    SELECT x.cluster, x.job_id, x.submit_time, x.eligible_time, x.start_time, x.end_time, x.state,
-           x.user_name, x.account
-      FROM @extschema@.jobs x
-     WHERE (x.cluster, x.job_id) IN (SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
-                                      WHERE w.kind IN ('job', 'lone_step'));
-    ANALYZE pg_temp._fs_import_stored;
-
     created := @extschema@._import_resolve(create_missing);
     created_accounts := created.created_accounts;
     created_users := created.created_users;
@@ -809,7 +825,14 @@ BEGIN
         -- a step elsewhere than after its job's line: its job must have
         -- a line in the export, or be stored.  The few lone steps are
         -- looked for among the jobs (a hash of them), not every job among
-        -- them (a hash of every job: 0.1 s for 296,132 jobs).
+        -- them (a hash of every job: 0.1 s for 296,132 jobs); the stored
+        -- jobs of their ids read first, into a work table.
+        IF to_regclass('pg_temp._fs_import_lone') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_lone; END IF;
+        CREATE TEMP TABLE _fs_import_lone AS
+        SELECT DISTINCT x.cluster, x.job_id
+          FROM @extschema@.jobs x
+         WHERE (x.cluster, x.job_id) IN (SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
+                                          WHERE w.kind = 'lone_step');
         WITH lone AS MATERIALIZED (
             SELECT w.ctid AS row_id, w.cluster, w.job_id
               FROM pg_temp._fs_import_jobs w
@@ -826,7 +849,8 @@ BEGIN
           FROM lone l
          WHERE w.ctid = l.row_id
            AND NOT EXISTS (SELECT 1 FROM found f WHERE f.cluster = l.cluster AND f.job_id = l.job_id)
-           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_stored x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_lone x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
+        DROP TABLE pg_temp._fs_import_lone;
     END IF;
 
     IF all_or_nothing THEN
@@ -901,9 +925,6 @@ BEGIN
          USING pg_temp._fs_import_gone g
          WHERE j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time;
         GET DIAGNOSTICS removed = ROW_COUNT;
-        DELETE FROM pg_temp._fs_import_stored x
-         USING pg_temp._fs_import_gone g
-         WHERE x.cluster = g.cluster AND x.job_id = g.job_id AND x.submit_time = g.submit_time;
         DROP TABLE pg_temp._fs_import_gone;
     END IF;
 
@@ -939,7 +960,7 @@ BEGIN
            created_users = import_sacct.created_users,
            created_partitions = import_sacct.created_partitions
      WHERE i.import_id = import_sacct.import_id;
-    DROP TABLE pg_temp._fs_import_jobs, pg_temp._fs_import_stored;
+    DROP TABLE pg_temp._fs_import_jobs;
     PERFORM @extschema@._import_empty(src);
 END
 $$;

@@ -8,14 +8,57 @@
 -- survives pg_dump / restore.
 -- ---------------------------------------------------------------------------
 
+-- Validators of the clusters' Slurm decay settings, for their CHECK
+-- constraints: an error naming the value and saying what is expected,
+-- where a failed CHECK would only name the constraint.
+CREATE FUNCTION @extschema@._check_calc_period(calc_period interval)
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF calc_period <= '0'::interval THEN
+        RAISE EXCEPTION 'priority_calc_period must be a positive interval, not %', calc_period
+            USING ERRCODE = '22023',
+                  HINT = 'PriorityCalcPeriod is the time between two passes of slurmctld''s decay thread (Slurm''s default: 5 minutes).';
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._check_calc_period(interval) IS
+'true for a positive PriorityCalcPeriod; raises 22023 naming the value otherwise.';
+
+-- PriorityUsageResetPeriod, in any case as slurm.conf takes it; NOW (a reset
+-- once, when slurmctld started) needs the instant of that reset.
+CREATE FUNCTION @extschema@._check_usage_reset(period text, last_reset timestamptz)
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF period IS NULL THEN
+        RETURN true;            -- NOT NULL says so
+    ELSIF upper(period) NOT IN ('NONE', 'NOW', 'DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'YEARLY') THEN
+        RAISE EXCEPTION 'usage_reset_period must be NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY, not "%"', period
+            USING ERRCODE = '22023',
+                  HINT = 'These are the values of Slurm''s PriorityUsageResetPeriod; NONE (the default) never resets usage.';
+    ELSIF upper(period) = 'NOW' AND last_reset IS NULL THEN
+        RAISE EXCEPTION 'usage_reset_period NOW needs usage_last_reset, the instant the usage was reset'
+            USING ERRCODE = '22023',
+                  HINT = 'NOW resets usage once, when slurmctld starts: set usage_last_reset to that instant.';
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._check_usage_reset(text, timestamptz) IS
+'true for a PriorityUsageResetPeriod Slurm knows (NOW with the instant of its reset); raises 22023 naming the value otherwise.';
+
 CREATE TABLE @extschema@.clusters (
     cluster              text PRIMARY KEY CHECK (cluster OPERATOR(pg_catalog.<>) ''),
     scheduler            text NOT NULL DEFAULT 'slurm' CHECK (scheduler IN ('slurm', 'pbs')),
     -- fairshare: Slurm Fair Tree (default), classic (NO_FAIR_TREE) or the PBS tree
     fairshare_algorithm  text NOT NULL DEFAULT 'fair_tree'
                          CHECK (fairshare_algorithm IN ('fair_tree', 'classic', 'pbs')),
-    -- decay: 'exact' 2^(-t/h), 'slurm' (1-0.693/h)^t, 'step' PBS factor per interval
-    decay_mode           text NOT NULL DEFAULT 'exact' CHECK (decay_mode IN ('exact', 'slurm', 'step')),
+    -- decay: 'exact' 2^(-t/h), 'slurm' (1-0.693/h)^t, 'step' PBS factor per interval,
+    -- 'slurm_passes' slurmctld's passes every priority_calc_period (docs/decay.md)
+    decay_mode           text NOT NULL DEFAULT 'exact'
+                         CHECK (decay_mode IN ('exact', 'slurm', 'step', 'slurm_passes')),
     decay_half_life      interval NOT NULL DEFAULT '7 days'
                          CHECK (decay_half_life OPERATOR(pg_catalog.>=) '0'::interval),
     decay_interval       interval NOT NULL DEFAULT '24 hours'
@@ -46,7 +89,21 @@ CREATE TABLE @extschema@.clusters (
     -- the time zone in which the centre's calendar (months, check days) runs
     timezone             text NOT NULL DEFAULT 'UTC'
                          CHECK (pg_catalog.timezone(timezone, '2000-01-01 00:00+00'::timestamptz) IS NOT NULL),
-    description          text
+    description          text,
+    -- slurmctld's decay thread (decay_mode 'slurm_passes'): a pass every
+    -- PriorityCalcPeriod, and the instant of one pass, which fixes the
+    -- others (priority_last_decay_ran in StateSaveLocation; NULL: whole
+    -- multiples of the period since 1970-01-01 UTC)
+    priority_calc_period interval NOT NULL DEFAULT '5 minutes'
+                         CHECK (@extschema@._check_calc_period(priority_calc_period)),
+    priority_last_decay  timestamptz CHECK (pg_catalog.isfinite(priority_last_decay)),
+    -- PriorityUsageResetPeriod: usage starts again from 0 at each period's
+    -- start, in the cluster's time zone (with 'slurm_passes', at the first
+    -- pass from then); NOW resets once, at usage_last_reset
+    usage_reset_period   text NOT NULL DEFAULT 'NONE',
+    usage_last_reset     timestamptz CHECK (pg_catalog.isfinite(usage_last_reset)),
+    CONSTRAINT clusters_usage_reset_check
+        CHECK (@extschema@._check_usage_reset(usage_reset_period, usage_last_reset))
 );
 COMMENT ON TABLE @extschema@.clusters IS 'One row per cluster with its policy parameters (decay, priority weights, regulation).';
 

@@ -46,3 +46,100 @@ AS 'MODULE_PATHNAME', 'fs_qos_factor'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.qos_factor(bigint, bigint) IS
 'Slurm QOS factor: the QOS priority / the largest QOS priority of the cluster (0 when the priority is 0). STRICT.';
+
+-- The cluster's size as Slurm's job-size factor counts it: every node once
+-- (node_record_count) and the sum of their CPUs (cluster_cpus, each node's
+-- effective CPUs), read from the nodes themselves.  Summing the partitions
+-- would count a node once per partition holding it, and partitions sharing
+-- nodes are the common case.  Takes `scontrol show node` (a record per node,
+-- its lines after the first indented), `scontrol show node -o` (a line per
+-- node) or slurm.conf's NodeName lines (host lists such as n[01-16,20],
+-- NodeName=DEFAULT lines, CPUs= or Boards × SocketsPerBoard (Sockets) ×
+-- CoresPerSocket × ThreadsPerCore); other lines are ignored.  A node's CPUs
+-- are CPUEfctv (22.05: the CPUs left after CoreSpecCount), else CPUTot, else
+-- CPUs, else the product.
+CREATE FUNCTION @extschema@.slurm_cluster_size(nodes text, OUT total_nodes integer, OUT total_cpus integer)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    line text;
+    rec text := NULL;           -- the node record being read
+    recs text[] := '{}';
+    defaults text := '';        -- NodeName=DEFAULT settings, for the records after them
+    r text;
+    kv jsonb;
+    names text;
+    n bigint;
+    cpus bigint;
+    nodes_total bigint := 0;
+    cpus_total bigint := 0;
+    item text;
+    part text;
+    lo text;
+    hi text;
+    count_item bigint;
+    -- scontrol prints "OS=Linux ... #1 SMP ...": a # there is no comment
+    is_conf boolean := nodes !~ 'CPUTot=';
+BEGIN
+    -- records: a NodeName= line and the indented lines after it
+    FOREACH line IN ARRAY regexp_split_to_array(nodes, E'\r?\n') LOOP
+        IF is_conf THEN
+            line := regexp_replace(line, '#.*$', '');
+        END IF;
+        IF line ~ '^\s*NodeName=' THEN
+            IF rec IS NOT NULL THEN recs := recs || rec; END IF;
+            rec := line;
+        ELSIF line ~ '^\s' AND rec IS NOT NULL THEN
+            rec := rec || ' ' || line;
+        ELSIF line !~ '^\s*$' THEN
+            IF rec IS NOT NULL THEN recs := recs || rec; END IF;
+            rec := NULL;        -- another slurm.conf line (PartitionName=, ...)
+        END IF;
+    END LOOP;
+    IF rec IS NOT NULL THEN recs := recs || rec; END IF;
+
+    FOREACH r IN ARRAY recs LOOP
+        -- Key=Value tokens, keys in lower case as slurm.conf takes them
+        SELECT COALESCE(jsonb_object_agg(lower(m.m[1]), m.m[2] ORDER BY m.i), '{}') INTO kv
+          FROM regexp_matches(defaults || ' ' || r, '(\w+)=(\S*)', 'g') WITH ORDINALITY m(m, i);
+        names := (SELECT m[1] FROM regexp_matches(r, 'NodeName=(\S+)') m);
+        IF upper(names) = 'DEFAULT' THEN
+            defaults := defaults || ' ' || regexp_replace(r, 'NodeName=\S+', '');
+            CONTINUE;
+        END IF;
+        -- how many hosts the host list names: items split at commas outside
+        -- brackets, each the product of its bracket ranges' sizes
+        n := 0;
+        FOREACH item IN ARRAY regexp_split_to_array(names, ',(?![^\[]*\])') LOOP
+            count_item := 1;
+            FOR part IN SELECT m[1] FROM regexp_matches(item, '\[([^\]]*)\]', 'g') m LOOP
+                count_item := count_item * (
+                    SELECT sum(CASE WHEN x ~ '^\d+-\d+$'
+                                    THEN split_part(x, '-', 2)::bigint - split_part(x, '-', 1)::bigint + 1
+                                    WHEN x ~ '^\d+$' THEN 1
+                                    ELSE @extschema@._raise('22P02',
+                                             format('slurm_cluster_size: cannot read the host range "%s" in "%s"', x, names),
+                                             'Host lists look like n[01-16,20].', NULL::bigint) END)
+                      FROM unnest(string_to_array(part, ',')) x);
+            END LOOP;
+            n := n + count_item;
+        END LOOP;
+        cpus := COALESCE((kv ->> 'cpuefctv')::bigint, (kv ->> 'cputot')::bigint, (kv ->> 'cpus')::bigint,
+                         COALESCE((kv ->> 'boards')::bigint, 1)
+                         * COALESCE((kv ->> 'socketsperboard')::bigint, (kv ->> 'sockets')::bigint, 1)
+                         * COALESCE((kv ->> 'corespersocket')::bigint, 1)
+                         * COALESCE((kv ->> 'threadspercore')::bigint, 1));
+        nodes_total := nodes_total + n;
+        cpus_total := cpus_total + n * cpus;
+    END LOOP;
+    IF nodes_total = 0 THEN
+        RAISE EXCEPTION 'slurm_cluster_size: no node found in the text given'
+            USING ERRCODE = '22023',
+                  HINT = 'Pass the output of "scontrol show node" (or -o), or slurm.conf''s NodeName lines.';
+    END IF;
+    total_nodes := nodes_total;
+    total_cpus := cpus_total;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.slurm_cluster_size(text) IS
+'The node count and CPU count Slurm''s job-size factor divides by, from "scontrol show node" (or -o) output or slurm.conf NodeName lines: every node once, its CPUEfctv/CPUTot/CPUs; for clusters.total_nodes and total_cpus.';

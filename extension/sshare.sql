@@ -17,16 +17,21 @@
 -- accounts carry no usage of their own.  Ids: 'a:' ||
 -- account, and 'u:' || length(account) || ':' || account || ':' || user for
 -- user associations, so ids never collide and sibling ids sort by account
--- or user name (the lineage order Slurm breaks ties with).
+-- or user name (the lineage order Slurm breaks ties with).  usage is the
+-- usage the tree is computed from and raw_usage the usage now: the same,
+-- except under decay_mode 'slurm_passes', where usage is what the last
+-- pass of slurmctld's decay thread left and raw_usage adds the charges of
+-- the jobs that ended since (sshare's RawUsage).
 CREATE FUNCTION @extschema@.association_tree_at(as_of timestamptz)
 RETURNS TABLE (cluster text, algorithm text, account text, user_name text, parent text,
-               id text, parent_id text, shares integer, usage float8, is_user boolean)
+               id text, parent_id text, shares integer, usage float8, is_user boolean,
+               raw_usage float8)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
            'a:' OPERATOR(pg_catalog.||) a.account,
            'a:' OPERATOR(pg_catalog.||) a.parent_account,
-           a.shares, 0::float8, false
+           a.shares, 0::float8, false, 0::float8
       FROM @extschema@.accounts a
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
      WHERE @extschema@._check_as_of(association_tree_at.as_of)
@@ -36,7 +41,7 @@ BEGIN ATOMIC
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
            'a:' OPERATOR(pg_catalog.||) au.account,
-           au.shares, COALESCE(u.raw_usage, 0), true
+           au.shares, COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
       LEFT JOIN @extschema@._association_usage(association_tree_at.as_of, false, NULL) u
@@ -45,7 +50,7 @@ BEGIN ATOMIC
        AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
 END;
 COMMENT ON FUNCTION @extschema@.association_tree_at(timestamptz) IS
-'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions.';
+'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions; raw_usage adds, under decay_mode slurm_passes, the jobs ended since the last pass.';
 
 -- Every tree column of sshare for one row, from one build of the
 -- partition's tree (fair_tree.c): sshare would otherwise call nine tree
@@ -61,13 +66,116 @@ RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
 LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm.';
+-- the same, the raw usage column summed from raw_usage (slurm_passes: the
+-- usage now, where the rest is computed from the usage of the last pass)
+CREATE FUNCTION @extschema@._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
+                                         algorithm text, dampening float8, raw_usage float8)
+RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
+'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm; raw usage summed from raw_usage (NULL: usage), the rest from usage.';
+
+-- sshare's TRESRunMins of every association of the fair_tree and classic
+-- clusters: for the jobs running at as_of in the association or below it
+-- (started before it: one that starts at as_of itself is not counted yet),
+-- each TRES's count × the seconds left of the job's time limit, in minutes
+-- (the association's seconds divided by 60, truncated, as sshare prints
+-- them).  slurmctld adds count × time limit when a job starts
+-- (acct_policy_job_begin) and takes off the seconds run at each pass of its
+-- decay thread (_apply_new_usage): with decay_mode 'slurm_passes' the
+-- seconds run are counted up to the last pass, otherwise up to as_of.  A
+-- job without a time limit counts nothing.  The TRES are Slurm's default
+-- list (AccountingStorageTRES) in its order, and gres/gpu when a partition
+-- of the cluster has GPUs.  slurmctld keeps these counts only under
+-- AccountingStorageEnforce=limits; without it sshare prints 0 for every TRES.
+-- One row per association with running jobs, and per cluster one row with
+-- account NULL: the line of every other association (each TRES 0).
+CREATE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH RECURSIVE names AS (
+        SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+               ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages']
+               OPERATOR(pg_catalog.||) CASE WHEN EXISTS (
+                   SELECT FROM @extschema@.partitions p
+                    WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster AND p.gpus_per_node OPERATOR(pg_catalog.>) 0)
+                 THEN ARRAY['gres/gpu'] ELSE '{}'::text[] END AS tres
+          FROM @extschema@.clusters c
+         WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), running AS (
+        -- the jobs running at as_of and the seconds left of their time limit
+        SELECT j.cluster, j.account, j.user_name, j.tres, j.cpus, j.mem_mb, j.nodes, j.gpus, n.tres AS names,
+               GREATEST(0::bigint,
+                        pg_catalog.floor(pg_catalog.date_part('epoch', j.time_limit))::bigint
+                        OPERATOR(pg_catalog.-) GREATEST(0::bigint, pg_catalog.floor(pg_catalog.date_part('epoch',
+                            CASE WHEN n.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'
+                                 THEN @extschema@.slurm_last_pass(_tres_run_mins_at.as_of, n.priority_calc_period,
+                                                                  n.priority_last_decay)
+                                 ELSE _tres_run_mins_at.as_of END
+                            OPERATOR(pg_catalog.-) j.start_time))::bigint)) AS secs_left
+          FROM @extschema@.jobs j
+          JOIN names n ON n.cluster OPERATOR(pg_catalog.=) j.cluster
+         WHERE j.start_time OPERATOR(pg_catalog.<) _tres_run_mins_at.as_of
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
+           AND j.time_limit IS NOT NULL
+    ), user_secs AS (
+        SELECT r.cluster, r.account, r.user_name, x.i,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*) CASE x.t
+                   WHEN 'cpu' THEN r.cpus::bigint
+                   WHEN 'mem' THEN COALESCE(@extschema@.tres_count(r.tres, 'mem')::bigint, r.mem_mb)
+                   WHEN 'node' THEN COALESCE(@extschema@.tres_count(r.tres, 'node')::bigint, r.nodes::bigint)
+                   WHEN 'billing' THEN COALESCE(@extschema@.tres_count(r.tres, 'billing')::bigint, 0::bigint)
+                   WHEN 'gres/gpu' THEN COALESCE(@extschema@.tres_count(r.tres, 'gres/gpu')::bigint, r.gpus::bigint)
+                   ELSE 0::bigint END) AS secs
+          FROM running r
+         CROSS JOIN LATERAL pg_catalog.unnest(r.names) WITH ORDINALITY x(t, i)
+         GROUP BY r.cluster, r.account, r.user_name, x.i
+    ), anc AS (
+        -- every account with each of its ancestors (itself included)
+        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
+          FROM @extschema@.accounts a
+        UNION ALL
+        SELECT x.cluster, x.account, p.account, p.parent_account
+          FROM anc x
+          JOIN @extschema@.accounts p
+            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+    ), secs AS (
+        SELECT u.cluster, u.account, u.user_name, u.i, u.secs FROM user_secs u
+        UNION ALL
+        SELECT u.cluster, x.ancestor, NULL::text, u.i, pg_catalog.sum(u.secs)
+          FROM user_secs u
+          JOIN anc x ON x.cluster OPERATOR(pg_catalog.=) u.cluster AND x.account OPERATOR(pg_catalog.=) u.account
+         GROUP BY u.cluster, x.ancestor, u.i
+    ), assocs AS (
+        -- the associations with running jobs, and for every cluster the
+        -- line of the others (account NULL): every TRES 0
+        SELECT DISTINCT v.cluster, v.account, v.user_name FROM secs v
+        UNION ALL
+        SELECT n.cluster, NULL::text, NULL::text FROM names n
+    )
+    SELECT s.cluster, s.account, s.user_name,
+           -- whole minutes, truncated: sshare divides integers
+           pg_catalog.string_agg(x.t OPERATOR(pg_catalog.||) '='
+                                 OPERATOR(pg_catalog.||) pg_catalog.div(COALESCE(v.secs, 0), 60)::text,
+                                 ',' ORDER BY x.i)
+      FROM assocs s
+      JOIN names n ON n.cluster OPERATOR(pg_catalog.=) s.cluster
+     CROSS JOIN LATERAL pg_catalog.unnest(n.tres) WITH ORDINALITY x(t, i)
+      LEFT JOIN secs v ON v.cluster OPERATOR(pg_catalog.=) s.cluster AND v.account OPERATOR(pg_catalog.=) s.account
+                      AND v.user_name IS NOT DISTINCT FROM s.user_name AND v.i OPERATOR(pg_catalog.=) x.i
+     WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of)
+     GROUP BY s.cluster, s.account, s.user_name;
+END;
+COMMENT ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) IS
+'sshare''s TRESRunMins of the associations of the fair_tree and classic clusters with running jobs as of an instant (each TRES''s count × the seconds left of the time limits of the jobs running in it or below it, in minutes), and per cluster (account NULL) the line of the others.';
 
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
                tree_order bigint, algorithm text,
                raw_shares integer, norm_shares float8, raw_usage float8, raw_usage_int bigint,
                norm_usage float8, effectv_usage float8, fairshare float8, level_fs float8,
-               fs_rank bigint)
+               fs_rank bigint, grp_tres_mins text, tres_run_mins text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH r AS (
@@ -77,10 +185,14 @@ BEGIN ATOMIC
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
                         THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
+                   t.raw_usage)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), run AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
+          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
@@ -93,12 +205,19 @@ BEGIN ATOMIC
            (r.f).effectv_usage,
            (r.f).fairshare,
            (r.f).level_fs,
-           (r.f).fs_rank
+           (r.f).fs_rank,
+           -- GrpTRESMins: the model holds no association limits yet
+           NULL::text,
+           COALESCE(m.tres_run_mins, z.tres_run_mins)
       FROM r
+      LEFT JOIN run m
+        ON m.cluster OPERATOR(pg_catalog.=) r.cluster AND m.account OPERATOR(pg_catalog.=) r.account
+       AND m.user_name IS NOT DISTINCT FROM r.user_name
+      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
-'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS; ORDER BY cluster, tree_order for sshare''s listing.';
+'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS, GrpTRESMins (NULL: no limits in the model) and TRESRunMins; ORDER BY cluster, tree_order for sshare''s listing.';
 
 CREATE VIEW @extschema@.sshare AS
 SELECT * FROM @extschema@.sshare_at(pg_catalog.now());

@@ -100,8 +100,12 @@ SELECT * FROM pg_temp.import(ARRAY[
   '4|bob|a|p|2|2026-03-01T13:20:00|2026-03-01T13:22:00|2026-03-01T13:22:00|2026-03-01T13:50:00|COMPLETED|01:00:00|00:00:00']);
 
 -- A reused id without --duplicates: bob's job 3 is stored; alice's new job
--- 3 (another submit time) is another job, kept beside it, and noted.
+-- 3 (another submit time) is another job, kept beside it, and noted.  The
+-- import looks for other runs of an id among the runs still open and those
+-- that ended after the export's earliest start (here 12:00, job 10): bob's
+-- job 3 ended at 12:05.
 SELECT * FROM pg_temp.import(ARRAY[
+  '10|alice|a|p|1|2026-03-01T12:00:00|2026-03-01T12:00:00|2026-03-01T12:00:00|2026-03-01T12:01:00|COMPLETED|01:00:00|00:00:00',
   '3|alice|a|p|1|2026-03-01T14:00:00|2026-03-01T14:00:00|2026-03-01T14:00:00|2026-03-01T14:01:00|COMPLETED|01:00:00|00:00:00']);
 SELECT job_id, submit_time, user_name FROM jobs WHERE cluster = 'h' AND job_id = '3' ORDER BY submit_time;
 SELECT line_no, job_id, warning FROM import_warnings

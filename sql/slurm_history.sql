@@ -2,7 +2,7 @@
 -- FirstJobId=1, MaxJobId=10, no decay, Fair Tree) with requeued runs, a
 -- suspended job and reused job ids, exported with sacct -a -P --duplicates,
 -- imported, and compared with the real sshare -a -l -P taken after every job
--- had ended (instant 2 of instants.txt, 2026-11-25T09:54:44Z), column by
+-- had ended (instant 2 of instants.txt), column by
 -- column at Slurm's printed digits (docs/runs.md#job-identity).
 SET search_path = fairshare, public;
 SET timezone = 'UTC';
@@ -29,7 +29,11 @@ INSERT INTO account_users (cluster, account, user_name, shares)
 SELECT cluster, btrim(account), user_name, NULLIF(share, 'parent')::int
   FROM assoc WHERE COALESCE(user_name, '') <> '';
 
--- the real sshare at instant 2
+-- the real sshare at instant 2, and that instant
+CREATE TEMP TABLE instants (n int, epoch bigint, iso text, sshare_done bigint, last_pass bigint,
+                            last_pass_iso text, last_reset bigint, note text);
+\copy instants FROM PROGRAM 'grep -v "^#" test/fixtures/slurm/history/instants.txt' (FORMAT csv, DELIMITER '|')
+SELECT iso::timestamptz AS instant_2 FROM instants WHERE n = 2;
 CREATE TEMP TABLE slurm_sshare (account text, user_name text, raw_shares text, norm_shares text,
     raw_usage text, norm_usage text, effectv_usage text, fairshare text, level_fs text,
     grp_tres_mins text, tres_run_mins text);
@@ -47,7 +51,7 @@ LANGUAGE sql AS $$
                s.raw_usage_int::text AS raw_usage, pg_temp.f6(s.norm_usage) AS norm_usage,
                pg_temp.f6(s.effectv_usage) AS effectv_usage, pg_temp.f6(s.fairshare) AS fairshare,
                pg_temp.f6(s.level_fs) AS level_fs
-          FROM fairshare.sshare_at('2026-11-25 09:54:44+00') s WHERE s.cluster = 'oracle'),
+          FROM fairshare.sshare_at((SELECT i.iso::timestamptz FROM instants i WHERE i.n = 2)) s WHERE s.cluster = 'oracle'),
     theirs AS (
         SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name,
                COALESCE(t.raw_shares, '') AS raw_shares, COALESCE(t.norm_shares, '') AS norm_shares,

@@ -65,6 +65,8 @@ test)
   # a server of its own, started with pg_cron
   echo "== test/cron.sh"
   bash test/cron.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  echo "== test/meta.sh"
+  bash test/meta.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   echo "== test/docs_check.sh"
   bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
   # last: a kill -9 restarts every backend of the cluster

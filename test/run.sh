@@ -14,17 +14,34 @@
 #                           installed, a coordinator and two workers started, and
 #                           every report compared with a single server's
 #                           (test/citus/run.sh; not in CI: docs/citus.md says why)
+#   bash test/run.sh matrix every suite, then the Debian packages, on each
+#                           supported major in a fresh Debian root of its own
+#                           (test/matrix.sh; needs root)
+# The PostgreSQL major is $PGV if set, else the newest server installed, else
+# the one this Debian release packages (15 on bookworm, 17 on trixie, 18 on sid).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-test}
-case "$mode" in demo|test|bench|checks|citus) ;; *) echo "usage: $0 demo|test|bench|checks|citus" >&2; exit 2 ;; esac
+case "$mode" in demo|test|bench|checks|matrix|citus) ;; *) echo "usage: $0 demo|test|bench|checks|matrix|citus" >&2; exit 2 ;; esac
 shift || true
+if [ "$mode" = matrix ]; then exec bash test/matrix.sh "$@"; fi
 
-PGV=15
-export PG_CONFIG=/usr/lib/postgresql/$PGV/bin/pg_config
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+updated=""
+if [ -z "${PGV:-}" ]; then
+  PGV=$(ls -d /usr/lib/postgresql/*/bin/postgres 2>/dev/null |
+        sed -n 's|^/usr/lib/postgresql/\([0-9][0-9]*\)/bin/postgres$|\1|p' | sort -n | tail -1 || true)
+fi
+if [ -z "$PGV" ]; then
+  # no server yet: the major the release's "postgresql" package depends on
+  $SUDO apt-get update -q; updated=1
+  PGV=$(apt-cache depends postgresql 2>/dev/null | sed -n 's/^ *Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -1 || true)
+  [ -n "$PGV" ] || { echo "no PostgreSQL server installed or installable; set PGV" >&2; exit 1; }
+fi
+echo "== PostgreSQL $PGV"
+export PG_CONFIG=/usr/lib/postgresql/$PGV/bin/pg_config
 
 # 1. packages: the server, its headers, a compiler, pgTAP and pg_prove
 pkgs="postgresql-$PGV postgresql-server-dev-$PGV postgresql-common make gcc"
@@ -39,7 +56,7 @@ for p in $pkgs; do
 done
 if [ -n "$missing" ]; then
   echo "== installing:$missing"
-  $SUDO apt-get update -q
+  [ -n "$updated" ] || $SUDO apt-get update -q
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 fi
 

@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(239);
+SELECT plan(243);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -60,6 +60,7 @@ SELECT throws_ok($$SELECT core_hours(-1, '2024-01-01', '2024-01-02')$$, '22023',
 SELECT throws_ok($$SELECT core_hours(1, '2024-01-01', '2024-01-02', false, 1, NULL, 0, 'Infinity')$$, '22023', NULL,
                  'core_hours: infinite GPU-hour factor');
 SELECT throws_ok($$SELECT core_hours(1, '2024-01-01', 'infinity')$$, '22008', NULL, 'core_hours: a run that never ends');
+SELECT throws_ok($$SELECT core_hours(1, '-infinity', '2024-01-01')$$, '22008', NULL, 'core_hours: a run that never started');
 SELECT throws_ok($$SELECT core_hours(1, '2024-01-01', '2024-01-02', true, 2147483647, 2)$$, '22003', NULL,
                  'core_hours: 2^31 − 1 nodes × 2 cores overflow integer');
 SELECT is(core_hours(1, '2024-03-31 01:00 Europe/Paris', '2024-03-31 04:00 Europe/Paris'), 2::float8,
@@ -277,6 +278,12 @@ INSERT INTO allocations (cluster, account, policy, period_start, period_end, hou
 -- clusters
 SELECT throws_ok($$INSERT INTO clusters (cluster) VALUES ('')$$, '23514', NULL, 'clusters: empty name');
 SELECT throws_ok($$INSERT INTO clusters (cluster) VALUES (NULL)$$, '23502', NULL, 'clusters: NULL name');
+SELECT throws_ok($$INSERT INTO clusters (cluster, priority_calc_period) VALUES ('bad', '-1 second')$$, '22023',
+                 'priority_calc_period must be a positive interval, not -00:00:01', 'clusters: a calc period <= 0 names itself');
+SELECT throws_ok($$INSERT INTO clusters (cluster, usage_reset_period) VALUES ('bad', 'HOURLY')$$, '22023',
+                 'usage_reset_period must be NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY, not "HOURLY"',
+                 'clusters: an unknown reset period names itself');
+SELECT throws_ok($$SELECT slurm_cluster_size('PartitionName=p Nodes=ALL')$$, '22023', NULL, 'slurm_cluster_size: no node');
 SELECT throws_ok($$INSERT INTO clusters (cluster, timezone) VALUES ('x', 'Mars/Olympus')$$, '22023', NULL, 'clusters: unknown time zone');
 SELECT throws_ok($$INSERT INTO clusters (cluster, decay_factor) VALUES ('x', 'NaN')$$, '23514', NULL, 'clusters: NaN decay factor');
 SELECT throws_ok($$INSERT INTO clusters (cluster, weight_fairshare) VALUES ('x', 9223372036854775808)$$, '22003', NULL,

@@ -21,7 +21,7 @@ SELECT has_table('fairshare', 'usage_checkpoint_rows', 'table usage_checkpoint_r
 SELECT columns_are('fairshare', 'usage_checkpoints',
                    ARRAY['cluster', 'as_of', 'created_at', 'invalidated_at', 'invalidated_by', 'pinned', 'computed_from']);
 SELECT columns_are('fairshare', 'usage_checkpoint_rows',
-                   ARRAY['cluster', 'as_of', 'account', 'user_name', 'raw_usage', 'jobs']);
+                   ARRAY['cluster', 'as_of', 'account', 'user_name', 'raw_usage', 'jobs', 'pass_usage']);
 SELECT col_is_pk('fairshare', 'usage_checkpoints', ARRAY['cluster', 'as_of'],
                  'a cluster has a chain of checkpoints, one per instant');
 SELECT is_procedure('fairshare', 'checkpoint_usage',

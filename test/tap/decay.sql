@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(23);
+SELECT plan(28);
 
 SELECT is_aggregate('fairshare', 'decayed_usage', ARRAY['double precision', 'timestamp with time zone',
                     'timestamp with time zone', 'interval']);
@@ -18,11 +18,21 @@ SELECT is_aggregate('fairshare', 'decayed_usage_step', ARRAY['double precision',
                     'timestamp with time zone', 'interval', 'double precision']);
 SELECT is_aggregate('fairshare', 'decayed_usage_step', ARRAY['double precision', 'timestamp with time zone',
                     'timestamp with time zone', 'timestamp with time zone', 'interval', 'double precision']);
+SELECT is_aggregate('fairshare', 'decayed_usage_slurm_passes', ARRAY['double precision', 'timestamp with time zone',
+                    'timestamp with time zone', 'timestamp with time zone', 'interval', 'interval', 'timestamp with time zone']);
+SELECT is_aggregate('fairshare', 'decayed_usage_slurm_passes', ARRAY['double precision', 'timestamp with time zone',
+                    'timestamp with time zone', 'interval', 'interval', 'timestamp with time zone']);
+SELECT is(fairshare.decayed_usage_slurm_passes(1, '2024-01-01 00:00:30+00', NULL, '2024-01-01 00:05:10+00', NULL, '1 minute', NULL),
+          270::float8, 'slurm_passes, no decay: a running job counts up to the last pass (00:05): 270 s');
+SELECT is(fairshare.slurm_last_pass('2024-01-01 00:05:10+00', '1 minute', '2024-01-01 00:00:20+00'),
+          '2024-01-01 00:04:20+00'::timestamptz, 'slurm_last_pass: passes at :20');
+SELECT throws_ok($$SELECT fairshare.decayed_usage_slurm_passes(1, now(), NULL, now(), '1 day', '0', NULL)$$,
+                 '22023', 'calc_period must be a positive interval, not 00:00:00', 'slurm_passes: calc_period 0 is 22023');
 -- every decay aggregate: parallel safe, with a combine function, on a non-pseudo state (Citus can split it)
 SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
             WHERE p.pronamespace = 'fairshare'::regnamespace AND p.proname LIKE 'decayed_usage%'
               AND p.proparallel = 's' AND a.aggcombinefn <> 0 AND a.aggtranstype = 'float8[]'::regtype),
-          6::bigint, 'six decay aggregates, all PARALLEL SAFE with a combine function and a float8[] state');
+          8::bigint, 'eight decay aggregates, all PARALLEL SAFE with a combine function and a float8[] state');
 
 SELECT is(fairshare.decayed_usage(u, t, '2024-06-01', '7 days'), 1.5::float8, '1 now + 1 one half-life ago = 1.5')
   FROM (VALUES (1::float8, '2024-06-01'::timestamptz), (1, '2024-05-25')) v(u, t);

@@ -42,7 +42,7 @@ SELECT has_function('fairshare', 'sshare_explain', ARRAY['text', 'text', 'text',
 SELECT volatility_is('fairshare', 'sshare_explain', ARRAY['text', 'text', 'text', 'timestamp with time zone'], 'stable');
 SELECT columns_are('fairshare', 'sshare', ARRAY['cluster', 'account', 'user_name', 'parent', 'depth', 'tree_order',
        'algorithm', 'raw_shares', 'norm_shares', 'raw_usage', 'raw_usage_int', 'norm_usage', 'effectv_usage',
-       'fairshare', 'level_fs', 'fs_rank']);
+       'fairshare', 'level_fs', 'fs_rank', 'grp_tres_mins', 'tres_run_mins']);
 SELECT col_type_is('fairshare', 'sshare', 'fairshare', 'double precision', 'sshare.fairshare is float8 (sprio reads it)');
 
 -- Bad input: the SQLSTATE for each kind of bad tree

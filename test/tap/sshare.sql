@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(16);
+SELECT plan(17);
 
 -- _sshare_tree: sshare's tree columns from one build of the tree
 -- (docs/design.md#window-functions).
@@ -66,8 +66,14 @@ SELECT is((SELECT count(*) FROM (
                     fairshare.classic_factor(id, parent_id, shares, usage, is_user, 2) OVER () AS f
                FROM t) x
             WHERE (depth, tree_order, norm_shares, raw_usage, norm_usage, effectv_usage, fairshare, level_fs, fs_rank)
-                  IS DISTINCT FROM (d, o, ns, ru, nu, eu, f, NULL::float8, NULL::bigint)), 0::bigint,
+                  IS DISTINCT FROM (d, o, ns, ru, nu, eu,
+                                    -- the root: classic_factor NULL, sshare's FairShare (next test)
+                                    CASE WHEN d = 0 THEN fairshare ELSE f END, NULL::float8, NULL::bigint)), 0::bigint,
           'classic (dampening 2): every column equals the separate window functions'', level_fs and fs_rank NULL');
+-- the root's FairShare as sshare prints it: 2^(-(UE/S)/d) with UE 1 and S 1,
+-- dampening 2: 2^(-1/2) = 0.707107 (0.500000 undampened)
+SELECT is((SELECT round(x.fairshare::numeric, 6) FROM (SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 2) OVER ()).* FROM t) x
+            WHERE x.depth = 0), 0.707107, 'classic: the root''s FairShare is 2^(-(1/1)/2) = 0.707107, as sshare prints it');
 -- a1: Level FS (1/3) / (10/40) = 4/3; a2: (2/3) / (30/40) = 8/9; ranks of
 -- the 6 users counted down from 6 (b2's usage 0 gives +inf, first)
 SELECT is((SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).level_fs
