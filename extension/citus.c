@@ -19,6 +19,10 @@
  * and nothing changes.  It is installed when the library is loaded before
  * any query plans: shared_preload_libraries = 'citus,fairshare' on every
  * node (distribute() checks this, through fs_citus_inliner()).
+ *
+ * Citus 13 runs on PostgreSQL 15 to 17; the hook is built for those, against
+ * the planner entry points they share.  On other majors the library loads
+ * without it, and distribute() refuses.
  */
 #include "postgres.h"
 
@@ -35,8 +39,15 @@
 
 void		_PG_init(void);
 
-static planner_hook_type prev_planner_hook = NULL;
+#if PG_VERSION_NUM >= 150000 && PG_VERSION_NUM < 180000
+#define FS_CITUS_HOOK 1
+#endif
+
 static bool hook_from_preload = false;
+
+#ifdef FS_CITUS_HOOK
+
+static planner_hook_type prev_planner_hook = NULL;
 
 typedef struct
 {
@@ -144,15 +155,19 @@ fs_planner(Query *parse, const char *query_string, int cursorOptions, ParamListI
 	return result;
 }
 
+#endif							/* FS_CITUS_HOOK */
+
 void
 _PG_init(void)
 {
+#ifdef FS_CITUS_HOOK
 	/* Citus defines its settings when it loads; without it, nothing to do */
 	if (GetConfigOption("citus.shard_count", true, false) == NULL)
 		return;
 	prev_planner_hook = planner_hook;
 	planner_hook = fs_planner;
 	hook_from_preload = process_shared_preload_libraries_in_progress;
+#endif
 }
 
 /* Whether the hook above runs for every query of this server. */
