@@ -54,3 +54,29 @@ load_bench() {
   copy_tables bench || return 1
   echo "   copied into the distributed tables in $(( $(date +%s) - start )) s"
 }
+
+# usage_query DB AS_OF: the query every usage report runs,
+# _association_usage's own RETURN QUERY, with its PL/pgSQL variables
+# replaced by the values a call without checkpoints, resets or Slurm passes
+# gives them (each its declared default, NULL without one; any_full true,
+# the other flags false), and as_of by AS_OF: a statement to EXPLAIN
+usage_query() {
+  val coordinator "$1" "SELECT prosrc FROM pg_proc
+                         WHERE oid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure" |
+  AS_OF=$2 perl -e '
+    my $src = do { local $/; <STDIN> };
+    my ($decl) = $src =~ /\bDECLARE\b(.*?)\nBEGIN\b/s;
+    my ($q) = $src =~ /RETURN QUERY(.*);\s*END\s*$/s;
+    die "usage_query: no RETURN QUERY in _association_usage\n" unless defined $q;
+    my %v;
+    for (split /\n/, $decl) {
+      s/--.*//;
+      next unless /^\s*(\w+)\s+([\w\[\]]+)(?:\s*:=\s*(.*?))?;\s*$/;
+      my ($n, $t, $d) = ($1, $2, $3);
+      $v{$n} = $n eq "any_full" ? "true" : $t eq "boolean" ? "false"
+             : defined $d ? "($d::$t)" : "(NULL::$t)";
+    }
+    for my $n (sort { length $b <=> length $a } keys %v) { $q =~ s/(?<![\w.])(?<!AS )\b$n\b/$v{$n}/g; }
+    $q =~ s/_association_usage\.as_of/(\x27$ENV{AS_OF}\x27::timestamptz)/g;
+    print $q, "\n";'
+}

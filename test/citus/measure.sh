@@ -8,10 +8,9 @@
 #          and the backends that exited meanwhile, from /proc: the
 #          postmaster's children's times), so the coordinator's share of
 #          the work is coordinator / (coordinator + workers)
-# and, for the aggregation every usage report runs (_association_usage's
-# query, as test/citus/test.sh explains it), the rows and bytes the
-# coordinator received from the workers (EXPLAIN ANALYZE of Citus) against
-# the job rows the single server aggregated.  Run by bash test/citus/run.sh
+# and, for the aggregation every usage report runs, the partial states the
+# coordinator receives from the workers against the job rows the single
+# server aggregates.  Run by bash test/citus/run.sh
 # measure.  On 2 cores shared by four servers it cannot show a speed-up:
 # the workers are processes of one machine.
 set -uo pipefail
