@@ -159,7 +159,8 @@ BEGIN
          GROUP BY r.cluster, r.account, r.user_name, x.i
     ), anc AS (
         SELECT x.cluster, x.account, x.ancestor
-          FROM pg_catalog.unnest(anc_cluster, anc_account, anc_ancestor) AS x (cluster, account, ancestor)
+          FROM ROWS FROM (pg_catalog.unnest(anc_cluster), pg_catalog.unnest(anc_account),
+                          pg_catalog.unnest(anc_ancestor)) AS x (cluster, account, ancestor)
     ), secs AS (
         SELECT u.cluster, u.account, u.user_name, u.i, u.secs FROM user_secs u
         UNION ALL

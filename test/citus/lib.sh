@@ -74,7 +74,7 @@ usage_query() {
       next unless /^\s*(\w+)\s+([\w\[\]]+)(?:\s*:=\s*(.*?))?;\s*$/;
       my ($n, $t, $d) = ($1, $2, $3);
       $v{$n} = $n eq "any_full" ? "true" : $t eq "boolean" ? "false"
-             : defined $d ? "($d::$t)" : "(NULL::$t)";
+             : defined $d ? "(${d}::${t})" : "(NULL::${t})";
     }
     for my $n (sort { length $b <=> length $a } keys %v) { $q =~ s/(?<![\w.])(?<!AS )\b$n\b/$v{$n}/g; }
     $q =~ s/_association_usage\.as_of/(\x27$ENV{AS_OF}\x27::timestamptz)/g;
