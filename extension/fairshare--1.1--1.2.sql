@@ -3337,6 +3337,9 @@ CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.clusters
                            AND pg_catalog.upper(NEW.usage_reset_period) NOT IN ('NONE', 'NOW')))
     EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('decay settings changed');
 DROP FUNCTION @extschema@._association_usage(timestamptz, boolean, text) CASCADE;
+-- sprio_at is PL/pgSQL (citus.sql says why): nothing ties it to sshare_at,
+-- so it and what is built on it go here, as the SQL one went with it
+DROP FUNCTION @extschema@.sprio_at(timestamptz) CASCADE;
 CREATE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
 RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint, pass_usage float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
