@@ -369,10 +369,16 @@ BEGIN
         -- which jobs are stored already, looked up once before writing (a
         -- lookup in the statement that inserts would read back every row
         -- it has inserted so far)
+        -- (one index probe per run, in the partition of its submit time:
+        -- a hash join would read every run of the history)
+        SET LOCAL enable_hashjoin = off;
+        SET LOCAL enable_mergejoin = off;
         UPDATE pg_temp._fs_import_jobs w SET stored = true
           FROM @extschema@.jobs x
          WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id
            AND x.submit_time = w.submit_time;
+        RESET enable_hashjoin;
+        RESET enable_mergejoin;
         BEGIN
             EXECUTE format(stored_jobs, '') INTO updated;
             EXECUTE format(new_jobs, '');

@@ -57,23 +57,23 @@ test)
   if [ -f output_iso/regression.diffs ]; then cat output_iso/regression.diffs; fi
   make -s prove_installcheck 2>&1 || status=1
   echo "== test/dump_restore.sh"
-  bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/upgrade.sh"
-  bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/retention.sh"
-  bash test/retention.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/retention.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   # a server of its own, started with pg_cron
   echo "== test/cron.sh"
-  bash test/cron.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/cron.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/meta.sh"
-  bash test/meta.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/meta.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/docs_check.sh"
-  bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   # last: a kill -9 restarts every backend of the cluster
   echo "== test/kill_checkpoint.sh"
-  bash test/kill_checkpoint.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/kill_checkpoint.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/kill_partitions.sh"
-  bash test/kill_partitions.sh 2>&1 | tee /dev/stderr | grep -q '^not ok' && status=1
+  bash test/kill_partitions.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   exit "$status"
   ;;
 demo)

@@ -205,7 +205,7 @@ run_major() {
   log=$dir/logs/$v-setup.log
   if ! { make_base "$suite" "$root" && copy_repo "$root/usr/src/fairshare" &&
          in_root "$root" online "apt-get install -y -q --no-install-recommends \
-             postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap \
+             postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap postgresql-$v-cron \
              libtap-parser-sourcehandler-pgtap-perl make gcc && \
            cd /usr/src/fairshare && apt-get build-dep -y -q ./"; } >"$log" 2>&1; then
     tail -40 "$log"

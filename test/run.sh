@@ -48,7 +48,7 @@ pkgs="postgresql-$PGV postgresql-server-dev-$PGV postgresql-common make gcc"
 case "$mode" in
   # pg_cron: test/cron.sh starts a server with it to see scheduled runs happen
   test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron" ;;
-  checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith" ;;
+  checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith postgresql-$PGV-cron" ;;
 esac
 missing=""
 for p in $pkgs; do

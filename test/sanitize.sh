@@ -65,10 +65,12 @@ make -s -C "$work/build" clean PG_CONFIG="$PG_CONFIG" >/dev/null
 make -s -C "$work/build" -j"$(nproc)" PG_CONFIG="$PG_CONFIG" with_llvm=no COPT="-Werror $san" >/dev/null || exit 1
 make -s -C "$work/build" install PG_CONFIG="$PG_CONFIG" with_llvm=no DESTDIR="$work/root" >/dev/null || exit 1
 for o in "$work"/build/extension/*.o; do
-  nm -u "$o" | grep -q __asan_init || { echo "not ok - ${o##*/} is not instrumented by ASan"; exit 1; }
+  # (grep reads all of nm's output: grep -q would stop at the first match and,
+  # under pipefail, nm's SIGPIPE on a large object would read as a failure)
+  nm -u "$o" | grep -F __asan_init >/dev/null || { echo "not ok - ${o##*/} is not instrumented by ASan"; exit 1; }
 done
 so=$work/root$($PG_CONFIG --pkglibdir)/fairshare.so
-readelf -d "$so" | grep -q 'NEEDED.*libasan' || { echo "not ok - $so does not load libasan"; exit 1; }
+readelf -d "$so" | grep 'NEEDED.*libasan' >/dev/null || { echo "not ok - $so does not load libasan"; exit 1; }
 say "built fairshare.so ($(ls "$work"/build/extension/*.o | wc -l) objects) with $san"
 
 # 4. the runtime to preload, first in the library list as ASan demands: the
