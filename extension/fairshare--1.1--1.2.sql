@@ -171,6 +171,9 @@ BEGIN
     -- every run of the ids with other runs: the export's (line_no) and the
     -- stored open and recent ones it does not repeat (line_no NULL)
     CREATE TEMP TABLE _fs_import_runs AS
+    -- (the recent runs read once, with what the stored side below needs:
+    -- on a Citus cluster no statement here may correlate jobs with a TEMP
+    -- table, docs/citus.md)
     WITH recent AS MATERIALIZED (
         SELECT x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state, x.start_time, x.end_time
           FROM @extschema@.jobs x
@@ -509,7 +512,14 @@ BEGIN
         -- a step elsewhere than after its job's line: its job must have
         -- a line in the export, or be stored.  The few lone steps are
         -- looked for among the jobs (a hash of them), not every job among
-        -- them (a hash of every job: 0.1 s for 296,132 jobs).
+        -- them (a hash of every job: 0.1 s for 296,132 jobs); the stored
+        -- jobs of their ids read first, into a work table.
+        IF to_regclass('pg_temp._fs_import_lone') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_lone; END IF;
+        CREATE TEMP TABLE _fs_import_lone AS
+        SELECT DISTINCT x.cluster, x.job_id
+          FROM @extschema@.jobs x
+         WHERE (x.cluster, x.job_id) IN (SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
+                                          WHERE w.kind = 'lone_step');
         WITH lone AS MATERIALIZED (
             SELECT w.ctid AS row_id, w.cluster, w.job_id
               FROM pg_temp._fs_import_jobs w
@@ -526,7 +536,8 @@ BEGIN
           FROM lone l
          WHERE w.ctid = l.row_id
            AND NOT EXISTS (SELECT 1 FROM found f WHERE f.cluster = l.cluster AND f.job_id = l.job_id)
-           AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_lone x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
+        DROP TABLE pg_temp._fs_import_lone;
     END IF;
 
     IF all_or_nothing THEN
@@ -538,7 +549,15 @@ BEGIN
         -- whatever its range: of several in the export the latest line is
         -- kept.  It is stale when a task in its range is known (stored, or
         -- in this export) with a later time: an older export loaded after
-        -- a newer one.
+        -- a newer one.  The stored tasks of every remainder, read first.
+        IF to_regclass('pg_temp._fs_import_tasks') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_tasks; END IF;
+        CREATE TEMP TABLE _fs_import_tasks AS
+        SELECT x.cluster, x.job_id, GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) AS latest
+          FROM @extschema@.jobs x
+         WHERE (x.cluster, x.job_id) IN (SELECT w.cluster, task.id
+                                           FROM pg_temp._fs_import_jobs w,
+                                                @extschema@._array_tasks(w.job_id) AS task(id)
+                                          WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0);
         WITH r AS (
             SELECT w.line_no, w.cluster, w.job_id,
                    GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) AS latest,
@@ -558,11 +577,11 @@ BEGIN
              WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs x
                             WHERE x.kind = 'job' AND x.cluster = t.cluster AND x.job_id = t.id
                               AND GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) > t.latest)
-                OR EXISTS (SELECT 1 FROM @extschema@.jobs j
-                            WHERE j.cluster = t.cluster AND j.job_id = t.id
-                              AND GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time) > t.latest))
+                OR EXISTS (SELECT 1 FROM pg_temp._fs_import_tasks j
+                            WHERE j.cluster = t.cluster AND j.job_id = t.id AND j.latest > t.latest))
         UPDATE pg_temp._fs_import_jobs w SET kind = verdict.kind
           FROM verdict WHERE w.line_no = verdict.line_no;
+        DROP TABLE pg_temp._fs_import_tasks;
     END IF;
 
     removed := 0;
@@ -570,20 +589,30 @@ BEGIN
         -- A stored remainder is replaced by what a newer export says of the
         -- array: its own remainder record, or (when every task has started)
         -- the tasks' lines.
+        -- The stored remainders found first, those the export repeats left
+        -- out, then removed by their key.
+        IF to_regclass('pg_temp._fs_import_gone') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_gone; END IF;
+        CREATE TEMP TABLE _fs_import_gone AS
         WITH arrays AS (
             SELECT w.cluster, split_part(w.job_id, '_', 1) AS base,
                    max(GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time)) AS latest
               FROM pg_temp._fs_import_jobs w
              WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0
              GROUP BY 1, 2)
-        DELETE FROM @extschema@.jobs j
-         USING arrays a
-         WHERE j.state = 'PENDING' AND j.cluster = a.cluster
+        SELECT j.cluster, j.job_id, j.submit_time
+          FROM @extschema@.jobs j
+          JOIN arrays a
+            ON j.state = 'PENDING' AND j.cluster = a.cluster
            AND strpos(j.job_id, '_[') > 0 AND split_part(j.job_id, '_', 1) = a.base
-           AND GREATEST(j.submit_time, j.eligible_time) <= a.latest
-           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
-                            WHERE w.kind = 'job' AND w.cluster = j.cluster AND w.job_id = j.job_id);
+           AND GREATEST(j.submit_time, j.eligible_time) <= a.latest;
+        DELETE FROM pg_temp._fs_import_gone g
+         WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+                        WHERE w.kind = 'job' AND w.cluster = g.cluster AND w.job_id = g.job_id);
+        DELETE FROM @extschema@.jobs j
+         USING pg_temp._fs_import_gone g
+         WHERE j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time;
         GET DIAGNOSTICS removed = ROW_COUNT;
+        DROP TABLE pg_temp._fs_import_gone;
     END IF;
 
     PERFORM @extschema@._import_runs(import_sacct.import_id);
@@ -684,6 +713,15 @@ BEGIN
     GET DIAGNOSTICS lines_read = ROW_COUNT;
     ANALYZE pg_temp._fs_import_lines;
 
+    -- every stored run of the load's job ids, read once under the lock:
+    -- the runs the records continue, and _import_runs's stored runs
+    IF to_regclass('pg_temp._fs_import_stored') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_stored; END IF;
+    CREATE TEMP TABLE _fs_import_stored AS
+    SELECT x.* FROM @extschema@.jobs x
+     WHERE x.cluster = import_pbs.cluster
+       AND x.job_id IN (SELECT l.job_id FROM pg_temp._fs_import_lines l WHERE l.kind = 'job');
+    ANALYZE pg_temp._fs_import_stored;
+
     -- one row per job: the latest value of each column (ORDER BY ... DESC,
     -- first non-NULL), merged with the stored row
     IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
@@ -737,14 +775,14 @@ BEGIN
                                   g0.submit_time) END AS run_submit
           FROM g0
           LEFT JOIN LATERAL (
-              SELECT x.submit_time FROM @extschema@.jobs x
+              SELECT x.submit_time FROM pg_temp._fs_import_stored x
                WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
                  AND x.submit_time <= g0.first_time
                  AND (x.end_time IS NULL OR x.end_time >= g0.first_time)
                  AND (g0.submit_time IS NULL OR x.submit_time >= g0.submit_time)
                ORDER BY x.submit_time DESC LIMIT 1) c ON g0.run_no = 0
           LEFT JOIN LATERAL (
-              SELECT x.submit_time, x.state, x.end_time FROM @extschema@.jobs x
+              SELECT x.submit_time, x.state, x.end_time FROM pg_temp._fs_import_stored x
                WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
                ORDER BY x.submit_time DESC LIMIT 1) p ON g0.run_no = 0),
     s AS (
@@ -769,7 +807,7 @@ BEGIN
                j.nodes AS j_nodes, j.exclusive AS j_exclusive
           FROM g
           -- the stored run these records continue, if any
-          LEFT JOIN @extschema@.jobs j
+          LEFT JOIN pg_temp._fs_import_stored j
             ON j.cluster = import_pbs.cluster AND j.job_id = g.job_id AND j.submit_time = g.run_submit)
     SELECT s.line_no, 'job'::text AS kind, import_pbs.cluster AS cluster, s.job_id,
            COALESCE(s.user_name, s.j_user) AS user_name,
@@ -870,7 +908,7 @@ BEGIN
            created_partitions = import_pbs.created_partitions
      WHERE i.import_id = import_pbs.import_id;
     DROP TABLE pg_temp._fs_import_lines;
-    DROP TABLE pg_temp._fs_import_jobs;
+    DROP TABLE pg_temp._fs_import_jobs, pg_temp._fs_import_stored;
     PERFORM @extschema@._import_empty(src);
 END
 $$;
@@ -913,13 +951,21 @@ RETURNS TABLE (
     submit_time        timestamptz,
     eligible_time      timestamptz,
     explanation        text)
-LANGUAGE sql STABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
 -- pending jobs and the associations for a merge join instead (0.2 s of
 -- 1.5 s at 10^5 pending jobs; docs/performance.md).
 SET enable_mergejoin = off
-BEGIN ATOMIC
+-- PL/pgSQL, not SQL: a SQL function that cannot be inlined (STRICT, SET)
+-- plans its query with as_of unknown, which Citus cannot distribute; here
+-- each call plans it with the value (docs/citus.md).
+SET plan_cache_mode = force_custom_plan
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH sizes AS (
         -- the cluster's size for the job-size factor: configured, or the
         -- sum over its partitions
@@ -1046,7 +1092,8 @@ BEGIN ATOMIC
                        WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
                        ELSE '' END))
       FROM summed s;
-END;
+END
+$$;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
 'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
 
@@ -1434,6 +1481,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
+    PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
     PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
     IF checkpoint_usage.as_of > now() THEN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
@@ -2293,13 +2342,21 @@ RETURNS TABLE (
     submit_time        timestamptz,
     eligible_time      timestamptz,
     explanation        text)
-LANGUAGE sql STABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
 -- pending jobs and the associations for a merge join instead (0.2 s of
 -- 1.5 s at 10^5 pending jobs; docs/performance.md).
 SET enable_mergejoin = off
-BEGIN ATOMIC
+-- PL/pgSQL, not SQL: a SQL function that cannot be inlined (STRICT, SET)
+-- plans its query with as_of unknown, which Citus cannot distribute; here
+-- each call plans it with the value (docs/citus.md).
+SET plan_cache_mode = force_custom_plan
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH sizes AS (
         -- the cluster's size for the job-size factor: configured, or the
         -- sum over its partitions
@@ -2426,7 +2483,8 @@ BEGIN ATOMIC
                        WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
                        ELSE '' END))
       FROM summed s;
-END;
+END
+$$;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
 'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
 
@@ -2476,17 +2534,37 @@ COMMENT ON FUNCTION @extschema@.metacentrum_job_usage_at(timestamptz) IS
 'Each job of a PBS cluster started by as_of: spec, walltime up to as_of, processor equivalent and usage (spec × seconds × PE) per resource and in total.';
 
 
-CREATE OR REPLACE FUNCTION @extschema@._rwth_usage(as_of timestamptz)
+-- _rwth_usage aggregates each project's jobs in a grouped join, and its
+-- aggregate has a combine function, so that a Citus cluster splits it over
+-- the workers (rwth.sql): the function is made again after the aggregate it
+-- depends on, with the grants security.sql gives them.
+DROP FUNCTION @extschema@._rwth_usage(timestamptz);
+DROP AGGREGATE @extschema@._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer);
+-- Two partial states of a group added month by month: parallel query and
+-- Citus's workers split the aggregate with it (rwth.c).
+CREATE FUNCTION @extschema@._rwth_month_hours_combine(float8[], float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'fs_rwth_month_hours_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@._rwth_month_hours(bounds timestamptz[], since timestamptz, until timestamptz,
+                                               partitions text[], whole_node boolean[],
+                                               cores_per_node integer[], gpu_hour_factor float8,
+                                               partition text, cpus integer, started timestamptz,
+                                               ended timestamptz, exclusive boolean, nodes integer,
+                                               gpus integer) (
+    SFUNC = @extschema@._rwth_month_hours_accum, STYPE = float8[],
+    COMBINEFUNC = @extschema@._rwth_month_hours_combine, PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer) IS
+'RWTH (internal): core_hours of the jobs between since and until, cut at bounds[1..n+1] and summed per month: float8[n].';
+CREATE FUNCTION @extschema@._rwth_usage(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
                months integer, first_month date, starts timestamptz[], allowance float8, hours float8[],
                running float8[])
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
-           al.first_month, al.starts, al.allowance, u.h, @extschema@._rwth_running_hours(u.h, al.n)
-      FROM (
-        -- the project, with [t0, t1) its period up to as_of (OFFSET 0:
-        -- computed once per project, not once per reference)
+    WITH al AS (
+        -- the project, with [t0, t1) its period up to as_of (a CTE read
+        -- twice: computed once per project)
         SELECT a.allocation_id, a.cluster, a.account, a.period_start, a.period_end,
                c.gpu_hour_factor, pt.partitions, pt.whole_node, pt.cores_per_node, s.starts,
                pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1 AS n,
@@ -2510,23 +2588,34 @@ BEGIN ATOMIC
          CROSS JOIN LATERAL @extschema@._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
          WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
            AND pg_catalog.timezone(c.timezone, a.period_start::timestamp) OPERATOR(pg_catalog.<=) _rwth_usage.as_of
-        OFFSET 0) al
-     -- its jobs in the period, each cut at the month boundaries by one
-     -- aggregate, read in the order of the index on (account, cluster,
-     -- start_time): an index-only scan
-     CROSS JOIN LATERAL (
-        SELECT @extschema@._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
+    ), u AS (
+        -- its jobs in the period, each cut at the month boundaries by one
+        -- aggregate per project
+        SELECT al.allocation_id,
+               @extschema@._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
                                              al.cores_per_node, al.gpu_hour_factor, j.partition, j.cpus,
                                              j.start_time, j.end_time, j.exclusive, j.nodes, j.gpus) AS h
-          FROM @extschema@.jobs j
-         WHERE j.cluster OPERATOR(pg_catalog.=) al.cluster AND j.account OPERATOR(pg_catalog.=) al.account
+          FROM al
+          JOIN @extschema@.jobs j
+            ON j.cluster OPERATOR(pg_catalog.=) al.cluster AND j.account OPERATOR(pg_catalog.=) al.account
            AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) al.t1
            AND (j.end_time IS NULL OR j.end_time OPERATOR(pg_catalog.>) al.t0)
-        ) u
+         GROUP BY al.allocation_id
+    )
+    SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
+           al.first_month, al.starts, al.allowance, u.h, @extschema@._rwth_running_hours(u.h, al.n)
+      FROM al
+      LEFT JOIN u ON u.allocation_id OPERATOR(pg_catalog.=) al.allocation_id
      ORDER BY al.cluster, al.account, al.period_start;
 END;
 COMMENT ON FUNCTION @extschema@._rwth_usage(timestamptz) IS
 'RWTH (internal): every project begun by as_of with its month starts, allowance and core-hours per month.';
+REVOKE ALL ON FUNCTION @extschema@._rwth_month_hours_combine(float8[], float8[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._rwth_month_hours_combine(float8[], float8[]) TO fairshare_admin, fairshare_reader, fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer) TO fairshare_admin, fairshare_reader, fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._rwth_usage(timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._rwth_usage(timestamptz) TO fairshare_admin, fairshare_reader;
 
 
 -- Nothing reads the default partition by itself any more: a view or SQL
@@ -2669,6 +2758,7 @@ BEGIN
         RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
             USING ERRCODE = '22023';
     END IF;
+    PERFORM @extschema@._citus_sequential();
     LOOP
         BEGIN
             PERFORM set_config('lock_timeout', '500ms', true);
@@ -2738,6 +2828,7 @@ BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@._jobs_owner_check('maintain_partitions');
+    PERFORM @extschema@._citus_sequential();
     FOR m IN SELECT x FROM @extschema@._jobs_months_to_make(months_ahead) x LOOP
         moved := @extschema@._jobs_make_partition(m);
         IF moved IS NOT NULL THEN
@@ -2921,6 +3012,8 @@ BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@._jobs_owner_check('retain_jobs');
+    -- retention pins usage checkpoints, which a Citus cluster cannot keep
+    PERFORM @extschema@._citus_no_checkpoints('retain_jobs');
     IF archive_dir IS NOT NULL THEN
         PERFORM @extschema@._jobs_archive_check(archive_dir);
     END IF;
@@ -3249,6 +3342,9 @@ CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.clusters
                            AND pg_catalog.upper(NEW.usage_reset_period) NOT IN ('NONE', 'NOW')))
     EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('decay settings changed');
 DROP FUNCTION @extschema@._association_usage(timestamptz, boolean, text) CASCADE;
+-- sprio_at is PL/pgSQL (citus.sql says why): nothing ties it to sshare_at,
+-- so it and what is built on it go here, as the SQL one went with it
+DROP FUNCTION @extschema@.sprio_at(timestamptz) CASCADE;
 CREATE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
 RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint, pass_usage float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -3464,6 +3560,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
+    PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
     PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
     IF checkpoint_usage.as_of > now() THEN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
@@ -3589,9 +3687,35 @@ COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean
 -- account NULL: the line of every other association (each TRES 0).
 CREATE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
-LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
-    WITH RECURSIVE names AS (
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+#variable_conflict use_column
+DECLARE
+    -- every account with each of its ancestors (itself included), read by
+    -- a query of its own: on a Citus cluster a recursive query cannot read
+    -- the distributed jobs, and a SQL function reading jobs cannot be
+    -- planned inside my_sshare_at (docs/citus.md)
+    anc_cluster text[];
+    anc_account text[];
+    anc_ancestor text[];
+BEGIN
+    WITH RECURSIVE anc AS (
+        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
+          FROM @extschema@.accounts a
+        UNION ALL
+        SELECT x.cluster, x.account, p.account, p.parent_account
+          FROM anc x
+          JOIN @extschema@.accounts p
+            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+    )
+    SELECT COALESCE(pg_catalog.array_agg(x.cluster), '{}'), COALESCE(pg_catalog.array_agg(x.account), '{}'),
+           COALESCE(pg_catalog.array_agg(x.ancestor), '{}')
+      INTO anc_cluster, anc_account, anc_ancestor
+      FROM anc x;
+    RETURN QUERY
+    WITH names AS (
         SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
                ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages']
                OPERATOR(pg_catalog.||) CASE WHEN EXISTS (
@@ -3629,14 +3753,9 @@ BEGIN ATOMIC
          CROSS JOIN LATERAL pg_catalog.unnest(r.names) WITH ORDINALITY x(t, i)
          GROUP BY r.cluster, r.account, r.user_name, x.i
     ), anc AS (
-        -- every account with each of its ancestors (itself included)
-        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
-          FROM @extschema@.accounts a
-        UNION ALL
-        SELECT x.cluster, x.account, p.account, p.parent_account
-          FROM anc x
-          JOIN @extschema@.accounts p
-            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+        SELECT x.cluster, x.account, x.ancestor
+          FROM ROWS FROM (pg_catalog.unnest(anc_cluster), pg_catalog.unnest(anc_account),
+                          pg_catalog.unnest(anc_ancestor)) AS x (cluster, account, ancestor)
     ), secs AS (
         SELECT u.cluster, u.account, u.user_name, u.i, u.secs FROM user_secs u
         UNION ALL
@@ -3663,7 +3782,8 @@ BEGIN ATOMIC
                       AND v.user_name IS NOT DISTINCT FROM s.user_name AND v.i OPERATOR(pg_catalog.=) x.i
      WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of)
      GROUP BY s.cluster, s.account, s.user_name;
-END;
+END
+$$;
 COMMENT ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) IS
 'sshare''s TRESRunMins of the associations of the fair_tree and classic clusters with running jobs as of an instant (each TRES''s count × the seconds left of the time limits of the jobs running in it or below it, in minutes), and per cluster (account NULL) the line of the others.';
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
@@ -3853,13 +3973,21 @@ RETURNS TABLE (
     submit_time        timestamptz,
     eligible_time      timestamptz,
     explanation        text)
-LANGUAGE sql STABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
 -- pending jobs and the associations for a merge join instead (0.2 s of
 -- 1.5 s at 10^5 pending jobs; docs/performance.md).
 SET enable_mergejoin = off
-BEGIN ATOMIC
+-- PL/pgSQL, not SQL: a SQL function that cannot be inlined (STRICT, SET)
+-- plans its query with as_of unknown, which Citus cannot distribute; here
+-- each call plans it with the value (docs/citus.md).
+SET plan_cache_mode = force_custom_plan
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH sizes AS (
         -- the cluster's size for the job-size factor: configured, or the
         -- sum over its partitions
@@ -3986,7 +4114,8 @@ BEGIN ATOMIC
                        WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
                        ELSE '' END))
       FROM summed s;
-END;
+END
+$$;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
 'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
 CREATE VIEW @extschema@.sprio AS
@@ -4063,3 +4192,353 @@ REVOKE ALL ON @extschema@.my_sprio FROM PUBLIC;
 GRANT SELECT ON @extschema@.my_sprio TO fairshare_admin, fairshare_reader;
 GRANT SELECT ON @extschema@.my_sprio TO fairshare_user;
 ALTER VIEW @extschema@.my_sprio SET (security_invoker = true);
+
+-- ---------------------------------------------------------------------------
+-- Citus (issue 16; citus.sql, docs/citus.md): the model on a Citus cluster.
+-- The import reads the model into TEMP tables before the statements that
+-- change its work tables (import.sql; import_sacct, import_pbs and
+-- _import_runs are above), then the pieces of citus.sql as they are, with
+-- the grants security.sql gives them.
+-- ---------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION @extschema@._import_resolve(create_missing boolean,
+    OUT created_accounts bigint, OUT created_users bigint, OUT created_partitions bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    created_accounts := 0; created_users := 0; created_partitions := 0;
+    -- one scan of the work table; the rest works on these few rows
+    IF to_regclass('pg_temp._fs_import_assoc') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_assoc; END IF;
+    CREATE TEMP TABLE _fs_import_assoc AS
+    SELECT w.cluster, w.account, w.user_name, w.partition,
+           max(w.nodes) AS nodes,
+           max(ceil(w.cpus::numeric / GREATEST(w.nodes, 1))) AS cpus_per_node,
+           max(ceil(w.mem_mb::numeric / GREATEST(w.nodes, 1))) AS mem_per_node,
+           max(ceil(w.gpus::numeric / GREATEST(w.nodes, 1))) AS gpus_per_node
+      FROM pg_temp._fs_import_jobs w
+     WHERE w.kind = 'job'
+     GROUP BY 1, 2, 3, 4;
+
+    -- clusters: never created, they carry the centre's policy parameters
+    -- (the known ones read first: the statements below change work tables)
+    IF to_regclass('pg_temp._fs_import_clusters') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_clusters; END IF;
+    CREATE TEMP TABLE _fs_import_clusters AS SELECT c.cluster FROM @extschema@.clusters c;
+    DELETE FROM _fs_import_assoc a
+     WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_clusters c WHERE c.cluster = a.cluster);
+    IF FOUND THEN
+        UPDATE pg_temp._fs_import_jobs w
+           SET kind = 'reject', sqlstate = '23503',
+               reason = format('cluster %s is not in fairshare.clusters', quote_literal(w.cluster))
+         WHERE w.kind = 'job'
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_clusters c WHERE c.cluster = w.cluster);
+    END IF;
+    DROP TABLE pg_temp._fs_import_clusters;
+
+    IF create_missing THEN
+        INSERT INTO @extschema@.partitions (cluster, partition, nodes, cores_per_node, mem_per_node_mb, gpus_per_node)
+        SELECT a.cluster, a.partition, GREATEST(max(a.nodes), 1),
+               GREATEST(max(a.cpus_per_node), 1)::integer, GREATEST(max(a.mem_per_node), 1)::bigint,
+               GREATEST(max(a.gpus_per_node), 0)::integer
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                            WHERE p.cluster = a.cluster AND p.partition = a.partition)
+         GROUP BY a.cluster, a.partition;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_partitions := n;
+
+        -- root first: every other account hangs under it
+        INSERT INTO @extschema@.accounts (cluster, account, parent_account, shares)
+        SELECT DISTINCT a.cluster, 'root', NULL::text, 1
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.accounts x WHERE x.cluster = a.cluster AND x.account = 'root');
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_accounts := n;
+        INSERT INTO @extschema@.accounts (cluster, account, parent_account, shares)
+        SELECT DISTINCT a.cluster, a.account, 'root', 1
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.accounts x WHERE x.cluster = a.cluster AND x.account = a.account);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_accounts := created_accounts + n;
+
+        INSERT INTO @extschema@.account_users (cluster, account, user_name, shares)
+        SELECT DISTINCT a.cluster, a.account, a.user_name, 1
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.account_users u
+                            WHERE u.cluster = a.cluster AND u.account = a.account AND u.user_name = a.user_name);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_users := n;
+    ELSE
+        -- the first thing missing, in the order partition, account, user
+        IF to_regclass('pg_temp._fs_import_missing') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_missing; END IF;
+        CREATE TEMP TABLE _fs_import_missing AS
+        SELECT a.cluster, a.account, a.user_name, a.partition,
+               CASE
+                 WHEN NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                                   WHERE p.cluster = a.cluster AND p.partition = a.partition)
+                   THEN format('partition %s is not in fairshare.partitions for cluster %s',
+                               quote_literal(a.partition), quote_literal(a.cluster))
+                 WHEN NOT EXISTS (SELECT 1 FROM @extschema@.accounts x
+                                   WHERE x.cluster = a.cluster AND x.account = a.account)
+                   THEN format('account %s is not in fairshare.accounts for cluster %s',
+                               quote_literal(a.account), quote_literal(a.cluster))
+                 ELSE format('user %s has no association with account %s on cluster %s (fairshare.account_users)',
+                             quote_literal(a.user_name), quote_literal(a.account), quote_literal(a.cluster))
+               END AS reason
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                            WHERE p.cluster = a.cluster AND p.partition = a.partition)
+            OR NOT EXISTS (SELECT 1 FROM @extschema@.account_users u
+                            WHERE u.cluster = a.cluster AND u.account = a.account AND u.user_name = a.user_name);
+        IF EXISTS (SELECT 1 FROM _fs_import_missing) THEN
+            UPDATE pg_temp._fs_import_jobs w
+               SET kind = 'reject', sqlstate = '23503', reason = m.reason
+              FROM _fs_import_missing m
+             WHERE w.kind = 'job' AND w.cluster = m.cluster AND w.account = m.account
+               AND w.user_name = m.user_name AND w.partition = m.partition;
+        END IF;
+        DROP TABLE _fs_import_missing;
+    END IF;
+    DROP TABLE _fs_import_assoc;
+END
+$$;
+
+-- How Citus holds a table: 'distributed', 'reference', 'local' (a Citus
+-- local table), or NULL when Citus is not installed or the table is not a
+-- Citus table.  Dynamic SQL: pg_dist_partition exists only with Citus.
+CREATE FUNCTION @extschema@._citus_table_kind(rel regclass)
+RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    kind text;
+BEGIN
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE 'SELECT CASE WHEN p.partmethod = ''h'' THEN ''distributed''
+                         WHEN p.partmethod = ''n'' AND p.repmodel = ''t'' THEN ''reference''
+                         ELSE ''local'' END
+               FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1'
+       INTO kind USING rel;
+    RETURN kind;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_table_kind(regclass) IS
+'How Citus holds a table: distributed, reference, local, or NULL (no Citus, or not a Citus table).';
+
+-- Called first by what needs the usage checkpoints kept valid: refuses
+-- once jobs is a distributed table, whose shards fire none of the
+-- invalidation triggers (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead).
+-- On a Citus cluster, for the rest of the transaction: one connection per
+-- node.  A transaction that writes the distributed jobs and touches the
+-- reference tables its foreign keys point to (maintain_partitions moving
+-- runs and attaching a partition) must use no parallel connection from its
+-- first distributed query on.  Nothing without Citus.
+CREATE FUNCTION @extschema@._citus_sequential()
+RETURNS void LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_sequential() IS
+'On a Citus cluster, makes the rest of the transaction use one connection per node (citus.multi_shard_modify_mode); nothing otherwise.';
+
+CREATE FUNCTION @extschema@._citus_no_checkpoints(caller text)
+RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+        RAISE EXCEPTION '%: usage checkpoints are not available when fairshare.jobs is a Citus table', caller
+            USING ERRCODE = '0A000',
+                  DETAIL = 'A checkpoint stays valid only while the triggers on jobs see every change to it; Citus fires no trigger of the distributed table on its shards.',
+                  HINT = 'Every report reads the jobs instead, spread over the workers (docs/citus.md).';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_no_checkpoints(text) IS
+'Raises 0A000 when jobs is a Citus table: usage checkpoints cannot be kept valid there.';
+
+-- Whether fairshare's planner hook (citus.c) runs for every query: the
+-- library was loaded with shared_preload_libraries after citus.
+CREATE FUNCTION @extschema@._citus_inliner() RETURNS boolean
+AS 'MODULE_PATHNAME', 'fs_citus_inliner' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._citus_inliner() IS
+'true when fairshare was preloaded after citus (shared_preload_libraries = ''citus,fairshare''), so that its planner hook inlines the reports'' SQL functions before Citus plans a query.';
+
+CREATE FUNCTION @extschema@.distribute(shard_count integer DEFAULT 32)
+RETURNS TABLE (table_name regclass, citus_table text, distribution_column text, shards bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext oid;
+    citus_version text;
+    r record;
+    bad text;
+    fkeys text[] := '{}';
+    dropped_triggers text[] := '{}';
+    -- the triggers that only keep usage checkpoints valid: dropped, as
+    -- checkpoints are refused on Citus
+    checkpoint_triggers text[] := ARRAY[
+        'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
+        'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
+        'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
+        'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate'];
+    -- the triggers kept on every copy of a reference table: each reads
+    -- nothing, or only the table it fires on
+    copied_triggers text[] := ARRAY[
+        'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
+        'ledger.hours_bounded', 'allocations.hours_bounded'];
+BEGIN
+    SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
+    IF citus_version IS NULL THEN
+        RAISE EXCEPTION 'fairshare.distribute: the citus extension is not installed in database "%"', current_database()
+            USING ERRCODE = '0A000',
+                  HINT = 'On every node: shared_preload_libraries = ''citus'' and CREATE EXTENSION citus; on the coordinator, citus_add_node() for each worker; then call fairshare.distribute() there (docs/citus.md).';
+    END IF;
+    IF shard_count IS NULL OR shard_count NOT BETWEEN 1 AND 64000 THEN
+        RAISE EXCEPTION 'fairshare.distribute: shard_count % is out of range', COALESCE(shard_count::text, 'NULL')
+            USING ERRCODE = '22023',
+                  HINT = 'Pass 1 to 64000 shards; a few per core of the workers (32 by default) lets Citus spread a query.';
+    END IF;
+    IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        RAISE EXCEPTION 'fairshare.distribute: role "%" is not a superuser', current_user
+            USING ERRCODE = '42501',
+                  HINT = 'Citus converts tables their owner owns: run it as the superuser that created the extension.';
+    END IF;
+    EXECUTE 'SELECT pg_catalog.citus_is_coordinator()' INTO STRICT r;
+    IF NOT r.citus_is_coordinator THEN
+        RAISE EXCEPTION 'fairshare.distribute: this node is not the Citus coordinator'
+            USING ERRCODE = '0A000',
+                  HINT = 'Call it on the coordinator, after citus_set_coordinator_host() and citus_add_node() for each worker.';
+    END IF;
+    -- The reports call PL/pgSQL functions from queries on the reference
+    -- tables; those queries must run on the coordinator, which needs its
+    -- own copy of the reference tables: it must be in the metadata.
+    EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_node n WHERE n.groupid = 0)' INTO STRICT r;
+    IF NOT r.exists THEN
+        RAISE EXCEPTION 'fairshare.distribute: the coordinator is not in the Citus metadata'
+            USING ERRCODE = '0A000',
+                  HINT = 'SELECT citus_set_coordinator_host(''its host'', its port) first: the coordinator then keeps a copy of every reference table, where the reports run.';
+    END IF;
+    IF NOT @extschema@._citus_inliner() THEN
+        RAISE EXCEPTION 'fairshare.distribute: fairshare is not in shared_preload_libraries after citus'
+            USING ERRCODE = '0A000',
+                  DETAIL = 'Citus cannot plan the reports'' SQL functions unless fairshare inlines them first, which it does from a library loaded at server start.',
+                  HINT = 'Set shared_preload_libraries = ''citus,fairshare'' on every node and restart them (docs/citus.md).';
+    END IF;
+
+    SELECT e.oid INTO ext FROM pg_catalog.pg_extension e WHERE e.extname = 'fairshare';
+    CREATE TEMP TABLE _fs_tables ON COMMIT DROP AS
+    SELECT c.oid::regclass AS rel, c.relname::text AS name
+      FROM pg_catalog.pg_depend d
+      JOIN pg_catalog.pg_class c ON c.oid = d.objid
+     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refclassid = 'pg_catalog.pg_extension'::regclass
+       AND d.refobjid = ext AND d.deptype = 'e' AND c.relkind IN ('r', 'p') AND NOT c.relispartition;
+
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+        -- Checkpoints: those pinned by retention hold the usage of jobs no
+        -- longer in the table, which no report on Citus could read.
+        SELECT string_agg(format('%s as of %s', k.cluster, k.as_of), ', ') INTO bad
+          FROM @extschema@.usage_checkpoints k WHERE k.pinned;
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: pinned usage checkpoints hold the usage of removed jobs: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Retention keeps that usage in the checkpoints only, which Citus cannot keep valid: restore the archived jobs and unpin them first.';
+        END IF;
+        UPDATE @extschema@.usage_checkpoints k
+           SET invalidated_at = now(),
+               invalidated_by = 'fairshare.distribute: jobs became a Citus table, whose shards fire no invalidation trigger'
+         WHERE k.invalidated_at IS NULL;
+
+        -- Every trigger must be one of those known here: a trigger added
+        -- later must be thought through, not silently lost.
+        SELECT string_agg(format('%s on %s', t.tgname, c.relname), ', ') INTO bad
+          FROM pg_catalog.pg_trigger t
+          JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+          JOIN pg_temp._fs_tables x ON x.rel = c.oid
+         WHERE NOT t.tgisinternal
+           AND c.relname || '.' || t.tgname <> ALL (checkpoint_triggers || copied_triggers);
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: triggers it does not know how to carry to Citus: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Citus fires no trigger of a distributed table; each trigger needs a way of its own (docs/citus.md).';
+        END IF;
+        FOR r IN SELECT c.relname, t.tgname FROM pg_catalog.pg_trigger t
+                   JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                   JOIN pg_temp._fs_tables x ON x.rel = c.oid
+                  WHERE NOT t.tgisinternal AND c.relname || '.' || t.tgname = ANY (checkpoint_triggers)
+                  ORDER BY 1, 2 LOOP
+            EXECUTE format('DROP TRIGGER %I ON @extschema@.%I', r.tgname, r.relname);
+        END LOOP;
+
+        -- The foreign keys among the tables, dropped and added again after
+        -- (a partition's own copies follow its parent's).
+        FOR r IN SELECT c.conname, c.conrelid::regclass AS rel, pg_catalog.pg_get_constraintdef(c.oid) AS def
+                   FROM pg_catalog.pg_constraint c
+                   JOIN pg_temp._fs_tables x ON x.rel = c.conrelid
+                  WHERE c.contype = 'f' AND c.conparentid = 0
+                  ORDER BY c.conrelid, c.conname LOOP
+            fkeys := fkeys || format('ALTER TABLE %s ADD CONSTRAINT %I %s', r.rel, r.conname, r.def);
+            EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.rel, r.conname);
+        END LOOP;
+
+        -- Triggers on the reference tables are created on their copies only
+        -- with this setting on; those left are the copied_triggers above.
+        PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+        -- one connection per node for everything that follows: the keys
+        -- between the distributed table and the reference tables require it
+        -- in the transaction that adds them
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x WHERE x.name <> 'jobs' ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.create_reference_table($1)' USING r.rel;
+        END LOOP;
+        EXECUTE 'SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => ''none'', shard_count => $3)'
+          USING '@extschema@.jobs'::regclass, 'job_id', distribute.shard_count;
+        -- The workers' copies of the tables (each worker's own CREATE
+        -- EXTENSION made them) still have the keys: dropping them here
+        -- drops them there too, in this transaction, before they come back.
+        FOR r IN SELECT unnest(fkeys) AS cmd LOOP
+            EXECUTE regexp_replace(r.cmd, '^(ALTER TABLE \S+) ADD CONSTRAINT (\S+) .*$', '\1 DROP CONSTRAINT IF EXISTS \2');
+            EXECUTE r.cmd;
+        END LOOP;
+        -- the rows copied into the shards are still in the coordinator's
+        -- own files, invisible: free them (past the ledger's no-truncate
+        -- trigger, which guards the rows, now in the shards)
+        PERFORM set_config('session_replication_role', 'replica', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING r.rel;
+        END LOOP;
+        PERFORM set_config('session_replication_role', 'origin', true);
+    END IF;
+
+    RETURN QUERY EXECUTE
+        'SELECT x.rel, @extschema@._citus_table_kind(x.rel),
+                pg_catalog.column_to_column_name(p.logicalrelid, p.partkey),
+                (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid = x.rel)
+           FROM pg_temp._fs_tables x
+           LEFT JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = x.rel
+          ORDER BY @extschema@._citus_table_kind(x.rel), x.name';
+END
+$$;
+COMMENT ON FUNCTION @extschema@.distribute(integer) IS
+'On a Citus coordinator: jobs becomes a table hash-distributed on job_id over shard_count shards, every other table of the extension a reference table; usage checkpoints are given up (Citus fires no trigger on the shards). Returns each table, how Citus holds it and its shards; calling it again only reports.';
+
+REVOKE ALL ON FUNCTION @extschema@._citus_table_kind(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._citus_table_kind(regclass) TO fairshare_admin, fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@._citus_sequential() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._citus_sequential() TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@._citus_no_checkpoints(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._citus_no_checkpoints(text) TO fairshare_admin, fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@._citus_inliner() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._citus_inliner() TO fairshare_admin, fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.distribute(integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.distribute(integer) TO fairshare_admin;

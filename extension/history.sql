@@ -135,6 +135,7 @@ BEGIN
         RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
             USING ERRCODE = '22023';
     END IF;
+    PERFORM @extschema@._citus_sequential();
     LOOP
         BEGIN
             PERFORM set_config('lock_timeout', '500ms', true);
@@ -204,6 +205,7 @@ BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@._jobs_owner_check('maintain_partitions');
+    PERFORM @extschema@._citus_sequential();
     FOR m IN SELECT x FROM @extschema@._jobs_months_to_make(months_ahead) x LOOP
         moved := @extschema@._jobs_make_partition(m);
         IF moved IS NOT NULL THEN
@@ -387,6 +389,8 @@ BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@._jobs_owner_check('retain_jobs');
+    -- retention pins usage checkpoints, which a Citus cluster cannot keep
+    PERFORM @extschema@._citus_no_checkpoints('retain_jobs');
     IF archive_dir IS NOT NULL THEN
         PERFORM @extschema@._jobs_archive_check(archive_dir);
     END IF;

@@ -24,6 +24,17 @@
 -- cleanup after a crash or a forgotten load.  COPY is as fast into either
 -- (1.0 s for 10^6 lines on the test machine); the price is that parallel
 -- workers cannot scan a TEMP table, so the parse runs in one backend.
+--
+-- The work tables are changed by statements that read only work tables:
+-- what they need of fairshare.jobs and the model is read first, by plain
+-- queries, into TEMP tables of their own (the stored runs a PBS load
+-- continues, the stored jobs of a lone step's id, the tasks of an array's
+-- remainder, the recent runs).  On a Citus cluster a statement that changes
+-- a TEMP table cannot read a Citus table, nor can a query correlate a Citus
+-- table with a TEMP table (EXISTS ... WHERE x.k = w.k): Citus plans the
+-- jobs' side on the workers and the TEMP table's on the coordinator
+-- (docs/citus.md).  On one server each is the join the lookup it replaces
+-- made.
 -- ---------------------------------------------------------------------------
 
 -- One row per import: who, when, what, and the summary it returned.
@@ -265,15 +276,19 @@ BEGIN
      GROUP BY 1, 2, 3, 4;
 
     -- clusters: never created, they carry the centre's policy parameters
+    -- (the known ones read first: the statements below change work tables)
+    IF to_regclass('pg_temp._fs_import_clusters') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_clusters; END IF;
+    CREATE TEMP TABLE _fs_import_clusters AS SELECT c.cluster FROM @extschema@.clusters c;
     DELETE FROM _fs_import_assoc a
-     WHERE NOT EXISTS (SELECT 1 FROM @extschema@.clusters c WHERE c.cluster = a.cluster);
+     WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_clusters c WHERE c.cluster = a.cluster);
     IF FOUND THEN
         UPDATE pg_temp._fs_import_jobs w
            SET kind = 'reject', sqlstate = '23503',
                reason = format('cluster %s is not in fairshare.clusters', quote_literal(w.cluster))
          WHERE w.kind = 'job'
-           AND NOT EXISTS (SELECT 1 FROM @extschema@.clusters c WHERE c.cluster = w.cluster);
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_clusters c WHERE c.cluster = w.cluster);
     END IF;
+    DROP TABLE pg_temp._fs_import_clusters;
 
     IF create_missing THEN
         INSERT INTO @extschema@.partitions (cluster, partition, nodes, cores_per_node, mem_per_node_mb, gpus_per_node)
@@ -532,6 +547,9 @@ BEGIN
     -- every run of the ids with other runs: the export's (line_no) and the
     -- stored open and recent ones it does not repeat (line_no NULL)
     CREATE TEMP TABLE _fs_import_runs AS
+    -- (the recent runs read once, with what the stored side below needs:
+    -- on a Citus cluster no statement here may correlate jobs with a TEMP
+    -- table, docs/citus.md)
     WITH recent AS MATERIALIZED (
         SELECT x.cluster, x.job_id, x.submit_time, x.user_name, x.account, x.state, x.start_time, x.end_time
           FROM @extschema@.jobs x
@@ -812,7 +830,14 @@ BEGIN
         -- a step elsewhere than after its job's line: its job must have
         -- a line in the export, or be stored.  The few lone steps are
         -- looked for among the jobs (a hash of them), not every job among
-        -- them (a hash of every job: 0.1 s for 296,132 jobs).
+        -- them (a hash of every job: 0.1 s for 296,132 jobs); the stored
+        -- jobs of their ids read first, into a work table.
+        IF to_regclass('pg_temp._fs_import_lone') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_lone; END IF;
+        CREATE TEMP TABLE _fs_import_lone AS
+        SELECT DISTINCT x.cluster, x.job_id
+          FROM @extschema@.jobs x
+         WHERE (x.cluster, x.job_id) IN (SELECT w.cluster, w.job_id FROM pg_temp._fs_import_jobs w
+                                          WHERE w.kind = 'lone_step');
         WITH lone AS MATERIALIZED (
             SELECT w.ctid AS row_id, w.cluster, w.job_id
               FROM pg_temp._fs_import_jobs w
@@ -829,7 +854,8 @@ BEGIN
           FROM lone l
          WHERE w.ctid = l.row_id
            AND NOT EXISTS (SELECT 1 FROM found f WHERE f.cluster = l.cluster AND f.job_id = l.job_id)
-           AND NOT EXISTS (SELECT 1 FROM @extschema@.jobs x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_lone x WHERE x.cluster = l.cluster AND x.job_id = l.job_id);
+        DROP TABLE pg_temp._fs_import_lone;
     END IF;
 
     IF all_or_nothing THEN
@@ -841,7 +867,15 @@ BEGIN
         -- whatever its range: of several in the export the latest line is
         -- kept.  It is stale when a task in its range is known (stored, or
         -- in this export) with a later time: an older export loaded after
-        -- a newer one.
+        -- a newer one.  The stored tasks of every remainder, read first.
+        IF to_regclass('pg_temp._fs_import_tasks') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_tasks; END IF;
+        CREATE TEMP TABLE _fs_import_tasks AS
+        SELECT x.cluster, x.job_id, GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) AS latest
+          FROM @extschema@.jobs x
+         WHERE (x.cluster, x.job_id) IN (SELECT w.cluster, task.id
+                                           FROM pg_temp._fs_import_jobs w,
+                                                @extschema@._array_tasks(w.job_id) AS task(id)
+                                          WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0);
         WITH r AS (
             SELECT w.line_no, w.cluster, w.job_id,
                    GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) AS latest,
@@ -861,11 +895,11 @@ BEGIN
              WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs x
                             WHERE x.kind = 'job' AND x.cluster = t.cluster AND x.job_id = t.id
                               AND GREATEST(x.submit_time, x.eligible_time, x.start_time, x.end_time) > t.latest)
-                OR EXISTS (SELECT 1 FROM @extschema@.jobs j
-                            WHERE j.cluster = t.cluster AND j.job_id = t.id
-                              AND GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time) > t.latest))
+                OR EXISTS (SELECT 1 FROM pg_temp._fs_import_tasks j
+                            WHERE j.cluster = t.cluster AND j.job_id = t.id AND j.latest > t.latest))
         UPDATE pg_temp._fs_import_jobs w SET kind = verdict.kind
           FROM verdict WHERE w.line_no = verdict.line_no;
+        DROP TABLE pg_temp._fs_import_tasks;
     END IF;
 
     removed := 0;
@@ -873,20 +907,30 @@ BEGIN
         -- A stored remainder is replaced by what a newer export says of the
         -- array: its own remainder record, or (when every task has started)
         -- the tasks' lines.
+        -- The stored remainders found first, those the export repeats left
+        -- out, then removed by their key.
+        IF to_regclass('pg_temp._fs_import_gone') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_gone; END IF;
+        CREATE TEMP TABLE _fs_import_gone AS
         WITH arrays AS (
             SELECT w.cluster, split_part(w.job_id, '_', 1) AS base,
                    max(GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time)) AS latest
               FROM pg_temp._fs_import_jobs w
              WHERE w.kind = 'job' AND strpos(w.job_id, '_') > 0
              GROUP BY 1, 2)
-        DELETE FROM @extschema@.jobs j
-         USING arrays a
-         WHERE j.state = 'PENDING' AND j.cluster = a.cluster
+        SELECT j.cluster, j.job_id, j.submit_time
+          FROM @extschema@.jobs j
+          JOIN arrays a
+            ON j.state = 'PENDING' AND j.cluster = a.cluster
            AND strpos(j.job_id, '_[') > 0 AND split_part(j.job_id, '_', 1) = a.base
-           AND GREATEST(j.submit_time, j.eligible_time) <= a.latest
-           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
-                            WHERE w.kind = 'job' AND w.cluster = j.cluster AND w.job_id = j.job_id);
+           AND GREATEST(j.submit_time, j.eligible_time) <= a.latest;
+        DELETE FROM pg_temp._fs_import_gone g
+         WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
+                        WHERE w.kind = 'job' AND w.cluster = g.cluster AND w.job_id = g.job_id);
+        DELETE FROM @extschema@.jobs j
+         USING pg_temp._fs_import_gone g
+         WHERE j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time;
         GET DIAGNOSTICS removed = ROW_COUNT;
+        DROP TABLE pg_temp._fs_import_gone;
     END IF;
 
     PERFORM @extschema@._import_runs(import_sacct.import_id);
@@ -1003,6 +1047,15 @@ BEGIN
     GET DIAGNOSTICS lines_read = ROW_COUNT;
     ANALYZE pg_temp._fs_import_lines;
 
+    -- every stored run of the load's job ids, read once under the lock:
+    -- the runs the records continue, and _import_runs's stored runs
+    IF to_regclass('pg_temp._fs_import_stored') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_stored; END IF;
+    CREATE TEMP TABLE _fs_import_stored AS
+    SELECT x.* FROM @extschema@.jobs x
+     WHERE x.cluster = import_pbs.cluster
+       AND x.job_id IN (SELECT l.job_id FROM pg_temp._fs_import_lines l WHERE l.kind = 'job');
+    ANALYZE pg_temp._fs_import_stored;
+
     -- one row per job: the latest value of each column (ORDER BY ... DESC,
     -- first non-NULL), merged with the stored row
     IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
@@ -1056,14 +1109,14 @@ BEGIN
                                   g0.submit_time) END AS run_submit
           FROM g0
           LEFT JOIN LATERAL (
-              SELECT x.submit_time FROM @extschema@.jobs x
+              SELECT x.submit_time FROM pg_temp._fs_import_stored x
                WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
                  AND x.submit_time <= g0.first_time
                  AND (x.end_time IS NULL OR x.end_time >= g0.first_time)
                  AND (g0.submit_time IS NULL OR x.submit_time >= g0.submit_time)
                ORDER BY x.submit_time DESC LIMIT 1) c ON g0.run_no = 0
           LEFT JOIN LATERAL (
-              SELECT x.submit_time, x.state, x.end_time FROM @extschema@.jobs x
+              SELECT x.submit_time, x.state, x.end_time FROM pg_temp._fs_import_stored x
                WHERE x.cluster = import_pbs.cluster AND x.job_id = g0.job_id
                ORDER BY x.submit_time DESC LIMIT 1) p ON g0.run_no = 0),
     s AS (
@@ -1088,7 +1141,7 @@ BEGIN
                j.nodes AS j_nodes, j.exclusive AS j_exclusive
           FROM g
           -- the stored run these records continue, if any
-          LEFT JOIN @extschema@.jobs j
+          LEFT JOIN pg_temp._fs_import_stored j
             ON j.cluster = import_pbs.cluster AND j.job_id = g.job_id AND j.submit_time = g.run_submit)
     SELECT s.line_no, 'job'::text AS kind, import_pbs.cluster AS cluster, s.job_id,
            COALESCE(s.user_name, s.j_user) AS user_name,
@@ -1189,7 +1242,7 @@ BEGIN
            created_partitions = import_pbs.created_partitions
      WHERE i.import_id = import_pbs.import_id;
     DROP TABLE pg_temp._fs_import_lines;
-    DROP TABLE pg_temp._fs_import_jobs;
+    DROP TABLE pg_temp._fs_import_jobs, pg_temp._fs_import_stored;
     PERFORM @extschema@._import_empty(src);
 END
 $$;

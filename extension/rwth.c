@@ -482,6 +482,62 @@ month_start(int y, int m, int i, Timestamp *ts)
 	return IS_VALID_TIMESTAMP(*ts);
 }
 
+/*
+ * (a float8[], b float8[]): the combine function of _rwth_month_hours, two
+ * partial states of one group added month by month, so that parallel query
+ * and Citus's workers split the aggregate (docs/citus.md).  NULL is the
+ * state of no piece yet.  Not STRICT: with one side NULL the other is the
+ * result, copied into the aggregate's context by the executor.
+ */
+PG_FUNCTION_INFO_V1(fs_rwth_month_hours_combine);
+
+static ArrayType *
+combine_state(FunctionCallInfo fcinfo, int argno)
+{
+	ArrayType  *st = PG_GETARG_ARRAYTYPE_P(argno);
+
+	if (ARR_NDIM(st) != 1 || ARR_HASNULL(st) || ARR_ELEMTYPE(st) != FLOAT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("_rwth_month_hours: the state must be a one-dimensional float8 array without NULLs"),
+				 errhint("Call the aggregate _rwth_month_hours, not its combine function.")));
+	return st;
+}
+
+Datum
+fs_rwth_month_hours_combine(PG_FUNCTION_ARGS)
+{
+	ArrayType  *a,
+			   *b;
+	float8	   *x;
+	const float8 *y;
+	int			n,
+				k;
+
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_ARRAYTYPE_P(combine_state(fcinfo, 0));
+	if (PG_ARGISNULL(0))
+		PG_RETURN_ARRAYTYPE_P(combine_state(fcinfo, 1));
+	a = combine_state(fcinfo, 0);
+	b = combine_state(fcinfo, 1);
+	n = ARR_DIMS(a)[0];
+	if (ARR_DIMS(b)[0] != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("_rwth_month_hours: partial states of %d and %d months", n, ARR_DIMS(b)[0]),
+				 errhint("Pass the same number of months for every row of a group.")));
+	/* in place in the aggregate's own state; a copy for a direct call */
+	if (!AggCheckCallContext(fcinfo, NULL))
+		a = (ArrayType *) pg_detoast_datum_copy((struct varlena *) a);
+	x = (float8 *) ARR_DATA_PTR(a);
+	y = (const float8 *) ARR_DATA_PTR(b);
+	for (k = 0; k < n; k++)
+		x[k] = float8_pl(x[k], y[k]);
+	PG_RETURN_ARRAYTYPE_P(a);
+}
+
 PG_FUNCTION_INFO_V1(fs_rwth_month_starts);
 
 /*

@@ -85,13 +85,20 @@ CREATE FUNCTION @extschema@._rwth_month_hours_accum(float8[], timestamptz[], tim
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'fs_rwth_month_hours_accum'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- Two partial states of a group added month by month: parallel query and
+-- Citus's workers split the aggregate with it (rwth.c).
+CREATE FUNCTION @extschema@._rwth_month_hours_combine(float8[], float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'fs_rwth_month_hours_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE @extschema@._rwth_month_hours(bounds timestamptz[], since timestamptz, until timestamptz,
                                                partitions text[], whole_node boolean[],
                                                cores_per_node integer[], gpu_hour_factor float8,
                                                partition text, cpus integer, started timestamptz,
                                                ended timestamptz, exclusive boolean, nodes integer,
                                                gpus integer) (
-    SFUNC = @extschema@._rwth_month_hours_accum, STYPE = float8[], PARALLEL = SAFE);
+    SFUNC = @extschema@._rwth_month_hours_accum, STYPE = float8[],
+    COMBINEFUNC = @extschema@._rwth_month_hours_combine, PARALLEL = SAFE);
 COMMENT ON AGGREGATE @extschema@._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer) IS
 'RWTH (internal): core_hours of the jobs between since and until, cut at bounds[1..n+1] and summed per month: float8[n].';
 
@@ -116,17 +123,23 @@ COMMENT ON FUNCTION @extschema@._rwth_running_hours(float8[], integer) IS
 -- reports below are this, a row per month; in SQL so that it is inlined
 -- into them: the planner sees the order (no sort of the months), and leaves
 -- out what a report does not use.
+--
+-- The projects' jobs are joined and aggregated per project (GROUP BY), not
+-- aggregated in a LATERAL subquery per project: on a Citus cluster a
+-- LATERAL aggregate over the distributed jobs cannot be pushed to the
+-- workers, a grouped join is, each worker cutting its jobs' months and the
+-- coordinator adding the partial sums (_rwth_month_hours_combine).  On one
+-- server the join still reads each project's jobs by the index on
+-- (account, cluster, start_time).
 CREATE FUNCTION @extschema@._rwth_usage(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
                months integer, first_month date, starts timestamptz[], allowance float8, hours float8[],
                running float8[])
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
-           al.first_month, al.starts, al.allowance, u.h, @extschema@._rwth_running_hours(u.h, al.n)
-      FROM (
-        -- the project, with [t0, t1) its period up to as_of (OFFSET 0:
-        -- computed once per project, not once per reference)
+    WITH al AS (
+        -- the project, with [t0, t1) its period up to as_of (a CTE read
+        -- twice: computed once per project)
         SELECT a.allocation_id, a.cluster, a.account, a.period_start, a.period_end,
                c.gpu_hour_factor, pt.partitions, pt.whole_node, pt.cores_per_node, s.starts,
                pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1 AS n,
@@ -150,19 +163,24 @@ BEGIN ATOMIC
          CROSS JOIN LATERAL @extschema@._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
          WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
            AND pg_catalog.timezone(c.timezone, a.period_start::timestamp) OPERATOR(pg_catalog.<=) _rwth_usage.as_of
-        OFFSET 0) al
-     -- its jobs in the period, each cut at the month boundaries by one
-     -- aggregate, read in the order of the index on (account, cluster,
-     -- start_time): an index-only scan
-     CROSS JOIN LATERAL (
-        SELECT @extschema@._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
+    ), u AS (
+        -- its jobs in the period, each cut at the month boundaries by one
+        -- aggregate per project
+        SELECT al.allocation_id,
+               @extschema@._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
                                              al.cores_per_node, al.gpu_hour_factor, j.partition, j.cpus,
                                              j.start_time, j.end_time, j.exclusive, j.nodes, j.gpus) AS h
-          FROM @extschema@.jobs j
-         WHERE j.cluster OPERATOR(pg_catalog.=) al.cluster AND j.account OPERATOR(pg_catalog.=) al.account
+          FROM al
+          JOIN @extschema@.jobs j
+            ON j.cluster OPERATOR(pg_catalog.=) al.cluster AND j.account OPERATOR(pg_catalog.=) al.account
            AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) al.t1
            AND (j.end_time IS NULL OR j.end_time OPERATOR(pg_catalog.>) al.t0)
-        ) u
+         GROUP BY al.allocation_id
+    )
+    SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
+           al.first_month, al.starts, al.allowance, u.h, @extschema@._rwth_running_hours(u.h, al.n)
+      FROM al
+      LEFT JOIN u ON u.allocation_id OPERATOR(pg_catalog.=) al.allocation_id
      ORDER BY al.cluster, al.account, al.period_start;
 END;
 COMMENT ON FUNCTION @extschema@._rwth_usage(timestamptz) IS

@@ -76,13 +76,21 @@ RETURNS TABLE (
     submit_time        timestamptz,
     eligible_time      timestamptz,
     explanation        text)
-LANGUAGE sql STABLE STRICT PARALLEL SAFE
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
 -- pending jobs and the associations for a merge join instead (0.2 s of
 -- 1.5 s at 10^5 pending jobs; docs/performance.md).
 SET enable_mergejoin = off
-BEGIN ATOMIC
+-- PL/pgSQL, not SQL: a SQL function that cannot be inlined (STRICT, SET)
+-- plans its query with as_of unknown, which Citus cannot distribute; here
+-- each call plans it with the value (docs/citus.md).
+SET plan_cache_mode = force_custom_plan
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH sizes AS (
         -- the cluster's size for the job-size factor: configured, or the
         -- sum over its partitions
@@ -209,7 +217,8 @@ BEGIN ATOMIC
                        WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
                        ELSE '' END))
       FROM summed s;
-END;
+END
+$$;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
 'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
 

@@ -92,9 +92,35 @@ COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean
 -- account NULL: the line of every other association (each TRES 0).
 CREATE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
-LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
-    WITH RECURSIVE names AS (
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+#variable_conflict use_column
+DECLARE
+    -- every account with each of its ancestors (itself included), read by
+    -- a query of its own: on a Citus cluster a recursive query cannot read
+    -- the distributed jobs, and a SQL function reading jobs cannot be
+    -- planned inside my_sshare_at (docs/citus.md)
+    anc_cluster text[];
+    anc_account text[];
+    anc_ancestor text[];
+BEGIN
+    WITH RECURSIVE anc AS (
+        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
+          FROM @extschema@.accounts a
+        UNION ALL
+        SELECT x.cluster, x.account, p.account, p.parent_account
+          FROM anc x
+          JOIN @extschema@.accounts p
+            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+    )
+    SELECT COALESCE(pg_catalog.array_agg(x.cluster), '{}'), COALESCE(pg_catalog.array_agg(x.account), '{}'),
+           COALESCE(pg_catalog.array_agg(x.ancestor), '{}')
+      INTO anc_cluster, anc_account, anc_ancestor
+      FROM anc x;
+    RETURN QUERY
+    WITH names AS (
         SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
                ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages']
                OPERATOR(pg_catalog.||) CASE WHEN EXISTS (
@@ -132,14 +158,9 @@ BEGIN ATOMIC
          CROSS JOIN LATERAL pg_catalog.unnest(r.names) WITH ORDINALITY x(t, i)
          GROUP BY r.cluster, r.account, r.user_name, x.i
     ), anc AS (
-        -- every account with each of its ancestors (itself included)
-        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
-          FROM @extschema@.accounts a
-        UNION ALL
-        SELECT x.cluster, x.account, p.account, p.parent_account
-          FROM anc x
-          JOIN @extschema@.accounts p
-            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+        SELECT x.cluster, x.account, x.ancestor
+          FROM ROWS FROM (pg_catalog.unnest(anc_cluster), pg_catalog.unnest(anc_account),
+                          pg_catalog.unnest(anc_ancestor)) AS x (cluster, account, ancestor)
     ), secs AS (
         SELECT u.cluster, u.account, u.user_name, u.i, u.secs FROM user_secs u
         UNION ALL
@@ -166,7 +187,8 @@ BEGIN ATOMIC
                       AND v.user_name IS NOT DISTINCT FROM s.user_name AND v.i OPERATOR(pg_catalog.=) x.i
      WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of)
      GROUP BY s.cluster, s.account, s.user_name;
-END;
+END
+$$;
 COMMENT ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) IS
 'sshare''s TRESRunMins of the associations of the fair_tree and classic clusters with running jobs as of an instant (each TRES''s count × the seconds left of the time limits of the jobs running in it or below it, in minutes), and per cluster (account NULL) the line of the others.';
 

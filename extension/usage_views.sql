@@ -469,6 +469,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
+    PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
     PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
     IF checkpoint_usage.as_of > now() THEN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of

@@ -10,6 +10,10 @@
 #                           the suites against an ASan + UBSan build (test/sanitize.sh),
 #                           a short libFuzzer run of every C parser (test/fuzz/),
 #                           a short SQLsmith run (test/sqlsmith.sh)
+#   bash test/run.sh citus  the same set-up, then Citus built from CITUS_SRC unless
+#                           installed, a coordinator and two workers started, and
+#                           every report compared with a single server's
+#                           (test/citus/run.sh; not in CI: docs/citus.md says why)
 #   bash test/run.sh matrix every suite, then the Debian packages, on each
 #                           supported major in a fresh Debian root of its own
 #                           (test/matrix.sh; needs root)
@@ -19,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-test}
-case "$mode" in demo|test|bench|checks|matrix) ;; *) echo "usage: $0 demo|test|bench|checks|matrix" >&2; exit 2 ;; esac
+case "$mode" in demo|test|bench|checks|matrix|citus) ;; *) echo "usage: $0 demo|test|bench|checks|matrix|citus" >&2; exit 2 ;; esac
 shift || true
 if [ "$mode" = matrix ]; then exec bash test/matrix.sh "$@"; fi
 
@@ -71,5 +75,8 @@ if [ "$mode" = checks ]; then
   echo "== SQLsmith, ${SQLSMITH_QUERIES:=300} queries"
   SQLSMITH_QUERIES=$SQLSMITH_QUERIES bash test/sqlsmith.sh
   exit 0
+fi
+if [ "$mode" = citus ]; then
+  exec bash test/citus/run.sh "$@"
 fi
 exec bash test/cluster.sh "$mode" "$@"

@@ -6,7 +6,9 @@
 -- adds (the usage checkpoints of 1.1) and that is empty after the update
 -- compares equal to its absence before it, while any row it holds shows.
 --
--- A table's rows are printed as jsonb, without the columns that are NULL or
+-- A table's rows are printed as jsonb (jsonb_build_object: to_jsonb of a
+-- subquery's row loses the column names on a Citus cluster, where the row
+-- is rebuilt from the workers' columns), without the columns that are NULL or
 -- hold their column's default: a column that a version adds (with its
 -- default, or NULL) compares equal to its absence before it, while any
 -- other value in it shows.  A report lists the columns it had when it was
@@ -22,10 +24,10 @@
 \else
 \set skip_columns ''
 \endif
-SELECT format('SELECT %L, jsonb_strip_nulls(to_jsonb(x)) FROM (SELECT %s FROM %s t) x', c.relname,
+SELECT format('SELECT %L, jsonb_strip_nulls(jsonb_build_object(%s)) FROM %s t', c.relname,
               (SELECT string_agg(CASE WHEN d.adbin IS NULL OR pg_get_expr(d.adbin, d.adrelid) LIKE '%nextval(%'
-                                      THEN format('t.%I', a.attname)
-                                      ELSE format('CASE WHEN t.%1$I IS NOT DISTINCT FROM (%2$s) THEN NULL ELSE t.%1$I END AS %1$I',
+                                      THEN format('%1$L, t.%1$I', a.attname)
+                                      ELSE format('%1$L, CASE WHEN t.%1$I IS NOT DISTINCT FROM (%2$s) THEN NULL ELSE t.%1$I END',
                                                   a.attname, pg_get_expr(d.adbin, d.adrelid)) END,
                                  ', ' ORDER BY a.attnum)
                  FROM pg_catalog.pg_attribute a

@@ -1,0 +1,279 @@
+-- ---------------------------------------------------------------------------
+-- citus: the model on a Citus cluster (docs/citus.md).  One call on the
+-- coordinator, fairshare.distribute(), turns the tables into Citus tables:
+-- jobs hash-distributed on job_id, every other table of the extension a
+-- reference table (a copy on every node).  The reports are unchanged: the
+-- decayed-usage aggregates have a combine function and a plain state type
+-- (float8[3]), so Citus computes them on the workers as partial aggregates
+-- and combines them on the coordinator; the joins with the small tables run
+-- on the workers against their copies.
+--
+-- Why job_id.  Citus enforces a primary key on each shard only, so the
+-- distribution column must be part of it: (cluster, job_id, submit_time),
+-- one row per run (docs/runs.md).  Of these, cluster puts a one-cluster
+-- centre on one shard; submit_time and job_id both spread the runs evenly,
+-- and job_id keeps every run of one id on one shard, so the import's
+-- per-id work (the runs of an id, closed and reused ids) joins jobs on
+-- (cluster, job_id) within a shard.  account, which would keep an
+-- association's jobs together, is not in the key, and the renames of
+-- accounts and users cascade into jobs (ON UPDATE CASCADE), which Citus
+-- cannot do to a distribution column.  The per-association aggregates
+-- therefore run as partial aggregates on every shard; the coordinator
+-- receives at most (associations × shards) states, not the jobs.
+--
+-- What Citus does not do, and what is done instead:
+--   * triggers on distributed tables: the usage checkpoints are kept valid
+--     by statement triggers with transition tables on jobs (usage_views.sql),
+--     which cannot fire on the shards.  distribute() marks every checkpoint
+--     invalid and drops those triggers and the settings triggers that only
+--     invalidate checkpoints; checkpoint_usage then refuses to run
+--     (_citus_no_checkpoints), and every report reads the jobs, spread over
+--     the workers.  Pinned checkpoints (retention) hold the usage of jobs no
+--     longer in the table: distribute() refuses while one exists.
+--   * triggers on reference tables are created on every copy when
+--     citus.enable_unsafe_triggers is on at distribution time.  The ledger's
+--     append-only triggers and the bound on allocation hours read no other
+--     table, and the account tree's cycle check reads only accounts, the
+--     copy on the node where it fires: they are kept so, and tested
+--     (test/citus/test.sh).  Any other trigger makes distribute() refuse.
+--   * foreign keys: Citus turns a local table that references a reference
+--     table into a "Citus local table" by renaming it, which the extension's
+--     views cannot follow.  distribute() drops the foreign keys among the
+--     extension's tables, converts every table, and adds them again, same
+--     names and definitions (distributed -> reference keys are supported,
+--     with their ON UPDATE CASCADE, since job_id is in none of them).
+--   * row-level security: policies without subqueries are copied to every
+--     shard; the workers run each query as the calling role, so a plain
+--     user's queries see its own rows there too.
+--   * pg_extension_config_dump: pg_dump on the coordinator reads the
+--     distributed tables through Citus, so a dump holds every row; it
+--     restores as a single server, and distribute() distributes it again.
+-- ---------------------------------------------------------------------------
+
+-- How Citus holds a table: 'distributed', 'reference', 'local' (a Citus
+-- local table), or NULL when Citus is not installed or the table is not a
+-- Citus table.  Dynamic SQL: pg_dist_partition exists only with Citus.
+CREATE FUNCTION @extschema@._citus_table_kind(rel regclass)
+RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    kind text;
+BEGIN
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE 'SELECT CASE WHEN p.partmethod = ''h'' THEN ''distributed''
+                         WHEN p.partmethod = ''n'' AND p.repmodel = ''t'' THEN ''reference''
+                         ELSE ''local'' END
+               FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1'
+       INTO kind USING rel;
+    RETURN kind;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_table_kind(regclass) IS
+'How Citus holds a table: distributed, reference, local, or NULL (no Citus, or not a Citus table).';
+
+-- Called first by what needs the usage checkpoints kept valid: refuses
+-- once jobs is a distributed table, whose shards fire none of the
+-- invalidation triggers (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead).
+-- On a Citus cluster, for the rest of the transaction: one connection per
+-- node.  A transaction that writes the distributed jobs and touches the
+-- reference tables its foreign keys point to (maintain_partitions moving
+-- runs and attaching a partition) must use no parallel connection from its
+-- first distributed query on.  Nothing without Citus.
+CREATE FUNCTION @extschema@._citus_sequential()
+RETURNS void LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_sequential() IS
+'On a Citus cluster, makes the rest of the transaction use one connection per node (citus.multi_shard_modify_mode); nothing otherwise.';
+
+CREATE FUNCTION @extschema@._citus_no_checkpoints(caller text)
+RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+        RAISE EXCEPTION '%: usage checkpoints are not available when fairshare.jobs is a Citus table', caller
+            USING ERRCODE = '0A000',
+                  DETAIL = 'A checkpoint stays valid only while the triggers on jobs see every change to it; Citus fires no trigger of the distributed table on its shards.',
+                  HINT = 'Every report reads the jobs instead, spread over the workers (docs/citus.md).';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_no_checkpoints(text) IS
+'Raises 0A000 when jobs is a Citus table: usage checkpoints cannot be kept valid there.';
+
+-- Whether fairshare's planner hook (citus.c) runs for every query: the
+-- library was loaded with shared_preload_libraries after citus.
+CREATE FUNCTION @extschema@._citus_inliner() RETURNS boolean
+AS 'MODULE_PATHNAME', 'fs_citus_inliner' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@._citus_inliner() IS
+'true when fairshare was preloaded after citus (shared_preload_libraries = ''citus,fairshare''), so that its planner hook inlines the reports'' SQL functions before Citus plans a query.';
+
+CREATE FUNCTION @extschema@.distribute(shard_count integer DEFAULT 32)
+RETURNS TABLE (table_name regclass, citus_table text, distribution_column text, shards bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext oid;
+    citus_version text;
+    r record;
+    bad text;
+    fkeys text[] := '{}';
+    dropped_triggers text[] := '{}';
+    -- the triggers that only keep usage checkpoints valid: dropped, as
+    -- checkpoints are refused on Citus
+    checkpoint_triggers text[] := ARRAY[
+        'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
+        'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
+        'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
+        'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate'];
+    -- the triggers kept on every copy of a reference table: each reads
+    -- nothing, or only the table it fires on
+    copied_triggers text[] := ARRAY[
+        'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
+        'ledger.hours_bounded', 'allocations.hours_bounded'];
+BEGIN
+    SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
+    IF citus_version IS NULL THEN
+        RAISE EXCEPTION 'fairshare.distribute: the citus extension is not installed in database "%"', current_database()
+            USING ERRCODE = '0A000',
+                  HINT = 'On every node: shared_preload_libraries = ''citus'' and CREATE EXTENSION citus; on the coordinator, citus_add_node() for each worker; then call fairshare.distribute() there (docs/citus.md).';
+    END IF;
+    IF shard_count IS NULL OR shard_count NOT BETWEEN 1 AND 64000 THEN
+        RAISE EXCEPTION 'fairshare.distribute: shard_count % is out of range', COALESCE(shard_count::text, 'NULL')
+            USING ERRCODE = '22023',
+                  HINT = 'Pass 1 to 64000 shards; a few per core of the workers (32 by default) lets Citus spread a query.';
+    END IF;
+    IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        RAISE EXCEPTION 'fairshare.distribute: role "%" is not a superuser', current_user
+            USING ERRCODE = '42501',
+                  HINT = 'Citus converts tables their owner owns: run it as the superuser that created the extension.';
+    END IF;
+    EXECUTE 'SELECT pg_catalog.citus_is_coordinator()' INTO STRICT r;
+    IF NOT r.citus_is_coordinator THEN
+        RAISE EXCEPTION 'fairshare.distribute: this node is not the Citus coordinator'
+            USING ERRCODE = '0A000',
+                  HINT = 'Call it on the coordinator, after citus_set_coordinator_host() and citus_add_node() for each worker.';
+    END IF;
+    -- The reports call PL/pgSQL functions from queries on the reference
+    -- tables; those queries must run on the coordinator, which needs its
+    -- own copy of the reference tables: it must be in the metadata.
+    EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_node n WHERE n.groupid = 0)' INTO STRICT r;
+    IF NOT r.exists THEN
+        RAISE EXCEPTION 'fairshare.distribute: the coordinator is not in the Citus metadata'
+            USING ERRCODE = '0A000',
+                  HINT = 'SELECT citus_set_coordinator_host(''its host'', its port) first: the coordinator then keeps a copy of every reference table, where the reports run.';
+    END IF;
+    IF NOT @extschema@._citus_inliner() THEN
+        RAISE EXCEPTION 'fairshare.distribute: fairshare is not in shared_preload_libraries after citus'
+            USING ERRCODE = '0A000',
+                  DETAIL = 'Citus cannot plan the reports'' SQL functions unless fairshare inlines them first, which it does from a library loaded at server start.',
+                  HINT = 'Set shared_preload_libraries = ''citus,fairshare'' on every node and restart them (docs/citus.md).';
+    END IF;
+
+    SELECT e.oid INTO ext FROM pg_catalog.pg_extension e WHERE e.extname = 'fairshare';
+    CREATE TEMP TABLE _fs_tables ON COMMIT DROP AS
+    SELECT c.oid::regclass AS rel, c.relname::text AS name
+      FROM pg_catalog.pg_depend d
+      JOIN pg_catalog.pg_class c ON c.oid = d.objid
+     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refclassid = 'pg_catalog.pg_extension'::regclass
+       AND d.refobjid = ext AND d.deptype = 'e' AND c.relkind IN ('r', 'p') AND NOT c.relispartition;
+
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+        -- Checkpoints: those pinned by retention hold the usage of jobs no
+        -- longer in the table, which no report on Citus could read.
+        SELECT string_agg(format('%s as of %s', k.cluster, k.as_of), ', ') INTO bad
+          FROM @extschema@.usage_checkpoints k WHERE k.pinned;
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: pinned usage checkpoints hold the usage of removed jobs: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Retention keeps that usage in the checkpoints only, which Citus cannot keep valid: restore the archived jobs and unpin them first.';
+        END IF;
+        UPDATE @extschema@.usage_checkpoints k
+           SET invalidated_at = now(),
+               invalidated_by = 'fairshare.distribute: jobs became a Citus table, whose shards fire no invalidation trigger'
+         WHERE k.invalidated_at IS NULL;
+
+        -- Every trigger must be one of those known here: a trigger added
+        -- later must be thought through, not silently lost.
+        SELECT string_agg(format('%s on %s', t.tgname, c.relname), ', ') INTO bad
+          FROM pg_catalog.pg_trigger t
+          JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+          JOIN pg_temp._fs_tables x ON x.rel = c.oid
+         WHERE NOT t.tgisinternal
+           AND c.relname || '.' || t.tgname <> ALL (checkpoint_triggers || copied_triggers);
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: triggers it does not know how to carry to Citus: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Citus fires no trigger of a distributed table; each trigger needs a way of its own (docs/citus.md).';
+        END IF;
+        FOR r IN SELECT c.relname, t.tgname FROM pg_catalog.pg_trigger t
+                   JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                   JOIN pg_temp._fs_tables x ON x.rel = c.oid
+                  WHERE NOT t.tgisinternal AND c.relname || '.' || t.tgname = ANY (checkpoint_triggers)
+                  ORDER BY 1, 2 LOOP
+            EXECUTE format('DROP TRIGGER %I ON @extschema@.%I', r.tgname, r.relname);
+        END LOOP;
+
+        -- The foreign keys among the tables, dropped and added again after
+        -- (a partition's own copies follow its parent's).
+        FOR r IN SELECT c.conname, c.conrelid::regclass AS rel, pg_catalog.pg_get_constraintdef(c.oid) AS def
+                   FROM pg_catalog.pg_constraint c
+                   JOIN pg_temp._fs_tables x ON x.rel = c.conrelid
+                  WHERE c.contype = 'f' AND c.conparentid = 0
+                  ORDER BY c.conrelid, c.conname LOOP
+            fkeys := fkeys || format('ALTER TABLE %s ADD CONSTRAINT %I %s', r.rel, r.conname, r.def);
+            EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.rel, r.conname);
+        END LOOP;
+
+        -- Triggers on the reference tables are created on their copies only
+        -- with this setting on; those left are the copied_triggers above.
+        PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+        -- one connection per node for everything that follows: the keys
+        -- between the distributed table and the reference tables require it
+        -- in the transaction that adds them
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x WHERE x.name <> 'jobs' ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.create_reference_table($1)' USING r.rel;
+        END LOOP;
+        EXECUTE 'SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => ''none'', shard_count => $3)'
+          USING '@extschema@.jobs'::regclass, 'job_id', distribute.shard_count;
+        -- The workers' copies of the tables (each worker's own CREATE
+        -- EXTENSION made them) still have the keys: dropping them here
+        -- drops them there too, in this transaction, before they come back.
+        FOR r IN SELECT unnest(fkeys) AS cmd LOOP
+            EXECUTE regexp_replace(r.cmd, '^(ALTER TABLE \S+) ADD CONSTRAINT (\S+) .*$', '\1 DROP CONSTRAINT IF EXISTS \2');
+            EXECUTE r.cmd;
+        END LOOP;
+        -- the rows copied into the shards are still in the coordinator's
+        -- own files, invisible: free them (past the ledger's no-truncate
+        -- trigger, which guards the rows, now in the shards)
+        PERFORM set_config('session_replication_role', 'replica', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING r.rel;
+        END LOOP;
+        PERFORM set_config('session_replication_role', 'origin', true);
+    END IF;
+
+    RETURN QUERY EXECUTE
+        'SELECT x.rel, @extschema@._citus_table_kind(x.rel),
+                pg_catalog.column_to_column_name(p.logicalrelid, p.partkey),
+                (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid = x.rel)
+           FROM pg_temp._fs_tables x
+           LEFT JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = x.rel
+          ORDER BY @extschema@._citus_table_kind(x.rel), x.name';
+END
+$$;
+COMMENT ON FUNCTION @extschema@.distribute(integer) IS
+'On a Citus coordinator: jobs becomes a table hash-distributed on job_id over shard_count shards, every other table of the extension a reference table; usage checkpoints are given up (Citus fires no trigger on the shards). Returns each table, how Citus holds it and its shards; calling it again only reports.';

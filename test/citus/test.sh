@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# The Citus suite (TAP): the same centre on a single server and on a Citus
+# cluster of a coordinator and two workers, every report compared row for
+# row; the plans' shape; what Citus cannot do refused clearly.  Runs against
+# the servers test/citus/cluster.sh started in CITUS_DIR (test/citus/run.sh
+# does both).  Ends with "N passed, M failed".
+#
+#   demo   test/demo/centre.sql loaded on the single server and copied into
+#          the coordinator, then distributed (distribute() moves the rows);
+#          the demo's GENCI, RWTH, MetaCentrum and import scripts run on both
+#          and print the same; test/snapshot.sql (every table's rows, every
+#          report as of the load's instant) compared
+#   bench  test/bench/centre.sql at BENCH_SCALE (default 0.1: 10^6 jobs)
+#          loaded on the single server and copied into the coordinator's
+#          distributed tables through Citus; the GENCI regulation run on
+#          both; each table compared by digest, each report row by row
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+: "${CITUS_DIR:?set CITUS_DIR to the directory test/citus/cluster.sh start made}"
+. test/citus/lib.sh
+work=$(mktemp -d "${TMPDIR:-/tmp}/fairshare-citus-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+n=0 failed=0
+tap() {   # tap ok|not "description" [diagnostics file]
+  n=$((n + 1))
+  if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+  if [ -n "${3:-}" ] && [ -s "$3" ]; then sed 's/^/#   /' "$3" | head -40; fi
+}
+# expect NODE DB SQLSTATE "description" SQL: the statement fails with that SQLSTATE
+expect() {
+  local node=$1 db=$2 state=$3 what=$4 sql=$5 out
+  out=$(q "$node" "$db" -c '\set VERBOSITY verbose' -c "$sql" 2>&1)
+  if grep -q "^ERROR:  $state:" <<<"$out"; then
+    tap ok "$what ($state: $(grep -m1 '^ERROR:' <<<"$out" | cut -c16-120))"
+  else
+    echo "$out" > "$work/out"; tap not "$what: expected SQLSTATE $state" "$work/out"
+  fi
+}
+# the rows of test/snapshot.sql (or of a query file) on one node, unaligned
+rows() {  # rows NODE DB FILE OUT [psql -v args...]
+  local node=$1 db=$2 f=$3 out=$4
+  shift 4
+  q "$node" "$db" -A -t -F $'\x1f' -R $'\x1e' "$@" -f "$f" > "$out" 2> "$out.err"
+}
+compare() {  # compare SCENARIO SINGLE CITUS
+  local st desc
+  while IFS=$'\t' read -r st desc; do
+    case "$st" in
+      ok) tap ok "$desc" ;;
+      "not ok") tap not "$desc" ;;
+      *) echo "$st${desc:+	$desc}" ;;
+    esac
+  done < <(perl test/citus/compare.pl "$1" "$2" "$3")
+}
+# the columns that record when and by whom a row was written: they differ
+# between two servers that ran the same statements a few seconds apart
+skip='ledger.recorded_at,regulation_checks.checked_at,regulation_notifications.created_at,imports.started_at,usage_checkpoints.created_at'
+
+echo "== Citus $(val coordinator demo "SELECT extversion FROM pg_extension WHERE extname = 'citus'"): coordinator :$port_coordinator, workers :$port_worker1 :$port_worker2; single server :$port_single"
+
+# ---------------------------------------------------------------- set-up
+for db in demo bench; do
+  q single "$db" -c 'CREATE EXTENSION fairshare' && q coordinator "$db" -c 'CREATE EXTENSION fairshare' || exit 1
+done
+w=$(val worker1 demo "SELECT extversion FROM pg_extension WHERE extname = 'fairshare'")$(val worker2 demo "SELECT extversion FROM pg_extension WHERE extname = 'fairshare'")
+[ "$w" = "1.21.2" ] && tap ok "CREATE EXTENSION on the coordinator installs fairshare on both workers" \
+                    || tap not "fairshare on the workers: '$w'"
+expect single demo 0A000 "distribute() without Citus raises a clear error" "SELECT * FROM fairshare.distribute()"
+expect worker1 demo 0A000 "distribute() on a worker raises a clear error" "SELECT * FROM fairshare.distribute()"
+expect coordinator demo 22023 "distribute(0) is refused" "SELECT * FROM fairshare.distribute(0)"
+
+# ---------------------------------------------------------------- demo
+echo "== demo centre"
+q single demo -f test/demo/centre.sql >/dev/null || exit 1
+as_of=$(val single demo "SELECT now()")
+copy_tables demo || exit 1
+out=$(q coordinator demo -c 'SET client_min_messages = warning' -A -t -F ' ' \
+        -c 'SELECT table_name, citus_table, distribution_column, shards FROM fairshare.distribute()')
+echo "$out" > "$work/layout"
+if grep -qx 'fairshare.jobs distributed job_id 32' <<<"$out" && ! grep -v '^fairshare.jobs ' <<<"$out" | grep -vq ' reference  1$'; then
+  tap ok "distribute(): jobs hash-distributed on job_id over 32 shards, the $(grep -c ' reference ' <<<"$out") other tables reference tables"
+else
+  tap not "distribute(): the layout" "$work/layout"
+fi
+again=$(q coordinator demo -A -t -F ' ' -c 'SELECT table_name, citus_table, distribution_column, shards FROM fairshare.distribute()')
+[ "$again" = "$out" ] && tap ok "distribute() again only reports" || tap not "distribute() again changed something"
+jobs_s=$(val single demo "SELECT count(*) FROM fairshare.jobs")
+jobs_c=$(val coordinator demo "SELECT count(*) FROM fairshare.jobs")
+jobs_w=$(val coordinator demo "SELECT count(*) FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
+                                 JOIN pg_dist_node n USING (groupid)
+                                WHERE s.logicalrelid = 'fairshare.jobs_default'::regclass AND n.nodeport = $port_worker1")
+[ "$jobs_s" = "$jobs_c" ] && tap ok "the $jobs_c demo jobs moved into the shards ($jobs_w of 32 shards on worker 1)" \
+                          || tap not "jobs: $jobs_s on the single server, $jobs_c on Citus"
+
+# the demo's scripts that write (GENCI regulation run, RWTH, MetaCentrum, the
+# sacct and PBS imports): the same statements on both, the same output
+for f in report_genci report_rwth report_metacentrum report_import; do
+  q single demo -v ON_ERROR_STOP=0 -f "test/demo/$f.sql" > "$work/$f.single" 2>&1
+  q coordinator demo -v ON_ERROR_STOP=0 -f "test/demo/$f.sql" > "$work/$f.citus" 2>&1
+  if [ "$f" = report_metacentrum ]; then
+    # its last query calls pbsfs_at laterally for each of two instants,
+    # which Citus's planner refuses (docs/citus.md): compared up to there
+    for s in single citus; do sed -i '/== Time travel/,$d' "$work/$f.$s"; done
+  fi
+  # the output sorted: the import's listings order runs of one id by id only
+  if diff <(sort "$work/$f.single") <(sort "$work/$f.citus") > "$work/diff"; then
+    tap ok "demo: test/demo/$f.sql prints the same on Citus ($(wc -l < "$work/$f.citus") lines)"
+  else
+    tap not "demo: test/demo/$f.sql prints differently on Citus" "$work/diff"
+  fi
+done
+# the monthly partitions made on both (the runs moved out of jobs_default)
+for node in single coordinator; do
+  q "$node" demo -c 'SET client_min_messages = warning' -c 'CALL fairshare.maintain_partitions()' > "$work/maint.$node" 2>&1
+  val "$node" demo "SELECT count(*) || ' partitions, ' || (SELECT count(*) FROM fairshare.jobs_default) || ' runs left in jobs_default'
+                      FROM fairshare.job_partitions()" >> "$work/maint.$node" 2>&1
+done
+if diff "$work/maint.single" "$work/maint.coordinator" > "$work/diff"; then
+  tap ok "maintain_partitions on Citus: $(tail -1 "$work/maint.coordinator"), as on the single server"
+else
+  tap not "maintain_partitions on Citus" "$work/diff"
+fi
+rows single demo test/snapshot.sql "$work/demo.single" -v as_of="$as_of" -v skip_columns="$skip"
+rows coordinator demo test/snapshot.sql "$work/demo.citus" -v as_of="$as_of" -v skip_columns="$skip"
+cat "$work/demo.single.err" "$work/demo.citus.err"
+compare demo "$work/demo.single" "$work/demo.citus"
+
+# pg_dump of the coordinator (the extension's tables are registered with
+# pg_extension_config_dump): every row read through Citus, restored as a
+# single server, gives the same tables and reports
+pg_dump -Fc -h "$CITUS_DIR" -p "$port_coordinator" -U postgres -d demo -f "$work/demo.dump" 2> "$work/dump.err" ||
+  cat "$work/dump.err"
+q single postgres -c 'CREATE DATABASE restored' >/dev/null
+# as test/dump_restore.sh restores: without the monthly partitions' indexes,
+# which ATTACH makes; and without Citus, which the single server lacks
+pg_restore -l "$work/demo.dump" |
+  grep -v -E '^[0-9]+; [0-9]+ [0-9]+ (INDEX|CONSTRAINT) fairshare jobs_p[0-9]{4}_[0-9]{2}[ _]| EXTENSION - citus | COMMENT - EXTENSION citus ' \
+  > "$work/restore.list"
+pg_restore -h "$CITUS_DIR" -p "$port_single" -U postgres -d restored -L "$work/restore.list" "$work/demo.dump" 2> "$work/restore.err"
+rows single restored test/snapshot.sql "$work/restored.single" -v as_of="$as_of" -v skip_columns="$skip"
+if ! perl test/citus/compare.pl restore "$work/demo.single" "$work/restored.single" | grep -q '^not ok' \
+   && ! grep -q 'error' "$work/restore.err"; then
+  tap ok "pg_dump of the coordinator restored on a single server: every table and report the same ($(grep -c 'TABLE DATA' "$work/restore.list") tables' rows)"
+else
+  { cat "$work/restore.err"; perl test/citus/compare.pl restore "$work/demo.single" "$work/restored.single" | grep -v '^ok'; } > "$work/out"
+  tap not "pg_dump of the coordinator restored on a single server" "$work/out"
+fi
+
+# ---------------------------------------------------------------- what Citus cannot do
+echo "== on Citus"
+expect coordinator demo 0A000 "checkpoint_usage refuses: no trigger keeps a checkpoint valid on the shards" \
+  "CALL fairshare.checkpoint_usage()"
+v=$(val coordinator demo "SELECT count(*) FILTER (WHERE invalidated_at IS NULL) FROM fairshare.usage_checkpoints")
+[ "$v" = 0 ] && tap ok "no valid usage checkpoint on Citus" || tap not "$v valid usage checkpoints on Citus"
+expect coordinator demo 0A000 "retain_jobs refuses: it pins usage checkpoints" \
+  "CALL fairshare.retain_jobs('2026-09-01')"
+expect coordinator demo 55000 "the ledger stays append-only on every copy (UPDATE)" \
+  "UPDATE fairshare.ledger SET hours = hours + 1"
+expect coordinator demo 55000 "the ledger stays append-only on every copy (TRUNCATE)" "TRUNCATE fairshare.ledger"
+expect coordinator demo 23514 "allocation hours stay bounded on every copy" \
+  "INSERT INTO fairshare.ledger (allocation_id, kind, hours, effective_date) SELECT min(allocation_id), 'addition', 1e13, '2026-01-01' FROM fairshare.allocations"
+expect coordinator demo 23514 "the account tree refuses a cycle on the reference table" \
+  "UPDATE fairshare.accounts SET parent_account = 'xlim-rf' WHERE cluster = 'cali' AND account = 'xlim'"
+# a report called laterally, once per instant: answered as on the single
+# server, or refused by Citus's planner (docs/citus.md), never wrong
+lat="SELECT d, s.cluster, s.account, s.user_name, s.raw_usage, s.fairshare
+       FROM unnest(ARRAY['$as_of'::timestamptz, '$as_of'::timestamptz - interval '30 days']) d
+      CROSS JOIN LATERAL fairshare.sshare_at(d) s ORDER BY 1, 2, 3, 4"
+val coordinator demo "$lat" > "$work/lat.citus" 2>&1
+if grep -q '^ERROR:  .*not supported' "$work/lat.citus"; then
+  tap ok "sshare_at called laterally for two instants: refused by Citus's planner ($(grep -m1 '^ERROR:' "$work/lat.citus" | cut -c9-90))"
+elif diff <(val single demo "$lat") "$work/lat.citus" > "$work/diff"; then
+  tap ok "sshare_at called laterally for two instants: the same rows on Citus"
+else
+  tap not "sshare_at called laterally: neither refused nor the same rows" "$work/diff"
+fi
+expect coordinator demo 0A000 "pbsfs_at called laterally is refused by Citus's planner (a CTE of the inlined function refers to the instant)" \
+  "SELECT count(*) FROM unnest(ARRAY[now()]) d CROSS JOIN LATERAL fairshare.pbsfs_at(d) s"
+# row-level security on the shards: a plain user reads its own jobs only
+u=$(val single demo "SELECT user_name FROM fairshare.jobs WHERE cluster = 'cali' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
+for node in single coordinator; do
+  q "$node" demo -c "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$u') THEN CREATE ROLE \"$u\" LOGIN; END IF; END \$\$" \
+                 -c "GRANT fairshare_user TO \"$u\"" >/dev/null 2>&1
+done
+for node in single coordinator; do
+  val "$node" demo "SET ROLE \"$u\"; SELECT count(*), count(DISTINCT user_name), sum(cpus) FROM fairshare.jobs;
+                    SELECT count(*), sum(raw_usage) FROM fairshare.my_sshare_at('$as_of');" > "$work/rls.$node" 2>&1
+done
+if diff "$work/rls.single" "$work/rls.coordinator" >/dev/null && grep -q '^[1-9][0-9]*|1|' "$work/rls.coordinator"; then
+  tap ok "row-level security: $u sees $(cut -d'|' -f1 < "$work/rls.coordinator" | head -1) jobs, all its own, and its my_sshare rows, as on the single server"
+else
+  cat "$work/rls.single" "$work/rls.coordinator" > "$work/out"; tap not "row-level security on Citus" "$work/out"
+fi
+
+# ---------------------------------------------------------------- plans
+echo "== plans"
+# _association_usage's own query (the one every usage report runs), its
+# PL/pgSQL variables replaced by the values they hold without checkpoints
+{ echo 'EXPLAIN (VERBOSE, COSTS OFF)'; usage_query demo "$as_of"; } > "$work/usage.sql"
+q coordinator demo -f "$work/usage.sql" > "$work/usage.plan" 2>&1
+# the RWTH report's SQL function (inlined)
+q coordinator demo -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM fairshare._rwth_usage('$as_of')" > "$work/rwth.plan" 2>&1
+# plan_shape FILE AGGREGATE DESCRIPTION: the aggregate is a partial one in
+# the task each worker runs (worker_partial_agg), combined on the
+# coordinator (coord_combine_agg); the jobs are scanned only in the tasks
+plan_shape() {
+  local f=$1 agg=$2 what=$3 bad=""
+  grep -q 'Custom Scan (Citus Adaptive)' "$f" || bad="$bad no Citus scan;"
+  grep -Eq 'Task Count: (3[2-9]|[4-9][0-9]|[0-9]{3,})' "$f" || bad="$bad not every shard;"
+  grep -Eq "Query: .*worker_partial_agg\('fairshare\.$agg\(" "$f" || bad="$bad no partial $agg in the workers' query;"
+  grep -Eq "coord_combine_agg\(" "$f" || bad="$bad no combine on the coordinator;"
+  # every scan of the jobs is under a Task, i.e. runs on a worker
+  perl -ne 'if (/^(\s*)->\s+Task\b/) { $t = length($1) } elsif (/^(\s*)->\s+.*Scan.* on fairshare\.jobs/) {
+              exit 1 unless defined $t && length($1) > $t }' "$f" || bad="$bad a jobs scan outside the tasks;"
+  if [ -z "$bad" ]; then tap ok "EXPLAIN $what: $agg computed on the workers as partial aggregates, combined on the coordinator"
+  else tap not "EXPLAIN $what:$bad" "$f"; fi
+}
+plan_shape "$work/usage.plan" decayed_usage "of association usage (sshare, sprio, association_usage_at)"
+grep -Eq "Query: .*sum\(" "$work/usage.plan" && grep -Eq 'sum\(remote_scan\.' "$work/usage.plan" \
+  && tap ok "EXPLAIN of association usage: the job counts summed on the workers, the sums added on the coordinator" \
+  || tap not "EXPLAIN of association usage: job counts" "$work/usage.plan"
+plan_shape "$work/rwth.plan" _rwth_month_hours "of the RWTH core-hours per month (r_wlm_usage_at)"
+
+# ---------------------------------------------------------------- bench
+echo "== benchmark centre at BENCH_SCALE=$scale"
+load_bench || exit 1
+b_as_of=$(val single bench "SELECT bench.as_of()")
+for node in single coordinator; do
+  start=$(date +%s)
+  q "$node" bench -c "CALL fairshare.apply_genci_regulation('$b_as_of'::date, 'bench')" >/dev/null 2> "$work/genci.$node" \
+    || { tap not "bench: apply_genci_regulation on $node" "$work/genci.$node"; }
+  echo "   GENCI regulation run on $node in $(( $(date +%s) - start )) s"
+done
+# the jobs by digest (10^6 rows), every other table and every report row
+# by row (the regulation's ledger and checks hold sums of floats)
+cat > "$work/bench.sql" <<'SQL'
+\pset tuples_only on
+SELECT format(CASE WHEN c.relname = 'jobs'
+                   THEN 'SELECT %L, count(*), md5(string_agg(x::text, E''\n'' ORDER BY x::text)) FROM (SELECT %s FROM %s) x'
+                   ELSE 'SELECT %L, %s FROM %s' END,
+              c.relname, (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a
+                            WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                              AND c.relname || '.' || a.attname <> ALL (string_to_array(:'skip_columns', ','))),
+              c.oid::regclass)
+  FROM pg_class c JOIN pg_depend d ON d.objid = c.oid AND d.classid = 'pg_class'::regclass AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'fairshare'
+ WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1 \gexec
+SQL
+grep "^SELECT '[a-z_]*', \* FROM fairshare\." test/snapshot.sql >> "$work/bench.sql"
+for node in single coordinator; do
+  start=$(date +%s%N)
+  rows "$node" bench "$work/bench.sql" "$work/bench.$node" -v as_of="$b_as_of" -v skip_columns="$skip"
+  cat "$work/bench.$node.err"
+  echo "   tables and reports read on $node in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+done
+compare "bench $scale" "$work/bench.single" "$work/bench.coordinator"
+
+echo
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
