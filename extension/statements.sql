@@ -589,9 +589,10 @@ BEGIN
         END IF;
         g := g + step;
     END LOOP;
-    s := s || body;
+    -- the axes under the data: a line at 0 stays visible
     s := s || '<line x1="70" y1="350" x2="640" y2="350" stroke="#333333" stroke-width="1"/>'
            || '<line x1="70" y1="40" x2="70" y2="350" stroke="#333333" stroke-width="1"/>';
+    s := s || body;
     -- legend
     FOR i IN 1..coalesce(array_length(legend, 1), 0) / 2 LOOP
         s := s || format('<rect x="655" y="%s" width="14" height="14" fill="%s"/><text x="675" y="%s">%s</text>',
@@ -629,7 +630,7 @@ $$;
 CREATE FUNCTION @extschema@._chart_colour(i integer)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (ARRAY['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'])
-       [1 OPERATOR(pg_catalog.+) (i OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.%) 10];
+       [1 OPERATOR(pg_catalog.+) ((i OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.%) 10)];
 
 -- An allocation's burn-down over its period, as of as_of: hours used
 -- (cumulative, day by day up to as_of; blue), the theoretical consumption

@@ -249,6 +249,9 @@ SELECT count(*) AS bars FROM regexp_matches(cluster_utilisation_svg('st', '2026-
                                             '<rect [^>]*fill="#1f77b4">', 'g');
 SELECT cluster_utilisation_svg('st', '2026-02-01', '2026-03-01', 'hours', 'day') LIKE '%<title>2026-02-10 00:00: 360.00</title>%' AS tenth;
 
+-- the series' colours: ten, then again (the tenth is "others")
+SELECT _chart_colour(1) AS c1, _chart_colour(9) AS c9, _chart_colour(10) AS c10, _chart_colour(11) AS c11;
+
 -- bad input: SQLSTATE, message, hint
 SELECT pg_temp.refused($$SELECT fairshare.burndown_svg(999)$$);
 SELECT pg_temp.refused($$SELECT fairshare.account_usage_svg('st', 'proj_n', '2026-03-01', '2026-01-01')$$);
