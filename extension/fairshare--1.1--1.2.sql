@@ -5295,13 +5295,17 @@ BEGIN
         body := body || format('<polyline points="%s" fill="none" stroke="#1f77b4" stroke-width="3"/>', pts);
     END IF;
     FOR i IN 1..coalesce(array_length(tb_t, 1), 0) LOOP
+        -- the triangle's tip on the net it leaves; its hours (3 digits:
+        -- monthly take-backs are 47 px apart on a year) under that net,
+        -- right of the step
         body := body || format('<path d="M %1$s %2$s l -7 -12 l 14 0 z" fill="#d62728"/>'
-                               '<text x="%5$s" y="%3$s" fill="#d62728" font-size="11">-%4$s h</text>',
+                               '<text x="%5$s" y="%3$s" fill="#d62728" font-size="11">-%4$s</text>',
                                @extschema@._svg_n(@extschema@._chart_x(tb_t[i], t0, t1)),
                                @extschema@._svg_n(@extschema@._chart_y(tb_v[i], top)),
-                               @extschema@._svg_n(@extschema@._chart_y(tb_v[i], top) + 16),
-                               @extschema@._chart_label(tb_h[i]),
-                               @extschema@._svg_n(@extschema@._chart_x(tb_t[i], t0, t1) + 6));
+                               @extschema@._svg_n(@extschema@._chart_y(tb_v[i], top) + 14),
+                               @extschema@._chart_label(CASE WHEN tb_h[i] > 0
+                                   THEN round(tb_h[i]::numeric, 2 - floor(log(tb_h[i]))::integer)::float8 ELSE 0 END),
+                               @extschema@._svg_n(@extschema@._chart_x(tb_t[i], t0, t1) + 4));
     END LOOP;
     IF $2 > t0 AND $2 < t1 THEN
         body := body || format('<line x1="%1$s" y1="40" x2="%1$s" y2="350" stroke="#999999" stroke-width="1" stroke-dasharray="4 3"/>'
