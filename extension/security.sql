@@ -199,6 +199,23 @@ CREATE VIEW @extschema@.my_pbsfs AS
 SELECT * FROM @extschema@.my_pbsfs_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.my_pbsfs IS 'my_pbsfs_at(now()): the caller''s PBS fair-share rows.';
 
+-- A project leader's statements (account_leaders): the monthly statements
+-- of the allocations of the accounts the caller leads (statements.sql).
+CREATE FUNCTION @extschema@.my_allocation_statements(in_month date, as_of timestamptz DEFAULT pg_catalog.now())
+RETURNS TABLE (allocation_id bigint, cluster text, account text, policy text, month date,
+               line integer, item text, user_name text, day date, hours float8, note text)
+LANGUAGE sql STABLE STRICT PARALLEL SAFE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    SELECT s.allocation_id, s.cluster, s.account, s.policy, s.month, s.line, s.item, s.user_name, s.day, s.hours, s.note
+      FROM @extschema@.allocation_statements(my_allocation_statements.in_month, my_allocation_statements.as_of) s
+     WHERE EXISTS (SELECT FROM @extschema@.account_leaders l
+                    WHERE l.cluster OPERATOR(pg_catalog.=) s.cluster AND l.account OPERATOR(pg_catalog.=) s.account
+                      AND l.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name());
+END;
+COMMENT ON FUNCTION @extschema@.my_allocation_statements(date, timestamptz) IS
+'The monthly statements (allocation_statements) of the allocations of the accounts the caller leads (account_leaders), computed with the definer''s rights. STRICT: NULL arguments give no rows.';
+
 -- ---------------------------------------------------------------------------
 -- Grants.  Loops over the extension's members; the few exceptions are named.
 -- ---------------------------------------------------------------------------
@@ -219,7 +236,8 @@ DECLARE
         'my_user_name()',
         'my_sshare_at(timestamp with time zone)',
         'my_sprio_at(timestamp with time zone)',
-        'my_pbsfs_at(timestamp with time zone)'];
+        'my_pbsfs_at(timestamp with time zone)',
+        'my_allocation_statements(date, timestamp with time zone)'];
     -- what a plain user may read: the configuration those functions need,
     -- the views over them, and (added below) every table with a user_name
     -- column, filtered to the caller's rows

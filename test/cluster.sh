@@ -65,6 +65,9 @@ test)
   # a server of its own, started with pg_cron
   echo "== test/cron.sh"
   bash test/cron.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  # the charts in headless Chromium (needs chromium and python3)
+  echo "== test/charts.sh"
+  bash test/charts.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/meta.sh"
   bash test/meta.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/docs_check.sh"

@@ -6,7 +6,9 @@
 # cron.job_run_details, and its effect (a new checkpoint, new partitions).
 # pg_cron 1.5 and later take a schedule of '5 seconds'; the 1.4 of Debian
 # bookworm runs jobs on minute boundaries only, so there the wait is up to a
-# minute.  Run from test/cluster.sh test (or alone); prints TAP.
+# minute.  A third job, CALL fairshare.check_allocation_alerts()
+# (docs/statements.md), notifies an allocation's thresholds once each.
+# Run from test/cluster.sh test (or alone); prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 db=fs_cron
@@ -53,6 +55,9 @@ INSERT INTO fairshare.accounts (cluster, account, parent_account, shares) VALUES
 INSERT INTO fairshare.account_users (cluster, account, user_name) VALUES ('cr', 'a', 'ann');
 INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
 VALUES ('cr', '1', 'ann', 'a', 'p', 'COMPLETED', now() - interval '2 hours', now() - interval '2 hours', now() - interval '1 hour', 4);
+-- an allocation of 1 h, 4 used (400 %), ending in 10 days (docs/statements.md)
+INSERT INTO fairshare.allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('cr', 'a', 'none', (now() AT TIME ZONE 'UTC')::date - 1, (now() AT TIME ZONE 'UTC')::date + 10, 1);
 SQL
 before=$(q -c "SELECT (SELECT count(*) FROM fairshare.usage_checkpoints), (SELECT count(*) FROM fairshare.job_partitions())")
 [ "$before" = "0|1" ] && ok "before: no checkpoint, jobs_default alone" || fail "before: checkpoints|partitions $before"
@@ -61,22 +66,28 @@ before=$(q -c "SELECT (SELECT count(*) FROM fairshare.usage_checkpoints), (SELEC
 if q -c "SELECT '$version' >= '1.5'" | grep -q t; then every='5 seconds'; else every='* * * * *'; fi
 q -c "SELECT cron.schedule('fairshare-checkpoint', '$every', 'CALL fairshare.checkpoint_usage()')" >/dev/null \
   && q -c "SELECT cron.schedule('fairshare-partitions', '$every', 'CALL fairshare.maintain_partitions()')" >/dev/null \
-  && ok "scheduled checkpoint_usage and maintain_partitions every '$every'" || bail "cron.schedule"
+  && q -c "SELECT cron.schedule('fairshare-alerts', '$every', 'CALL fairshare.check_allocation_alerts()')" >/dev/null \
+  && ok "scheduled checkpoint_usage, maintain_partitions and check_allocation_alerts every '$every'" || bail "cron.schedule"
 
 runs=""
 for _ in $(seq 1 90); do
   runs=$(q -c "SELECT string_agg(j.jobname || ':' || d.status, ' ' ORDER BY j.jobname)
                  FROM cron.job j JOIN LATERAL (SELECT r.status FROM cron.job_run_details r WHERE r.jobid = j.jobid
                                                 ORDER BY r.runid LIMIT 1) d ON true")
-  case "$runs" in *checkpoint:*partitions:*) case "$runs" in *running*|*starting*|*sending*|*connecting*) ;; *) break ;; esac ;; esac
+  case "$runs" in *alerts:*checkpoint:*partitions:*) case "$runs" in *running*|*starting*|*sending*|*connecting*) ;; *) break ;; esac ;; esac
   sleep 1
 done
-[ "$runs" = "fairshare-checkpoint:succeeded fairshare-partitions:succeeded" ] \
-  && ok "both ran, as cron.job_run_details says: $runs" \
+[ "$runs" = "fairshare-alerts:succeeded fairshare-checkpoint:succeeded fairshare-partitions:succeeded" ] \
+  && ok "all three ran, as cron.job_run_details says: $runs" \
   || { fail "cron.job_run_details: '${runs:-no run}'"; q -c "SELECT jobid, status, return_message FROM cron.job_run_details" | sed 's/^/# /'; }
 got=$(q -c "SELECT (SELECT count(*) FROM fairshare.usage_checkpoints WHERE cluster = 'cr' AND invalidated_at IS NULL),
                    (SELECT count(*) FROM fairshare.job_partitions() WHERE month_start IS NOT NULL),
                    (SELECT count(*) FROM fairshare.jobs_default)")
 [ "$got" = "1|4|0" ] && ok "their effect: a checkpoint of cr, and the partitions of this month and the 3 ahead (the run moved out of jobs_default)" \
   || fail "checkpoints|monthly partitions|runs in jobs_default: $got"
+# the alerts, once each however often the job ran: 50, 80, 100 % used, 30 days left
+got=$(q -c "SELECT string_agg(rule || ':' || n, ' ' ORDER BY rule)
+              FROM (SELECT rule, count(*) AS n FROM fairshare.regulation_notifications GROUP BY rule) r")
+[ "$got" = "limit_days_30:1 limit_used_100:1 limit_used_50:1 limit_used_80:1" ] \
+  && ok "and the alerts, one each: $got" || fail "alerts: '$got'"
 echo "1..$n"

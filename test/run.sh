@@ -46,9 +46,10 @@ export PG_CONFIG=/usr/lib/postgresql/$PGV/bin/pg_config
 # 1. packages: the server, its headers, a compiler, pgTAP and pg_prove
 pkgs="postgresql-$PGV postgresql-server-dev-$PGV postgresql-common make gcc"
 case "$mode" in
-  # pg_cron: test/cron.sh starts a server with it to see scheduled runs happen
-  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron" ;;
-  checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith postgresql-$PGV-cron" ;;
+  # pg_cron: test/cron.sh starts a server with it to see scheduled runs happen;
+  # chromium, a font and python3: test/charts.sh renders the charts and reads the pixels
+  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron chromium fonts-dejavu-core python3" ;;
+  checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith postgresql-$PGV-cron chromium fonts-dejavu-core python3" ;;
 esac
 missing=""
 for p in $pkgs; do

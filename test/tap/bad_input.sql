@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(243);
+SELECT plan(271);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -513,6 +513,39 @@ SELECT throws_ok($$SELECT * FROM my_sprio_at('-infinity')$$, '22008', NULL, 'my_
 SELECT is((SELECT count(*)::int FROM my_pbsfs_at(NULL)), 0, 'my_pbsfs_at: STRICT, NULL as_of gives no rows');
 SELECT throws_ok($$SELECT * FROM my_pbsfs_at('infinity')$$, '22008', NULL, 'my_pbsfs_at: infinity');
 SELECT is(my_user_name(), session_user::text, 'my_user_name: no SET ROLE, the login role');
+
+-- ===========================================================================
+-- statements (docs/statements.md#bad-input): usage_buckets, allocation_used,
+-- thresholds, alerts, statements, charts
+-- ===========================================================================
+SELECT throws_ok($$SELECT * FROM usage_buckets(NULL, NULL, now() - interval '1 day', now())$$, '22004', NULL, 'usage_buckets: NULL cluster');
+SELECT throws_ok($$SELECT * FROM usage_buckets('x', NULL, now(), now() - interval '1 day')$$, '22023', NULL, 'usage_buckets: reversed window');
+SELECT throws_ok($$SELECT * FROM usage_buckets('x', NULL, now(), now())$$, '22023', NULL, 'usage_buckets: empty window');
+SELECT throws_ok($$SELECT * FROM usage_buckets('x', NULL, '-infinity', now())$$, '22008', NULL, 'usage_buckets: -infinity');
+SELECT throws_ok($$SELECT * FROM usage_buckets('x', NULL, now() - interval '1 day', now(), 'week')$$, '22023', NULL, 'usage_buckets: unknown bucket');
+SELECT throws_ok($$SELECT * FROM usage_buckets('no such cluster', NULL, now() - interval '1 day', now())$$, '22023', NULL, 'usage_buckets: unknown cluster');
+SELECT is(allocation_used(NULL, now()), NULL, 'allocation_used: STRICT, NULL allocation gives NULL');
+SELECT throws_ok($$SELECT allocation_used(-1, now())$$, '22023', NULL, 'allocation_used: unknown allocation');
+SELECT is((SELECT count(*)::int FROM allocation_thresholds(-1)), 0, 'allocation_thresholds: unknown allocation, no rows');
+SELECT throws_ok($$CALL check_allocation_alerts('infinity')$$, '22008', NULL, 'check_allocation_alerts: infinity');
+SELECT throws_ok($$CALL check_allocation_alerts(now() + interval '1 hour')$$, '22023', NULL, 'check_allocation_alerts: in the future');
+SELECT throws_ok($$CALL check_allocation_alerts(NULL, 'no such cluster')$$, '22023', NULL, 'check_allocation_alerts: unknown cluster');
+SELECT throws_ok($$INSERT INTO alert_thresholds (kind, value) VALUES ('used_percent', 'NaN')$$, '23514', NULL, 'alert_thresholds: NaN');
+SELECT throws_ok($$INSERT INTO alert_thresholds (kind, value) VALUES ('days_left', 'Infinity')$$, '23514', NULL, 'alert_thresholds: infinite days');
+SELECT throws_ok($$INSERT INTO alert_thresholds (kind, value) VALUES ('used_percent', -5)$$, '23514', NULL, 'alert_thresholds: negative percent');
+SELECT throws_ok($$INSERT INTO alert_thresholds (kind, value) VALUES ('hours_left', 5)$$, '23514', NULL, 'alert_thresholds: unknown kind');
+SELECT throws_ok($$SELECT * FROM allocation_statements(NULL)$$, '22004', NULL, 'allocation_statements: NULL month');
+SELECT throws_ok($$SELECT * FROM allocation_statements('2026-01-01', 'infinity')$$, '22008', NULL, 'allocation_statements: infinite as_of');
+SELECT is((SELECT count(*)::int FROM my_allocation_statements(NULL)), 0, 'my_allocation_statements: STRICT, NULL month gives no rows');
+SELECT throws_ok($$SELECT * FROM my_allocation_statements('infinity')$$, '22008', NULL, 'my_allocation_statements: infinity');
+SELECT throws_ok($$SELECT burndown_svg(NULL)$$, '22004', NULL, 'burndown_svg: NULL allocation');
+SELECT throws_ok($$SELECT burndown_svg(-1)$$, '22023', NULL, 'burndown_svg: unknown allocation');
+SELECT throws_ok($$SELECT account_usage_svg('x', 'y', '2026-02-01', '2026-01-01')$$, '22023', NULL, 'account_usage_svg: reversed range');
+SELECT throws_ok($$SELECT account_usage_svg('x', 'y', '2026-01-01', 'infinity')$$, '22008', NULL, 'account_usage_svg: infinite end');
+SELECT throws_ok($$SELECT account_usage_svg('x', 'y', '2026-01-01', '2026-02-01', 'parsecs')$$, '22023', NULL, 'account_usage_svg: unknown units');
+SELECT throws_ok($$SELECT cluster_utilisation_svg('x', now(), now() - interval '1 hour')$$, '22023', NULL, 'cluster_utilisation_svg: reversed window');
+SELECT throws_ok($$SELECT cluster_utilisation_svg('x', now() - interval '1 hour', now(), 'HOURS!')$$, '22023', NULL, 'cluster_utilisation_svg: unknown units');
+SELECT throws_ok($$SELECT cluster_utilisation_svg('no such cluster', now() - interval '1 hour', now())$$, '22023', NULL, 'cluster_utilisation_svg: unknown cluster');
 
 -- ===========================================================================
 -- No input crashed the server: the backend that started this file is the
