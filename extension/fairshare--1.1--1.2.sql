@@ -4634,55 +4634,6 @@ $$;
 COMMENT ON FUNCTION @extschema@._checkpoint_factors(text, timestamptz) IS
 'Cache sshare_at(as_of)''s FairShare of every user association of the valid usage checkpoints as of as_of (of one cluster, or all for NULL), for sprio_at; checkpoint_usage calls it.';
 
--- The fair-share factor of every user association as of an instant, as
--- sshare_at gives it: from the cached factors when every fair_tree and
--- classic cluster has them for as_of (see above), from sshare_at otherwise.
-CREATE FUNCTION @extschema@._sprio_shares(as_of timestamptz)
-RETURNS TABLE (cluster text, account text, user_name text, fairshare float8)
-LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-SET plan_cache_mode = force_custom_plan
-ROWS 1000
-AS $$
-#variable_conflict use_column
-DECLARE
-    cp_clusters text[];
-    cp_times timestamptz[];
-    missing boolean;
-BEGIN
-    -- per cluster, the checkpoint _association_usage starts from, when its
-    -- factors hold at as_of
-    SELECT COALESCE(array_agg(k.cluster), '{}'), COALESCE(array_agg(k.as_of), '{}')
-      INTO cp_clusters, cp_times
-      FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
-              FROM @extschema@.usage_checkpoints x
-             WHERE x.invalidated_at IS NULL AND x.as_of <= _sprio_shares.as_of
-             ORDER BY x.cluster, x.as_of DESC) k
-      JOIN @extschema@.clusters c ON c.cluster = k.cluster
-      JOIN @extschema@.usage_checkpoint_factors f
-        ON f.cluster = k.cluster AND f.as_of = k.as_of AND _sprio_shares.as_of < f.valid_before
-     WHERE NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
-                                                    c.decay_mode, c.priority_calc_period, c.priority_last_decay,
-                                                    _sprio_shares.as_of) > k.as_of, false);
-    SELECT EXISTS (SELECT FROM @extschema@.clusters c
-                    WHERE c.fairshare_algorithm IN ('fair_tree', 'classic') AND c.cluster <> ALL (cp_clusters))
-      INTO missing;
-    IF NOT missing THEN
-        RETURN QUERY
-        SELECT r.cluster, r.account, r.user_name, r.fairshare
-          FROM ROWS FROM (unnest(cp_clusters), unnest(cp_times)) AS k (cluster, as_of)
-          JOIN @extschema@.usage_checkpoint_factor_rows r ON r.cluster = k.cluster AND r.as_of = k.as_of;
-    ELSE
-        RETURN QUERY
-        SELECT s.cluster, s.account, s.user_name, s.fairshare
-          FROM @extschema@.sshare_at(_sprio_shares.as_of) s
-         WHERE s.user_name IS NOT NULL;
-    END IF;
-END
-$$;
-COMMENT ON FUNCTION @extschema@._sprio_shares(timestamptz) IS
-'sshare_at(as_of)''s FairShare of every user association, from the factors cached with the usage checkpoints when they hold at as_of for every fair_tree/classic cluster, computed by sshare_at otherwise.';
-
 -- A change to the association tree deletes the cached factors of the
 -- clusters concerned (TRUNCATE: all of them).  Per statement, over its
 -- rows; a role that writes the tree needs DELETE on
@@ -4752,8 +4703,6 @@ CREATE POLICY fairshare_admin_all ON @extschema@.usage_checkpoint_factor_rows FO
 CREATE POLICY fairshare_user_own ON @extschema@.usage_checkpoint_factor_rows FOR SELECT TO fairshare_user USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text);
 REVOKE ALL ON FUNCTION @extschema@._checkpoint_factors(text, timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._checkpoint_factors(text, timestamptz) TO fairshare_admin;
-REVOKE ALL ON FUNCTION @extschema@._sprio_shares(timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@._sprio_shares(timestamptz) TO fairshare_admin, fairshare_reader;
 REVOKE ALL ON FUNCTION @extschema@._tree_drop_checkpoint_factors() FROM PUBLIC;
 
 -- sprio_at: the rows from _sprio_rows, the explanation built over them
@@ -4823,7 +4772,34 @@ SET plan_cache_mode = force_custom_plan
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
+DECLARE
+    -- the clusters whose fair-share factors are cached for as_of, and the
+    -- checkpoints they are cached with (sprio_cache.sql)
+    cp_clusters text[];
+    cp_times timestamptz[];
+    -- every fair_tree and classic cluster has them: read them instead of
+    -- computing sshare_at's tree
+    cached boolean;
 BEGIN
+    -- per cluster, the checkpoint _association_usage starts from at as_of
+    -- (the newest valid one at or before it, none when the usage was reset
+    -- since), when its factors hold at as_of
+    SELECT COALESCE(array_agg(k.cluster), '{}'), COALESCE(array_agg(k.as_of), '{}')
+      INTO cp_clusters, cp_times
+      FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+              FROM @extschema@.usage_checkpoints x
+             WHERE x.invalidated_at IS NULL AND x.as_of <= _sprio_rows.as_of
+             ORDER BY x.cluster, x.as_of DESC) k
+      JOIN @extschema@.clusters c ON c.cluster = k.cluster
+      JOIN @extschema@.usage_checkpoint_factors f
+        ON f.cluster = k.cluster AND f.as_of = k.as_of AND _sprio_rows.as_of < f.valid_before
+     WHERE upper(c.usage_reset_period) = 'NONE'
+        OR NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+                                                       c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+                                                       _sprio_rows.as_of) > k.as_of, false);
+    SELECT NOT EXISTS (SELECT FROM @extschema@.clusters c
+                        WHERE c.fairshare_algorithm IN ('fair_tree', 'classic') AND c.cluster <> ALL (cp_clusters))
+      INTO cached;
     RETURN QUERY
     WITH sizes AS (
         -- the cluster's size for the job-size factor: configured, or the
@@ -4857,10 +4833,18 @@ BEGIN
            AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _sprio_rows.as_of
            AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
     ), shares AS (
-        -- sshare_at's FairShare, cached with the usage checkpoint when it
-        -- holds at as_of (sprio_cache.sql)
+        -- sshare_at's FairShare: cached with the usage checkpoints, or
+        -- computed.  cached is a constant of the custom plan: the branch
+        -- not taken is left out of it, unplanned.
+        SELECT r.cluster, r.account, r.user_name, r.fairshare
+          FROM ROWS FROM (pg_catalog.unnest(cp_clusters), pg_catalog.unnest(cp_times)) AS k (cluster, as_of)
+          JOIN @extschema@.usage_checkpoint_factor_rows r
+            ON r.cluster OPERATOR(pg_catalog.=) k.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of
+         WHERE cached
+        UNION ALL
         SELECT s.cluster, s.account, s.user_name, s.fairshare
-          FROM @extschema@._sprio_shares(_sprio_rows.as_of) s
+          FROM @extschema@.sshare_at(_sprio_rows.as_of) s
+         WHERE NOT cached AND s.user_name IS NOT NULL
     ), factors AS (
         SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
                j.submit_time, j.eligible_time, j.nodes, j.cpus,

@@ -108,7 +108,34 @@ SET plan_cache_mode = force_custom_plan
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
+DECLARE
+    -- the clusters whose fair-share factors are cached for as_of, and the
+    -- checkpoints they are cached with (sprio_cache.sql)
+    cp_clusters text[];
+    cp_times timestamptz[];
+    -- every fair_tree and classic cluster has them: read them instead of
+    -- computing sshare_at's tree
+    cached boolean;
 BEGIN
+    -- per cluster, the checkpoint _association_usage starts from at as_of
+    -- (the newest valid one at or before it, none when the usage was reset
+    -- since), when its factors hold at as_of
+    SELECT COALESCE(array_agg(k.cluster), '{}'), COALESCE(array_agg(k.as_of), '{}')
+      INTO cp_clusters, cp_times
+      FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+              FROM @extschema@.usage_checkpoints x
+             WHERE x.invalidated_at IS NULL AND x.as_of <= _sprio_rows.as_of
+             ORDER BY x.cluster, x.as_of DESC) k
+      JOIN @extschema@.clusters c ON c.cluster = k.cluster
+      JOIN @extschema@.usage_checkpoint_factors f
+        ON f.cluster = k.cluster AND f.as_of = k.as_of AND _sprio_rows.as_of < f.valid_before
+     WHERE upper(c.usage_reset_period) = 'NONE'
+        OR NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+                                                       c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+                                                       _sprio_rows.as_of) > k.as_of, false);
+    SELECT NOT EXISTS (SELECT FROM @extschema@.clusters c
+                        WHERE c.fairshare_algorithm IN ('fair_tree', 'classic') AND c.cluster <> ALL (cp_clusters))
+      INTO cached;
     RETURN QUERY
     WITH sizes AS (
         -- the cluster's size for the job-size factor: configured, or the
@@ -142,10 +169,18 @@ BEGIN
            AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _sprio_rows.as_of
            AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
     ), shares AS (
-        -- sshare_at's FairShare, cached with the usage checkpoint when it
-        -- holds at as_of (sprio_cache.sql)
+        -- sshare_at's FairShare: cached with the usage checkpoints, or
+        -- computed.  cached is a constant of the custom plan: the branch
+        -- not taken is left out of it, unplanned.
+        SELECT r.cluster, r.account, r.user_name, r.fairshare
+          FROM ROWS FROM (pg_catalog.unnest(cp_clusters), pg_catalog.unnest(cp_times)) AS k (cluster, as_of)
+          JOIN @extschema@.usage_checkpoint_factor_rows r
+            ON r.cluster OPERATOR(pg_catalog.=) k.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of
+         WHERE cached
+        UNION ALL
         SELECT s.cluster, s.account, s.user_name, s.fairshare
-          FROM @extschema@._sprio_shares(_sprio_rows.as_of) s
+          FROM @extschema@.sshare_at(_sprio_rows.as_of) s
+         WHERE NOT cached AND s.user_name IS NOT NULL
     ), factors AS (
         SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
                j.submit_time, j.eligible_time, j.nodes, j.cpus,
