@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 if git -c safe.directory='*' rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   files=$(git -c safe.directory='*' ls-files)
 else
-  files=$(find . -type f ! -path './.git/*' ! -name '*.o' ! -name '*.so' ! -name '*.bc' \
+  files=$(find . -type f ! -path './.git/*' ! -path './.git' ! -name '*.o' ! -name '*.so' ! -name '*.bc' \
             ! -path './results/*' ! -path './output_iso/*' ! -path './tmp_check/*' \
             ! -path './log/*' ! -path './test/bench/out/*' ! -path './test/fuzz/build/*' \
             ! -name 'regression.*' | sed 's|^\./||' | sort)
