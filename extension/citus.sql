@@ -137,7 +137,13 @@ DECLARE
         'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
         'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
         'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
-        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate'];
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
+        -- the fair-share factors cached with the checkpoints (sprio_cache.sql)
+        'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
+        'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
+        'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',
+        'account_users.drop_checkpoint_factors_delete', 'account_users.drop_checkpoint_factors_truncate',
+        'clusters.drop_checkpoint_factors'];
     -- the triggers kept on every copy of a reference table: each reads
     -- nothing, or only the table it fires on
     copied_triggers text[] := ARRAY[

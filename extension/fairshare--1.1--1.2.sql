@@ -4551,8 +4551,7 @@ GRANT EXECUTE ON FUNCTION @extschema@.distribute(integer) TO fairshare_admin;
 -- they read.  statements.sql as it is, my_allocation_statements as
 -- security.sql has it, and the grants and policies security.sql's loop gives
 -- them.
--- ===========================================================================
--- ---------------------------------------------------------------------------
+-- ====================================================================-- ---------------------------------------------------------------------------
 -- statements: limits and alerts for every allocation (GENCI, RWTH or none),
 -- monthly statements, and charts in SVG (docs/statements.md).
 --
@@ -5547,3 +5546,709 @@ ALTER TABLE @extschema@.account_leaders ENABLE ROW LEVEL SECURITY;
 CREATE POLICY fairshare_reader_all ON @extschema@.account_leaders FOR SELECT TO fairshare_reader USING (true);
 CREATE POLICY fairshare_admin_all ON @extschema@.account_leaders FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
 CREATE POLICY fairshare_user_own ON @extschema@.account_leaders FOR SELECT TO fairshare_user USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text);
+=======
+-- Fair-share factors cached with the usage checkpoints; sprio_at reads
+-- them, and builds its explanation only when it is read (issue 21)
+-- ===========================================================================
+-- ---------------------------------------------------------------------------
+-- Fair-share factors kept with the usage checkpoints (issue 21;
+-- docs/priority.md#cached-fair-share-factors).
+--
+-- slurmctld computes every association's fair-share factor at each pass of
+-- its priority thread and answers sprio from those.  sprio_at needs the same
+-- factor for every pending job's association, which is sshare_at's FairShare
+-- column: the whole tree.  checkpoint_usage now also stores that column of
+-- every user association as of the checkpoint, and sprio_at reads it instead
+-- of computing the tree again, whenever it is what sshare_at would compute:
+--
+--   * the checkpoint is the one association_usage_at starts from at as_of
+--     (the newest valid one at or before it, with no usage reset in
+--     between), and it is still valid;
+--   * the tree usage at as_of is the checkpoint's: as_of is the
+--     checkpoint's own instant or, with decay_mode 'slurm_passes', before
+--     slurmctld's next pass (the tree columns are those of the last pass
+--     until the next one, exactly as slurmctld's cached factors);
+--   * the association tree (accounts, account_users, the cluster's
+--     algorithm and dampening) has not changed since: any change to it
+--     deletes the cluster's cached factors (the triggers below).
+--
+-- Otherwise sprio_at computes the factors from sshare_at as before.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.usage_checkpoint_factors (
+    cluster      text NOT NULL,
+    as_of        timestamptz NOT NULL,
+    -- the factors hold for every instant in [as_of, valid_before)
+    valid_before timestamptz NOT NULL,
+    computed_at  timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (cluster, as_of),
+    CHECK (valid_before OPERATOR(pg_catalog.>) as_of),
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_factors IS
+'The usage checkpoints whose fair-share factors are cached (usage_checkpoint_factor_rows), and the instants they hold for: [as_of, valid_before). Deleted with the checkpoint, and when the association tree of the cluster changes.';
+
+CREATE TABLE @extschema@.usage_checkpoint_factor_rows (
+    cluster   text NOT NULL,
+    as_of     timestamptz NOT NULL,
+    account   text NOT NULL,
+    user_name text NOT NULL,
+    -- sshare_at(as_of)'s FairShare of the association
+    fairshare float8 NOT NULL,
+    PRIMARY KEY (cluster, as_of, account, user_name),
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoint_factors ON UPDATE CASCADE ON DELETE CASCADE
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_factor_rows IS
+'sshare_at''s FairShare of every user association as of each usage checkpoint of usage_checkpoint_factors: what sprio_at reads instead of computing the tree.';
+
+-- Store the factors of the checkpoints as of an instant (one cluster, or
+-- every cluster for NULL): called by checkpoint_usage once its checkpoints
+-- are valid, so that sshare_at(as_of) starts from them.
+CREATE FUNCTION @extschema@._checkpoint_factors(cluster text, as_of timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM @extschema@.usage_checkpoint_factors f
+     WHERE (_checkpoint_factors.cluster IS NULL OR f.cluster = _checkpoint_factors.cluster)
+       AND f.as_of = _checkpoint_factors.as_of;
+    INSERT INTO @extschema@.usage_checkpoint_factors (cluster, as_of, valid_before)
+    SELECT k.cluster, k.as_of,
+           CASE WHEN c.decay_mode = 'slurm_passes'
+                THEN @extschema@.slurm_last_pass(k.as_of, c.priority_calc_period, c.priority_last_decay)
+                     + c.priority_calc_period
+                -- the instant itself (the resolution of timestamptz)
+                ELSE k.as_of + interval '1 microsecond' END
+      FROM @extschema@.usage_checkpoints k
+      JOIN @extschema@.clusters c ON c.cluster = k.cluster
+     WHERE (_checkpoint_factors.cluster IS NULL OR k.cluster = _checkpoint_factors.cluster)
+       AND k.as_of = _checkpoint_factors.as_of AND k.invalidated_at IS NULL
+       AND c.fairshare_algorithm IN ('fair_tree', 'classic');
+    INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
+    SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, s.fairshare
+      FROM @extschema@.sshare_at(_checkpoint_factors.as_of) s
+     WHERE s.user_name IS NOT NULL
+       AND (_checkpoint_factors.cluster IS NULL OR s.cluster = _checkpoint_factors.cluster)
+       AND EXISTS (SELECT FROM @extschema@.usage_checkpoint_factors f
+                    WHERE f.cluster = s.cluster AND f.as_of = _checkpoint_factors.as_of);
+END
+$$;
+COMMENT ON FUNCTION @extschema@._checkpoint_factors(text, timestamptz) IS
+'Cache sshare_at(as_of)''s FairShare of every user association of the valid usage checkpoints as of as_of (of one cluster, or all for NULL), for sprio_at; checkpoint_usage calls it.';
+
+-- A change to the association tree deletes the cached factors of the
+-- clusters concerned (TRUNCATE: all of them).  Per statement, over its
+-- rows; a role that writes the tree needs DELETE on
+-- usage_checkpoint_factors (fairshare_admin has it).
+CREATE FUNCTION @extschema@._tree_drop_checkpoint_factors() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        DELETE FROM @extschema@.usage_checkpoint_factors;
+    ELSIF TG_OP = 'INSERT' THEN
+        DELETE FROM @extschema@.usage_checkpoint_factors f WHERE f.cluster IN (SELECT n.cluster FROM new_rows n);
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM @extschema@.usage_checkpoint_factors f WHERE f.cluster IN (SELECT o.cluster FROM old_rows o);
+    ELSE
+        DELETE FROM @extschema@.usage_checkpoint_factors f
+         WHERE f.cluster IN (SELECT o.cluster FROM old_rows o UNION SELECT n.cluster FROM new_rows n);
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER drop_checkpoint_factors_insert AFTER INSERT ON @extschema@.accounts
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_update AFTER UPDATE ON @extschema@.accounts
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_delete AFTER DELETE ON @extschema@.accounts
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_truncate AFTER TRUNCATE ON @extschema@.accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_insert AFTER INSERT ON @extschema@.account_users
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_update AFTER UPDATE ON @extschema@.account_users
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_delete AFTER DELETE ON @extschema@.account_users
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_truncate AFTER TRUNCATE ON @extschema@.account_users
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+-- the cluster's algorithm and dampening (its decay settings invalidate the
+-- checkpoint itself: usage_views.sql)
+CREATE TRIGGER drop_checkpoint_factors AFTER UPDATE ON @extschema@.clusters
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_factors', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_factor_rows', '');
+
+-- grants and row security as security.sql gives them in a fresh install
+REVOKE ALL ON @extschema@.usage_checkpoint_factors FROM PUBLIC;
+GRANT SELECT ON @extschema@.usage_checkpoint_factors TO fairshare_admin, fairshare_reader;
+GRANT INSERT, DELETE ON @extschema@.usage_checkpoint_factors TO fairshare_admin;
+GRANT UPDATE ON @extschema@.usage_checkpoint_factors TO fairshare_admin;
+REVOKE ALL ON @extschema@.usage_checkpoint_factor_rows FROM PUBLIC;
+GRANT SELECT ON @extschema@.usage_checkpoint_factor_rows TO fairshare_admin, fairshare_reader;
+GRANT SELECT ON @extschema@.usage_checkpoint_factor_rows TO fairshare_user;
+GRANT INSERT, DELETE ON @extschema@.usage_checkpoint_factor_rows TO fairshare_admin;
+GRANT UPDATE ON @extschema@.usage_checkpoint_factor_rows TO fairshare_admin;
+ALTER TABLE @extschema@.usage_checkpoint_factor_rows ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_reader_all ON @extschema@.usage_checkpoint_factor_rows FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_admin_all ON @extschema@.usage_checkpoint_factor_rows FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_user_own ON @extschema@.usage_checkpoint_factor_rows FOR SELECT TO fairshare_user USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text);
+REVOKE ALL ON FUNCTION @extschema@._checkpoint_factors(text, timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._checkpoint_factors(text, timestamptz) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@._tree_drop_checkpoint_factors() FROM PUBLIC;
+
+-- sprio_at: the rows from _sprio_rows, the explanation built over them
+-- sprio_at's rows, without the explanation: with what it prints besides
+-- them (the x_ columns), from which sprio_at builds it when it is read.
+CREATE FUNCTION @extschema@._sprio_rows(as_of timestamptz)
+RETURNS TABLE (
+    cluster            text,
+    job_id             text,
+    partition          text,
+    user_name          text,
+    account            text,
+    qos                text,
+    -- PRIORITY: the job's priority as Slurm stores it (truncated, 1..4294967295)
+    priority           bigint,
+    -- AGE FAIRSHARE JOBSIZE PARTITION QOS NICE as sprio -l prints them (%.0f)
+    age                bigint,
+    fairshare          bigint,
+    job_size           bigint,
+    partition_prio     bigint,
+    qos_prio           bigint,
+    nice               integer,
+    -- the same weighted factors at full precision
+    age_weighted       float8,
+    fairshare_weighted float8,
+    job_size_weighted  float8,
+    partition_weighted float8,
+    qos_weighted       float8,
+    -- the sum before clamping and truncation
+    priority_exact     float8,
+    -- the normalised factors (sprio -n); 0 where the weight is 0, as Slurm
+    age_factor         float8,
+    fairshare_factor   float8,
+    job_size_factor    float8,
+    partition_factor   float8,
+    qos_factor         float8,
+    submit_time        timestamptz,
+    eligible_time      timestamptz,
+    -- what sprio_at's explanation prints besides the columns above
+    x_pending_s        float8,
+    x_max_age_text     text,
+    x_w_age            float8,
+    x_w_fs             float8,
+    x_w_js             float8,
+    x_w_part           float8,
+    x_w_qos            float8,
+    x_no_share         boolean,
+    x_favor_small      boolean,
+    x_nodes            integer,
+    x_cpus             integer,
+    x_total_nodes      bigint,
+    x_total_cpus       bigint,
+    x_pjf              integer,
+    x_max_pjf          integer,
+    x_qos_priority     integer,
+    x_max_qos          integer)
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+-- The planner has no statistics for sshare_at's rows: it prices a hash join
+-- on them as if each key were shared by a tenth of the rows, and sorts the
+-- pending jobs and the associations for a merge join instead (0.2 s of
+-- 1.5 s at 10^5 pending jobs; docs/performance.md).
+SET enable_mergejoin = off
+-- PL/pgSQL, not SQL: a SQL function that cannot be inlined (STRICT, SET)
+-- plans its query with as_of unknown, which Citus cannot distribute; here
+-- each call plans it with the value (docs/citus.md).
+SET plan_cache_mode = force_custom_plan
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    -- the clusters whose fair-share factors are cached for as_of, and the
+    -- checkpoints they are cached with (sprio_cache.sql)
+    cp_clusters text[];
+    cp_times timestamptz[];
+    -- every fair_tree and classic cluster has them: read them instead of
+    -- computing sshare_at's tree
+    cached boolean;
+BEGIN
+    -- per cluster, the checkpoint _association_usage starts from at as_of
+    -- (the newest valid one at or before it, none when the usage was reset
+    -- since), when its factors hold at as_of
+    SELECT COALESCE(array_agg(k.cluster), '{}'), COALESCE(array_agg(k.as_of), '{}')
+      INTO cp_clusters, cp_times
+      FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+              FROM @extschema@.usage_checkpoints x
+             WHERE x.invalidated_at IS NULL AND x.as_of <= _sprio_rows.as_of
+             ORDER BY x.cluster, x.as_of DESC) k
+      JOIN @extschema@.clusters c ON c.cluster = k.cluster
+      JOIN @extschema@.usage_checkpoint_factors f
+        ON f.cluster = k.cluster AND f.as_of = k.as_of AND _sprio_rows.as_of < f.valid_before
+     WHERE upper(c.usage_reset_period) = 'NONE'
+        OR NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+                                                       c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+                                                       _sprio_rows.as_of) > k.as_of, false);
+    SELECT NOT EXISTS (SELECT FROM @extschema@.clusters c
+                        WHERE c.fairshare_algorithm IN ('fair_tree', 'classic') AND c.cluster <> ALL (cp_clusters))
+      INTO cached;
+    RETURN QUERY
+    WITH sizes AS (
+        -- the cluster's size for the job-size factor: configured, or the
+        -- sum over its partitions
+        SELECT c.cluster,
+               COALESCE(c.total_nodes::bigint, pg_catalog.sum(p.nodes)) AS total_nodes,
+               COALESCE(c.total_cpus::bigint,
+                        pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
+               GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
+               -- PriorityMaxAge as the explanation prints it, once per cluster
+               @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
+               (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
+                 WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
+          FROM @extschema@.clusters c
+          LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
+         WHERE (pg_catalog.isfinite(_sprio_rows.as_of)
+                OR @extschema@._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
+                                                                 _sprio_rows.as_of),
+                                      'Pass a real instant for as_of.', false))
+         GROUP BY c.cluster, c.total_nodes, c.total_cpus
+    ), pending AS (
+        -- pending at as_of: submitted and eligible by then, neither started
+        -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
+        -- of jobs), so "start and end, when known, after as_of" is its first
+        -- known event after as_of: one expression, indexed (model.sql), whose
+        -- statistics tell the planner how few jobs that is.
+        SELECT j.*
+          FROM @extschema@.jobs j
+         WHERE j.submit_time OPERATOR(pg_catalog.<=) _sprio_rows.as_of
+           AND j.eligible_time OPERATOR(pg_catalog.<=) _sprio_rows.as_of
+           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _sprio_rows.as_of
+           AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
+    ), shares AS (
+        -- sshare_at's FairShare: cached with the usage checkpoints, or
+        -- computed.  cached is a constant of the custom plan: the branch
+        -- not taken is left out of it, unplanned.
+        SELECT r.cluster, r.account, r.user_name, r.fairshare
+          FROM ROWS FROM (pg_catalog.unnest(cp_clusters), pg_catalog.unnest(cp_times)) AS k (cluster, as_of)
+          JOIN @extschema@.usage_checkpoint_factor_rows r
+            ON r.cluster OPERATOR(pg_catalog.=) k.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of
+         WHERE cached
+        UNION ALL
+        SELECT s.cluster, s.account, s.user_name, s.fairshare
+          FROM @extschema@.sshare_at(_sprio_rows.as_of) s
+         WHERE NOT cached AND s.user_name IS NOT NULL
+    ), factors AS (
+        SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
+               j.submit_time, j.eligible_time, j.nodes, j.cpus,
+               c.weight_age::float8 AS w_age, c.weight_fairshare::float8 AS w_fs,
+               c.weight_job_size::float8 AS w_js, c.weight_partition::float8 AS w_part,
+               c.weight_qos::float8 AS w_qos,
+               c.priority_max_age, c.favor_small, z.total_nodes, z.total_cpus,
+               p.priority_job_factor AS pjf, z.max_pjf, z.max_age_text, q.priority AS qos_priority, z.max_qos,
+               pg_catalog.floor(pg_catalog.date_part('epoch', _sprio_rows.as_of))
+                 OPERATOR(pg_catalog.-) pg_catalog.floor(pg_catalog.date_part('epoch', j.eligible_time)) AS pending_s,
+               sh.fairshare AS sshare_fairshare,
+               CASE WHEN c.weight_age OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.age_factor(j.eligible_time, _sprio_rows.as_of, c.priority_max_age) END AS f_age,
+               CASE WHEN c.weight_fairshare OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE COALESCE(sh.fairshare, 0) END AS f_fs,
+               CASE WHEN c.weight_job_size OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.job_size_factor(j.nodes, j.cpus, z.total_nodes, z.total_cpus, c.favor_small) END AS f_js,
+               CASE WHEN c.weight_partition OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.partition_factor(p.priority_job_factor, z.max_pjf) END AS f_part,
+               CASE WHEN c.weight_qos OPERATOR(pg_catalog.=) 0 OR q.priority IS NULL THEN 0::float8
+                    ELSE @extschema@.qos_factor(q.priority, z.max_qos) END AS f_qos
+          FROM pending j
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN sizes z ON z.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN @extschema@.partitions p
+            ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          LEFT JOIN @extschema@.qos q
+            ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
+          LEFT JOIN shares sh
+            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.account OPERATOR(pg_catalog.=) j.account
+           AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
+    ), weighted AS (
+        -- factor × weight, each rounded once to double, as Slurm stores them
+        SELECT f.*,
+               f.f_age OPERATOR(pg_catalog.*) f.w_age AS x_age,
+               f.f_fs OPERATOR(pg_catalog.*) f.w_fs AS x_fs,
+               f.f_js OPERATOR(pg_catalog.*) f.w_js AS x_js,
+               f.f_part OPERATOR(pg_catalog.*) f.w_part AS x_part,
+               f.f_qos OPERATOR(pg_catalog.*) f.w_qos AS x_qos,
+               @extschema@.job_priority(f.f_fs, f.f_age, f.f_js, f.f_part, f.f_qos,
+                                        f.w_fs, f.w_age, f.w_js, f.w_part, f.w_qos, f.nice::bigint) AS prio
+          FROM factors f
+    ), summed AS (
+        -- Slurm's order: age, fairshare, job size, partition, QOS, − nice
+        SELECT w.*,
+               w.x_age OPERATOR(pg_catalog.+) w.x_fs OPERATOR(pg_catalog.+) w.x_js
+                 OPERATOR(pg_catalog.+) w.x_part OPERATOR(pg_catalog.+) w.x_qos
+                 OPERATOR(pg_catalog.-) w.nice::float8 AS exact
+          FROM weighted w
+    )
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos,
+           s.prio,
+           pg_catalog.round(s.x_age)::bigint, pg_catalog.round(s.x_fs)::bigint,
+           pg_catalog.round(s.x_js)::bigint, pg_catalog.round(s.x_part)::bigint,
+           pg_catalog.round(s.x_qos)::bigint, s.nice,
+           s.x_age, s.x_fs, s.x_js, s.x_part, s.x_qos, s.exact,
+           s.f_age, s.f_fs, s.f_js, s.f_part, s.f_qos,
+           s.submit_time, s.eligible_time,
+           s.pending_s, s.max_age_text, s.w_age, s.w_fs, s.w_js, s.w_part, s.w_qos,
+           s.sshare_fairshare IS NULL, s.favor_small, s.nodes, s.cpus, s.total_nodes, s.total_cpus,
+           s.pjf, s.max_pjf, s.qos_priority, s.max_qos
+      FROM summed s;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._sprio_rows(timestamptz) IS
+'sprio_at''s rows without the explanation, and what the explanation prints besides them (x_*). STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
+
+-- sprio -l as of an instant.  A SQL function that the planner inlines into
+-- the calling query: the explanation, a text built per job (about 9 µs
+-- each, and most of the output's bytes), is computed only when the query
+-- reads it, which sprio -l's columns do not (docs/performance.md#sprio-and-sshare-against-slurmctld).
+-- Not STRICT, which would keep it from being inlined: _sprio_rows is, so
+-- a NULL as_of still gives no rows.
+CREATE OR REPLACE FUNCTION @extschema@.sprio_at(as_of timestamptz)
+RETURNS TABLE (
+    cluster            text,
+    job_id             text,
+    partition          text,
+    user_name          text,
+    account            text,
+    qos                text,
+    -- PRIORITY: the job's priority as Slurm stores it (truncated, 1..4294967295)
+    priority           bigint,
+    -- AGE FAIRSHARE JOBSIZE PARTITION QOS NICE as sprio -l prints them (%.0f)
+    age                bigint,
+    fairshare          bigint,
+    job_size           bigint,
+    partition_prio     bigint,
+    qos_prio           bigint,
+    nice               integer,
+    -- the same weighted factors at full precision
+    age_weighted       float8,
+    fairshare_weighted float8,
+    job_size_weighted  float8,
+    partition_weighted float8,
+    qos_weighted       float8,
+    -- the sum before clamping and truncation
+    priority_exact     float8,
+    -- the normalised factors (sprio -n); 0 where the weight is 0, as Slurm
+    age_factor         float8,
+    fairshare_factor   float8,
+    job_size_factor    float8,
+    partition_factor   float8,
+    qos_factor         float8,
+    submit_time        timestamptz,
+    eligible_time      timestamptz,
+    explanation        text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos, s.priority,
+           s.age, s.fairshare, s.job_size, s.partition_prio, s.qos_prio, s.nice,
+           s.age_weighted, s.fairshare_weighted, s.job_size_weighted, s.partition_weighted, s.qos_weighted,
+           s.priority_exact, s.age_factor, s.fairshare_factor, s.job_size_factor, s.partition_factor, s.qos_factor,
+           s.submit_time, s.eligible_time,
+           pg_catalog.concat_ws('; ',
+             CASE WHEN s.x_w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
+                  @extschema@._slurm_duration(GREATEST(s.x_pending_s, 0)), s.x_max_age_text,
+                  @extschema@._num(s.age_factor, 4), s.x_w_age, @extschema@._num(s.age_weighted, 2)) END,
+             CASE WHEN s.x_w_fs OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.x_no_share
+                       THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', s.account, s.user_name)
+                       ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
+                            @extschema@._num(s.fairshare_factor, 6), s.x_w_fs, @extschema@._num(s.fairshare_weighted, 2)) END END,
+             CASE WHEN s.x_w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
+                  CASE WHEN s.x_favor_small AND s.x_cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', s.x_total_nodes, s.x_nodes,
+                              s.x_total_nodes, s.x_total_cpus, s.x_cpus, s.x_total_cpus)
+                       WHEN s.x_favor_small
+                         THEN pg_catalog.format('(%s − %s nodes)/%s', s.x_total_nodes, s.x_nodes, s.x_total_nodes)
+                       WHEN s.x_cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', s.x_nodes, s.x_total_nodes, s.x_cpus, s.x_total_cpus)
+                       ELSE pg_catalog.format('%s nodes/%s', s.x_nodes, s.x_total_nodes) END,
+                  @extschema@._num(s.job_size_factor, 4), s.x_w_js, @extschema@._num(s.job_size_weighted, 2)) END,
+             CASE WHEN s.x_w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
+                  s.x_pjf, s.x_max_pjf, @extschema@._num(s.partition_factor, 4), s.x_w_part, @extschema@._num(s.partition_weighted, 2)) END,
+             CASE WHEN s.x_w_qos OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
+                       WHEN s.x_qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
+                       ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.x_qos_priority,
+                            s.x_max_qos, @extschema@._num(s.qos_factor, 4), s.x_w_qos, @extschema@._num(s.qos_weighted, 2)) END END,
+             CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,
+             pg_catalog.format('total %s → %s%s', @extschema@._num(s.priority_exact, 2), s.priority,
+                  CASE WHEN s.priority_exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
+                       WHEN s.priority_exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
+                       WHEN s.priority_exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.priority_exact) THEN ' (truncated)'
+                       ELSE '' END))
+      FROM @extschema@._sprio_rows(sprio_at.as_of) s;
+END;
+COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
+'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor (computed only when read). NULL as_of gives no rows; an infinite one raises 22008.';
+REVOKE ALL ON FUNCTION @extschema@._sprio_rows(timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._sprio_rows(timestamptz) TO fairshare_admin, fairshare_reader;
+
+-- checkpoint_usage stores the factors of its checkpoints
+CREATE OR REPLACE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
+                                              as_of timestamptz DEFAULT pg_catalog.now(),
+                                              from_jobs boolean DEFAULT false,
+                                              keep_recent integer DEFAULT 3,
+                                              keep_days integer DEFAULT 7)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
+    PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
+    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    IF checkpoint_usage.as_of > now() THEN
+        RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
+            USING ERRCODE = '22023',
+                  HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF from_jobs IS NULL OR keep_recent IS NULL OR keep_days IS NULL THEN
+        RAISE EXCEPTION 'checkpoint_usage: from_jobs, keep_recent and keep_days must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Leave them out for their defaults (false, 3, 7).';
+    END IF;
+    IF keep_recent NOT BETWEEN 1 AND 1000 OR keep_days NOT BETWEEN 0 AND 3660 THEN
+        RAISE EXCEPTION 'checkpoint_usage: keep_recent % and keep_days % out of range', keep_recent, keep_days
+            USING ERRCODE = '22023',
+                  HINT = 'keep_recent counts checkpoints to keep (1 to 1000, the new one included), keep_days the days back with one kept each (0 to 3660).';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'checkpoint_usage: cannot run in a % transaction', current_setting('transaction_isolation')
+            USING ERRCODE = '25000',
+                  HINT = 'Call it under READ COMMITTED: it must see every job committed before it takes its lock.';
+    END IF;
+    IF checkpoint_usage.cluster IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = checkpoint_usage.cluster) THEN
+        RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+
+    -- A checkpoint at the same instant is replaced: the new one chains
+    -- from the one before it.  The new checkpoints are written marked
+    -- invalid, so that the computation, which reads the valid ones, does
+    -- not start from them, then marked valid; all in this transaction.
+    DELETE FROM @extschema@.usage_checkpoints k
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, invalidated_at, invalidated_by, computed_from)
+    SELECT c.cluster, checkpoint_usage.as_of, now(), 'being computed',
+           (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k
+             WHERE NOT from_jobs AND k.cluster = c.cluster AND k.invalidated_at IS NULL
+               AND k.as_of <= checkpoint_usage.as_of)
+      FROM @extschema@.clusters c
+     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
+    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+    SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
+           NULLIF(u.pass_usage, u.raw_usage)
+      FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
+
+    -- prune: invalid ones, and valid ones neither among the keep_recent
+    -- newest nor the newest of a day of the last keep_days
+    DELETE FROM @extschema@.usage_checkpoints k
+     USING (SELECT x.cluster, x.as_of,
+                   x.invalidated_at IS NULL
+                   AND (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL ORDER BY x.as_of DESC)
+                          <= keep_recent
+                        OR (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL,
+                                                            (x.as_of AT TIME ZONE c.timezone)::date
+                                               ORDER BY x.as_of DESC) = 1
+                            AND (x.as_of AT TIME ZONE c.timezone)::date
+                                > (checkpoint_usage.as_of AT TIME ZONE c.timezone)::date - keep_days)) AS kept
+              FROM @extschema@.usage_checkpoints x
+              JOIN @extschema@.clusters c ON c.cluster = x.cluster
+             WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
+     WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
+    -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
+    PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
+'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), chained from the newest valid checkpoint before it (from_jobs: from the jobs alone), keeping keep_recent recent checkpoints and one per day for keep_days days; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
+
+-- distribute drops the triggers that keep the cached factors, as those of
+-- the checkpoints
+CREATE OR REPLACE FUNCTION @extschema@.distribute(shard_count integer DEFAULT 32)
+RETURNS TABLE (table_name regclass, citus_table text, distribution_column text, shards bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext oid;
+    citus_version text;
+    r record;
+    bad text;
+    fkeys text[] := '{}';
+    dropped_triggers text[] := '{}';
+    -- the triggers that only keep usage checkpoints valid: dropped, as
+    -- checkpoints are refused on Citus
+    checkpoint_triggers text[] := ARRAY[
+        'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
+        'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
+        'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
+        'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
+        -- the fair-share factors cached with the checkpoints (sprio_cache.sql)
+        'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
+        'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
+        'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',
+        'account_users.drop_checkpoint_factors_delete', 'account_users.drop_checkpoint_factors_truncate',
+        'clusters.drop_checkpoint_factors'];
+    -- the triggers kept on every copy of a reference table: each reads
+    -- nothing, or only the table it fires on
+    copied_triggers text[] := ARRAY[
+        'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
+        'ledger.hours_bounded', 'allocations.hours_bounded'];
+BEGIN
+    SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
+    IF citus_version IS NULL THEN
+        RAISE EXCEPTION 'fairshare.distribute: the citus extension is not installed in database "%"', current_database()
+            USING ERRCODE = '0A000',
+                  HINT = 'On every node: shared_preload_libraries = ''citus'' and CREATE EXTENSION citus; on the coordinator, citus_add_node() for each worker; then call fairshare.distribute() there (docs/citus.md).';
+    END IF;
+    IF shard_count IS NULL OR shard_count NOT BETWEEN 1 AND 64000 THEN
+        RAISE EXCEPTION 'fairshare.distribute: shard_count % is out of range', COALESCE(shard_count::text, 'NULL')
+            USING ERRCODE = '22023',
+                  HINT = 'Pass 1 to 64000 shards; a few per core of the workers (32 by default) lets Citus spread a query.';
+    END IF;
+    IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        RAISE EXCEPTION 'fairshare.distribute: role "%" is not a superuser', current_user
+            USING ERRCODE = '42501',
+                  HINT = 'Citus converts tables their owner owns: run it as the superuser that created the extension.';
+    END IF;
+    EXECUTE 'SELECT pg_catalog.citus_is_coordinator()' INTO STRICT r;
+    IF NOT r.citus_is_coordinator THEN
+        RAISE EXCEPTION 'fairshare.distribute: this node is not the Citus coordinator'
+            USING ERRCODE = '0A000',
+                  HINT = 'Call it on the coordinator, after citus_set_coordinator_host() and citus_add_node() for each worker.';
+    END IF;
+    -- The reports call PL/pgSQL functions from queries on the reference
+    -- tables; those queries must run on the coordinator, which needs its
+    -- own copy of the reference tables: it must be in the metadata.
+    EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_node n WHERE n.groupid = 0)' INTO STRICT r;
+    IF NOT r.exists THEN
+        RAISE EXCEPTION 'fairshare.distribute: the coordinator is not in the Citus metadata'
+            USING ERRCODE = '0A000',
+                  HINT = 'SELECT citus_set_coordinator_host(''its host'', its port) first: the coordinator then keeps a copy of every reference table, where the reports run.';
+    END IF;
+    IF NOT @extschema@._citus_inliner() THEN
+        RAISE EXCEPTION 'fairshare.distribute: fairshare is not in shared_preload_libraries after citus'
+            USING ERRCODE = '0A000',
+                  DETAIL = 'Citus cannot plan the reports'' SQL functions unless fairshare inlines them first, which it does from a library loaded at server start.',
+                  HINT = 'Set shared_preload_libraries = ''citus,fairshare'' on every node and restart them (docs/citus.md).';
+    END IF;
+
+    SELECT e.oid INTO ext FROM pg_catalog.pg_extension e WHERE e.extname = 'fairshare';
+    CREATE TEMP TABLE _fs_tables ON COMMIT DROP AS
+    SELECT c.oid::regclass AS rel, c.relname::text AS name
+      FROM pg_catalog.pg_depend d
+      JOIN pg_catalog.pg_class c ON c.oid = d.objid
+     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refclassid = 'pg_catalog.pg_extension'::regclass
+       AND d.refobjid = ext AND d.deptype = 'e' AND c.relkind IN ('r', 'p') AND NOT c.relispartition;
+
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+        -- Checkpoints: those pinned by retention hold the usage of jobs no
+        -- longer in the table, which no report on Citus could read.
+        SELECT string_agg(format('%s as of %s', k.cluster, k.as_of), ', ') INTO bad
+          FROM @extschema@.usage_checkpoints k WHERE k.pinned;
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: pinned usage checkpoints hold the usage of removed jobs: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Retention keeps that usage in the checkpoints only, which Citus cannot keep valid: restore the archived jobs and unpin them first.';
+        END IF;
+        UPDATE @extschema@.usage_checkpoints k
+           SET invalidated_at = now(),
+               invalidated_by = 'fairshare.distribute: jobs became a Citus table, whose shards fire no invalidation trigger'
+         WHERE k.invalidated_at IS NULL;
+
+        -- Every trigger must be one of those known here: a trigger added
+        -- later must be thought through, not silently lost.
+        SELECT string_agg(format('%s on %s', t.tgname, c.relname), ', ') INTO bad
+          FROM pg_catalog.pg_trigger t
+          JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+          JOIN pg_temp._fs_tables x ON x.rel = c.oid
+         WHERE NOT t.tgisinternal
+           AND c.relname || '.' || t.tgname <> ALL (checkpoint_triggers || copied_triggers);
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: triggers it does not know how to carry to Citus: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Citus fires no trigger of a distributed table; each trigger needs a way of its own (docs/citus.md).';
+        END IF;
+        FOR r IN SELECT c.relname, t.tgname FROM pg_catalog.pg_trigger t
+                   JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                   JOIN pg_temp._fs_tables x ON x.rel = c.oid
+                  WHERE NOT t.tgisinternal AND c.relname || '.' || t.tgname = ANY (checkpoint_triggers)
+                  ORDER BY 1, 2 LOOP
+            EXECUTE format('DROP TRIGGER %I ON @extschema@.%I', r.tgname, r.relname);
+        END LOOP;
+
+        -- The foreign keys among the tables, dropped and added again after
+        -- (a partition's own copies follow its parent's).
+        FOR r IN SELECT c.conname, c.conrelid::regclass AS rel, pg_catalog.pg_get_constraintdef(c.oid) AS def
+                   FROM pg_catalog.pg_constraint c
+                   JOIN pg_temp._fs_tables x ON x.rel = c.conrelid
+                  WHERE c.contype = 'f' AND c.conparentid = 0
+                  ORDER BY c.conrelid, c.conname LOOP
+            fkeys := fkeys || format('ALTER TABLE %s ADD CONSTRAINT %I %s', r.rel, r.conname, r.def);
+            EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.rel, r.conname);
+        END LOOP;
+
+        -- Triggers on the reference tables are created on their copies only
+        -- with this setting on; those left are the copied_triggers above.
+        PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+        -- one connection per node for everything that follows: the keys
+        -- between the distributed table and the reference tables require it
+        -- in the transaction that adds them
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x WHERE x.name <> 'jobs' ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.create_reference_table($1)' USING r.rel;
+        END LOOP;
+        EXECUTE 'SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => ''none'', shard_count => $3)'
+          USING '@extschema@.jobs'::regclass, 'job_id', distribute.shard_count;
+        -- The workers' copies of the tables (each worker's own CREATE
+        -- EXTENSION made them) still have the keys: dropping them here
+        -- drops them there too, in this transaction, before they come back.
+        FOR r IN SELECT unnest(fkeys) AS cmd LOOP
+            EXECUTE regexp_replace(r.cmd, '^(ALTER TABLE \S+) ADD CONSTRAINT (\S+) .*$', '\1 DROP CONSTRAINT IF EXISTS \2');
+            EXECUTE r.cmd;
+        END LOOP;
+        -- the rows copied into the shards are still in the coordinator's
+        -- own files, invisible: free them (past the ledger's no-truncate
+        -- trigger, which guards the rows, now in the shards)
+        PERFORM set_config('session_replication_role', 'replica', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING r.rel;
+        END LOOP;
+        PERFORM set_config('session_replication_role', 'origin', true);
+    END IF;
+
+    RETURN QUERY EXECUTE
+        'SELECT x.rel, @extschema@._citus_table_kind(x.rel),
+                pg_catalog.column_to_column_name(p.logicalrelid, p.partkey),
+                (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid = x.rel)
+           FROM pg_temp._fs_tables x
+           LEFT JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = x.rel
+          ORDER BY @extschema@._citus_table_kind(x.rel), x.name';
+END
+$$;
+COMMENT ON FUNCTION @extschema@.distribute(integer) IS
+'On a Citus coordinator: jobs becomes a table hash-distributed on job_id over shard_count shards, every other table of the extension a reference table; usage checkpoints are given up (Citus fires no trigger on the shards). Returns each table, how Citus holds it and its shards; calling it again only reports.';

@@ -42,7 +42,9 @@ CREATE FUNCTION @extschema@._num(x float8, decimals integer)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.trim_scale(pg_catalog.round(x::numeric, decimals))::text;
 
-CREATE FUNCTION @extschema@.sprio_at(as_of timestamptz)
+-- sprio_at's rows, without the explanation: with what it prints besides
+-- them (the x_ columns), from which sprio_at builds it when it is read.
+CREATE FUNCTION @extschema@._sprio_rows(as_of timestamptz)
 RETURNS TABLE (
     cluster            text,
     job_id             text,
@@ -75,7 +77,24 @@ RETURNS TABLE (
     qos_factor         float8,
     submit_time        timestamptz,
     eligible_time      timestamptz,
-    explanation        text)
+    -- what sprio_at's explanation prints besides the columns above
+    x_pending_s        float8,
+    x_max_age_text     text,
+    x_w_age            float8,
+    x_w_fs             float8,
+    x_w_js             float8,
+    x_w_part           float8,
+    x_w_qos            float8,
+    x_no_share         boolean,
+    x_favor_small      boolean,
+    x_nodes            integer,
+    x_cpus             integer,
+    x_total_nodes      bigint,
+    x_total_cpus       bigint,
+    x_pjf              integer,
+    x_max_pjf          integer,
+    x_qos_priority     integer,
+    x_max_qos          integer)
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 -- The planner has no statistics for sshare_at's rows: it prices a hash join
 -- on them as if each key were shared by a tenth of the rows, and sorts the
@@ -89,7 +108,34 @@ SET plan_cache_mode = force_custom_plan
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
+DECLARE
+    -- the clusters whose fair-share factors are cached for as_of, and the
+    -- checkpoints they are cached with (sprio_cache.sql)
+    cp_clusters text[];
+    cp_times timestamptz[];
+    -- every fair_tree and classic cluster has them: read them instead of
+    -- computing sshare_at's tree
+    cached boolean;
 BEGIN
+    -- per cluster, the checkpoint _association_usage starts from at as_of
+    -- (the newest valid one at or before it, none when the usage was reset
+    -- since), when its factors hold at as_of
+    SELECT COALESCE(array_agg(k.cluster), '{}'), COALESCE(array_agg(k.as_of), '{}')
+      INTO cp_clusters, cp_times
+      FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+              FROM @extschema@.usage_checkpoints x
+             WHERE x.invalidated_at IS NULL AND x.as_of <= _sprio_rows.as_of
+             ORDER BY x.cluster, x.as_of DESC) k
+      JOIN @extschema@.clusters c ON c.cluster = k.cluster
+      JOIN @extschema@.usage_checkpoint_factors f
+        ON f.cluster = k.cluster AND f.as_of = k.as_of AND _sprio_rows.as_of < f.valid_before
+     WHERE upper(c.usage_reset_period) = 'NONE'
+        OR NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+                                                       c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+                                                       _sprio_rows.as_of) > k.as_of, false);
+    SELECT NOT EXISTS (SELECT FROM @extschema@.clusters c
+                        WHERE c.fairshare_algorithm IN ('fair_tree', 'classic') AND c.cluster <> ALL (cp_clusters))
+      INTO cached;
     RETURN QUERY
     WITH sizes AS (
         -- the cluster's size for the job-size factor: configured, or the
@@ -105,9 +151,9 @@ BEGIN
                  WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
           FROM @extschema@.clusters c
           LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
-         WHERE (pg_catalog.isfinite(sprio_at.as_of)
+         WHERE (pg_catalog.isfinite(_sprio_rows.as_of)
                 OR @extschema@._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
-                                                                 sprio_at.as_of),
+                                                                 _sprio_rows.as_of),
                                       'Pass a real instant for as_of.', false))
          GROUP BY c.cluster, c.total_nodes, c.total_cpus
     ), pending AS (
@@ -118,14 +164,23 @@ BEGIN
         -- statistics tell the planner how few jobs that is.
         SELECT j.*
           FROM @extschema@.jobs j
-         WHERE j.submit_time OPERATOR(pg_catalog.<=) sprio_at.as_of
-           AND j.eligible_time OPERATOR(pg_catalog.<=) sprio_at.as_of
-           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) sprio_at.as_of
+         WHERE j.submit_time OPERATOR(pg_catalog.<=) _sprio_rows.as_of
+           AND j.eligible_time OPERATOR(pg_catalog.<=) _sprio_rows.as_of
+           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _sprio_rows.as_of
            AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
     ), shares AS (
+        -- sshare_at's FairShare: cached with the usage checkpoints, or
+        -- computed.  cached is a constant of the custom plan: the branch
+        -- not taken is left out of it, unplanned.
+        SELECT r.cluster, r.account, r.user_name, r.fairshare
+          FROM ROWS FROM (pg_catalog.unnest(cp_clusters), pg_catalog.unnest(cp_times)) AS k (cluster, as_of)
+          JOIN @extschema@.usage_checkpoint_factor_rows r
+            ON r.cluster OPERATOR(pg_catalog.=) k.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of
+         WHERE cached
+        UNION ALL
         SELECT s.cluster, s.account, s.user_name, s.fairshare
-          FROM @extschema@.sshare_at(sprio_at.as_of) s
-         WHERE s.user_name IS NOT NULL
+          FROM @extschema@.sshare_at(_sprio_rows.as_of) s
+         WHERE NOT cached AND s.user_name IS NOT NULL
     ), factors AS (
         SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
                j.submit_time, j.eligible_time, j.nodes, j.cpus,
@@ -134,11 +189,11 @@ BEGIN
                c.weight_qos::float8 AS w_qos,
                c.priority_max_age, c.favor_small, z.total_nodes, z.total_cpus,
                p.priority_job_factor AS pjf, z.max_pjf, z.max_age_text, q.priority AS qos_priority, z.max_qos,
-               pg_catalog.floor(pg_catalog.date_part('epoch', sprio_at.as_of))
+               pg_catalog.floor(pg_catalog.date_part('epoch', _sprio_rows.as_of))
                  OPERATOR(pg_catalog.-) pg_catalog.floor(pg_catalog.date_part('epoch', j.eligible_time)) AS pending_s,
                sh.fairshare AS sshare_fairshare,
                CASE WHEN c.weight_age OPERATOR(pg_catalog.=) 0 THEN 0::float8
-                    ELSE @extschema@.age_factor(j.eligible_time, sprio_at.as_of, c.priority_max_age) END AS f_age,
+                    ELSE @extschema@.age_factor(j.eligible_time, _sprio_rows.as_of, c.priority_max_age) END AS f_age,
                CASE WHEN c.weight_fairshare OPERATOR(pg_catalog.=) 0 THEN 0::float8
                     ELSE COALESCE(sh.fairshare, 0) END AS f_fs,
                CASE WHEN c.weight_job_size OPERATOR(pg_catalog.=) 0 THEN 0::float8
@@ -184,43 +239,98 @@ BEGIN
            s.x_age, s.x_fs, s.x_js, s.x_part, s.x_qos, s.exact,
            s.f_age, s.f_fs, s.f_js, s.f_part, s.f_qos,
            s.submit_time, s.eligible_time,
-           pg_catalog.concat_ws('; ',
-             CASE WHEN s.w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
-                  @extschema@._slurm_duration(GREATEST(s.pending_s, 0)), s.max_age_text,
-                  @extschema@._num(s.f_age, 4), s.w_age, @extschema@._num(s.x_age, 2)) END,
-             CASE WHEN s.w_fs OPERATOR(pg_catalog.<>) 0 THEN
-                  CASE WHEN s.sshare_fairshare IS NULL
-                       THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', s.account, s.user_name)
-                       ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
-                            @extschema@._num(s.f_fs, 6), s.w_fs, @extschema@._num(s.x_fs, 2)) END END,
-             CASE WHEN s.w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
-                  CASE WHEN s.favor_small AND s.cpus OPERATOR(pg_catalog.<>) 0
-                         THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', s.total_nodes, s.nodes,
-                              s.total_nodes, s.total_cpus, s.cpus, s.total_cpus)
-                       WHEN s.favor_small
-                         THEN pg_catalog.format('(%s − %s nodes)/%s', s.total_nodes, s.nodes, s.total_nodes)
-                       WHEN s.cpus OPERATOR(pg_catalog.<>) 0
-                         THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', s.nodes, s.total_nodes, s.cpus, s.total_cpus)
-                       ELSE pg_catalog.format('%s nodes/%s', s.nodes, s.total_nodes) END,
-                  @extschema@._num(s.f_js, 4), s.w_js, @extschema@._num(s.x_js, 2)) END,
-             CASE WHEN s.w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
-                  s.pjf, s.max_pjf, @extschema@._num(s.f_part, 4), s.w_part, @extschema@._num(s.x_part, 2)) END,
-             CASE WHEN s.w_qos OPERATOR(pg_catalog.<>) 0 THEN
-                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
-                       WHEN s.qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
-                       ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.qos_priority,
-                            s.max_qos, @extschema@._num(s.f_qos, 4), s.w_qos, @extschema@._num(s.x_qos, 2)) END END,
-             CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,
-             pg_catalog.format('total %s → %s%s', @extschema@._num(s.exact, 2), s.prio,
-                  CASE WHEN s.exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
-                       WHEN s.exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
-                       WHEN s.exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.exact) THEN ' (truncated)'
-                       ELSE '' END))
+           s.pending_s, s.max_age_text, s.w_age, s.w_fs, s.w_js, s.w_part, s.w_qos,
+           s.sshare_fairshare IS NULL, s.favor_small, s.nodes, s.cpus, s.total_nodes, s.total_cpus,
+           s.pjf, s.max_pjf, s.qos_priority, s.max_qos
       FROM summed s;
 END
 $$;
+COMMENT ON FUNCTION @extschema@._sprio_rows(timestamptz) IS
+'sprio_at''s rows without the explanation, and what the explanation prints besides them (x_*). STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
+
+-- sprio -l as of an instant.  A SQL function that the planner inlines into
+-- the calling query: the explanation, a text built per job (about 9 µs
+-- each, and most of the output's bytes), is computed only when the query
+-- reads it, which sprio -l's columns do not (docs/performance.md#sprio-and-sshare-against-slurmctld).
+-- Not STRICT, which would keep it from being inlined: _sprio_rows is, so
+-- a NULL as_of still gives no rows.
+CREATE FUNCTION @extschema@.sprio_at(as_of timestamptz)
+RETURNS TABLE (
+    cluster            text,
+    job_id             text,
+    partition          text,
+    user_name          text,
+    account            text,
+    qos                text,
+    -- PRIORITY: the job's priority as Slurm stores it (truncated, 1..4294967295)
+    priority           bigint,
+    -- AGE FAIRSHARE JOBSIZE PARTITION QOS NICE as sprio -l prints them (%.0f)
+    age                bigint,
+    fairshare          bigint,
+    job_size           bigint,
+    partition_prio     bigint,
+    qos_prio           bigint,
+    nice               integer,
+    -- the same weighted factors at full precision
+    age_weighted       float8,
+    fairshare_weighted float8,
+    job_size_weighted  float8,
+    partition_weighted float8,
+    qos_weighted       float8,
+    -- the sum before clamping and truncation
+    priority_exact     float8,
+    -- the normalised factors (sprio -n); 0 where the weight is 0, as Slurm
+    age_factor         float8,
+    fairshare_factor   float8,
+    job_size_factor    float8,
+    partition_factor   float8,
+    qos_factor         float8,
+    submit_time        timestamptz,
+    eligible_time      timestamptz,
+    explanation        text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos, s.priority,
+           s.age, s.fairshare, s.job_size, s.partition_prio, s.qos_prio, s.nice,
+           s.age_weighted, s.fairshare_weighted, s.job_size_weighted, s.partition_weighted, s.qos_weighted,
+           s.priority_exact, s.age_factor, s.fairshare_factor, s.job_size_factor, s.partition_factor, s.qos_factor,
+           s.submit_time, s.eligible_time,
+           pg_catalog.concat_ws('; ',
+             CASE WHEN s.x_w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
+                  @extschema@._slurm_duration(GREATEST(s.x_pending_s, 0)), s.x_max_age_text,
+                  @extschema@._num(s.age_factor, 4), s.x_w_age, @extschema@._num(s.age_weighted, 2)) END,
+             CASE WHEN s.x_w_fs OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.x_no_share
+                       THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', s.account, s.user_name)
+                       ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
+                            @extschema@._num(s.fairshare_factor, 6), s.x_w_fs, @extschema@._num(s.fairshare_weighted, 2)) END END,
+             CASE WHEN s.x_w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
+                  CASE WHEN s.x_favor_small AND s.x_cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', s.x_total_nodes, s.x_nodes,
+                              s.x_total_nodes, s.x_total_cpus, s.x_cpus, s.x_total_cpus)
+                       WHEN s.x_favor_small
+                         THEN pg_catalog.format('(%s − %s nodes)/%s', s.x_total_nodes, s.x_nodes, s.x_total_nodes)
+                       WHEN s.x_cpus OPERATOR(pg_catalog.<>) 0
+                         THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', s.x_nodes, s.x_total_nodes, s.x_cpus, s.x_total_cpus)
+                       ELSE pg_catalog.format('%s nodes/%s', s.x_nodes, s.x_total_nodes) END,
+                  @extschema@._num(s.job_size_factor, 4), s.x_w_js, @extschema@._num(s.job_size_weighted, 2)) END,
+             CASE WHEN s.x_w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
+                  s.x_pjf, s.x_max_pjf, @extschema@._num(s.partition_factor, 4), s.x_w_part, @extschema@._num(s.partition_weighted, 2)) END,
+             CASE WHEN s.x_w_qos OPERATOR(pg_catalog.<>) 0 THEN
+                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
+                       WHEN s.x_qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
+                       ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.x_qos_priority,
+                            s.x_max_qos, @extschema@._num(s.qos_factor, 4), s.x_w_qos, @extschema@._num(s.qos_weighted, 2)) END END,
+             CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,
+             pg_catalog.format('total %s → %s%s', @extschema@._num(s.priority_exact, 2), s.priority,
+                  CASE WHEN s.priority_exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
+                       WHEN s.priority_exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
+                       WHEN s.priority_exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.priority_exact) THEN ' (truncated)'
+                       ELSE '' END))
+      FROM @extschema@._sprio_rows(sprio_at.as_of) s;
+END;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
-'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor. STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
+'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor (computed only when read). NULL as_of gives no rows; an infinite one raises 22008.';
 
 CREATE VIEW @extschema@.sprio AS
 SELECT * FROM @extschema@.sprio_at(pg_catalog.now());

@@ -536,6 +536,8 @@ BEGIN
               JOIN @extschema@.clusters c ON c.cluster = x.cluster
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
+    -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
+    PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
 END
 $$;
 COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS

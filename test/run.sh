@@ -14,6 +14,9 @@
 #                           installed, a coordinator and two workers started, and
 #                           every report compared with a single server's
 #                           (test/citus/run.sh; not in CI: docs/citus.md says why)
+#   bash test/run.sh bench-slurm  the same set-up, then sprio_at and sshare_at timed
+#                           against a real slurmctld on the same data (test/bench/slurm.sh;
+#                           root; starts Slurm, MariaDB and munge; not in CI)
 #   bash test/run.sh matrix every suite, then the Debian packages, on each
 #                           supported major in a fresh Debian root of its own
 #                           (test/matrix.sh; needs root)
@@ -23,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-test}
-case "$mode" in demo|test|bench|checks|matrix|citus) ;; *) echo "usage: $0 demo|test|bench|checks|matrix|citus" >&2; exit 2 ;; esac
+case "$mode" in demo|test|bench|bench-slurm|checks|matrix|citus) ;; *) echo "usage: $0 demo|test|bench|bench-slurm|checks|matrix|citus" >&2; exit 2 ;; esac
 shift || true
 if [ "$mode" = matrix ]; then exec bash test/matrix.sh "$@"; fi
 
@@ -79,5 +82,8 @@ if [ "$mode" = checks ]; then
 fi
 if [ "$mode" = citus ]; then
   exec bash test/citus/run.sh "$@"
+fi
+if [ "$mode" = bench-slurm ]; then
+  exec bash test/bench/slurm.sh "$@"
 fi
 exec bash test/cluster.sh "$mode" "$@"

@@ -25,6 +25,7 @@
 #                          MONTHLY QUARTERLY YEARLY)
 #   FS_FIRST_JOB_ID=1      FirstJobId
 #   FS_MAX_JOB_ID=67043328 MaxJobId (Slurm's default)
+#   FS_MAX_JOB_COUNT=10000 MaxJobCount, jobs slurmctld holds at once (Slurm's default)
 #   FS_MIN_JOB_AGE=300     MinJobAge, seconds a finished job stays in slurmctld
 #   FS_MAX_AGE=14-0        PriorityMaxAge
 #   FS_FAVOR_SMALL=NO      PriorityFavorSmall
@@ -99,6 +100,7 @@ FS_RESET_PERIOD=${FS_RESET_PERIOD:-NONE}
 FS_FIRST_JOB_ID=${FS_FIRST_JOB_ID:-1}
 FS_MAX_JOB_ID=${FS_MAX_JOB_ID:-67043328}
 FS_MIN_JOB_AGE=${FS_MIN_JOB_AGE:-300}
+FS_MAX_JOB_COUNT=${FS_MAX_JOB_COUNT:-10000}
 FS_MAX_AGE=${FS_MAX_AGE:-14-0}
 FS_FAVOR_SMALL=${FS_FAVOR_SMALL:-NO}
 FS_WEIGHT_FAIRSHARE=${FS_WEIGHT_FAIRSHARE:-70000}
@@ -122,6 +124,7 @@ validate() {
   check FS_MAX_JOB_ID "$FS_MAX_JOB_ID" '^[1-9][0-9]*$' 'a positive integer'
   [ "$FS_MAX_JOB_ID" -gt "$FS_FIRST_JOB_ID" ] || die settings "FS_MAX_JOB_ID=$FS_MAX_JOB_ID must be above FS_FIRST_JOB_ID=$FS_FIRST_JOB_ID"
   check FS_MIN_JOB_AGE "$FS_MIN_JOB_AGE" '^[0-9]+$' 'seconds'
+  check FS_MAX_JOB_COUNT "$FS_MAX_JOB_COUNT" '^[1-9][0-9]*$' 'a positive integer'
   check FS_MAX_AGE "$FS_MAX_AGE" '^[0-9][0-9:-]*$' 'a Slurm time, e.g. 14-0'
   check FS_FAVOR_SMALL "$FS_FAVOR_SMALL" '^(YES|NO)$' 'YES or NO'
   local w
@@ -184,6 +187,7 @@ write_conf() {
         -e "s/@FIRST_JOB_ID@/$FS_FIRST_JOB_ID/" \
         -e "s/@MAX_JOB_ID@/$FS_MAX_JOB_ID/" \
         -e "s/@MIN_JOB_AGE@/$FS_MIN_JOB_AGE/" \
+        -e "s/@MAX_JOB_COUNT@/$FS_MAX_JOB_COUNT/" \
         -e "s/@FLAGS@/$FS_FLAGS/" \
         -e '/^PriorityFlags=$/d' \
         -e "s/@HALFLIFE@/$FS_HALFLIFE/" \
