@@ -111,12 +111,15 @@ check "first sync: the requeued run is REQUEUED, the suspended one SUSPENDED" \
   "REQUEUED|SUSPENDED"
 sleep 12
 scontrol resume "$su" || fail "resume $su"
+# the requeued job is held back for a while (BeginTime): let it start now
+scontrol update jobid="$rq" StartTime=now || fail "update $rq StartTime=now"
 wait_idle 240
 wait_pass 90
 sleep 3
 
 # ---------------------------------------------------------------- kill -9 before commit
-before=$(feed -c "SELECT job_mark || ' ' || (SELECT count(*) FROM fairshare.jobs) FROM fairshare.slurmdbd_feeds")
+jobs_md5="(SELECT md5(string_agg(j::text, ',' ORDER BY job_id, submit_time)) FROM fairshare.jobs j)"
+before=$(feed -c "SELECT job_mark || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")
 feed -c "BEGIN; CALL fairshare.sync_slurmdbd('oracle'); SELECT pg_sleep(60); COMMIT;" > /dev/null 2>&1 &
 pid=""
 for _ in $(seq 1 60); do
@@ -129,9 +132,10 @@ kill -9 "$pid"
 wait
 for _ in $(seq 1 120); do feed -c 'SELECT 1' > /dev/null 2>&1 && break; sleep 0.5; done
 check "a sync killed with kill -9 before its commit left nothing: marks and jobs as before" \
-  "$(feed -c "SELECT job_mark || ' ' || (SELECT count(*) FROM fairshare.jobs) FROM fairshare.slurmdbd_feeds")" "$before"
+  "$(feed -c "SELECT job_mark || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")" "$before"
+check "the killed sync had work to do: the next one changes the runs" \
+  "$(feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync2.txt"; feed -c "SELECT (imported + updated > 0) FROM fairshare.imports WHERE import_id = (SELECT last_import_id FROM fairshare.slurmdbd_feeds)")" "t"
 
-feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync2.txt" || bail "sync after the kill: $(cat "$OUT/sync2.txt")"
 feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync3.txt" || bail "repeated sync: $(cat "$OUT/sync3.txt")"
 check "the repeated sync imports and updates nothing" \
   "$(feed -c "SELECT imported || ' ' || updated || ' ' || rejected || ' ' || (unchanged > 0) FROM fairshare.imports WHERE import_id = (SELECT last_import_id FROM fairshare.slurmdbd_feeds)")" \
@@ -142,8 +146,7 @@ since=$(date -u -d @"$(( $(date -u +%s) - 3600 ))" +%FT%T)
 timeout 60 sacct -a -P --duplicates -S "$since" -E now --format="$SACCT_FIELDS" > "$OUT/sacct.txt" || bail "sacct"
 timeout 30 sshare -a -l -P > "$OUT/sshare.txt" || bail "sshare"
 instant=$(date -u +%FT%TZ)
-sacctdb -c "SELECT fairshare.import_stage()" > /dev/null
-sacctdb -c "\\copy import_staging (line) FROM '$OUT/sacct.txt' (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')" \
+sacctdb -c "SELECT fairshare.import_stage()" -c "\\copy import_staging (line) FROM '$OUT/sacct.txt' (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')" \
         -c "SELECT imported, rejected FROM fairshare.import_sacct('oracle', 'UTC', create_missing => true)" > "$OUT/import.txt" \
   || bail "import_sacct of the sacct export"
 runs_sql="SELECT cluster, job_id, user_name, account, partition, qos, state, submit_time, eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes, scratch_mb, exclusive, nice, suspended FROM fairshare.jobs ORDER BY cluster, job_id, submit_time"
@@ -276,7 +279,7 @@ check "bob renamed robert in Slurm: his associations and his $nbob runs follow" 
 
 # ---------------------------------------------------------------- MariaDB down
 stop_pid() { local pid; pid=$(cat "$1" 2>/dev/null) || return 0; kill "$pid" 2>/dev/null; for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || return 0; sleep 1; done; }
-before=$(feed -c "SELECT job_mark || ' ' || assoc_mark || ' ' || last_import_id || ' ' || (SELECT count(*) FROM fairshare.jobs) FROM fairshare.slurmdbd_feeds")
+before=$(feed -c "SELECT job_mark || ' ' || assoc_mark || ' ' || last_import_id || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")
 stop_pid /run/mysqld/mysqld.pid
 err=$(feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2>&1)
 case "$err" in
@@ -284,7 +287,7 @@ case "$err" in
   *) nok "MariaDB down: expected a clear error, got: $err" ;;
 esac
 check "MariaDB down: nothing synced (marks, last import, jobs)" \
-  "$(feed -c "SELECT job_mark || ' ' || assoc_mark || ' ' || last_import_id || ' ' || (SELECT count(*) FROM fairshare.jobs) FROM fairshare.slurmdbd_feeds")" "$before"
+  "$(feed -c "SELECT job_mark || ' ' || assoc_mark || ' ' || last_import_id || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")" "$before"
 
 say "done in $((SECONDS - T0)) s"
 dropdb fs_sacct 2>/dev/null
