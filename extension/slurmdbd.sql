@@ -379,19 +379,20 @@ BEGIN
     INSERT INTO pg_temp._fs_sdbd_lines (line)
     VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended');
     INSERT INTO pg_temp._fs_sdbd_lines (line)
-    SELECT pg_catalog.concat_ws('|',
+    -- (every field given, NULL as empty: concat_ws would drop a NULL's field)
+    SELECT pg_catalog.array_to_string(ARRAY[
              w.job_key, w.f_user, w.f_account, w.partition, w.qos_name,
              coalesce(w.alloc_cpus, w.cpus_req::text), w.req_text, w.alloc_text,
              @extschema@._slurmdbd_time(w.time_submit), @extschema@._slurmdbd_time(w.time_eligible),
              @extschema@._slurmdbd_time(w.time_start), @extschema@._slurmdbd_time(w.time_end),
              @extschema@._slurmdbd_state(w.state),
-             CASE WHEN w.nodes_alloc OPERATOR(pg_catalog.>) 0 THEN w.nodes_alloc ELSE 1 END,
+             CASE WHEN w.nodes_alloc OPERATOR(pg_catalog.>) 0 THEN w.nodes_alloc ELSE 1 END::text,
              cluster, @extschema@._slurm_minutes_text(w.timelimit),
              -- seconds suspended; while suspended, slurmdbd holds the
              -- instant the suspension began less the time suspended before
              @extschema@._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
                   THEN (pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.-) w.time_suspended)
-                  ELSE w.time_suspended END))
+                  ELSE w.time_suspended END)], '|', '')
       FROM pg_temp._fs_sdbd_work w
      WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND w.unknown_tres IS NULL AND w.f_user IS NOT NULL
      ORDER BY w.time_submit, w.job_db_inx;

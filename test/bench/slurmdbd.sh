@@ -36,7 +36,8 @@ SQL
 # N finished runs, ids from 1000000, submitted over the last 30 days
 t0=$(( $(date +%s) - 30 * 86400 ))
 mysql --protocol=socket slurm_acct_db <<SQL
-INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, partition, state,
+SET SESSION sql_mode = '';
+INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, \`partition\`, state,
     time_submit, time_eligible, time_start, time_end, timelimit, nodes_alloc, cpus_req, tres_alloc, tres_req,
     job_name, work_dir, nodelist, node_inx)
 SELECT UNIX_TIMESTAMP(), a.acct, 1000000 + s.seq, a.id_assoc, 0, 0, 'std', 3,

@@ -204,13 +204,15 @@ else
 fi
 
 # ---------------------------------------------------------------- rejects
-mysql --protocol=socket slurm_acct_db <<SQL || bail "bad rows in job_table"
-INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, partition, state, time_submit, time_eligible,
+mysql --protocol=socket slurm_acct_db <<'SQL' || bail "bad rows in job_table"
+-- the columns not given take their type's implicit default
+SET SESSION sql_mode = '';
+INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, `partition`, state, time_submit, time_eligible,
     time_start, time_end, timelimit, nodes_alloc, cpus_req, tres_alloc, tres_req, job_name, work_dir, nodelist, node_inx)
 SELECT UNIX_TIMESTAMP(), 'chem', 90001, id_assoc, 0, 0, 'std', 3, UNIX_TIMESTAMP() - 100, UNIX_TIMESTAMP() - 100,
        UNIX_TIMESTAMP() - 90, UNIX_TIMESTAMP() - 30, 10, 1, 1, '1=1,2=1024,4=1,5=1,999=4', '1=1,2=1024,4=1,5=1', 'x', '/', 'n1', '0'
   FROM oracle_assoc_table WHERE user = 'alice' AND acct = 'chem';
-INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, partition, state, time_submit, time_eligible,
+INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, `partition`, state, time_submit, time_eligible,
     time_start, time_end, timelimit, nodes_alloc, cpus_req, tres_alloc, tres_req, job_name, work_dir, nodelist, node_inx)
 VALUES (UNIX_TIMESTAMP(), 'chem', 90002, 99999, 0, 0, 'std', 3, UNIX_TIMESTAMP() - 100, UNIX_TIMESTAMP() - 100,
        UNIX_TIMESTAMP() - 90, UNIX_TIMESTAMP() - 30, 10, 1, 1, '1=1,2=1024,4=1,5=1', '1=1,2=1024,4=1,5=1', 'x', '/', 'n1', '0');
