@@ -4743,9 +4743,15 @@ BEGIN
         EXECUTE format('CREATE TEMP TABLE _fs_sdbd_qos ON COMMIT DROP AS SELECT id, name FROM %I.qos_table', sch);
         -- jobs first, then associations: an association a job names is
         -- never newer than the association rows read after it
+        -- from a minute before the mark: a row slurmdbd stamped before the
+        -- last read but committed after it is read all the same (the
+        -- import leaves the rows it already holds unchanged)
         EXECUTE format('CREATE TEMP TABLE _fs_sdbd_jobs ON COMMIT DROP AS SELECT * FROM %I.job_table
-                         WHERE mod_time >= %s OR time_end = 0 OR time_end >= %s', sch, job_mark, job_mark);
-        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_assocs ON COMMIT DROP AS SELECT * FROM %I.assoc_table WHERE mod_time >= %s', sch, assoc_mark);
+                         WHERE mod_time >= %s OR time_end = 0 OR time_end >= %s', sch, job_mark - 60, job_mark - 60);
+        -- every association: slurmdbd renames a user without a new mod_time
+        -- (UPDATE ... SET user = new WHERE user = old), so a rename shows
+        -- only as an id whose name changed; there are few of them
+        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_assocs ON COMMIT DROP AS SELECT * FROM %I.assoc_table', sch);
     EXCEPTION WHEN OTHERS THEN
         RAISE EXCEPTION 'sync_slurmdbd: cannot read the slurmdbd of cluster "%" (foreign tables %): %', cluster, sch, SQLERRM
             USING ERRCODE = '08001',
@@ -4755,9 +4761,10 @@ END
 $$;
 
 -- The account tree, the users and the shares from the associations that
--- changed: renames (same id, another name) first, then the rows.  Partition
--- associations are not in fairshare's tree and are left out.
-CREATE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text)
+-- changed since assoc_mark, that are new to the feed, or whose name changed
+-- (a rename keeps the id).  Partition associations are not in fairshare's
+-- tree and are left out.
+CREATE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
 RETURNS bigint LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
@@ -4774,6 +4781,9 @@ BEGIN
           LEFT JOIN @extschema@.slurmdbd_associations m
             ON m.cluster OPERATOR(pg_catalog.=) cluster AND m.id_assoc OPERATOR(pg_catalog.=) a.id_assoc
          WHERE coalesce(a."partition", '') OPERATOR(pg_catalog.=) ''
+           AND (a.mod_time OPERATOR(pg_catalog.>=) assoc_mark OR m.id_assoc IS NULL
+                OR m.account OPERATOR(pg_catalog.<>) a.acct
+                OR m.slurm_user OPERATOR(pg_catalog.<>) coalesce(a."user", ''))
          ORDER BY a.deleted, a.lft
     LOOP
         n := n + 1;
@@ -4861,7 +4871,7 @@ BEGIN
     PERFORM @extschema@._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
     SELECT coalesce(max(mod_time), f.assoc_mark) INTO new_assoc_mark FROM pg_temp._fs_sdbd_assocs;
     SELECT coalesce(max(mod_time), f.job_mark) INTO new_job_mark FROM pg_temp._fs_sdbd_jobs;
-    n_assocs := @extschema@._slurmdbd_sync_tree(cluster);
+    n_assocs := @extschema@._slurmdbd_sync_tree(cluster, f.assoc_mark);
 
     -- the jobs as sacct prints them
     CREATE TEMP TABLE _fs_sdbd_lines (line_no bigint GENERATED ALWAYS AS IDENTITY, line text) ON COMMIT DROP;
@@ -4927,19 +4937,20 @@ BEGIN
     INSERT INTO pg_temp._fs_sdbd_lines (line)
     VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended');
     INSERT INTO pg_temp._fs_sdbd_lines (line)
-    SELECT pg_catalog.concat_ws('|',
+    -- (every field given, NULL as empty: concat_ws would drop a NULL's field)
+    SELECT pg_catalog.array_to_string(ARRAY[
              w.job_key, w.f_user, w.f_account, w.partition, w.qos_name,
              coalesce(w.alloc_cpus, w.cpus_req::text), w.req_text, w.alloc_text,
              @extschema@._slurmdbd_time(w.time_submit), @extschema@._slurmdbd_time(w.time_eligible),
              @extschema@._slurmdbd_time(w.time_start), @extschema@._slurmdbd_time(w.time_end),
              @extschema@._slurmdbd_state(w.state),
-             CASE WHEN w.nodes_alloc OPERATOR(pg_catalog.>) 0 THEN w.nodes_alloc ELSE 1 END,
+             CASE WHEN w.nodes_alloc OPERATOR(pg_catalog.>) 0 THEN w.nodes_alloc ELSE 1 END::text,
              cluster, @extschema@._slurm_minutes_text(w.timelimit),
              -- seconds suspended; while suspended, slurmdbd holds the
              -- instant the suspension began less the time suspended before
              @extschema@._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
                   THEN (pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.-) w.time_suspended)
-                  ELSE w.time_suspended END))
+                  ELSE w.time_suspended END)], '|', '')
       FROM pg_temp._fs_sdbd_work w
      WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND w.unknown_tres IS NULL AND w.f_user IS NOT NULL
      ORDER BY w.time_submit, w.job_db_inx;
@@ -5167,7 +5178,7 @@ REVOKE ALL ON FUNCTION @extschema@._slurmdbd_state(bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@._sh_word(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@._slurmdbd_read(name, bigint, bigint, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@._slurmdbd_sync_tree(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._slurmdbd_sync_tree(text, bigint) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE @extschema@.sync_slurmdbd(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._slurm_mem_text(numeric) TO fairshare_admin, fairshare_reader, fairshare_user;
@@ -5178,7 +5189,7 @@ GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_state(bigint) TO fairshare_admin
 GRANT EXECUTE ON FUNCTION @extschema@._sh_word(text) TO fairshare_admin, fairshare_reader, fairshare_user;
 GRANT EXECUTE ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) TO fairshare_admin;
 GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_read(name, bigint, bigint, text) TO fairshare_admin;
-GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_sync_tree(text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_sync_tree(text, bigint) TO fairshare_admin;
 GRANT EXECUTE ON PROCEDURE @extschema@.sync_slurmdbd(text) TO fairshare_admin;
 GRANT EXECUTE ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) TO fairshare_admin;
 GRANT SELECT ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO fairshare_admin, fairshare_reader;

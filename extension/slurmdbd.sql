@@ -195,9 +195,15 @@ BEGIN
         EXECUTE format('CREATE TEMP TABLE _fs_sdbd_qos ON COMMIT DROP AS SELECT id, name FROM %I.qos_table', sch);
         -- jobs first, then associations: an association a job names is
         -- never newer than the association rows read after it
+        -- from a minute before the mark: a row slurmdbd stamped before the
+        -- last read but committed after it is read all the same (the
+        -- import leaves the rows it already holds unchanged)
         EXECUTE format('CREATE TEMP TABLE _fs_sdbd_jobs ON COMMIT DROP AS SELECT * FROM %I.job_table
-                         WHERE mod_time >= %s OR time_end = 0 OR time_end >= %s', sch, job_mark, job_mark);
-        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_assocs ON COMMIT DROP AS SELECT * FROM %I.assoc_table WHERE mod_time >= %s', sch, assoc_mark);
+                         WHERE mod_time >= %s OR time_end = 0 OR time_end >= %s', sch, job_mark - 60, job_mark - 60);
+        -- every association: slurmdbd renames a user without a new mod_time
+        -- (UPDATE ... SET user = new WHERE user = old), so a rename shows
+        -- only as an id whose name changed; there are few of them
+        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_assocs ON COMMIT DROP AS SELECT * FROM %I.assoc_table', sch);
     EXCEPTION WHEN OTHERS THEN
         RAISE EXCEPTION 'sync_slurmdbd: cannot read the slurmdbd of cluster "%" (foreign tables %): %', cluster, sch, SQLERRM
             USING ERRCODE = '08001',
@@ -207,9 +213,10 @@ END
 $$;
 
 -- The account tree, the users and the shares from the associations that
--- changed: renames (same id, another name) first, then the rows.  Partition
--- associations are not in fairshare's tree and are left out.
-CREATE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text)
+-- changed since assoc_mark, that are new to the feed, or whose name changed
+-- (a rename keeps the id).  Partition associations are not in fairshare's
+-- tree and are left out.
+CREATE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
 RETURNS bigint LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
@@ -226,6 +233,9 @@ BEGIN
           LEFT JOIN @extschema@.slurmdbd_associations m
             ON m.cluster OPERATOR(pg_catalog.=) cluster AND m.id_assoc OPERATOR(pg_catalog.=) a.id_assoc
          WHERE coalesce(a."partition", '') OPERATOR(pg_catalog.=) ''
+           AND (a.mod_time OPERATOR(pg_catalog.>=) assoc_mark OR m.id_assoc IS NULL
+                OR m.account OPERATOR(pg_catalog.<>) a.acct
+                OR m.slurm_user OPERATOR(pg_catalog.<>) coalesce(a."user", ''))
          ORDER BY a.deleted, a.lft
     LOOP
         n := n + 1;
@@ -313,7 +323,7 @@ BEGIN
     PERFORM @extschema@._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
     SELECT coalesce(max(mod_time), f.assoc_mark) INTO new_assoc_mark FROM pg_temp._fs_sdbd_assocs;
     SELECT coalesce(max(mod_time), f.job_mark) INTO new_job_mark FROM pg_temp._fs_sdbd_jobs;
-    n_assocs := @extschema@._slurmdbd_sync_tree(cluster);
+    n_assocs := @extschema@._slurmdbd_sync_tree(cluster, f.assoc_mark);
 
     -- the jobs as sacct prints them
     CREATE TEMP TABLE _fs_sdbd_lines (line_no bigint GENERATED ALWAYS AS IDENTITY, line text) ON COMMIT DROP;
