@@ -152,8 +152,11 @@ sacctdb -c "SELECT fairshare.import_stage()" -c "\\copy import_staging (line) FR
         -c "SELECT imported, rejected FROM fairshare.import_sacct('oracle', 'UTC', create_missing => true)" > "$OUT/import.txt" \
   || bail "import_sacct of the sacct export"
 # what slurmdbd holds, kept with the rest in $OUT
-mysql --protocol=socket slurm_acct_db -e 'SELECT job_db_inx, mod_time, deleted, id_job, id_array_job, id_array_task, id_assoc, state, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req FROM oracle_job_table ORDER BY job_db_inx' > "$OUT/job_table.txt"
-feed -c "SELECT job_mark, assoc_mark FROM fairshare.slurmdbd_feeds" >> "$OUT/job_table.txt"
+# (the columns of the feed's foreign tables: test/fixtures/slurm/feed/ keeps a capture)
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT job_db_inx, mod_time, deleted, account, array_task_str, id_array_job, id_array_task, id_assoc, id_job, id_qos, het_job_id, het_job_offset, nodes_alloc, cpus_req, `partition`, state, timelimit, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req FROM oracle_job_table ORDER BY job_db_inx' > "$OUT/job_table.tsv"
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT mod_time, deleted, id_assoc, user, acct, `partition`, parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos FROM oracle_assoc_table ORDER BY id_assoc' > "$OUT/assoc_table.tsv"
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, type, name FROM tres_table ORDER BY id' > "$OUT/tres_table.tsv"
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, name FROM qos_table ORDER BY id' > "$OUT/qos_table.tsv"
 runs_sql="SELECT cluster, job_id, user_name, account, partition, qos, state, submit_time, eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes, scratch_mb, exclusive, nice, suspended FROM fairshare.jobs ORDER BY cluster, job_id, submit_time"
 feed -c "$runs_sql" > "$OUT/runs_feed.txt"
 sacctdb -c "$runs_sql" > "$OUT/runs_sacct.txt"
