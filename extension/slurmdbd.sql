@@ -328,6 +328,27 @@ BEGIN
     -- the jobs as sacct prints them
     CREATE TEMP TABLE _fs_sdbd_lines (line_no bigint GENERATED ALWAYS AS IDENTITY, line text) ON COMMIT DROP;
     CREATE TEMP TABLE _fs_sdbd_rejects (job_id text, reason text, line text) ON COMMIT DROP;
+    -- each distinct TRES string once, as sacct prints it (a centre's jobs
+    -- repeat a few shapes: 10^5 jobs, a few hundred strings), with the
+    -- ids tres_table does not have and the CPU count
+    CREATE TEMP TABLE _fs_sdbd_tresfmt ON COMMIT DROP AS
+    SELECT r.raw,
+           (SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
+                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@._slurm_mem_text(x.v) ELSE x.v::text END,
+                       ',' ORDER BY t.tres COLLATE "C")
+              FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
+              CROSS JOIN LATERAL (SELECT pg_catalog.split_part(e, '=', 1) AS id, pg_catalog.split_part(e, '=', 2)::numeric AS v) x
+              JOIN pg_temp._fs_sdbd_tres t ON t.id::text OPERATOR(pg_catalog.=) x.id
+             WHERE x.v OPERATOR(pg_catalog.<) 18446744073709551614) AS formatted,
+           (SELECT pg_catalog.string_agg(pg_catalog.split_part(e, '=', 1), ',')
+              FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
+             WHERE NOT EXISTS (SELECT FROM pg_temp._fs_sdbd_tres t
+                                WHERE t.id::text OPERATOR(pg_catalog.=) pg_catalog.split_part(e, '=', 1))) AS unknown,
+           (SELECT pg_catalog.split_part(e, '=', 2) FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
+             WHERE pg_catalog.split_part(e, '=', 1) OPERATOR(pg_catalog.=) '1') AS cpus
+      FROM (SELECT j.tres_alloc AS raw FROM pg_temp._fs_sdbd_jobs j WHERE j.tres_alloc OPERATOR(pg_catalog.<>) ''
+            UNION
+            SELECT j.tres_req FROM pg_temp._fs_sdbd_jobs j WHERE j.tres_req OPERATOR(pg_catalog.<>) '') r;
     CREATE TEMP TABLE _fs_sdbd_work ON COMMIT DROP AS
     SELECT j.*,
            CASE WHEN j.het_job_id OPERATOR(pg_catalog.<>) 0
@@ -338,32 +359,15 @@ BEGIN
                 THEN j.id_array_job::text OPERATOR(pg_catalog.||) '_[' OPERATOR(pg_catalog.||) j.array_task_str OPERATOR(pg_catalog.||) ']'
                 ELSE j.id_job::text END AS job_key,
            m.account AS f_account, NULLIF(m.slurm_user, '') AS f_user, q.name AS qos_name,
-           (SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
-                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@._slurm_mem_text(x.v) ELSE x.v::text END,
-                       ',' ORDER BY t.tres COLLATE "C")
-              FROM pg_catalog.regexp_split_to_table(NULLIF(j.tres_alloc, ''), ',') e
-              CROSS JOIN LATERAL (SELECT pg_catalog.split_part(e, '=', 1)::bigint AS id, pg_catalog.split_part(e, '=', 2)::numeric AS v) x
-              JOIN pg_temp._fs_sdbd_tres t ON t.id OPERATOR(pg_catalog.=) x.id
-             WHERE x.v OPERATOR(pg_catalog.<) 18446744073709551614) AS alloc_text,
-           (SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
-                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@._slurm_mem_text(x.v) ELSE x.v::text END,
-                       ',' ORDER BY t.tres COLLATE "C")
-              FROM pg_catalog.regexp_split_to_table(NULLIF(j.tres_req, ''), ',') e
-              CROSS JOIN LATERAL (SELECT pg_catalog.split_part(e, '=', 1)::bigint AS id, pg_catalog.split_part(e, '=', 2)::numeric AS v) x
-              JOIN pg_temp._fs_sdbd_tres t ON t.id OPERATOR(pg_catalog.=) x.id
-             WHERE x.v OPERATOR(pg_catalog.<) 18446744073709551614) AS req_text,
-           (SELECT pg_catalog.string_agg(pg_catalog.split_part(e, '=', 1), ',')
-              FROM pg_catalog.regexp_split_to_table(coalesce(NULLIF(j.tres_alloc, ''), '') OPERATOR(pg_catalog.||) ',' OPERATOR(pg_catalog.||) coalesce(j.tres_req, ''), ',') e
-             WHERE e OPERATOR(pg_catalog.<>) ''
-               AND NOT EXISTS (SELECT FROM pg_temp._fs_sdbd_tres t
-                                WHERE t.id::text OPERATOR(pg_catalog.=) pg_catalog.split_part(e, '=', 1))) AS unknown_tres,
-           (SELECT x.v FROM pg_catalog.regexp_split_to_table(NULLIF(j.tres_alloc, ''), ',') e
-             CROSS JOIN LATERAL (SELECT pg_catalog.split_part(e, '=', 1) AS id, pg_catalog.split_part(e, '=', 2) AS v) x
-             WHERE x.id OPERATOR(pg_catalog.=) '1') AS alloc_cpus
+           fa.formatted AS alloc_text, fr.formatted AS req_text,
+           NULLIF(pg_catalog.concat_ws(',', fa.unknown, fr.unknown), '') AS unknown_tres,
+           fa.cpus AS alloc_cpus
       FROM pg_temp._fs_sdbd_jobs j
       LEFT JOIN @extschema@.slurmdbd_associations m
         ON m.cluster OPERATOR(pg_catalog.=) cluster AND m.id_assoc OPERATOR(pg_catalog.=) j.id_assoc
-      LEFT JOIN pg_temp._fs_sdbd_qos q ON q.id OPERATOR(pg_catalog.=) j.id_qos;
+      LEFT JOIN pg_temp._fs_sdbd_qos q ON q.id OPERATOR(pg_catalog.=) j.id_qos
+      LEFT JOIN pg_temp._fs_sdbd_tresfmt fa ON fa.raw OPERATOR(pg_catalog.=) j.tres_alloc
+      LEFT JOIN pg_temp._fs_sdbd_tresfmt fr ON fr.raw OPERATOR(pg_catalog.=) j.tres_req;
 
     -- runs slurmdbd marked deleted: removed here too
     WITH d AS (
@@ -423,7 +427,8 @@ BEGIN
            last_import_id = res.import_id, last_jobs_read = n_jobs, last_assocs_read = n_assocs
      WHERE s.cluster OPERATOR(pg_catalog.=) cluster;
     DROP TABLE pg_temp._fs_sdbd_lines, pg_temp._fs_sdbd_rejects, pg_temp._fs_sdbd_jobs,
-               pg_temp._fs_sdbd_assocs, pg_temp._fs_sdbd_tres, pg_temp._fs_sdbd_qos, pg_temp._fs_sdbd_work;
+               pg_temp._fs_sdbd_assocs, pg_temp._fs_sdbd_tres, pg_temp._fs_sdbd_qos, pg_temp._fs_sdbd_work,
+               pg_temp._fs_sdbd_tresfmt;
     RAISE NOTICE 'sync_slurmdbd %: % associations, % job rows read (% deleted), import %: % imported, % updated, % unchanged, % rejected',
         cluster, n_assocs, n_jobs, n_deleted, res.import_id, res.imported, res.updated, res.unchanged, res.rejected OPERATOR(pg_catalog.+) n_rejects;
 END
