@@ -62,7 +62,7 @@ CALL sync_slurmdbd('oracle');
 SELECT * FROM slurm_decisions('oracle');
 \set VERBOSITY terse
 SELECT job_mark, assoc_mark, last_sync, (SELECT count(*) FROM accounts WHERE cluster = 'oracle') AS accounts,
-       (SELECT count(*) FROM imports) AS imports
+       (SELECT count(*) FROM imports WHERE cluster = 'oracle') AS imports
   FROM slurmdbd_feeds;
 DROP SCHEMA fs_regress_slurmdbd CASCADE;
 
