@@ -5174,6 +5174,136 @@ $$;
 COMMENT ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) IS
 'sacctmgr commands that make the cluster''s slurmdbd hold fairshare''s decisions (accounts, Fairshare, GENCI GrpTRESMins net of take-backs, RWTH blocks and QOS, ended allocations), each with its reason; none when slurmdbd matches.';
 
+-- import_sacct: a stored run not started is updated by a line of it started,
+-- whatever its eligible time (a pending run held to a later BeginTime and
+-- started early); the feed goes through it
+CREATE OR REPLACE FUNCTION @extschema@._import_upsert(with_exclusive boolean,
+    OUT imported bigint, OUT updated bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off
+SET jit = off
+AS $$
+DECLARE
+    cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
+                  eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
+                  nodes, exclusive, suspended';
+    vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
+                  w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
+                  w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false),
+                  w.suspended';
+    excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
+    stored_jobs text;
+    new_jobs text;
+    one record;
+    attempt integer;
+    st text;
+    msg text;
+BEGIN
+    -- %1$s narrows the work table's jobs (one line, for the one-by-one retry)
+    stored_jobs := format($q$
+        WITH up AS (
+            INSERT INTO @extschema@.jobs AS j (%2$s)
+            SELECT %3$s
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND w.stored %%1$s
+            ON CONFLICT (cluster, job_id, submit_time) DO UPDATE
+               SET user_name = excluded.user_name, account = excluded.account,
+                   partition = excluded.partition, qos = excluded.qos, state = excluded.state,
+                   eligible_time = excluded.eligible_time,
+                   start_time = excluded.start_time, end_time = excluded.end_time,
+                   time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
+                   mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
+                   exclusive = %1$s, suspended = excluded.suspended
+             WHERE (j.user_name, j.account, j.partition, j.qos, j.state,
+                    j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended)
+                   IS DISTINCT FROM
+                   (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
+                    excluded.state, excluded.eligible_time,
+                    excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
+                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
+                    excluded.suspended)
+               AND (GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
+                    >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
+                    -- a run seen started (or ended) is newer than a record of it
+                    -- not started (not ended), whatever its eligible time: a
+                    -- pending run held to a later BeginTime and then started
+                    -- early (scontrol update StartTime=now, a release) has a
+                    -- stored eligible time after its start and end (issue 13)
+                    OR (j.start_time IS NULL AND excluded.start_time IS NOT NULL)
+                    OR (j.end_time IS NULL AND excluded.end_time IS NOT NULL))
+               -- and never the other way: a run does not un-start nor un-end
+               AND NOT (j.start_time IS NOT NULL AND excluded.start_time IS NULL)
+               AND NOT (j.end_time IS NOT NULL AND excluded.end_time IS NULL)
+            RETURNING 1)
+        SELECT count(*) FROM up$q$, excl, cols, vals);
+    new_jobs := format($q$
+        INSERT INTO @extschema@.jobs (%1$s)
+        SELECT %2$s
+          FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job' AND NOT w.stored %%1$s$q$, cols, vals);
+
+    FOR attempt IN 1 .. 2 LOOP
+        -- which jobs are stored already, looked up once before writing (a
+        -- lookup in the statement that inserts would read back every row
+        -- it has inserted so far)
+        -- (one index probe per run, in the partition of its submit time:
+        -- a hash join would read every run of the history)
+        SET LOCAL enable_hashjoin = off;
+        SET LOCAL enable_mergejoin = off;
+        UPDATE pg_temp._fs_import_jobs w SET stored = true
+          FROM @extschema@.jobs x
+         WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id
+           AND x.submit_time = w.submit_time;
+        RESET enable_hashjoin;
+        RESET enable_mergejoin;
+        BEGIN
+            EXECUTE format(stored_jobs, '') INTO updated;
+            EXECUTE format(new_jobs, '');
+            GET DIAGNOSTICS imported = ROW_COUNT;
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            NULL;               -- a job twice, or worse: see below
+        END;
+        EXIT WHEN attempt = 2;
+        UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
+          FROM (SELECT d.line_no,
+                       row_number() OVER (PARTITION BY d.cluster, d.job_id, d.submit_time
+                                          ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
+                                                   d.line_no DESC) AS rn
+                  FROM pg_temp._fs_import_jobs d
+                 WHERE d.kind = 'job'
+                   AND (d.cluster, d.job_id, d.submit_time) IN
+                       (SELECT x.cluster, x.job_id, x.submit_time FROM pg_temp._fs_import_jobs x
+                         WHERE x.kind = 'job' GROUP BY 1, 2, 3 HAVING count(*) > 1)) r
+         WHERE w.line_no = r.line_no AND r.rn > 1;
+        EXIT WHEN NOT FOUND;
+    END LOOP;
+
+    -- one by one
+    imported := 0;
+    updated := 0;
+    CREATE INDEX ON pg_temp._fs_import_jobs (line_no);
+    FOR one IN SELECT w.line_no FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job' ORDER BY w.line_no LOOP
+        DECLARE
+            n bigint;
+        BEGIN
+            EXECUTE format(stored_jobs, 'AND w.line_no = $1') INTO n USING one.line_no;
+            updated := updated + n;
+            EXECUTE format(new_jobs, 'AND w.line_no = $1') USING one.line_no;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            imported := imported + n;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            UPDATE pg_temp._fs_import_jobs w
+               SET kind = 'reject', sqlstate = st, reason = msg
+             WHERE w.line_no = one.line_no;
+        END;
+    END LOOP;
+END
+$$;
+
 -- the grants security.sql gives these members on a fresh install
 REVOKE ALL ON FUNCTION @extschema@._slurm_mem_text(numeric) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@._slurm_minutes_text(bigint) FROM PUBLIC;

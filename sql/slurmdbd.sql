@@ -190,6 +190,32 @@ CALL sync_slurmdbd('oracle');
 SELECT account, user_name, (SELECT count(*) FROM jobs j WHERE j.cluster = u.cluster AND j.account = u.account AND j.user_name = u.user_name) AS runs
   FROM account_users u WHERE cluster = 'oracle' AND user_name IN ('bob', 'robert') ORDER BY 1, 2;
 
+-- ===========================================================================
+-- 6. A pending run held to a later BeginTime (a requeued job is held about
+--    two minutes) and then started early (scontrol update StartTime=now):
+--    the stored run's eligible time (14:33:34) is after the line's start and
+--    end; the line is still newer (the run started) and updates it.  Seen
+--    live by test/slurm/feed.sh: the sync stored the pending run, and the
+--    next ones left it pending.
+-- ===========================================================================
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended'),
+  ('77|carol|phys|big|normal|4|billing=18,cpu=4,mem=2G,node=1||2026-11-25T14:31:33|2026-11-25T14:33:34|Unknown|Unknown|PENDING|1|oracle|00:10:00|00:00:00');
+SELECT imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended'),
+  ('77|carol|phys|big|normal|4|billing=18,cpu=4,mem=2G,node=1|billing=18,cpu=4,mem=2G,node=1|2026-11-25T14:31:33|2026-11-25T14:31:48|2026-11-25T14:31:48|2026-11-25T14:32:28|COMPLETED|1|oracle|00:10:00|00:00:00');
+SELECT imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
+-- and an older export loaded after it changes nothing
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended'),
+  ('77|carol|phys|big|normal|4|billing=18,cpu=4,mem=2G,node=1||2026-11-25T14:31:33|2026-11-25T14:33:34|Unknown|Unknown|PENDING|1|oracle|00:10:00|00:00:00');
+SELECT imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
+SELECT job_id, state, eligible_time, start_time, end_time FROM jobs WHERE cluster = 'oracle' AND job_id = '77';
+
 DROP SCHEMA captured CASCADE;
 DROP SERVER fs_regress_nowhere;
 DROP FOREIGN DATA WRAPPER fs_regress_nowhere;
