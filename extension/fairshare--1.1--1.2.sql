@@ -6254,3 +6254,791 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@.distribute(integer) IS
 'On a Citus coordinator: jobs becomes a table hash-distributed on job_id over shard_count shards, every other table of the extension a reference table; usage checkpoints are given up (Citus fires no trigger on the shards). Returns each table, how Citus holds it and its shards; calling it again only reports.';
+-- ============================================================================
+-- slurmdbd: the live feed in and the decisions out (issue 13)
+-- ============================================================================
+
+-- ---------------------------------------------------------------------------
+-- slurmdbd: the live feed from a Slurm accounting database and the
+-- decisions back to it (issue 13; docs/slurmdbd.md).
+--
+--   In:  SELECT fairshare.slurmdbd_connect('oracle', 'slurmdbd');   -- once
+--        CALL fairshare.sync_slurmdbd('oracle');                   -- every minute
+--   Out: SELECT command, reason FROM fairshare.slurm_decisions('oracle');
+--
+-- slurmdbd's MariaDB tables are read through mysql_fdw foreign tables that
+-- slurmdbd_connect makes in a schema of the centre's choosing.  A sync reads
+-- what changed since the last one (slurmdbd's mod_time, jobs still open,
+-- the deleted flags), writes the jobs as the sacct lines `sacct -a -P
+-- --duplicates` prints for them and hands them to import_sacct: the feed and
+-- the file import are one code path, so they store the same runs.  The whole
+-- sync is one transaction with the change marks it moves: a sync killed or
+-- failed leaves nothing behind, and the next one reads the same rows again;
+-- a sync repeated re-reads rows at the mark, which the import's upsert on
+-- the run's key leaves unchanged.
+-- ---------------------------------------------------------------------------
+
+-- One row per cluster fed from a slurmdbd: where its foreign tables are, the
+-- change marks, the last sync, and how decisions map to Slurm.
+CREATE TABLE @extschema@.slurmdbd_feeds (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    foreign_schema       name NOT NULL,
+    -- slurmdbd's mod_time (Unix seconds) up to which jobs and associations
+    -- have been read; the next sync reads from this second on, inclusive
+    job_mark             bigint NOT NULL DEFAULT 0 CHECK (job_mark OPERATOR(pg_catalog.>=) 0),
+    assoc_mark           bigint NOT NULL DEFAULT 0 CHECK (assoc_mark OPERATOR(pg_catalog.>=) 0),
+    last_sync            timestamptz,
+    last_import_id       bigint,
+    last_jobs_read       bigint,
+    last_assocs_read     bigint,
+    -- decisions: the TRES of the GrpTRESMins limits (GENCI hours, blocks)
+    limit_tres           text NOT NULL DEFAULT 'billing' CHECK (limit_tres OPERATOR(pg_catalog.~) '^[a-z][a-z0-9_/]*$'),
+    -- RWTH: the QOS of a project in low priority and of a blocked one
+    -- (NULL: a blocked project gets GrpTRESMins=<limit_tres>=0 instead, a
+    -- low-priority one nothing), and of a project in neither
+    rwth_low_priority_qos text,
+    rwth_blocked_qos     text,
+    rwth_normal_qos      text NOT NULL DEFAULT 'normal'
+);
+COMMENT ON TABLE @extschema@.slurmdbd_feeds IS 'Clusters fed from a slurmdbd through mysql_fdw: foreign schema, change marks, last sync, and how decisions map to Slurm limits and QOS.';
+
+-- Which fairshare association each slurmdbd association id is, so that a
+-- rename in Slurm (same id, new name) renames here too.
+CREATE TABLE @extschema@.slurmdbd_associations (
+    cluster              text NOT NULL REFERENCES @extschema@.slurmdbd_feeds ON UPDATE CASCADE ON DELETE CASCADE,
+    id_assoc             bigint NOT NULL,
+    account              text NOT NULL,
+    -- the user of a user association, '' for an account's
+    slurm_user           text NOT NULL DEFAULT '',
+    deleted              boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (cluster, id_assoc)
+);
+COMMENT ON TABLE @extschema@.slurmdbd_associations IS 'slurmdbd association ids and the account (and user) each one is in fairshare, for following renames.';
+
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmdbd_feeds', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmdbd_associations', '');
+
+-- A memory size in MB as sacct prints it (Slurm's convert_num_unit, exact):
+-- divided by 1024 while it divides, 4096 -> 4G, 1500 -> 1500M.
+CREATE FUNCTION @extschema@._slurm_mem_text(mb numeric)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE
+        WHEN mb OPERATOR(pg_catalog.=) 0 THEN '0'
+        WHEN mb OPERATOR(pg_catalog.%) 1099511627776 OPERATOR(pg_catalog.=) 0 THEN (mb OPERATOR(pg_catalog./) 1099511627776)::bigint::text OPERATOR(pg_catalog.||) 'E'
+        WHEN mb OPERATOR(pg_catalog.%) 1073741824 OPERATOR(pg_catalog.=) 0 THEN (mb OPERATOR(pg_catalog./) 1073741824)::bigint::text OPERATOR(pg_catalog.||) 'P'
+        WHEN mb OPERATOR(pg_catalog.%) 1048576 OPERATOR(pg_catalog.=) 0 THEN (mb OPERATOR(pg_catalog./) 1048576)::bigint::text OPERATOR(pg_catalog.||) 'T'
+        WHEN mb OPERATOR(pg_catalog.%) 1024 OPERATOR(pg_catalog.=) 0 THEN (mb OPERATOR(pg_catalog./) 1024)::bigint::text OPERATOR(pg_catalog.||) 'G'
+        ELSE mb::bigint::text OPERATOR(pg_catalog.||) 'M' END;
+END;
+COMMENT ON FUNCTION @extschema@._slurm_mem_text(numeric) IS
+'A size in MB as sacct prints it: 4096 -> 4G, 1500 -> 1500M (internal to sync_slurmdbd).';
+
+-- A Slurm time limit in minutes as sacct prints it: [D-]HH:MM:SS,
+-- UNLIMITED (INFINITE, 0xffffffff) or Partition_Limit (NO_VAL, 0xfffffffe).
+CREATE FUNCTION @extschema@._slurm_minutes_text(minutes bigint)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE
+        WHEN minutes OPERATOR(pg_catalog.=) 4294967295 THEN 'UNLIMITED'
+        WHEN minutes OPERATOR(pg_catalog.>=) 4294967294 THEN 'Partition_Limit'
+        WHEN minutes OPERATOR(pg_catalog.>=) 1440
+        THEN (minutes OPERATOR(pg_catalog./) 1440)::text OPERATOR(pg_catalog.||) '-'
+             OPERATOR(pg_catalog.||) pg_catalog.to_char((minutes OPERATOR(pg_catalog.%) 1440) OPERATOR(pg_catalog./) 60, 'FM00')
+             OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char(minutes OPERATOR(pg_catalog.%) 60, 'FM00') OPERATOR(pg_catalog.||) ':00'
+        ELSE pg_catalog.to_char(minutes OPERATOR(pg_catalog./) 60, 'FM00')
+             OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char(minutes OPERATOR(pg_catalog.%) 60, 'FM00') OPERATOR(pg_catalog.||) ':00' END;
+END;
+COMMENT ON FUNCTION @extschema@._slurm_minutes_text(bigint) IS
+'A Slurm time limit in minutes as sacct prints it: 00:10:00, 1-00:00:00, UNLIMITED, Partition_Limit (internal to sync_slurmdbd).';
+
+-- An instant of slurmdbd (Unix seconds, 0: none) as sacct prints it in UTC.
+CREATE FUNCTION @extschema@._slurmdbd_time(t bigint)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN t OPERATOR(pg_catalog.<=) 0 THEN 'Unknown'
+                ELSE pg_catalog.to_char(pg_catalog.timezone('UTC', pg_catalog.to_timestamp(t::float8)), 'YYYY-MM-DD"T"HH24:MI:SS') END;
+END;
+COMMENT ON FUNCTION @extschema@._slurmdbd_time(bigint) IS
+'A slurmdbd time (Unix seconds) as sacct prints it in UTC; 0 is Unknown (internal to sync_slurmdbd).';
+
+-- A job_table state as sacct prints it: the base state (Slurm's enum
+-- job_states, the low byte) unless the run was requeued (JOB_REQUEUE, 0x400).
+CREATE FUNCTION @extschema@._slurmdbd_state(state bigint)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN state OPERATOR(pg_catalog.&) 1024 OPERATOR(pg_catalog.<>) 0 THEN 'REQUEUED'
+                ELSE (ARRAY['PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT',
+                            'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'OUT_OF_MEMORY'])
+                     [(state OPERATOR(pg_catalog.&) 255) OPERATOR(pg_catalog.+) 1] END;
+END;
+COMMENT ON FUNCTION @extschema@._slurmdbd_state(bigint) IS
+'A slurmdbd job state as sacct prints it: PENDING ... OUT_OF_MEMORY, REQUEUED (internal to sync_slurmdbd).';
+
+-- A duration in seconds as sacct prints it: [D-]HH:MM:SS.
+CREATE FUNCTION @extschema@._slurm_seconds_text(seconds bigint)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN seconds OPERATOR(pg_catalog.>=) 86400
+                THEN (seconds OPERATOR(pg_catalog./) 86400)::text OPERATOR(pg_catalog.||) '-' ELSE '' END
+           OPERATOR(pg_catalog.||) pg_catalog.to_char((seconds OPERATOR(pg_catalog.%) 86400) OPERATOR(pg_catalog./) 3600, 'FM00')
+           OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char((seconds OPERATOR(pg_catalog.%) 3600) OPERATOR(pg_catalog./) 60, 'FM00')
+           OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char(seconds OPERATOR(pg_catalog.%) 60, 'FM00');
+END;
+COMMENT ON FUNCTION @extschema@._slurm_seconds_text(bigint) IS
+'A duration in seconds as sacct prints it: 00:00:42, 1-02:03:04 (internal to sync_slurmdbd).';
+
+-- The foreign tables of a cluster's slurmdbd, in a schema of their own.
+-- Only the columns the feed and the decisions read: mysql_fdw matches them
+-- by name, and sends MariaDB the conditions on them.
+CREATE FUNCTION @extschema@.slurmdbd_connect(cluster text, server name,
+    foreign_schema name DEFAULT NULL, database text DEFAULT 'slurm_acct_db',
+    slurm_cluster text DEFAULT NULL)
+RETURNS name LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    sch name := coalesce(foreign_schema, ('slurmdbd_' OPERATOR(pg_catalog.||) cluster)::name);
+    sc text := coalesce(slurm_cluster, cluster);
+BEGIN
+    IF cluster IS NULL OR server IS NULL OR database IS NULL THEN
+        RAISE EXCEPTION 'slurmdbd_connect: cluster, server and database must not be NULL'
+            USING ERRCODE = '22004', HINT = 'e.g. SELECT fairshare.slurmdbd_connect(''oracle'', ''slurmdbd'');';
+    END IF;
+    IF NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster OPERATOR(pg_catalog.=) slurmdbd_connect.cluster) THEN
+        RAISE EXCEPTION 'slurmdbd_connect: cluster "%" is not in fairshare.clusters', cluster
+            USING ERRCODE = '23503', HINT = 'INSERT INTO fairshare.clusters (cluster, ...) first, with its decay and priority settings.';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_foreign_server s WHERE s.srvname OPERATOR(pg_catalog.=) server) THEN
+        RAISE EXCEPTION 'slurmdbd_connect: there is no foreign server "%"', server
+            USING ERRCODE = '42704',
+                  HINT = 'CREATE SERVER ... FOREIGN DATA WRAPPER mysql_fdw and a user mapping first (docs/slurmdbd.md).';
+    END IF;
+    IF sc OPERATOR(pg_catalog.!~) '^[A-Za-z0-9_-]+$' THEN
+        RAISE EXCEPTION 'slurmdbd_connect: "%" is not a Slurm cluster name', sc
+            USING ERRCODE = '22023', HINT = 'ClusterName of slurm.conf: letters, digits, _ and -.';
+    END IF;
+    EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I', sch);
+    EXECUTE format($f$CREATE FOREIGN TABLE %I.job_table (
+        job_db_inx bigint, mod_time bigint, deleted integer, account text, array_task_str text,
+        id_array_job bigint, id_array_task bigint, id_assoc bigint, id_job bigint, id_qos bigint,
+        het_job_id bigint, het_job_offset bigint, nodes_alloc bigint, cpus_req bigint, "partition" text,
+        state bigint, timelimit bigint, time_submit bigint, time_eligible bigint, time_start bigint,
+        time_end bigint, time_suspended bigint, tres_alloc text, tres_req text)
+        SERVER %I OPTIONS (dbname %L, table_name %L)$f$, sch, server, database, sc OPERATOR(pg_catalog.||) '_job_table');
+    EXECUTE format($f$CREATE FOREIGN TABLE %I.assoc_table (
+        mod_time bigint, deleted integer, id_assoc bigint, "user" text, acct text, "partition" text,
+        parent_acct text, lft bigint, shares bigint, grp_tres_mins text, def_qos_id bigint, qos text)
+        SERVER %I OPTIONS (dbname %L, table_name %L)$f$, sch, server, database, sc OPERATOR(pg_catalog.||) '_assoc_table');
+    EXECUTE format($f$CREATE FOREIGN TABLE %I.tres_table (id bigint, deleted integer, type text, name text)
+        SERVER %I OPTIONS (dbname %L, table_name 'tres_table')$f$, sch, server, database);
+    EXECUTE format($f$CREATE FOREIGN TABLE %I.qos_table (id bigint, deleted integer, name text)
+        SERVER %I OPTIONS (dbname %L, table_name 'qos_table')$f$, sch, server, database);
+    INSERT INTO @extschema@.slurmdbd_feeds (cluster, foreign_schema) VALUES (slurmdbd_connect.cluster, sch)
+    ON CONFLICT ON CONSTRAINT slurmdbd_feeds_pkey DO UPDATE SET foreign_schema = EXCLUDED.foreign_schema;
+    RETURN sch;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) IS
+'Makes the mysql_fdw foreign tables of a cluster''s slurmdbd (job, association, TRES and QOS tables) in a schema of their own and registers the feed; returns the schema.';
+
+-- What slurmdbd holds, read once per sync into TEMP tables: nothing of the
+-- sync reads MariaDB after this, so a connection lost half-way fails here,
+-- before anything is written.
+CREATE FUNCTION @extschema@._slurmdbd_read(sch name, job_mark bigint, assoc_mark bigint, cluster text)
+RETURNS void LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    BEGIN
+        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_tres ON COMMIT DROP AS SELECT id, CASE WHEN coalesce(name, %L) = %L THEN type ELSE type || %L || name END AS tres
+                          FROM %I.tres_table', '', '', '/', sch);
+        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_qos ON COMMIT DROP AS SELECT id, name FROM %I.qos_table', sch);
+        -- jobs first, then associations: an association a job names is
+        -- never newer than the association rows read after it
+        -- from a minute before the mark: a row slurmdbd stamped before the
+        -- last read but committed after it is read all the same (the
+        -- import leaves the rows it already holds unchanged)
+        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_jobs ON COMMIT DROP AS SELECT * FROM %I.job_table
+                         WHERE mod_time >= %s OR time_end = 0 OR time_end >= %s', sch, job_mark - 60, job_mark - 60);
+        -- every association: slurmdbd renames a user without a new mod_time
+        -- (UPDATE ... SET user = new WHERE user = old), so a rename shows
+        -- only as an id whose name changed; there are few of them
+        EXECUTE format('CREATE TEMP TABLE _fs_sdbd_assocs ON COMMIT DROP AS SELECT * FROM %I.assoc_table', sch);
+    EXCEPTION WHEN OTHERS THEN
+        RAISE EXCEPTION 'sync_slurmdbd: cannot read the slurmdbd of cluster "%" (foreign tables %): %', cluster, sch, SQLERRM
+            USING ERRCODE = '08001',
+                  HINT = 'Is MariaDB up, and do the foreign server and the user mapping reach it (docs/slurmdbd.md)?  Nothing was synced.';
+    END;
+END
+$$;
+
+-- The account tree, the users and the shares from the associations that
+-- changed since assoc_mark, that are new to the feed, or whose name changed
+-- (a rename keeps the id).  Partition associations are not in fairshare's
+-- tree and are left out.
+CREATE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
+RETURNS bigint LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+    r record;
+    n bigint := 0;
+BEGIN
+    FOR r IN
+        SELECT a.id_assoc, a.deleted OPERATOR(pg_catalog.<>) 0 AS deleted, coalesce(a."user", '') AS user_name,
+               a.acct AS account, NULLIF(a.parent_acct, '') AS parent,
+               CASE WHEN a.shares OPERATOR(pg_catalog.=) 2147483647 THEN NULL ELSE a.shares::integer END AS shares,
+               m.account AS old_account, m.slurm_user AS old_user
+          FROM pg_temp._fs_sdbd_assocs a
+          LEFT JOIN @extschema@.slurmdbd_associations m
+            ON m.cluster OPERATOR(pg_catalog.=) cluster AND m.id_assoc OPERATOR(pg_catalog.=) a.id_assoc
+         WHERE coalesce(a."partition", '') OPERATOR(pg_catalog.=) ''
+           AND (a.mod_time OPERATOR(pg_catalog.>=) assoc_mark OR m.id_assoc IS NULL
+                OR m.account OPERATOR(pg_catalog.<>) a.acct
+                OR m.slurm_user OPERATOR(pg_catalog.<>) coalesce(a."user", ''))
+         ORDER BY a.deleted, a.lft
+    LOOP
+        n := n + 1;
+        IF r.user_name OPERATOR(pg_catalog.=) '' THEN
+            -- an account association
+            IF NOT r.deleted AND r.old_account IS NOT NULL AND r.old_account OPERATOR(pg_catalog.<>) r.account
+               AND NOT EXISTS (SELECT FROM @extschema@.accounts x WHERE x.cluster OPERATOR(pg_catalog.=) cluster
+                                  AND x.account OPERATOR(pg_catalog.=) r.account) THEN
+                UPDATE @extschema@.accounts x SET account = r.account
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.old_account;
+            END IF;
+            IF r.deleted THEN
+                DELETE FROM @extschema@.accounts x
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account
+                   AND x.account OPERATOR(pg_catalog.<>) 'root'
+                   AND NOT EXISTS (SELECT FROM @extschema@.accounts c WHERE c.cluster OPERATOR(pg_catalog.=) cluster AND c.parent_account OPERATOR(pg_catalog.=) r.account)
+                   AND NOT EXISTS (SELECT FROM @extschema@.account_users u WHERE u.cluster OPERATOR(pg_catalog.=) cluster AND u.account OPERATOR(pg_catalog.=) r.account)
+                   AND NOT EXISTS (SELECT FROM @extschema@.allocations l WHERE l.cluster OPERATOR(pg_catalog.=) cluster AND l.account OPERATOR(pg_catalog.=) r.account);
+            ELSE
+                INSERT INTO @extschema@.accounts AS x (cluster, account, parent_account, shares)
+                VALUES (cluster, r.account, r.parent, CASE WHEN r.parent IS NULL THEN coalesce(r.shares, 1) ELSE r.shares END)
+                ON CONFLICT ON CONSTRAINT accounts_pkey DO UPDATE
+                   SET parent_account = EXCLUDED.parent_account, shares = EXCLUDED.shares
+                 WHERE x.parent_account IS DISTINCT FROM EXCLUDED.parent_account
+                    OR x.shares IS DISTINCT FROM EXCLUDED.shares;
+            END IF;
+        ELSE
+            -- a user association
+            IF NOT r.deleted AND r.old_user IS NOT NULL AND r.old_user OPERATOR(pg_catalog.<>) '' AND r.old_account OPERATOR(pg_catalog.=) r.account
+               AND r.old_user OPERATOR(pg_catalog.<>) r.user_name
+               AND NOT EXISTS (SELECT FROM @extschema@.account_users x WHERE x.cluster OPERATOR(pg_catalog.=) cluster
+                                  AND x.account OPERATOR(pg_catalog.=) r.account AND x.user_name OPERATOR(pg_catalog.=) r.user_name) THEN
+                UPDATE @extschema@.account_users x SET user_name = r.user_name
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account
+                   AND x.user_name OPERATOR(pg_catalog.=) r.old_user;
+            END IF;
+            IF r.deleted THEN
+                DELETE FROM @extschema@.account_users x
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account
+                   AND x.user_name OPERATOR(pg_catalog.=) r.user_name
+                   AND NOT EXISTS (SELECT FROM @extschema@.jobs j WHERE j.cluster OPERATOR(pg_catalog.=) cluster
+                                      AND j.account OPERATOR(pg_catalog.=) r.account AND j.user_name OPERATOR(pg_catalog.=) r.user_name);
+            ELSIF EXISTS (SELECT FROM @extschema@.accounts x WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account) THEN
+                INSERT INTO @extschema@.account_users AS x (cluster, account, user_name, shares)
+                VALUES (cluster, r.account, r.user_name, r.shares)
+                ON CONFLICT ON CONSTRAINT account_users_pkey DO UPDATE SET shares = EXCLUDED.shares
+                 WHERE x.shares IS DISTINCT FROM EXCLUDED.shares;
+            END IF;
+        END IF;
+        INSERT INTO @extschema@.slurmdbd_associations AS m (cluster, id_assoc, account, slurm_user, deleted)
+        VALUES (cluster, r.id_assoc, r.account, r.user_name, r.deleted)
+        ON CONFLICT ON CONSTRAINT slurmdbd_associations_pkey DO UPDATE
+           SET account = EXCLUDED.account, slurm_user = EXCLUDED.slurm_user, deleted = EXCLUDED.deleted;
+    END LOOP;
+    RETURN n;
+END
+$$;
+
+-- One sync: associations, then jobs, as one transaction with the marks.
+CREATE PROCEDURE @extschema@.sync_slurmdbd(cluster text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+    f record;
+    n_assocs bigint;
+    n_jobs bigint;
+    n_deleted bigint;
+    n_rejects bigint;
+    new_job_mark bigint;
+    new_assoc_mark bigint;
+    res record;
+BEGIN
+    IF cluster IS NULL THEN
+        RAISE EXCEPTION 'sync_slurmdbd: cluster must not be NULL' USING ERRCODE = '22004',
+              HINT = 'CALL fairshare.sync_slurmdbd(''oracle'');';
+    END IF;
+    -- one sync of a cluster at a time: a second waits for the first and
+    -- then reads from the marks the first moved
+    SELECT * INTO f FROM @extschema@.slurmdbd_feeds s WHERE s.cluster OPERATOR(pg_catalog.=) cluster FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'sync_slurmdbd: cluster "%" has no slurmdbd feed', cluster USING ERRCODE = '42704',
+              HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
+    END IF;
+    PERFORM @extschema@._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
+    SELECT coalesce(max(mod_time), f.assoc_mark) INTO new_assoc_mark FROM pg_temp._fs_sdbd_assocs;
+    SELECT coalesce(max(mod_time), f.job_mark) INTO new_job_mark FROM pg_temp._fs_sdbd_jobs;
+    n_assocs := @extschema@._slurmdbd_sync_tree(cluster, f.assoc_mark);
+
+    -- the jobs as sacct prints them
+    CREATE TEMP TABLE _fs_sdbd_lines (line_no bigint GENERATED ALWAYS AS IDENTITY, line text) ON COMMIT DROP;
+    CREATE TEMP TABLE _fs_sdbd_rejects (job_id text, reason text, line text) ON COMMIT DROP;
+    -- each distinct TRES string once, as sacct prints it (a centre's jobs
+    -- repeat a few shapes: 10^5 jobs, a few hundred strings), with the
+    -- ids tres_table does not have and the CPU count
+    CREATE TEMP TABLE _fs_sdbd_tresfmt ON COMMIT DROP AS
+    SELECT r.raw,
+           (SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
+                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@._slurm_mem_text(x.v) ELSE x.v::text END,
+                       ',' ORDER BY t.tres COLLATE "C")
+              FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
+              CROSS JOIN LATERAL (SELECT pg_catalog.split_part(e, '=', 1) AS id, pg_catalog.split_part(e, '=', 2)::numeric AS v) x
+              JOIN pg_temp._fs_sdbd_tres t ON t.id::text OPERATOR(pg_catalog.=) x.id
+             WHERE x.v OPERATOR(pg_catalog.<) 18446744073709551614) AS formatted,
+           (SELECT pg_catalog.string_agg(pg_catalog.split_part(e, '=', 1), ',')
+              FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
+             WHERE NOT EXISTS (SELECT FROM pg_temp._fs_sdbd_tres t
+                                WHERE t.id::text OPERATOR(pg_catalog.=) pg_catalog.split_part(e, '=', 1))) AS unknown,
+           (SELECT pg_catalog.split_part(e, '=', 2) FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
+             WHERE pg_catalog.split_part(e, '=', 1) OPERATOR(pg_catalog.=) '1') AS cpus
+      FROM (SELECT j.tres_alloc AS raw FROM pg_temp._fs_sdbd_jobs j WHERE j.tres_alloc OPERATOR(pg_catalog.<>) ''
+            UNION
+            SELECT j.tres_req FROM pg_temp._fs_sdbd_jobs j WHERE j.tres_req OPERATOR(pg_catalog.<>) '') r;
+    CREATE TEMP TABLE _fs_sdbd_work ON COMMIT DROP AS
+    SELECT j.*,
+           CASE WHEN j.het_job_id OPERATOR(pg_catalog.<>) 0
+                THEN j.het_job_id::text OPERATOR(pg_catalog.||) '+' OPERATOR(pg_catalog.||) j.het_job_offset::text
+                WHEN j.id_array_job OPERATOR(pg_catalog.<>) 0 AND j.id_array_task OPERATOR(pg_catalog.<) 4294967294
+                THEN j.id_array_job::text OPERATOR(pg_catalog.||) '_' OPERATOR(pg_catalog.||) j.id_array_task::text
+                WHEN j.id_array_job OPERATOR(pg_catalog.<>) 0 AND coalesce(j.array_task_str, '') OPERATOR(pg_catalog.<>) ''
+                THEN j.id_array_job::text OPERATOR(pg_catalog.||) '_[' OPERATOR(pg_catalog.||) j.array_task_str OPERATOR(pg_catalog.||) ']'
+                ELSE j.id_job::text END AS job_key,
+           m.account AS f_account, NULLIF(m.slurm_user, '') AS f_user, q.name AS qos_name,
+           fa.formatted AS alloc_text, fr.formatted AS req_text,
+           NULLIF(pg_catalog.concat_ws(',', fa.unknown, fr.unknown), '') AS unknown_tres,
+           fa.cpus AS alloc_cpus
+      FROM pg_temp._fs_sdbd_jobs j
+      LEFT JOIN @extschema@.slurmdbd_associations m
+        ON m.cluster OPERATOR(pg_catalog.=) cluster AND m.id_assoc OPERATOR(pg_catalog.=) j.id_assoc
+      LEFT JOIN pg_temp._fs_sdbd_qos q ON q.id OPERATOR(pg_catalog.=) j.id_qos
+      LEFT JOIN pg_temp._fs_sdbd_tresfmt fa ON fa.raw OPERATOR(pg_catalog.=) j.tres_alloc
+      LEFT JOIN pg_temp._fs_sdbd_tresfmt fr ON fr.raw OPERATOR(pg_catalog.=) j.tres_req;
+
+    -- runs slurmdbd marked deleted: removed here too
+    WITH d AS (
+        DELETE FROM @extschema@.jobs x USING pg_temp._fs_sdbd_work w
+         WHERE w.deleted OPERATOR(pg_catalog.<>) 0 AND x.cluster OPERATOR(pg_catalog.=) cluster
+           AND x.job_id OPERATOR(pg_catalog.=) w.job_key
+           AND x.submit_time OPERATOR(pg_catalog.=) pg_catalog.to_timestamp(w.time_submit)
+        RETURNING 1)
+    SELECT count(*) INTO n_deleted FROM d;
+
+    INSERT INTO pg_temp._fs_sdbd_rejects (job_id, reason, line)
+    SELECT w.job_key,
+           CASE WHEN w.unknown_tres IS NOT NULL
+                THEN pg_catalog.format('unknown TRES id %s (not in tres_table)', w.unknown_tres)
+                WHEN w.f_user IS NULL AND w.f_account IS NOT NULL
+                THEN pg_catalog.format('association %s is an account association, not a user''s', w.id_assoc)
+                ELSE pg_catalog.format('association %s is not in the association table of slurmdbd', w.id_assoc) END,
+           pg_catalog.format('job_db_inx=%s id_job=%s id_assoc=%s tres_alloc=%s tres_req=%s',
+                             w.job_db_inx, w.id_job, w.id_assoc, w.tres_alloc, w.tres_req)
+      FROM pg_temp._fs_sdbd_work w
+     WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND (w.unknown_tres IS NOT NULL OR w.f_user IS NULL);
+
+    INSERT INTO pg_temp._fs_sdbd_lines (line)
+    VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended');
+    INSERT INTO pg_temp._fs_sdbd_lines (line)
+    -- (every field given, NULL as empty: concat_ws would drop a NULL's field)
+    SELECT pg_catalog.array_to_string(ARRAY[
+             w.job_key, w.f_user, w.f_account, w.partition, w.qos_name,
+             coalesce(w.alloc_cpus, w.cpus_req::text), w.req_text, w.alloc_text,
+             @extschema@._slurmdbd_time(w.time_submit), @extschema@._slurmdbd_time(w.time_eligible),
+             @extschema@._slurmdbd_time(w.time_start), @extschema@._slurmdbd_time(w.time_end),
+             @extschema@._slurmdbd_state(w.state),
+             CASE WHEN w.nodes_alloc OPERATOR(pg_catalog.>) 0 THEN w.nodes_alloc ELSE 1 END::text,
+             cluster, @extschema@._slurm_minutes_text(w.timelimit),
+             -- seconds suspended; while suspended, slurmdbd holds the
+             -- instant the suspension began less the time suspended before
+             @extschema@._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
+                  THEN (pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.-) w.time_suspended)
+                  ELSE w.time_suspended END)], '|', '')
+      FROM pg_temp._fs_sdbd_work w
+     WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND w.unknown_tres IS NULL AND w.f_user IS NOT NULL
+     ORDER BY w.time_submit, w.job_db_inx;
+    SELECT count(*) INTO n_jobs FROM pg_temp._fs_sdbd_work;
+
+    SELECT * INTO res FROM @extschema@.import_sacct(cluster, 'UTC', staging => 'pg_temp._fs_sdbd_lines');
+    INSERT INTO @extschema@.import_rejects (import_id, line_no, job_id, sqlstate, reason, line)
+    SELECT res.import_id, res.lines_read OPERATOR(pg_catalog.+) pg_catalog.row_number() OVER (ORDER BY r.job_id, r.line),
+           r.job_id, '23503', r.reason, r.line
+      FROM pg_temp._fs_sdbd_rejects r;
+    GET DIAGNOSTICS n_rejects = ROW_COUNT;
+    IF n_rejects OPERATOR(pg_catalog.>) 0 THEN
+        UPDATE @extschema@.imports i SET rejected = i.rejected OPERATOR(pg_catalog.+) n_rejects
+         WHERE i.import_id OPERATOR(pg_catalog.=) res.import_id;
+    END IF;
+    UPDATE @extschema@.slurmdbd_feeds s
+       SET job_mark = new_job_mark, assoc_mark = new_assoc_mark, last_sync = pg_catalog.now(),
+           last_import_id = res.import_id, last_jobs_read = n_jobs, last_assocs_read = n_assocs
+     WHERE s.cluster OPERATOR(pg_catalog.=) cluster;
+    DROP TABLE pg_temp._fs_sdbd_lines, pg_temp._fs_sdbd_rejects, pg_temp._fs_sdbd_jobs,
+               pg_temp._fs_sdbd_assocs, pg_temp._fs_sdbd_tres, pg_temp._fs_sdbd_qos, pg_temp._fs_sdbd_work,
+               pg_temp._fs_sdbd_tresfmt;
+    RAISE NOTICE 'sync_slurmdbd %: % associations, % job rows read (% deleted), import %: % imported, % updated, % unchanged, % rejected',
+        cluster, n_assocs, n_jobs, n_deleted, res.import_id, res.imported, res.updated, res.unchanged, res.rejected OPERATOR(pg_catalog.+) n_rejects;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.sync_slurmdbd(text) IS
+'Brings the cluster''s associations, shares and job runs in from its slurmdbd (mysql_fdw), from the change marks on, in one transaction: exactly once, through import_sacct.';
+
+-- ---------------------------------------------------------------------------
+-- Out: fairshare's decisions as sacctmgr commands
+-- ---------------------------------------------------------------------------
+
+-- A word of a sacctmgr command line, quoted for sh when it needs it.
+CREATE FUNCTION @extschema@._sh_word(word text)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN word OPERATOR(pg_catalog.~) '^[A-Za-z0-9_./@+=:,-]+$' THEN word
+                ELSE '''' OPERATOR(pg_catalog.||) pg_catalog.replace(word, '''', '''\''''') OPERATOR(pg_catalog.||) '''' END;
+END;
+COMMENT ON FUNCTION @extschema@._sh_word(text) IS
+'A word for a sh command line, single-quoted when it holds anything but letters, digits and _./@+=:,- (internal to slurm_decisions).';
+
+-- What to run so that the cluster's slurmdbd holds what fairshare decided,
+-- compared with what it holds now (read through the feed's foreign tables):
+--   1 accounts missing from Slurm, parents first   (add account)
+--   2 an account's parent or Fairshare             (modify account)
+--   3 user associations missing from Slurm         (add user)
+--   4 a user association's Fairshare               (modify user)
+--   5 limits: GrpTRESMins=<limit_tres>=minutes of an account with
+--     allocations: a GENCI allocation's net hours (take-backs lower it), 0
+--     for a blocked RWTH project without a blocked QOS, 0 once every
+--     allocation of the account has ended, none (-1) otherwise
+--   6 QOS of RWTH projects when the centre configured them
+-- Nothing is ever deleted in Slurm.  An empty result means Slurm matches.
+CREATE FUNCTION @extschema@.slurm_decisions(cluster text, as_of timestamptz DEFAULT pg_catalog.now())
+RETURNS TABLE (step integer, account text, user_name text, command text, reason text)
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+    f record;
+    tz text;
+    d date;
+BEGIN
+    IF $1 IS NULL OR $2 IS NULL OR NOT isfinite($2) THEN
+        RAISE EXCEPTION 'slurm_decisions: cluster and as_of must be given (as_of finite), not %, %', $1, $2
+            USING ERRCODE = '22004', HINT = 'SELECT * FROM fairshare.slurm_decisions(''oracle'');';
+    END IF;
+    SELECT s.*, c.timezone AS tz INTO f
+      FROM @extschema@.slurmdbd_feeds s JOIN @extschema@.clusters c USING (cluster)
+     WHERE s.cluster = $1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'slurm_decisions: cluster "%" has no slurmdbd feed', $1 USING ERRCODE = '42704',
+              HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
+    END IF;
+    d := ($2 AT TIME ZONE f.tz)::date;
+    BEGIN
+        EXECUTE format('CREATE TEMP TABLE _fs_dec_assoc ON COMMIT DROP AS SELECT coalesce("user", %L) AS user_name, acct, parent_acct,
+                               shares, grp_tres_mins, def_qos_id, qos FROM %I.assoc_table
+                         WHERE deleted = 0 AND coalesce("partition", %L) = %L', '', f.foreign_schema, '', '');
+        EXECUTE format('CREATE TEMP TABLE _fs_dec_tres ON COMMIT DROP AS SELECT id, CASE WHEN coalesce(name, %L) = %L THEN type ELSE type || %L || name END AS tres
+                          FROM %I.tres_table WHERE deleted = 0', '', '', '/', f.foreign_schema);
+        EXECUTE format('CREATE TEMP TABLE _fs_dec_qos ON COMMIT DROP AS SELECT id, name FROM %I.qos_table WHERE deleted = 0', f.foreign_schema);
+    EXCEPTION WHEN OTHERS THEN
+        RAISE EXCEPTION 'slurm_decisions: cannot read the slurmdbd of cluster "%" (foreign tables %): %', $1, f.foreign_schema, SQLERRM
+            USING ERRCODE = '08001', HINT = 'Is MariaDB up, and do the foreign server and the user mapping reach it (docs/slurmdbd.md)?';
+    END;
+    IF NOT EXISTS (SELECT FROM pg_temp._fs_dec_tres t WHERE t.tres = f.limit_tres) THEN
+        RAISE EXCEPTION 'slurm_decisions: slurmdbd of cluster "%" has no TRES "%" (slurmdbd_feeds.limit_tres)', $1, f.limit_tres
+            USING ERRCODE = '22023', HINT = 'Use a TRES of tres_table, e.g. billing or cpu.';
+    END IF;
+
+    RETURN QUERY
+    WITH RECURSIVE
+    tree AS (
+        SELECT a.account, a.parent_account, a.shares, 0 AS depth
+          FROM @extschema@.accounts a WHERE a.cluster = $1 AND a.parent_account IS NULL
+        UNION ALL
+        SELECT a.account, a.parent_account, a.shares, t.depth + 1
+          FROM @extschema@.accounts a JOIN tree t ON a.parent_account = t.account WHERE a.cluster = $1),
+    s_acct AS (SELECT * FROM pg_temp._fs_dec_assoc s WHERE s.user_name = ''),
+    s_user AS (SELECT * FROM pg_temp._fs_dec_assoc s WHERE s.user_name <> ''),
+    limit_id AS (SELECT t.id FROM pg_temp._fs_dec_tres t WHERE t.tres = f.limit_tres),
+    -- the allocations of each account: the one running on d, else the last ended
+    alloc AS (
+        SELECT DISTINCT ON (l.account) l.*, l.period_start <= d AND d <= l.period_end AS running
+          FROM @extschema@.allocations l
+         WHERE l.cluster = $1 AND l.period_start <= d AND l.policy IN ('genci', 'rwth')
+         ORDER BY l.account, (l.period_start <= d AND d <= l.period_end) DESC, l.period_end DESC),
+    rwth AS (
+        SELECT DISTINCT ON (r.allocation_id) r.allocation_id, r.month, r.state, r.blocked, r.low_priority,
+               r.consumed, r.consumable
+          FROM @extschema@.r_wlm_usage_at($2) r WHERE r.cluster = $1
+         ORDER BY r.allocation_id, r.month DESC),
+    wanted AS (
+        SELECT a.account, a.allocation_id,
+               CASE WHEN NOT a.running THEN 0::bigint
+                    WHEN a.policy = 'genci' THEN floor(@extschema@.allocation_net_hours(a.allocation_id, d) * 60)::bigint
+                    WHEN r.blocked AND f.rwth_blocked_qos IS NULL THEN 0::bigint
+                    ELSE -1::bigint END AS minutes,
+               CASE WHEN NOT a.running
+                    THEN format('allocation %s (%s) ended on %s: no further hours', a.allocation_id, a.policy, a.period_end)
+                    WHEN a.policy = 'genci'
+                    THEN format('GENCI allocation %s (%s to %s): %s h granted, %s h net of the ledger on %s',
+                                a.allocation_id, a.period_start, a.period_end, a.hours,
+                                @extschema@.allocation_net_hours(a.allocation_id, d), d)
+                    WHEN r.blocked AND f.rwth_blocked_qos IS NULL
+                    THEN format('RWTH project blocked in %s (allocation %s: %s core-h consumed this month, %s available); no blocked QOS configured',
+                                to_char(r.month, 'YYYY-MM'), a.allocation_id, round(r.consumed::numeric, 1), round(r.consumable::numeric, 1))
+                    ELSE format('RWTH allocation %s: %s in %s, no limit', a.allocation_id, coalesce(r.state, 'no month begun'),
+                                coalesce(to_char(r.month, 'YYYY-MM'), '-')) END AS why,
+               CASE WHEN a.running AND a.policy = 'rwth'
+                     AND (f.rwth_blocked_qos IS NOT NULL OR f.rwth_low_priority_qos IS NOT NULL)
+                    THEN CASE WHEN r.blocked AND f.rwth_blocked_qos IS NOT NULL THEN f.rwth_blocked_qos
+                              WHEN (r.blocked OR r.low_priority) AND f.rwth_low_priority_qos IS NOT NULL THEN f.rwth_low_priority_qos
+                              ELSE f.rwth_normal_qos END END AS qos,
+               CASE WHEN r.blocked THEN format('RWTH project blocked in %s (allocation %s)', to_char(r.month, 'YYYY-MM'), a.allocation_id)
+                    WHEN r.low_priority THEN format('RWTH project in low priority in %s (allocation %s: %s core-h available)',
+                                                    to_char(r.month, 'YYYY-MM'), a.allocation_id, round(r.consumable::numeric, 1))
+                    ELSE format('RWTH project back to normal in %s (allocation %s)', coalesce(to_char(r.month, 'YYYY-MM'), '-'), a.allocation_id) END AS qos_why
+          FROM alloc a LEFT JOIN rwth r ON r.allocation_id = a.allocation_id),
+    out AS (
+        -- 1, 2: accounts
+        SELECT 1 AS step, t.depth, t.account, NULL::text AS user_name,
+               format('sacctmgr -i add account %s cluster=%s parent=%s fairshare=%s',
+                      @extschema@._sh_word(t.account), @extschema@._sh_word($1), @extschema@._sh_word(t.parent_account),
+                      coalesce(t.shares::text, 'parent')) AS command,
+               format('account %s is in fairshare (under %s, %s shares), not in slurmdbd', t.account, t.parent_account,
+                      coalesce(t.shares::text, 'parent')) AS reason
+          FROM tree t WHERE t.parent_account IS NOT NULL
+           AND NOT EXISTS (SELECT FROM s_acct s WHERE s.acct = t.account)
+        UNION ALL
+        SELECT 2, t.depth, t.account, NULL,
+               format('sacctmgr -i modify account where name=%s cluster=%s set%s%s', @extschema@._sh_word(t.account), @extschema@._sh_word($1),
+                      CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account THEN ' parent=' || @extschema@._sh_word(t.parent_account) ELSE '' END,
+                      CASE WHEN s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647)
+                           THEN ' fairshare=' || coalesce(t.shares::text, 'parent') ELSE '' END),
+               concat_ws('; ',
+                   CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account
+                        THEN format('parent in fairshare %s, in slurmdbd %s', t.parent_account, s.parent_acct) END,
+                   CASE WHEN s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647)
+                        THEN format('Fairshare in fairshare %s, in slurmdbd %s', coalesce(t.shares::text, 'parent'),
+                                    CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END) END)
+          FROM tree t JOIN s_acct s ON s.acct = t.account
+         WHERE t.parent_account IS NOT NULL
+           AND (s.parent_acct IS DISTINCT FROM t.parent_account OR s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647))
+        UNION ALL
+        -- 3, 4: user associations
+        SELECT 3, 0, u.account, u.user_name,
+               format('sacctmgr -i add user %s account=%s cluster=%s fairshare=%s', @extschema@._sh_word(u.user_name),
+                      @extschema@._sh_word(u.account), @extschema@._sh_word($1), coalesce(u.shares::text, 'parent')),
+               format('user %s in account %s is in fairshare (%s shares), not in slurmdbd', u.user_name, u.account,
+                      coalesce(u.shares::text, 'parent'))
+          FROM @extschema@.account_users u
+         WHERE u.cluster = $1 AND NOT EXISTS (SELECT FROM s_user s WHERE s.acct = u.account AND s.user_name = u.user_name)
+        UNION ALL
+        SELECT 4, 0, u.account, u.user_name,
+               format('sacctmgr -i modify user where name=%s account=%s cluster=%s set fairshare=%s', @extschema@._sh_word(u.user_name),
+                      @extschema@._sh_word(u.account), @extschema@._sh_word($1), coalesce(u.shares::text, 'parent')),
+               format('Fairshare of user %s in account %s: in fairshare %s, in slurmdbd %s', u.user_name, u.account,
+                      coalesce(u.shares::text, 'parent'), CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END)
+          FROM @extschema@.account_users u JOIN s_user s ON s.acct = u.account AND s.user_name = u.user_name
+         WHERE u.cluster = $1 AND s.shares IS DISTINCT FROM coalesce(u.shares::bigint, 2147483647)
+        UNION ALL
+        -- 5: limits
+        SELECT 5, 0, w.account, NULL,
+               format('sacctmgr -i modify account where name=%s cluster=%s set GrpTRESMins=%s=%s',
+                      @extschema@._sh_word(w.account), @extschema@._sh_word($1), f.limit_tres, w.minutes),
+               format('%s: %s=%s minutes (slurmdbd has %s)', w.why, f.limit_tres,
+                      CASE WHEN w.minutes < 0 THEN 'no limit' ELSE w.minutes::text END,
+                      coalesce(cur.minutes::text, 'no limit'))
+          FROM wanted w
+          LEFT JOIN s_acct s ON s.acct = w.account
+          LEFT JOIN LATERAL (
+                SELECT split_part(e, '=', 2)::bigint AS minutes
+                  FROM regexp_split_to_table(NULLIF(s.grp_tres_mins, ''), ',') e
+                 WHERE split_part(e, '=', 1) = (SELECT l.id::text FROM limit_id l)) cur ON true
+         WHERE coalesce(cur.minutes, -1) IS DISTINCT FROM greatest(w.minutes, -1)
+        UNION ALL
+        -- 6: QOS
+        SELECT 6, 0, w.account, NULL,
+               format('sacctmgr -i modify account where name=%s cluster=%s set QOS=%s DefaultQOS=%s',
+                      @extschema@._sh_word(w.account), @extschema@._sh_word($1), @extschema@._sh_word(w.qos), @extschema@._sh_word(w.qos)),
+               format('%s: QOS %s (slurmdbd has %s)', w.qos_why, w.qos, coalesce(q.name, 'none'))
+          FROM wanted w
+          LEFT JOIN s_acct s ON s.acct = w.account
+          LEFT JOIN pg_temp._fs_dec_qos q ON q.id = s.def_qos_id
+         WHERE w.qos IS NOT NULL
+           AND (q.name IS DISTINCT FROM w.qos
+                OR s.qos IS DISTINCT FROM (SELECT ',' || q2.id || ',' FROM pg_temp._fs_dec_qos q2 WHERE q2.name = w.qos)))
+    SELECT o.step, o.account, o.user_name, o.command, o.reason
+      FROM out o ORDER BY o.step, o.depth, o.account, o.user_name;
+    DROP TABLE pg_temp._fs_dec_assoc, pg_temp._fs_dec_tres, pg_temp._fs_dec_qos;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) IS
+'sacctmgr commands that make the cluster''s slurmdbd hold fairshare''s decisions (accounts, Fairshare, GENCI GrpTRESMins net of take-backs, RWTH blocks and QOS, ended allocations), each with its reason; none when slurmdbd matches.';
+
+-- import_sacct: a stored run not started is updated by a line of it started,
+-- whatever its eligible time (a pending run held to a later BeginTime and
+-- started early); the feed goes through it
+CREATE OR REPLACE FUNCTION @extschema@._import_upsert(with_exclusive boolean,
+    OUT imported bigint, OUT updated bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off
+SET jit = off
+AS $$
+DECLARE
+    cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
+                  eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
+                  nodes, exclusive, suspended';
+    vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
+                  w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
+                  w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false),
+                  w.suspended';
+    excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
+    stored_jobs text;
+    new_jobs text;
+    one record;
+    attempt integer;
+    st text;
+    msg text;
+BEGIN
+    -- %1$s narrows the work table's jobs (one line, for the one-by-one retry)
+    stored_jobs := format($q$
+        WITH up AS (
+            INSERT INTO @extschema@.jobs AS j (%2$s)
+            SELECT %3$s
+              FROM pg_temp._fs_import_jobs w
+             WHERE w.kind = 'job' AND w.stored %%1$s
+            ON CONFLICT (cluster, job_id, submit_time) DO UPDATE
+               SET user_name = excluded.user_name, account = excluded.account,
+                   partition = excluded.partition, qos = excluded.qos, state = excluded.state,
+                   eligible_time = excluded.eligible_time,
+                   start_time = excluded.start_time, end_time = excluded.end_time,
+                   time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
+                   mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
+                   exclusive = %1$s, suspended = excluded.suspended
+             WHERE (j.user_name, j.account, j.partition, j.qos, j.state,
+                    j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended)
+                   IS DISTINCT FROM
+                   (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
+                    excluded.state, excluded.eligible_time,
+                    excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
+                    excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
+                    excluded.suspended)
+               AND (GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
+                    >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
+                    -- a run seen started (or ended) is newer than a record of it
+                    -- not started (not ended), whatever its eligible time: a
+                    -- pending run held to a later BeginTime and then started
+                    -- early (scontrol update StartTime=now, a release) has a
+                    -- stored eligible time after its start and end (issue 13)
+                    OR (j.start_time IS NULL AND excluded.start_time IS NOT NULL)
+                    OR (j.end_time IS NULL AND excluded.end_time IS NOT NULL))
+               -- and never the other way: a run does not un-start nor un-end
+               AND NOT (j.start_time IS NOT NULL AND excluded.start_time IS NULL)
+               AND NOT (j.end_time IS NOT NULL AND excluded.end_time IS NULL)
+            RETURNING 1)
+        SELECT count(*) FROM up$q$, excl, cols, vals);
+    new_jobs := format($q$
+        INSERT INTO @extschema@.jobs (%1$s)
+        SELECT %2$s
+          FROM pg_temp._fs_import_jobs w
+         WHERE w.kind = 'job' AND NOT w.stored %%1$s$q$, cols, vals);
+
+    FOR attempt IN 1 .. 2 LOOP
+        -- which jobs are stored already, looked up once before writing (a
+        -- lookup in the statement that inserts would read back every row
+        -- it has inserted so far)
+        -- (one index probe per run, in the partition of its submit time:
+        -- a hash join would read every run of the history)
+        SET LOCAL enable_hashjoin = off;
+        SET LOCAL enable_mergejoin = off;
+        UPDATE pg_temp._fs_import_jobs w SET stored = true
+          FROM @extschema@.jobs x
+         WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id
+           AND x.submit_time = w.submit_time;
+        RESET enable_hashjoin;
+        RESET enable_mergejoin;
+        BEGIN
+            EXECUTE format(stored_jobs, '') INTO updated;
+            EXECUTE format(new_jobs, '');
+            GET DIAGNOSTICS imported = ROW_COUNT;
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            NULL;               -- a job twice, or worse: see below
+        END;
+        EXIT WHEN attempt = 2;
+        UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
+          FROM (SELECT d.line_no,
+                       row_number() OVER (PARTITION BY d.cluster, d.job_id, d.submit_time
+                                          ORDER BY GREATEST(d.submit_time, d.eligible_time, d.start_time, d.end_time) DESC,
+                                                   d.line_no DESC) AS rn
+                  FROM pg_temp._fs_import_jobs d
+                 WHERE d.kind = 'job'
+                   AND (d.cluster, d.job_id, d.submit_time) IN
+                       (SELECT x.cluster, x.job_id, x.submit_time FROM pg_temp._fs_import_jobs x
+                         WHERE x.kind = 'job' GROUP BY 1, 2, 3 HAVING count(*) > 1)) r
+         WHERE w.line_no = r.line_no AND r.rn > 1;
+        EXIT WHEN NOT FOUND;
+    END LOOP;
+
+    -- one by one
+    imported := 0;
+    updated := 0;
+    CREATE INDEX ON pg_temp._fs_import_jobs (line_no);
+    FOR one IN SELECT w.line_no FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job' ORDER BY w.line_no LOOP
+        DECLARE
+            n bigint;
+        BEGIN
+            EXECUTE format(stored_jobs, 'AND w.line_no = $1') INTO n USING one.line_no;
+            updated := updated + n;
+            EXECUTE format(new_jobs, 'AND w.line_no = $1') USING one.line_no;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            imported := imported + n;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            UPDATE pg_temp._fs_import_jobs w
+               SET kind = 'reject', sqlstate = st, reason = msg
+             WHERE w.line_no = one.line_no;
+        END;
+    END LOOP;
+END
+$$;
+
+-- the grants security.sql gives these members on a fresh install
+REVOKE ALL ON FUNCTION @extschema@._slurm_mem_text(numeric) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._slurm_minutes_text(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._slurm_seconds_text(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._slurmdbd_time(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._slurmdbd_state(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._sh_word(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._slurmdbd_read(name, bigint, bigint, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._slurmdbd_sync_tree(text, bigint) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE @extschema@.sync_slurmdbd(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._slurm_mem_text(numeric) TO fairshare_admin, fairshare_reader, fairshare_user;
+GRANT EXECUTE ON FUNCTION @extschema@._slurm_minutes_text(bigint) TO fairshare_admin, fairshare_reader, fairshare_user;
+GRANT EXECUTE ON FUNCTION @extschema@._slurm_seconds_text(bigint) TO fairshare_admin, fairshare_reader, fairshare_user;
+GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_time(bigint) TO fairshare_admin, fairshare_reader, fairshare_user;
+GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_state(bigint) TO fairshare_admin, fairshare_reader, fairshare_user;
+GRANT EXECUTE ON FUNCTION @extschema@._sh_word(text) TO fairshare_admin, fairshare_reader, fairshare_user;
+GRANT EXECUTE ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_read(name, bigint, bigint, text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._slurmdbd_sync_tree(text, bigint) TO fairshare_admin;
+GRANT EXECUTE ON PROCEDURE @extschema@.sync_slurmdbd(text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) TO fairshare_admin;
+GRANT SELECT ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO fairshare_admin, fairshare_reader;
+GRANT INSERT, DELETE ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO fairshare_admin;
+GRANT UPDATE ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO fairshare_admin;

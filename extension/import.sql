@@ -363,8 +363,9 @@ $$;
 -- new ones through a plain INSERT (a third faster than ON CONFLICT, which
 -- pays for its speculative insertion on every row).  A stored job is
 -- updated when the line differs from it and is not older than it (its
--- latest time is not before the stored one's), so that an older export
--- loaded after a newer one changes nothing.  Columns the import does not
+-- latest time is not before the stored one's, or it shows the run started or
+-- ended where the stored one did not; never the reverse), so that an older
+-- export loaded after a newer one changes nothing.  Columns the import does not
 -- read (scratch_mb, spec, nice; exclusive for Slurm) keep their values.
 --
 -- Each row inserted has its two foreign keys checked by a query per row
@@ -433,8 +434,18 @@ BEGIN
                     excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
                     excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
                     excluded.suspended)
-               AND GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
-                   >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
+               AND (GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
+                    >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
+                    -- a run seen started (or ended) is newer than a record of it
+                    -- not started (not ended), whatever its eligible time: a
+                    -- pending run held to a later BeginTime and then started
+                    -- early (scontrol update StartTime=now, a release) has a
+                    -- stored eligible time after its start and end (issue 13)
+                    OR (j.start_time IS NULL AND excluded.start_time IS NOT NULL)
+                    OR (j.end_time IS NULL AND excluded.end_time IS NOT NULL))
+               -- and never the other way: a run does not un-start nor un-end
+               AND NOT (j.start_time IS NOT NULL AND excluded.start_time IS NULL)
+               AND NOT (j.end_time IS NOT NULL AND excluded.end_time IS NULL)
             RETURNING 1)
         SELECT count(*) FROM up$q$, excl, cols, vals);
     new_jobs := format($q$

@@ -7,8 +7,11 @@
 # pg_cron 1.5 and later take a schedule of '5 seconds'; the 1.4 of Debian
 # bookworm runs jobs on minute boundaries only, so there the wait is up to a
 # minute.  A third job, CALL fairshare.check_allocation_alerts()
-# (docs/statements.md), notifies an allocation's thresholds once each.
-# Run from test/cluster.sh test (or alone); prints TAP.
+# (docs/statements.md), notifies an allocation's thresholds once each.  A
+# fourth, CALL fairshare.sync_slurmdbd('cr') (issue 13; docs/slurmdbd.md),
+# runs against a foreign server that cannot be read: it fails with the feed's
+# error and syncs nothing.  Run from test/cluster.sh test (or alone); prints
+# TAP.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 db=fs_cron
@@ -69,16 +72,27 @@ q -c "SELECT cron.schedule('fairshare-checkpoint', '$every', 'CALL fairshare.che
   && q -c "SELECT cron.schedule('fairshare-alerts', '$every', 'CALL fairshare.check_allocation_alerts()')" >/dev/null \
   && ok "scheduled checkpoint_usage, maintain_partitions and check_allocation_alerts every '$every'" || bail "cron.schedule"
 
+# the slurmdbd feed (docs/slurmdbd.md), scheduled the same way, against a
+# foreign server whose wrapper has no handler: every read fails as it would
+# with MariaDB down, so the run fails with the feed's error and syncs nothing
+q >/dev/null <<'SQL' || bail "a slurmdbd feed"
+CREATE FOREIGN DATA WRAPPER fs_cron_nowhere;
+CREATE SERVER nowhere FOREIGN DATA WRAPPER fs_cron_nowhere;
+SELECT fairshare.slurmdbd_connect('cr', 'nowhere');
+SQL
+q -c "SELECT cron.schedule('fairshare-slurmdbd', '$every', \$\$CALL fairshare.sync_slurmdbd('cr')\$\$)" >/dev/null \
+  && ok "scheduled CALL fairshare.sync_slurmdbd('cr') every '$every'" || bail "cron.schedule of sync_slurmdbd"
+
 runs=""
 for _ in $(seq 1 90); do
   runs=$(q -c "SELECT string_agg(j.jobname || ':' || d.status, ' ' ORDER BY j.jobname)
                  FROM cron.job j JOIN LATERAL (SELECT r.status FROM cron.job_run_details r WHERE r.jobid = j.jobid
                                                 ORDER BY r.runid LIMIT 1) d ON true")
-  case "$runs" in *alerts:*checkpoint:*partitions:*) case "$runs" in *running*|*starting*|*sending*|*connecting*) ;; *) break ;; esac ;; esac
+  case "$runs" in *alerts:*checkpoint:*partitions:*slurmdbd:*) case "$runs" in *running*|*starting*|*sending*|*connecting*) ;; *) break ;; esac ;; esac
   sleep 1
 done
-[ "$runs" = "fairshare-alerts:succeeded fairshare-checkpoint:succeeded fairshare-partitions:succeeded" ] \
-  && ok "all three ran, as cron.job_run_details says: $runs" \
+[ "$runs" = "fairshare-alerts:succeeded fairshare-checkpoint:succeeded fairshare-partitions:succeeded fairshare-slurmdbd:failed" ] \
+  && ok "the four ran, as cron.job_run_details says: $runs" \
   || { fail "cron.job_run_details: '${runs:-no run}'"; q -c "SELECT jobid, status, return_message FROM cron.job_run_details" | sed 's/^/# /'; }
 got=$(q -c "SELECT (SELECT count(*) FROM fairshare.usage_checkpoints WHERE cluster = 'cr' AND invalidated_at IS NULL),
                    (SELECT count(*) FROM fairshare.job_partitions() WHERE month_start IS NOT NULL),
@@ -90,4 +104,10 @@ got=$(q -c "SELECT string_agg(rule || ':' || n, ' ' ORDER BY rule)
               FROM (SELECT rule, count(*) AS n FROM fairshare.regulation_notifications GROUP BY rule) r")
 [ "$got" = "limit_days_30:1 limit_used_100:1 limit_used_50:1 limit_used_80:1" ] \
   && ok "and the alerts, one each: $got" || fail "alerts: '$got'"
+got=$(q -c "SELECT (SELECT r.return_message LIKE '%sync_slurmdbd: cannot read the slurmdbd of cluster \"cr\"%'
+                     FROM cron.job_run_details r JOIN cron.job j USING (jobid) WHERE j.jobname = 'fairshare-slurmdbd'
+                    ORDER BY r.runid LIMIT 1),
+                   (SELECT last_sync IS NULL AND job_mark = 0 FROM fairshare.slurmdbd_feeds WHERE cluster = 'cr')")
+[ "$got" = "t|t" ] && ok "the scheduled sync failed with the feed's error (slurmdbd unreachable) and synced nothing" \
+  || { fail "the scheduled sync's error|nothing synced: $got"; q -c "SELECT return_message FROM cron.job_run_details" | sed 's/^/# /'; }
 echo "1..$n"

@@ -120,6 +120,8 @@ in_root() {
              PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
              DEBIAN_FRONTEND=noninteractive)
   [ -n "${CI:-}" ] && env+=(CI="$CI")
+  # no real Slurm in the roots (test/slurm/feed.sh runs with CI's own suite)
+  env+=(FAIRSHARE_SLURM=0)
   if [ "$net" = offline ]; then
     unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh \
       chroot "$root" env -i "${env[@]}" bash -c "$cmd" </dev/null

@@ -46,6 +46,14 @@ fi
 echo "== PostgreSQL $PGV"
 export PG_CONFIG=/usr/lib/postgresql/$PGV/bin/pg_config
 
+# The loop with a real Slurm (test/slurm/feed.sh: Slurm, MariaDB, munge and
+# mysql_fdw on this machine) runs with the tests as root in CI, or when
+# FAIRSHARE_SLURM=1; FAIRSHARE_SLURM=0 leaves it out.
+if [ "$mode" = test ] && [ -z "${FAIRSHARE_SLURM:-}" ] && [ -n "${CI:-}" ] && [ "$(id -u)" -eq 0 ]; then
+  FAIRSHARE_SLURM=1
+fi
+export FAIRSHARE_SLURM=${FAIRSHARE_SLURM:-0}
+
 # 1. packages: the server, its headers, a compiler, pgTAP and pg_prove
 pkgs="postgresql-$PGV postgresql-server-dev-$PGV postgresql-common make gcc"
 case "$mode" in
@@ -54,6 +62,8 @@ case "$mode" in
   test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron chromium fonts-dejavu-core python3" ;;
   checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith postgresql-$PGV-cron chromium fonts-dejavu-core python3" ;;
 esac
+# (test/slurm/cluster.sh installs Slurm, MariaDB and munge itself)
+if [ "$mode" = test ] && [ "$FAIRSHARE_SLURM" = 1 ]; then pkgs="$pkgs postgresql-$PGV-mysql-fdw"; fi
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

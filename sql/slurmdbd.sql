@@ -1,0 +1,229 @@
+-- slurmdbd: the live feed and the decisions (issue 13; docs/slurmdbd.md),
+-- without a Slurm: the helpers that print slurmdbd's values as sacct does,
+-- the errors, a foreign server that cannot be read, and a real capture of
+-- slurmdbd's tables (test/fixtures/slurm/feed/, written by
+-- test/slurm/feed.sh: Slurm 22.05, no decay; a requeued job, a suspended
+-- one, one cancelled while pending, a two-task array) read from local
+-- tables standing in for the foreign ones.  The sync must store the runs
+-- that the same cluster's `sacct -a -P --duplicates` export imports, and
+-- sshare_at must equal the sshare -a -l -P taken then.
+SET search_path = fairshare, public;
+SET timezone = 'UTC';
+SET datestyle = 'ISO, YMD';
+SET extra_float_digits = 0;
+SET intervalstyle = 'postgres';
+\set SHOW_CONTEXT never
+-- (the syncs' NOTICE names the import's id, which depends on the suites before)
+SET client_min_messages = warning;
+
+-- ===========================================================================
+-- 1. slurmdbd's values as sacct prints them
+-- ===========================================================================
+-- memory in MB: 4096 = 4 × 1024 -> 4G; 1500 is not a multiple of 1024 ->
+-- 1500M; 1048576 = 1024² -> 1T
+SELECT _slurm_mem_text(4096) AS "4096", _slurm_mem_text(1500) AS "1500", _slurm_mem_text(1048576) AS "1048576";
+-- time limits in minutes: 10; 1500 = 1 day + 60 min; INFINITE; NO_VAL
+SELECT _slurm_minutes_text(10) AS "10", _slurm_minutes_text(1500) AS "1500",
+       _slurm_minutes_text(4294967295) AS infinite, _slurm_minutes_text(4294967294) AS no_val;
+-- seconds: 16; 90061 = 1 day + 1 h + 1 min + 1 s
+SELECT _slurm_seconds_text(16) AS "16", _slurm_seconds_text(90061) AS "90061";
+-- states: 3 COMPLETE; 4 CANCELLED; 1024 = JOB_REQUEUE; 1024 + 3; 99 unknown (NULL)
+SELECT _slurmdbd_state(3) AS "3", _slurmdbd_state(4) AS "4", _slurmdbd_state(1024) AS "1024",
+       _slurmdbd_state(1027) AS "1027", _slurmdbd_state(99) AS "99";
+-- instants: 0 is none; 1795615644 = 2026-11-25 14:07:24 UTC
+SELECT _slurmdbd_time(0) AS "0", _slurmdbd_time(1795615644) AS "1795615644";
+SELECT _sh_word('chem') AS plain, _sh_word('a b') AS spaced, _sh_word('it''s') AS quote;
+
+-- ===========================================================================
+-- 2. Errors
+-- ===========================================================================
+SELECT slurmdbd_connect('oracle', 'slurmdbd');          -- no such cluster
+INSERT INTO clusters (cluster, decay_half_life, total_nodes, total_cpus) VALUES ('oracle', '0', 1, 64);
+INSERT INTO partitions (cluster, partition, billing_weights, priority_job_factor, nodes, cores_per_node, mem_per_node_mb) VALUES
+  ('oracle', 'std', 'CPU=1.0,Mem=0.5G', 100, 1, 64, 256000),
+  ('oracle', 'big', 'CPU=4.4,Mem=0.3125G', 300, 1, 64, 256000),
+  ('oracle', 'low', 'CPU=0.5,Mem=0.25G', 10, 1, 64, 256000),
+  ('oracle', 'parked', 'CPU=2.0,Mem=0.25G', 200, 1, 64, 256000);
+SELECT slurmdbd_connect('oracle', 'slurmdbd');          -- no such server
+SELECT slurmdbd_connect('oracle', NULL);
+CALL sync_slurmdbd('oracle');                           -- no feed yet
+CALL sync_slurmdbd(NULL);
+SELECT * FROM slurm_decisions('oracle');
+
+-- A foreign server whose wrapper has no handler: every read fails, as with
+-- MariaDB down.  The sync fails with 08001 before writing anything.
+CREATE FOREIGN DATA WRAPPER fs_regress_nowhere;
+CREATE SERVER fs_regress_nowhere FOREIGN DATA WRAPPER fs_regress_nowhere;
+SELECT slurmdbd_connect('oracle', 'fs_regress_nowhere', 'fs_regress_slurmdbd');
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = 'fs_regress_slurmdbd' ORDER BY 1;
+\set VERBOSITY default
+CALL sync_slurmdbd('oracle');
+SELECT * FROM slurm_decisions('oracle');
+\set VERBOSITY terse
+SELECT job_mark, assoc_mark, last_sync, (SELECT count(*) FROM accounts WHERE cluster = 'oracle') AS accounts,
+       (SELECT count(*) FROM imports WHERE cluster = 'oracle') AS imports
+  FROM slurmdbd_feeds;
+DROP SCHEMA fs_regress_slurmdbd CASCADE;
+
+-- ===========================================================================
+-- 3. A real slurmdbd, captured: the same runs as sacct, and sshare
+-- ===========================================================================
+CREATE SCHEMA captured;
+CREATE TABLE captured.job_table (
+    job_db_inx bigint, mod_time bigint, deleted integer, account text, array_task_str text,
+    id_array_job bigint, id_array_task bigint, id_assoc bigint, id_job bigint, id_qos bigint,
+    het_job_id bigint, het_job_offset bigint, nodes_alloc bigint, cpus_req bigint, "partition" text,
+    state bigint, timelimit bigint, time_submit bigint, time_eligible bigint, time_start bigint,
+    time_end bigint, time_suspended bigint, tres_alloc text, tres_req text);
+CREATE TABLE captured.assoc_table (
+    mod_time bigint, deleted integer, id_assoc bigint, "user" text, acct text, "partition" text,
+    parent_acct text, lft bigint, shares bigint, grp_tres_mins text, def_qos_id bigint, qos text);
+CREATE TABLE captured.tres_table (id bigint, deleted integer, type text, name text);
+CREATE TABLE captured.qos_table (id bigint, deleted integer, name text);
+\copy captured.job_table FROM 'test/fixtures/slurm/feed/job_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+\copy captured.assoc_table FROM 'test/fixtures/slurm/feed/assoc_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+\copy captured.tres_table FROM 'test/fixtures/slurm/feed/tres_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+\copy captured.qos_table FROM 'test/fixtures/slurm/feed/qos_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+UPDATE slurmdbd_feeds SET foreign_schema = 'captured';
+-- slurmdbd's rows: 8 job rows (job 3 twice: its requeued run has state
+-- 1024; job 6 cancelled before it started), the tree of test/slurm/lib.sh
+SELECT id_job, id_array_job, id_array_task, id_assoc, state, CASE WHEN time_start > 0 THEN time_end - time_start END AS seconds, time_suspended, tres_alloc
+  FROM captured.job_table ORDER BY job_db_inx;
+SELECT id_assoc, "user", acct, parent_acct, lft, shares FROM captured.assoc_table ORDER BY lft;
+
+CALL sync_slurmdbd('oracle');
+SELECT account, parent_account, shares FROM accounts WHERE cluster = 'oracle' ORDER BY account;
+SELECT account, user_name, shares FROM account_users WHERE cluster = 'oracle' ORDER BY account, user_name;
+SELECT lines_read, imported, updated, unchanged, rejected FROM imports WHERE import_id = (SELECT last_import_id FROM slurmdbd_feeds);
+-- the marks: the newest mod_time of the job rows and of the associations
+SELECT job_mark = (SELECT max(mod_time) FROM captured.job_table) AS job_mark_ok,
+       assoc_mark = (SELECT max(mod_time) FROM captured.assoc_table) AS assoc_mark_ok,
+       last_jobs_read
+  FROM slurmdbd_feeds;
+-- again: nothing changes
+CALL sync_slurmdbd('oracle');
+SELECT lines_read, imported, updated, unchanged, rejected FROM imports WHERE import_id = (SELECT last_import_id FROM slurmdbd_feeds);
+
+-- the same cluster's sacct -a -P --duplicates, imported: the same runs,
+-- every column (no row below either way)
+CREATE TEMP TABLE fed AS SELECT * FROM jobs WHERE cluster = 'oracle';
+DELETE FROM jobs WHERE cluster = 'oracle';
+SELECT import_stage();
+\copy import_staging (line) FROM 'test/fixtures/slurm/feed/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
+SELECT 'feed only' AS side, * FROM (SELECT * FROM fed EXCEPT SELECT * FROM jobs WHERE cluster = 'oracle') x
+UNION ALL
+SELECT 'sacct only', * FROM (SELECT * FROM jobs WHERE cluster = 'oracle' EXCEPT SELECT * FROM fed) y;
+SELECT job_id, state, start_time, end_time, suspended, tres FROM fed ORDER BY job_id, submit_time;
+
+-- sshare_at at the instant the real sshare was taken (after every job had
+-- ended and a decay pass; no decay, so raw usage = Σ billing × seconds):
+-- every column of every row at Slurm's printed digits
+CREATE TEMP TABLE slurm_sshare (account text, user_name text, raw_shares text, norm_shares text,
+    raw_usage text, norm_usage text, effectv_usage text, fairshare text, level_fs text,
+    grp_tres_mins text, tres_run_mins text);
+\copy slurm_sshare FROM 'test/fixtures/slurm/feed/sshare.txt' (FORMAT csv, DELIMITER '|', HEADER)
+CREATE FUNCTION pg_temp.f6(x float8) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN x IS NULL THEN '' WHEN x = 'Infinity' THEN 'inf'
+                ELSE to_char(x, 'FM99999999990.000000') END $$;
+WITH ours AS (
+    SELECT s.account, COALESCE(s.user_name, '') AS user_name,
+           COALESCE(s.raw_shares::text, '') AS raw_shares, pg_temp.f6(s.norm_shares) AS norm_shares,
+           s.raw_usage_int::text AS raw_usage, pg_temp.f6(s.norm_usage) AS norm_usage,
+           pg_temp.f6(s.effectv_usage) AS effectv_usage, pg_temp.f6(s.fairshare) AS fairshare,
+           pg_temp.f6(s.level_fs) AS level_fs
+      FROM sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s WHERE s.cluster = 'oracle'),
+theirs AS (
+    SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name,
+           COALESCE(t.raw_shares, '') AS raw_shares, COALESCE(t.norm_shares, '') AS norm_shares,
+           COALESCE(t.raw_usage, '') AS raw_usage, COALESCE(t.norm_usage, '') AS norm_usage,
+           COALESCE(t.effectv_usage, '') AS effectv_usage, COALESCE(t.fairshare, '') AS fairshare,
+           COALESCE(t.level_fs, '') AS level_fs
+      FROM slurm_sshare t)
+SELECT (SELECT count(*) FROM theirs) AS slurm_rows, count(*) FILTER (WHERE c.slurm IS DISTINCT FROM c.ours) AS differing,
+       string_agg(COALESCE(t.account, o.account) || '/' || COALESCE(t.user_name, o.user_name) || ' ' || c.col, ', ')
+           FILTER (WHERE c.slurm IS DISTINCT FROM c.ours) AS which
+  FROM theirs t FULL JOIN ours o ON o.account = t.account AND o.user_name = t.user_name
+ CROSS JOIN LATERAL (VALUES
+    ('row', CASE WHEN t.account IS NULL THEN 'missing' ELSE 'present' END,
+            CASE WHEN o.account IS NULL THEN 'missing' ELSE 'present' END),
+    ('RawShares', t.raw_shares, o.raw_shares), ('NormShares', t.norm_shares, o.norm_shares),
+    ('RawUsage', t.raw_usage, o.raw_usage), ('NormUsage', t.norm_usage, o.norm_usage),
+    ('EffectvUsage', t.effectv_usage, o.effectv_usage), ('FairShare', t.fairshare, o.fairshare),
+    ('LevelFS', t.level_fs, o.level_fs)) AS c (col, slurm, ours);
+
+-- ===========================================================================
+-- 4. Decisions against the captured slurmdbd
+-- ===========================================================================
+-- slurmdbd matches fairshare: nothing to do
+SELECT count(*) AS commands FROM slurm_decisions('oracle');
+BEGIN;
+-- chem's Fairshare decided here (3), a user added here, and a GENCI
+-- allocation of 100 h with 40 h taken back: 60 h net = 3600 billing
+-- minutes; as of 2026-11-25, inside its period
+UPDATE accounts SET shares = 3 WHERE cluster = 'oracle' AND account = 'chem';
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('oracle', 'chem', 'dave', NULL);
+INSERT INTO allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('oracle', 'chem', 'genci', '2026-01-01', '2026-12-31', 100);
+INSERT INTO ledger (allocation_id, kind, hours, reason, effective_date)
+SELECT allocation_id, 'take_back', 40, 'regress', '2026-11-01' FROM allocations WHERE account = 'chem';
+SELECT step, account, user_name, command, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+-- an allocation that ended: the limit goes to 0
+SELECT step, account, command, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason
+  FROM slurm_decisions('oracle', '2027-01-05 12:00+00') WHERE step = 5;
+-- once slurmdbd holds them (the captured association rows changed as
+-- sacctmgr would), nothing is left
+UPDATE captured.assoc_table SET shares = 3, grp_tres_mins = '5=3600' WHERE acct = 'chem' AND "user" = '';
+INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "partition", parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos)
+VALUES (1795615700, 0, 42, 'dave', 'chem', '', '', 7, 2147483647, '', NULL, '');
+SELECT count(*) AS commands FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+ROLLBACK;
+
+-- ===========================================================================
+-- 5. A rename in slurmdbd (same association id, another name; slurmdbd
+--    leaves mod_time as it was) follows through to the runs
+-- ===========================================================================
+UPDATE captured.assoc_table SET "user" = 'robert' WHERE "user" = 'bob';
+CALL sync_slurmdbd('oracle');
+SELECT account, user_name, (SELECT count(*) FROM jobs j WHERE j.cluster = u.cluster AND j.account = u.account AND j.user_name = u.user_name) AS runs
+  FROM account_users u WHERE cluster = 'oracle' AND user_name IN ('bob', 'robert') ORDER BY 1, 2;
+
+-- ===========================================================================
+-- 6. A pending run held to a later BeginTime (a requeued job is held about
+--    two minutes) and then started early (scontrol update StartTime=now):
+--    the stored run's eligible time (14:33:34) is after the line's start and
+--    end; the line is still newer (the run started) and updates it.  Seen
+--    live by test/slurm/feed.sh: the sync stored the pending run, and the
+--    next ones left it pending.
+-- ===========================================================================
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended'),
+  ('77|carol|phys|big|normal|4|billing=18,cpu=4,mem=2G,node=1||2026-11-25T14:31:33|2026-11-25T14:33:34|Unknown|Unknown|PENDING|1|oracle|00:10:00|00:00:00');
+SELECT imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended'),
+  ('77|carol|phys|big|normal|4|billing=18,cpu=4,mem=2G,node=1|billing=18,cpu=4,mem=2G,node=1|2026-11-25T14:31:33|2026-11-25T14:31:48|2026-11-25T14:31:48|2026-11-25T14:32:28|COMPLETED|1|oracle|00:10:00|00:00:00');
+SELECT imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
+-- and an older export loaded after it changes nothing
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended'),
+  ('77|carol|phys|big|normal|4|billing=18,cpu=4,mem=2G,node=1||2026-11-25T14:31:33|2026-11-25T14:33:34|Unknown|Unknown|PENDING|1|oracle|00:10:00|00:00:00');
+SELECT imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
+SELECT job_id, state, eligible_time, start_time, end_time FROM jobs WHERE cluster = 'oracle' AND job_id = '77';
+
+DROP SCHEMA captured CASCADE;
+DROP SERVER fs_regress_nowhere;
+DROP FOREIGN DATA WRAPPER fs_regress_nowhere;
+DELETE FROM jobs WHERE cluster = 'oracle';
+DELETE FROM imports WHERE cluster = 'oracle';
+DELETE FROM slurmdbd_feeds WHERE cluster = 'oracle';
+DELETE FROM account_users WHERE cluster = 'oracle';
+DELETE FROM accounts WHERE cluster = 'oracle' AND parent_account IS NOT NULL;
+DELETE FROM accounts WHERE cluster = 'oracle';
+DELETE FROM partitions WHERE cluster = 'oracle';
+DELETE FROM clusters WHERE cluster = 'oracle';

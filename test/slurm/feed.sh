@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# The loop with a real Slurm (issue 13; docs/slurmdbd.md): a fresh Slurm
+# 22.05 cluster "oracle" (test/slurm/cluster.sh: slurmctld, slurmd, slurmdbd,
+# MariaDB, munge; no decay), real jobs (a requeued one, a suspended one, one
+# cancelled while pending, an array), then in the PostgreSQL the PG*
+# variables name:
+#   - the live feed: CALL fairshare.sync_slurmdbd('oracle') through mysql_fdw
+#     and a read-only MariaDB account, mid-run and at the end, one sync
+#     killed with kill -9 before its commit, one repeated;
+#   - the same runs as `sacct -a -P --duplicates` imported by import_sacct,
+#     column by column, and sshare_at equal to the real `sshare -a -l -P`;
+#   - an unknown TRES id and a missing association rejected with a reason,
+#     a user renamed in Slurm followed, MariaDB down: a clear error and
+#     nothing synced;
+#   - the decisions: slurm_decisions applied with sacctmgr -i, read back
+#     with sacctmgr show assoc, nothing left to do after, and a job of the
+#     blocked project pending with reason AssocGrpBillingMinutes.
+# Run as root from test/cluster.sh test when FAIRSHARE_SLURM=1 (test/run.sh
+# sets it in CI), or alone: FAIRSHARE_SLURM=1 bash test/slurm/feed.sh with
+# PG* set.  Prints TAP; stops the daemons it started at the end.  About 4
+# minutes.  What it captured stays in $FEED_OUT (default: a temporary
+# directory, removed).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+export FS_HALFLIFE=0 FS_MIN_JOB_AGE=2 FS_CALC_PERIOD=1
+REPO=$(pwd)
+source test/slurm/lib.sh
+export PGTZ=UTC PGDATESTYLE=ISO
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1: expected '$3', got '$2'"; fi; }
+bail() { nok "$1"; echo "1..$n"; exit 1; }
+# lib.sh's fail exits: make it a TAP failure first
+fail() { nok "$*"; echo "1..$n"; exit 1; }
+feed() { psql -X -A -t -q -v ON_ERROR_STOP=1 -d fs_feed "$@"; }
+sacctdb() { psql -X -A -t -q -v ON_ERROR_STOP=1 -d fs_sacct "$@"; }
+
+[ "$(id -u)" = 0 ] || bail "run as root (it starts Slurm and MariaDB)"
+KEEP=${FEED_OUT:-}
+OUT=${FEED_OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+cleanup() {
+  bash test/slurm/cluster.sh stop > /dev/null 2>&1
+  [ -z "$KEEP" ] && rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+# ---------------------------------------------------------------- Slurm
+bash test/slurm/cluster.sh fresh > "$OUT/cluster.log" 2>&1 || { tail -20 "$OUT/cluster.log"; bail "cluster.sh fresh"; }
+ok "a fresh Slurm cluster: $(sinfo -V)"
+SCENARIO=feed T0=$SECONDS
+mysql --protocol=socket <<'SQL' || bail "the read-only MariaDB account"
+CREATE USER IF NOT EXISTS 'fairshare_ro'@'localhost' IDENTIFIED BY 'fairshare_ro';
+CREATE USER IF NOT EXISTS 'fairshare_ro'@'127.0.0.1' IDENTIFIED BY 'fairshare_ro';
+GRANT SELECT ON slurm_acct_db.* TO 'fairshare_ro'@'localhost';
+GRANT SELECT ON slurm_acct_db.* TO 'fairshare_ro'@'127.0.0.1';
+FLUSH PRIVILEGES;
+SQL
+standard_tree
+
+# ---------------------------------------------------------------- PostgreSQL
+for db in fs_feed fs_sacct; do
+  dropdb --if-exists $db 2>/dev/null
+  createdb $db || bail "createdb $db"
+  psql -X -q -v ON_ERROR_STOP=1 -d $db <<'SQL' || bail "fairshare in $db"
+CREATE EXTENSION fairshare;
+-- slurm.conf of test/slurm/conf: no decay, one node of 64 CPUs
+INSERT INTO fairshare.clusters (cluster, decay_half_life, total_nodes, total_cpus) VALUES ('oracle', '0', 1, 64);
+INSERT INTO fairshare.partitions (cluster, partition, billing_weights, priority_job_factor, nodes, cores_per_node, mem_per_node_mb) VALUES
+  ('oracle', 'std', 'CPU=1.0,Mem=0.5G', 100, 1, 64, 256000),
+  ('oracle', 'big', 'CPU=4.4,Mem=0.3125G', 300, 1, 64, 256000),
+  ('oracle', 'low', 'CPU=0.5,Mem=0.25G', 10, 1, 64, 256000),
+  ('oracle', 'parked', 'CPU=2.0,Mem=0.25G', 200, 1, 64, 256000);
+SQL
+done
+feed <<'SQL' || bail "mysql_fdw server, user mapping, slurmdbd_connect"
+CREATE EXTENSION mysql_fdw;
+CREATE SERVER slurmdbd FOREIGN DATA WRAPPER mysql_fdw OPTIONS (host '127.0.0.1', port '3306');
+CREATE USER MAPPING FOR CURRENT_USER SERVER slurmdbd OPTIONS (username 'fairshare_ro', password 'fairshare_ro');
+SELECT FROM fairshare.slurmdbd_connect('oracle', 'slurmdbd');
+SQL
+ok "foreign server and read-only user mapping; slurmdbd_connect made $(feed -c "SELECT foreign_schema FROM fairshare.slurmdbd_feeds")"
+# the read-only account cannot write
+if mysql -h 127.0.0.1 -u fairshare_ro -pfairshare_ro -e 'DELETE FROM slurm_acct_db.oracle_assoc_table WHERE 0' 2>/dev/null; then
+  nok "the MariaDB account of the feed is read-only"
+else
+  ok "the MariaDB account of the feed is read-only (DELETE refused)"
+fi
+
+# ---------------------------------------------------------------- jobs
+j1=$(submit alice chem std 2 4G 20)
+j2=$(submit bob chem std 1 2G 30)
+rq=$(submit carol phys big 4 2G 40)
+su=$(submit bob phys low 8 8G 35)
+ar=$(submit alice chem std 1 1G 10 --array=1-2)
+pc=$(submit carol phys parked 1 1G 10)
+for j in $rq $su; do wait_state "$j" RUNNING 60; done
+sleep 8
+scontrol requeue "$rq" || fail "requeue $rq"
+scontrol suspend "$su" || fail "suspend $su"
+scancel "$pc" || fail "scancel $pc"
+sleep 3
+# a sync while jobs run, pending and suspended
+feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync1.txt" || bail "sync while jobs run: $(cat "$OUT/sync1.txt")"
+check "first sync: the tree (root, chem, phys; alice, bob twice, carol, root)" \
+  "$(feed -c "SELECT (SELECT string_agg(account || ':' || coalesce(parent_account, '') || ':' || coalesce(shares::text, 'parent'), ' ' ORDER BY account) FROM fairshare.accounts), (SELECT string_agg(account || '/' || user_name || ':' || shares, ' ' ORDER BY account, user_name) FROM fairshare.account_users)")" \
+  "chem:root:2 phys:root:1 root::1|chem/alice:1 chem/bob:1 phys/bob:1 phys/carol:3 root/root:1"
+check "first sync: the requeued run is REQUEUED, the suspended one SUSPENDED" \
+  "$(feed -c "SELECT (SELECT state FROM fairshare.jobs WHERE job_id = '$rq' ORDER BY submit_time LIMIT 1), (SELECT state FROM fairshare.jobs WHERE job_id = '$su')")" \
+  "REQUEUED|SUSPENDED"
+sleep 12
+scontrol resume "$su" || fail "resume $su"
+# the requeued job is held back for a while (BeginTime): let it start now
+scontrol update jobid="$rq" StartTime=now || fail "update $rq StartTime=now"
+wait_idle 240
+wait_pass 90
+sleep 3
+
+# ---------------------------------------------------------------- kill -9 before commit
+jobs_md5="(SELECT md5(string_agg(j::text, ',' ORDER BY job_id, submit_time)) FROM fairshare.jobs j)"
+before=$(feed -c "SELECT job_mark || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")
+feed -c "BEGIN; CALL fairshare.sync_slurmdbd('oracle'); SELECT pg_sleep(60); COMMIT;" > /dev/null 2>&1 &
+pid=""
+for _ in $(seq 1 60); do
+  pid=$(feed -c "SELECT pid FROM pg_stat_activity WHERE datname = 'fs_feed' AND query LIKE '%pg_sleep(60)%' AND wait_event = 'PgSleep' AND pid <> pg_backend_pid()")
+  [ -n "$pid" ] && break
+  sleep 0.5
+done
+[ -n "$pid" ] || bail "the sync to kill did not reach its sleep"
+kill -9 "$pid"
+wait
+for _ in $(seq 1 120); do feed -c 'SELECT 1' > /dev/null 2>&1 && break; sleep 0.5; done
+check "a sync killed with kill -9 before its commit left nothing: marks and jobs as before" \
+  "$(feed -c "SELECT job_mark || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")" "$before"
+check "the killed sync had work to do: the next one changes the runs" \
+  "$(feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync2.txt"; feed -c "SELECT (imported + updated > 0) FROM fairshare.imports WHERE import_id = (SELECT last_import_id FROM fairshare.slurmdbd_feeds)")" "t"
+
+
+# ---------------------------------------------------------------- the same runs as sacct
+since=$(date -u -d @"$(( $(date -u +%s) - 3600 ))" +%FT%T)
+timeout 60 sacct -a -P --duplicates -S "$since" -E now --format="$SACCT_FIELDS" > "$OUT/sacct.txt" || bail "sacct"
+timeout 30 sshare -a -l -P > "$OUT/sshare.txt" || bail "sshare"
+instant=$(date -u +%FT%TZ)
+# a sync after the export sees at least what the export saw
+feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync3.txt" || bail "sync after the export: $(cat "$OUT/sync3.txt")"
+feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync3b.txt" || bail "repeated sync: $(cat "$OUT/sync3b.txt")"
+check "the repeated sync imports and updates nothing" \
+  "$(feed -c "SELECT imported || ' ' || updated || ' ' || rejected || ' ' || (unchanged > 0) FROM fairshare.imports WHERE import_id = (SELECT last_import_id FROM fairshare.slurmdbd_feeds)")" \
+  "0 0 0 true"
+sacctdb -c "SELECT fairshare.import_stage()" -c "\\copy import_staging (line) FROM '$OUT/sacct.txt' (FORMAT csv, DELIMITER E'\\x1f', QUOTE E'\\x1e')" \
+        -c "SELECT imported, rejected FROM fairshare.import_sacct('oracle', 'UTC', create_missing => true)" > "$OUT/import.txt" \
+  || bail "import_sacct of the sacct export"
+# what slurmdbd holds, kept with the rest in $OUT
+# (the columns of the feed's foreign tables: test/fixtures/slurm/feed/ keeps a capture)
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT job_db_inx, mod_time, deleted, account, array_task_str, id_array_job, id_array_task, id_assoc, id_job, id_qos, het_job_id, het_job_offset, nodes_alloc, cpus_req, `partition`, state, timelimit, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req FROM oracle_job_table ORDER BY job_db_inx' > "$OUT/job_table.tsv"
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT mod_time, deleted, id_assoc, user, acct, `partition`, parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos FROM oracle_assoc_table ORDER BY id_assoc' > "$OUT/assoc_table.tsv"
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, type, name FROM tres_table ORDER BY id' > "$OUT/tres_table.tsv"
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, name FROM qos_table ORDER BY id' > "$OUT/qos_table.tsv"
+runs_sql="SELECT cluster, job_id, user_name, account, partition, qos, state, submit_time, eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes, scratch_mb, exclusive, nice, suspended FROM fairshare.jobs ORDER BY cluster, job_id, submit_time"
+feed -c "$runs_sql" > "$OUT/runs_feed.txt"
+sacctdb -c "$runs_sql" > "$OUT/runs_sacct.txt"
+nruns=$(wc -l < "$OUT/runs_sacct.txt")
+if [ "$nruns" -ge 8 ] && diff "$OUT/runs_sacct.txt" "$OUT/runs_feed.txt" > "$OUT/runs.diff"; then
+  ok "the feed holds the same $nruns runs as sacct -a -P --duplicates imported, every column"
+else
+  nok "the feed's runs differ from the sacct import's ($nruns runs):"; sed 's/^/# /' "$OUT/runs.diff" | head -30
+fi
+check "requeued run, the run after it, the suspended time (35 s job, suspended about 12 s)" \
+  "$(feed -c "SELECT (SELECT count(*) FROM fairshare.jobs WHERE job_id = '$rq'), (SELECT suspended >= '10 s' AND suspended <= '20 s' FROM fairshare.jobs WHERE job_id = '$su'), (SELECT count(*) FROM fairshare.jobs WHERE job_id LIKE '${ar}_%'), (SELECT state FROM fairshare.jobs WHERE job_id = '$pc')")" \
+  "2|t|2|CANCELLED"
+
+# sshare at the same instant, column by column at Slurm's digits
+feed > "$OUT/sshare_diff.txt" <<SQL
+CREATE TEMP TABLE slurm_sshare (account text, user_name text, raw_shares text, norm_shares text,
+    raw_usage text, norm_usage text, effectv_usage text, fairshare text, level_fs text,
+    grp_tres_mins text, tres_run_mins text);
+\\copy slurm_sshare FROM '$OUT/sshare.txt' (FORMAT csv, DELIMITER '|', HEADER)
+CREATE FUNCTION pg_temp.f6(x float8) RETURNS text LANGUAGE sql IMMUTABLE AS \$\$
+    SELECT CASE WHEN x IS NULL THEN '' WHEN x = 'Infinity' THEN 'inf'
+                ELSE to_char(x, 'FM99999999990.000000') END \$\$;
+WITH ours AS (
+    SELECT s.account, COALESCE(s.user_name, '') AS user_name,
+           COALESCE(s.raw_shares::text, '') AS raw_shares, pg_temp.f6(s.norm_shares) AS norm_shares,
+           s.raw_usage_int::text AS raw_usage, pg_temp.f6(s.norm_usage) AS norm_usage,
+           pg_temp.f6(s.effectv_usage) AS effectv_usage, pg_temp.f6(s.fairshare) AS fairshare,
+           pg_temp.f6(s.level_fs) AS level_fs
+      FROM fairshare.sshare_at('$instant') s WHERE s.cluster = 'oracle'),
+theirs AS (
+    SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name,
+           COALESCE(t.raw_shares, '') AS raw_shares, COALESCE(t.norm_shares, '') AS norm_shares,
+           COALESCE(t.raw_usage, '') AS raw_usage, COALESCE(t.norm_usage, '') AS norm_usage,
+           COALESCE(t.effectv_usage, '') AS effectv_usage, COALESCE(t.fairshare, '') AS fairshare,
+           COALESCE(t.level_fs, '') AS level_fs
+      FROM slurm_sshare t)
+SELECT COALESCE(t.account, o.account) || '|' || COALESCE(t.user_name, o.user_name) || '|' || c.col || '|' || coalesce(c.slurm, '-') || '|' || coalesce(c.ours, '-')
+  FROM theirs t FULL JOIN ours o ON o.account = t.account AND o.user_name = t.user_name
+ CROSS JOIN LATERAL (VALUES
+    ('row', CASE WHEN t.account IS NULL THEN 'missing' ELSE 'present' END,
+            CASE WHEN o.account IS NULL THEN 'missing' ELSE 'present' END),
+    ('RawShares', t.raw_shares, o.raw_shares), ('NormShares', t.norm_shares, o.norm_shares),
+    ('RawUsage', t.raw_usage, o.raw_usage), ('NormUsage', t.norm_usage, o.norm_usage),
+    ('EffectvUsage', t.effectv_usage, o.effectv_usage), ('FairShare', t.fairshare, o.fairshare),
+    ('LevelFS', t.level_fs, o.level_fs)) AS c (col, slurm, ours)
+ WHERE c.slurm IS DISTINCT FROM c.ours;
+SQL
+nusage=$(awk -F'|' 'NR > 1 && $5 > 0' "$OUT/sshare.txt" | wc -l)
+if [ -s "$OUT/sshare.txt" ] && [ "$nusage" -ge 4 ] && [ ! -s "$OUT/sshare_diff.txt" ]; then
+  ok "sshare_at($instant) equals the real sshare -a -l -P, every column of its $(($(wc -l < "$OUT/sshare.txt") - 1)) rows ($nusage with usage)"
+else
+  nok "sshare_at differs from the real sshare ($nusage rows with usage):"; sed 's/^/# /' "$OUT/sshare_diff.txt" | head -30
+fi
+
+# ---------------------------------------------------------------- rejects
+mysql --protocol=socket slurm_acct_db <<'SQL' || bail "bad rows in job_table"
+-- the columns not given take their type's implicit default
+SET SESSION sql_mode = '';
+INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, `partition`, state, time_submit, time_eligible,
+    time_start, time_end, timelimit, nodes_alloc, cpus_req, tres_alloc, tres_req, job_name, work_dir, nodelist, node_inx)
+SELECT UNIX_TIMESTAMP(), 'chem', 90001, id_assoc, 0, 0, 'std', 3, UNIX_TIMESTAMP() - 100, UNIX_TIMESTAMP() - 100,
+       UNIX_TIMESTAMP() - 90, UNIX_TIMESTAMP() - 30, 10, 1, 1, '1=1,2=1024,4=1,5=1,999=4', '1=1,2=1024,4=1,5=1', 'x', '/', 'n1', '0'
+  FROM oracle_assoc_table WHERE user = 'alice' AND acct = 'chem';
+INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, `partition`, state, time_submit, time_eligible,
+    time_start, time_end, timelimit, nodes_alloc, cpus_req, tres_alloc, tres_req, job_name, work_dir, nodelist, node_inx)
+VALUES (UNIX_TIMESTAMP(), 'chem', 90002, 99999, 0, 0, 'std', 3, UNIX_TIMESTAMP() - 100, UNIX_TIMESTAMP() - 100,
+       UNIX_TIMESTAMP() - 90, UNIX_TIMESTAMP() - 30, 10, 1, 1, '1=1,2=1024,4=1,5=1', '1=1,2=1024,4=1,5=1', 'x', '/', 'n1', '0');
+SQL
+feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync4.txt" || bail "sync with bad rows: $(cat "$OUT/sync4.txt")"
+check "an unknown TRES id and a missing association go to the rejects with their reason; the runs stay as they were" \
+  "$(feed -c "SELECT string_agg(job_id || ': ' || reason, '; ' ORDER BY job_id) FROM fairshare.import_rejects WHERE import_id = (SELECT last_import_id FROM fairshare.slurmdbd_feeds)")|$(feed -c "SELECT count(*) FROM fairshare.jobs")" \
+  "90001: unknown TRES id 999 (not in tres_table); 90002: association 99999 is not in the association table of slurmdbd|$nruns"
+mysql --protocol=socket slurm_acct_db -e 'DELETE FROM oracle_job_table WHERE id_job IN (90001, 90002)'
+
+# ---------------------------------------------------------------- decisions out
+feed > /dev/null <<'SQL' || bail "allocations in fairshare"
+-- chem: GENCI, 100 h granted, 40 h taken back: 60 h net = 3600 billing minutes
+INSERT INTO fairshare.allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('oracle', 'chem', 'genci', date_trunc('year', now())::date, (date_trunc('year', now()) + interval '1 year - 1 day')::date, 100);
+INSERT INTO fairshare.ledger (allocation_id, kind, hours, reason, effective_date)
+SELECT allocation_id, 'take_back', 40, 'test', current_date FROM fairshare.allocations WHERE account = 'chem';
+-- phys: RWTH, 0.001 core-h a month; its jobs consumed far more than 6 x that: blocked
+INSERT INTO fairshare.allocations (cluster, account, policy, period_start, period_end, hours, monthly_allowance)
+VALUES ('oracle', 'phys', 'rwth', date_trunc('month', now())::date, (date_trunc('month', now()) + interval '3 months - 1 day')::date, 0.003, 0.001);
+-- old: an account of fairshare only, whose allocation ended last year
+INSERT INTO fairshare.accounts (cluster, account, parent_account, shares) VALUES ('oracle', 'old', 'root', 5);
+INSERT INTO fairshare.allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('oracle', 'old', 'genci', (date_trunc('year', now()) - interval '1 year')::date, (date_trunc('year', now()) - interval '1 day')::date, 10);
+-- chem's Fairshare decided here: 3
+UPDATE fairshare.accounts SET shares = 3 WHERE account = 'chem';
+SQL
+feed -c "SELECT command || '  # ' || reason FROM fairshare.slurm_decisions('oracle')" > "$OUT/decisions.sh" || bail "slurm_decisions"
+sed 's/^/# /' "$OUT/decisions.sh"
+check "the decisions: add old, chem's Fairshare, three limits" \
+  "$(feed -c "SELECT string_agg(step || ':' || account, ' ' ORDER BY step, account) FROM fairshare.slurm_decisions('oracle')")" \
+  "1:old 2:chem 5:chem 5:old 5:phys"
+bash -e "$OUT/decisions.sh" > "$OUT/apply.txt" 2>&1 || { sed 's/^/# /' "$OUT/apply.txt"; bail "sacctmgr -i of the decisions"; }
+ok "applied with sacctmgr -i ($(wc -l < "$OUT/decisions.sh") commands)"
+timeout 30 sacctmgr -n -P show assoc where cluster=oracle format=Account,User,ParentName,Fairshare,GrpTRESMins > "$OUT/assoc_after.txt"
+check "sacctmgr show assoc -P: chem Fairshare 3 and billing=3600, phys billing=0 (blocked), old under root with 5 shares and billing=0" \
+  "$(awk -F'|' '$2 == "" && $1 != "root" {printf "%s%s:%s:%s:%s", sep, $1, $3, $4, $5; sep = " "}' "$OUT/assoc_after.txt")" \
+  "chem:root:3:billing=3600 old:root:5:billing=0 phys:root:1:billing=0"
+check "against the slurmdbd that now matches, slurm_decisions gives nothing" \
+  "$(feed -c "SELECT count(*) FROM fairshare.slurm_decisions('oracle')")" "0"
+feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync5.txt" || bail "sync after the decisions"
+check "after a sync that reads Slurm's changed associations back, still nothing to do" \
+  "$(feed -c "SELECT count(*) FROM fairshare.slurm_decisions('oracle')")" "0"
+end=$((SECONDS + 30))
+until timeout 20 scontrol show assoc_mgr accounts=phys flags=assoc 2>/dev/null | grep -q 'GrpTRESMins=.*billing=0'; do
+  [ $SECONDS -ge $end ] && break; sleep 1
+done
+bl=$(submit carol phys std 1 1G 10)
+reason=""
+end=$((SECONDS + 40))
+while [ $SECONDS -lt $end ]; do
+  reason=$(timeout 20 squeue -h -j "$bl" -o '%T %r')
+  [ "$reason" = "PENDING AssocGrpBillingMinutes" ] && break
+  sleep 2
+done
+check "a job of the blocked project stays pending with Slurm's reason" "$reason" "PENDING AssocGrpBillingMinutes"
+scancel "$bl"
+
+# ---------------------------------------------------------------- rename
+nbob=$(feed -c "SELECT count(*) FROM fairshare.jobs WHERE user_name = 'bob'")
+timeout 30 sacctmgr -i modify user where name=bob set newname=robert > /dev/null || bail "sacctmgr rename bob"
+feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync6.txt" || bail "sync after the rename"
+check "bob renamed robert in Slurm: his associations and his $nbob runs follow" \
+  "$(feed -c "SELECT (SELECT string_agg(account, ',' ORDER BY account) FROM fairshare.account_users WHERE user_name = 'robert'), (SELECT count(*) FROM fairshare.jobs WHERE user_name = 'robert'), (SELECT count(*) FROM fairshare.account_users WHERE user_name = 'bob')")" \
+  "chem,phys|$nbob|0"
+
+# ---------------------------------------------------------------- MariaDB down
+stop_pid() { local pid; pid=$(cat "$1" 2>/dev/null) || return 0; kill "$pid" 2>/dev/null; for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || return 0; sleep 1; done; }
+before=$(feed -c "SELECT job_mark || ' ' || assoc_mark || ' ' || last_import_id || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")
+stop_pid /run/mysqld/mysqld.pid
+err=$(feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2>&1)
+case "$err" in
+  *'cannot read the slurmdbd of cluster "oracle"'*) ok "MariaDB down: a clear error ($(echo "$err" | head -1 | cut -c1-140))" ;;
+  *) nok "MariaDB down: expected a clear error, got: $err" ;;
+esac
+check "MariaDB down: nothing synced (marks, last import, jobs)" \
+  "$(feed -c "SELECT job_mark || ' ' || assoc_mark || ' ' || last_import_id || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")" "$before"
+
+say "done in $((SECONDS - T0)) s"
+if [ -z "$KEEP" ]; then dropdb fs_sacct 2>/dev/null; dropdb fs_feed 2>/dev/null; fi
+echo "1..$n"
