@@ -77,6 +77,8 @@ test)
   if [ "${FAIRSHARE_SLURM:-0}" = 1 ]; then
     echo "== test/slurm/feed.sh"
     bash test/slurm/feed.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  else
+    echo "# test/slurm/feed.sh not run: it needs root (bash test/run.sh test as root runs it)"
   fi
   # last: a kill -9 restarts every backend of the cluster
   echo "== test/kill_checkpoint.sh"
