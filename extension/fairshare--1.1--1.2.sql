@@ -4542,3 +4542,11 @@ REVOKE ALL ON FUNCTION @extschema@._citus_inliner() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._citus_inliner() TO fairshare_admin, fairshare_reader;
 REVOKE ALL ON FUNCTION @extschema@.distribute(integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.distribute(integer) TO fairshare_admin;
+
+-- ============================================================================
+-- History at scale: the chained checkpoint's join (issue 18)
+-- ============================================================================
+-- checkpoint_usage joins the previous checkpoint's rows with the
+-- associations that ran since by a hash join (usage_views.sql).
+ALTER PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer)
+    SET enable_mergejoin = off;
