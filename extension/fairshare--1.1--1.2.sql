@@ -7042,3 +7042,11 @@ GRANT EXECUTE ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) TO fair
 GRANT SELECT ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO fairshare_admin, fairshare_reader;
 GRANT INSERT, DELETE ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO fairshare_admin;
 GRANT UPDATE ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO fairshare_admin;
+
+-- ============================================================================
+-- History at scale: the chained checkpoint's join (issue 18)
+-- ============================================================================
+-- checkpoint_usage joins the previous checkpoint's rows with the
+-- associations that ran since by a hash join (usage_views.sql).
+ALTER PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer)
+    SET enable_mergejoin = off;

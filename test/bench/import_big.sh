@@ -14,6 +14,10 @@
 # alternating order, a plain COPY of the file into an unindexed table of
 # text columns and what a centre runs (staging COPY + import_sacct), each in
 # a transaction rolled back, so that every round finds the same table.
+# After each round the partitions of the day are vacuumed (not timed): the
+# rolled-back rows are dead tuples under the same keys, and without it each
+# round's unique checks visit every earlier round's dead rows (8.7 s, then
+# 14.6 s on the second round).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n=${1:-100000}
@@ -59,6 +63,11 @@ SELECT * FROM fairshare.import_sacct('bench', 'UTC');
 ROLLBACK;
 SQL
 )
+  psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT format('VACUUM %s', p.relation) FROM fairshare.job_partitions() p
+ WHERE p.month_start IS NULL OR (p.month_start < '2026-10-02 00:00+00' AND p.month_end > '2026-10-01 00:00+00')
+\\gexec
+SQL
   base+=("$b"); imp+=("$t")
   printf 'round %d: plain COPY %.2f s, staging COPY + import_sacct %.2f s\n' "$i" "$b" "$t"
 done
