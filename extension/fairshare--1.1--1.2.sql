@@ -7050,3 +7050,162 @@ GRANT UPDATE ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO
 -- associations that ran since by a hash join (usage_views.sql).
 ALTER PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer)
     SET enable_mergejoin = off;
+
+-- ===========================================================================
+-- sshare_at: the TRESRunMins lines joined with the tree on all three keys
+-- (issue 18 measurements): user_name compared through COALESCE, hashable and
+-- mergeable, where IS NOT DISTINCT FROM left a join on the cluster and
+-- account filtered pair by pair (51.8 s for 30,000 associations under 3
+-- accounts with 8,000 running jobs; 0.8 s now: test/bench/sshare_running.sql)
+-- ===========================================================================
+CREATE OR REPLACE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+#variable_conflict use_column
+DECLARE
+    -- every account with each of its ancestors (itself included), read by
+    -- a query of its own: on a Citus cluster a recursive query cannot read
+    -- the distributed jobs, and a SQL function reading jobs cannot be
+    -- planned inside my_sshare_at (docs/citus.md)
+    anc_cluster text[];
+    anc_account text[];
+    anc_ancestor text[];
+BEGIN
+    WITH RECURSIVE anc AS (
+        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
+          FROM @extschema@.accounts a
+        UNION ALL
+        SELECT x.cluster, x.account, p.account, p.parent_account
+          FROM anc x
+          JOIN @extschema@.accounts p
+            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+    )
+    SELECT COALESCE(pg_catalog.array_agg(x.cluster), '{}'), COALESCE(pg_catalog.array_agg(x.account), '{}'),
+           COALESCE(pg_catalog.array_agg(x.ancestor), '{}')
+      INTO anc_cluster, anc_account, anc_ancestor
+      FROM anc x;
+    RETURN QUERY
+    WITH names AS (
+        SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+               ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages']
+               OPERATOR(pg_catalog.||) CASE WHEN EXISTS (
+                   SELECT FROM @extschema@.partitions p
+                    WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster AND p.gpus_per_node OPERATOR(pg_catalog.>) 0)
+                 THEN ARRAY['gres/gpu'] ELSE '{}'::text[] END AS tres
+          FROM @extschema@.clusters c
+         WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), running AS (
+        -- the jobs running at as_of and the seconds left of their time limit
+        SELECT j.cluster, j.account, j.user_name, j.tres, j.cpus, j.mem_mb, j.nodes, j.gpus, n.tres AS names,
+               GREATEST(0::bigint,
+                        pg_catalog.floor(pg_catalog.date_part('epoch', j.time_limit))::bigint
+                        OPERATOR(pg_catalog.-) GREATEST(0::bigint, pg_catalog.floor(pg_catalog.date_part('epoch',
+                            CASE WHEN n.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'
+                                 THEN @extschema@.slurm_last_pass(_tres_run_mins_at.as_of, n.priority_calc_period,
+                                                                  n.priority_last_decay)
+                                 ELSE _tres_run_mins_at.as_of END
+                            OPERATOR(pg_catalog.-) j.start_time))::bigint)) AS secs_left
+          FROM @extschema@.jobs j
+          JOIN names n ON n.cluster OPERATOR(pg_catalog.=) j.cluster
+         WHERE j.start_time OPERATOR(pg_catalog.<) _tres_run_mins_at.as_of
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
+           AND j.time_limit IS NOT NULL
+    ), user_secs AS (
+        SELECT r.cluster, r.account, r.user_name, x.i,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*) CASE x.t
+                   WHEN 'cpu' THEN r.cpus::bigint
+                   WHEN 'mem' THEN COALESCE(@extschema@.tres_count(r.tres, 'mem')::bigint, r.mem_mb)
+                   WHEN 'node' THEN COALESCE(@extschema@.tres_count(r.tres, 'node')::bigint, r.nodes::bigint)
+                   WHEN 'billing' THEN COALESCE(@extschema@.tres_count(r.tres, 'billing')::bigint, 0::bigint)
+                   WHEN 'gres/gpu' THEN COALESCE(@extschema@.tres_count(r.tres, 'gres/gpu')::bigint, r.gpus::bigint)
+                   ELSE 0::bigint END) AS secs
+          FROM running r
+         CROSS JOIN LATERAL pg_catalog.unnest(r.names) WITH ORDINALITY x(t, i)
+         GROUP BY r.cluster, r.account, r.user_name, x.i
+    ), anc AS (
+        SELECT x.cluster, x.account, x.ancestor
+          FROM ROWS FROM (pg_catalog.unnest(anc_cluster), pg_catalog.unnest(anc_account),
+                          pg_catalog.unnest(anc_ancestor)) AS x (cluster, account, ancestor)
+    ), secs AS (
+        SELECT u.cluster, u.account, u.user_name, u.i, u.secs FROM user_secs u
+        UNION ALL
+        SELECT u.cluster, x.ancestor, NULL::text, u.i, pg_catalog.sum(u.secs)
+          FROM user_secs u
+          JOIN anc x ON x.cluster OPERATOR(pg_catalog.=) u.cluster AND x.account OPERATOR(pg_catalog.=) u.account
+         GROUP BY u.cluster, x.ancestor, u.i
+    ), assocs AS (
+        -- the associations with running jobs, and for every cluster the
+        -- line of the others (account NULL): every TRES 0
+        SELECT DISTINCT v.cluster, v.account, v.user_name FROM secs v
+        UNION ALL
+        SELECT n.cluster, NULL::text, NULL::text FROM names n
+    )
+    SELECT s.cluster, s.account, s.user_name,
+           -- whole minutes, truncated: sshare divides integers
+           pg_catalog.string_agg(x.t OPERATOR(pg_catalog.||) '='
+                                 OPERATOR(pg_catalog.||) pg_catalog.div(COALESCE(v.secs, 0), 60)::text,
+                                 ',' ORDER BY x.i)
+      FROM assocs s
+      JOIN names n ON n.cluster OPERATOR(pg_catalog.=) s.cluster
+     CROSS JOIN LATERAL pg_catalog.unnest(n.tres) WITH ORDINALITY x(t, i)
+      -- user_name NULL is an account's line: COALESCE with '' (no user is
+      -- named '') keeps the join hashable, where IS NOT DISTINCT FROM is not
+      LEFT JOIN secs v ON v.cluster OPERATOR(pg_catalog.=) s.cluster AND v.account OPERATOR(pg_catalog.=) s.account
+                      AND COALESCE(v.user_name, '') OPERATOR(pg_catalog.=) COALESCE(s.user_name, '')
+                      AND v.i OPERATOR(pg_catalog.=) x.i
+     WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of)
+     GROUP BY s.cluster, s.account, s.user_name;
+END
+$$;
+CREATE OR REPLACE FUNCTION @extschema@.sshare_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
+               tree_order bigint, algorithm text,
+               raw_shares integer, norm_shares float8, raw_usage float8, raw_usage_int bigint,
+               norm_usage float8, effectv_usage float8, fairshare float8, level_fs float8,
+               fs_rank bigint, grp_tres_mins text, tres_run_mins text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH r AS (
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+               @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   -- a subquery, not a join: a join with clusters would leave
+                   -- the planner guessing 1/200 of the rows (docs/performance.md)
+                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
+                   t.raw_usage)
+                 OVER (PARTITION BY t.cluster) AS f
+          FROM @extschema@.association_tree_at(sshare_at.as_of) t
+         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), run AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
+          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
+    )
+    SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
+           -- sshare: RawShares empty for the root, "parent" for NULL shares
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.shares END,
+           (r.f).norm_shares,
+           (r.f).raw_usage,
+           pg_catalog.trunc((r.f).raw_usage)::bigint,
+           -- sshare leaves the root's NormUsage empty
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE (r.f).norm_usage END,
+           (r.f).effectv_usage,
+           (r.f).fairshare,
+           (r.f).level_fs,
+           (r.f).fs_rank,
+           -- GrpTRESMins: the model holds no association limits yet
+           NULL::text,
+           COALESCE(m.tres_run_mins, z.tres_run_mins)
+      FROM r
+      -- hashable on all three (COALESCE, not IS NOT DISTINCT FROM): joined
+      -- on the cluster alone, 10^5 associations with 10^4 running lines
+      -- compared 10^9 pairs (docs/performance.md)
+      LEFT JOIN run m
+        ON m.cluster OPERATOR(pg_catalog.=) r.cluster AND m.account OPERATOR(pg_catalog.=) r.account
+       AND COALESCE(m.user_name, '') OPERATOR(pg_catalog.=) COALESCE(r.user_name, '')
+      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
+     WHERE @extschema@._check_as_of(sshare_at.as_of);
+END;

@@ -183,8 +183,11 @@ BEGIN
       FROM assocs s
       JOIN names n ON n.cluster OPERATOR(pg_catalog.=) s.cluster
      CROSS JOIN LATERAL pg_catalog.unnest(n.tres) WITH ORDINALITY x(t, i)
+      -- user_name NULL is an account's line: COALESCE with '' (no user is
+      -- named '') keeps the join hashable, where IS NOT DISTINCT FROM is not
       LEFT JOIN secs v ON v.cluster OPERATOR(pg_catalog.=) s.cluster AND v.account OPERATOR(pg_catalog.=) s.account
-                      AND v.user_name IS NOT DISTINCT FROM s.user_name AND v.i OPERATOR(pg_catalog.=) x.i
+                      AND COALESCE(v.user_name, '') OPERATOR(pg_catalog.=) COALESCE(s.user_name, '')
+                      AND v.i OPERATOR(pg_catalog.=) x.i
      WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of)
      GROUP BY s.cluster, s.account, s.user_name;
 END
@@ -232,9 +235,12 @@ BEGIN ATOMIC
            NULL::text,
            COALESCE(m.tres_run_mins, z.tres_run_mins)
       FROM r
+      -- hashable on all three (COALESCE, not IS NOT DISTINCT FROM): joined
+      -- on the cluster alone, 10^5 associations with 10^4 running lines
+      -- compared 10^9 pairs (docs/performance.md)
       LEFT JOIN run m
         ON m.cluster OPERATOR(pg_catalog.=) r.cluster AND m.account OPERATOR(pg_catalog.=) r.account
-       AND m.user_name IS NOT DISTINCT FROM r.user_name
+       AND COALESCE(m.user_name, '') OPERATOR(pg_catalog.=) COALESCE(r.user_name, '')
       LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
