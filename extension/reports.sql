@@ -471,23 +471,31 @@ BEGIN
     ), tres AS (
         SELECT t.tres FROM @extschema@.report_tres() t
     ), ev AS (          -- events: the cluster's (reported) and its nodes' (down)
-        SELECT h.h, t.tres, e.node_name = '' AS whole,
-               sum(round(@extschema@.tres_count(e.tres, t.tres))::bigint
-                   * extract(epoch FROM LEAST(COALESCE(e.time_end, w), h.h + interval '1 hour') - GREATEST(e.time_start, h.h))::bigint) AS secs
+        SELECT h.h, t.tres,
+               sum(x.secs) FILTER (WHERE x.whole) AS reported,
+               sum(x.secs) FILTER (WHERE NOT x.whole) AS down
           FROM @extschema@.node_events e
           JOIN hours h ON e.time_start < h.h + interval '1 hour' AND COALESCE(e.time_end, w) > h.h
          CROSS JOIN tres t
+         CROSS JOIN LATERAL (SELECT e.node_name = '' AS whole,
+                                    round(@extschema@.tres_count(e.tres, t.tres))::bigint
+                                    * extract(epoch FROM LEAST(COALESCE(e.time_end, w), h.h + interval '1 hour')
+                                                         - GREATEST(e.time_start, h.h))::bigint AS secs) x
          WHERE e.cluster = c
-         GROUP BY 1, 2, 3
+         GROUP BY 1, 2
     ), resv AS (        -- reservations: maintenance (planned down) and others (allocated)
-        SELECT h.h, t.tres, 'MAINT' = ANY (string_to_array(upper(v.flags), ',')) AS maint,
-               sum(round(@extschema@.tres_count(v.tres, t.tres))::bigint
-                   * extract(epoch FROM LEAST(v.time_end, h.h + interval '1 hour') - GREATEST(v.time_start, h.h))::bigint) AS secs
+        SELECT h.h, t.tres,
+               sum(x.secs) FILTER (WHERE x.maint) AS pdown,
+               sum(x.secs) FILTER (WHERE NOT x.maint) AS alloc
           FROM @extschema@.reservations v
           JOIN hours h ON v.time_start < h.h + interval '1 hour' AND v.time_end > h.h
          CROSS JOIN tres t
+         CROSS JOIN LATERAL (SELECT 'MAINT' = ANY (string_to_array(upper(v.flags), ',')) AS maint,
+                                    round(@extschema@.tres_count(v.tres, t.tres))::bigint
+                                    * extract(epoch FROM LEAST(v.time_end, h.h + interval '1 hour')
+                                                         - GREATEST(v.time_start, h.h))::bigint AS secs) x
          WHERE v.cluster = c AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
-         GROUP BY 1, 2, 3
+         GROUP BY 1, 2
     ), alloc AS (       -- the runs, from the rows just written
         SELECT u.period_start AS h, t.tres,
                sum(CASE t.tres WHEN 'cpu' THEN u.cpu_secs WHEN 'mem' THEN u.mem_secs WHEN 'node' THEN u.node_secs
@@ -497,25 +505,27 @@ BEGIN
          GROUP BY 1, 2
     ), planned AS (     -- eligible runs not yet started, from eligible to start (or end):
                         -- their CPUs only, as slurmdbd counts them
-        SELECT h.h, t.tres,
-               sum(CASE t.tres WHEN 'cpu' THEN j.cpus ELSE 0 END
-                   * extract(epoch FROM LEAST(COALESCE(j.start_time, j.end_time, w), h.h + interval '1 hour')
-                                        - GREATEST(j.eligible_time, h.h))::bigint) AS secs
+        SELECT h.h, 'cpu'::text AS tres,
+               sum(j.cpus * extract(epoch FROM LEAST(COALESCE(j.start_time, j.end_time, w), h.h + interval '1 hour')
+                                               - GREATEST(j.eligible_time, h.h))::bigint) AS secs
           FROM @extschema@.jobs j
           JOIN hours h ON j.eligible_time < h.h + interval '1 hour' AND COALESCE(j.start_time, j.end_time, w) > h.h
-         CROSS JOIN tres t
          WHERE j.cluster = c AND j.eligible_time < b
            AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) > a
          GROUP BY 1, 2
     ), sums AS (
-        SELECT h.h, t.tres,
-               COALESCE((SELECT e.secs FROM ev e WHERE e.h = h.h AND e.tres = t.tres AND e.whole), 0) AS reported,
-               COALESCE((SELECT x.secs FROM alloc x WHERE x.h = h.h AND x.tres = t.tres), 0)
-               + COALESCE((SELECT r.secs FROM resv r WHERE r.h = h.h AND r.tres = t.tres AND NOT r.maint), 0) AS alloc,
-               COALESCE((SELECT e.secs FROM ev e WHERE e.h = h.h AND e.tres = t.tres AND NOT e.whole), 0) AS down,
-               COALESCE((SELECT r.secs FROM resv r WHERE r.h = h.h AND r.tres = t.tres AND r.maint), 0) AS pdown,
-               COALESCE((SELECT p.secs FROM planned p WHERE p.h = h.h AND p.tres = t.tres), 0) AS planned
-          FROM hours h CROSS JOIN tres t
+        SELECT k.h, k.tres,
+               COALESCE(ev.reported, 0) AS reported,
+               COALESCE(alloc.secs, 0) + COALESCE(resv.alloc, 0) AS alloc,
+               COALESCE(ev.down, 0) AS down,
+               COALESCE(resv.pdown, 0) AS pdown,
+               COALESCE(planned.secs, 0) AS planned
+          FROM (SELECT ev.h, ev.tres FROM ev UNION SELECT resv.h, resv.tres FROM resv
+                UNION SELECT alloc.h, alloc.tres FROM alloc UNION SELECT planned.h, planned.tres FROM planned) k
+          LEFT JOIN ev ON ev.h = k.h AND ev.tres = k.tres
+          LEFT JOIN resv ON resv.h = k.h AND resv.tres = k.tres
+          LEFT JOIN alloc ON alloc.h = k.h AND alloc.tres = k.tres
+          LEFT JOIN planned ON planned.h = k.h AND planned.tres = k.tres
     )
     SELECT c, s.h, s.tres, s.reported, s.alloc, s.down, s.pdown, s.planned,
            GREATEST(s.reported - s.alloc - s.down - s.pdown - s.planned, 0),

@@ -115,3 +115,8 @@ SELECT * FROM refresh_rollups(up_to => 'infinity');
 SELECT * FROM account_usage_monthly('2026-03-01', '2026-02-01');
 SELECT import_events('r1', 'Cluster|Start');
 SELECT import_reservations('r1', E'Cluster|Name|ID|TRES|TimeStart|TimeEnd|Assocs\nr1|x|1|cpu=1|2026-01-01T00:00:00|2026-01-01T01:00:00|9');
+
+-- the suites share a database: leave nothing behind
+\set VERBOSITY terse
+DELETE FROM clusters WHERE cluster = 'r1';
+SELECT count(*) AS left_behind FROM rollup_state;

@@ -53,7 +53,7 @@ SELECT name, time_start, time_end, flags, tres, accounts, users FROM reservation
 
 -- roll up to the end of the window (the capture's hour)
 SELECT cluster, hours_recomputed, rolled_from, rolled_to
-  FROM refresh_rollups(up_to => (SELECT to_timestamp(epoch) FROM win WHERE k = 'E'));
+  FROM refresh_rollups('oracle', (SELECT to_timestamp(epoch) FROM win WHERE k = 'E'));
 
 -- Worked example, hour H+1 (06:00-07:00), CPU-seconds:
 --   job 1 (4 CPUs)  06:00-06:35  2100 s x 4  =  8400
