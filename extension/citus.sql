@@ -137,7 +137,11 @@ DECLARE
         'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
         'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
         'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
-        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate'];
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
+        -- and those that mark the hours of the usage rollups stale: dropped
+        -- too, refresh_rollups refuses on Citus (reports.sql)
+        'jobs.mark_rollups_insert', 'jobs.mark_rollups_update', 'jobs.mark_rollups_delete',
+        'jobs.mark_rollups_truncate'];
     -- the triggers kept on every copy of a reference table: each reads
     -- nothing, or only the table it fires on
     copied_triggers text[] := ARRAY[
