@@ -5964,6 +5964,7 @@ COMMENT ON FUNCTION @extschema@.import_reservations(text, text, text, text) IS
 
 -- Grants and row-level security, as security.sql's loop gives them in a
 -- fresh install (tables with a user_name column: each user's own rows).
+REVOKE ALL ON FUNCTION @extschema@._jobs_mark_rollups() FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamp with time zone, time_to timestamp with time zone, tres text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamp with time zone, time_to timestamp with time zone, tres text) TO fairshare_admin;
 GRANT EXECUTE ON FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamp with time zone, time_to timestamp with time zone, tres text) TO fairshare_reader;
