@@ -4856,7 +4856,7 @@ COMMENT ON TABLE @extschema@.reservations IS
 -- (NULL cluster: every cluster), appended by the triggers on jobs and by
 -- the event imports.  No key: an import never waits on a refresh.
 CREATE TABLE @extschema@.rollup_dirty (
-    cluster              text,
+    cluster              text REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
     hours                tstzrange NOT NULL,
     marked_at            timestamptz NOT NULL DEFAULT pg_catalog.now()
 );

@@ -40,7 +40,7 @@ SELECT import_stage();
 \copy import_staging (line) FROM 'test/fixtures/slurm/sreport/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
 SELECT job_id, user_name, account, partition, cpus, mem_mb, state, eligible_time, start_time, end_time
-  FROM jobs ORDER BY job_id::int;
+  FROM jobs WHERE cluster = 'oracle' ORDER BY job_id::int;
 
 -- the events and reservations
 \set events `cat test/fixtures/slurm/sreport/events.txt`
@@ -48,8 +48,8 @@ SELECT job_id, user_name, account, partition, cpus, mem_mb, state, eligible_time
 \set assocs `cat test/fixtures/slurm/sreport/assoc.txt`
 SELECT import_events('oracle', :'events');
 SELECT import_reservations('oracle', :'resv', :'assocs');
-SELECT node_name, time_start, time_end, state, tres FROM node_events ORDER BY time_start;
-SELECT name, time_start, time_end, flags, tres, accounts, users FROM reservations ORDER BY resv_id;
+SELECT node_name, time_start, time_end, state, tres FROM node_events WHERE cluster = 'oracle' ORDER BY time_start;
+SELECT name, time_start, time_end, flags, tres, accounts, users FROM reservations WHERE cluster = 'oracle' ORDER BY resv_id;
 
 -- roll up to the end of the window (the capture's hour)
 SELECT cluster, hours_recomputed, rolled_from, rolled_to
@@ -64,7 +64,7 @@ SELECT cluster, hours_recomputed, rolled_from, rolled_to
 -- reported: 64 CPUs x 3600 s = 230400; idle 230400 - 59600 - 6800 = 164000
 SELECT period_start, tres, reported_secs, alloc_secs, down_secs, pdown_secs, planned_secs, idle_secs
   FROM cluster_usage_hourly
- WHERE tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
+ WHERE cluster = 'oracle' AND tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
 
 -- What sreport printed: every data line (n >= 1) and its column header
 -- (n = 0) of each capture, by file.
@@ -85,32 +85,32 @@ BEGIN
     IF file LIKE 'utilization%' THEN
         RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, CASE WHEN opt = 'tres' THEN r.tres_name END,
                                                   r.allocated, r.down, r.plnd_down, r.idle, r.planned, r.reported)
-                       FROM sreport_cluster_utilization(s, e, units, tres) r;
+                       FROM sreport_cluster_utilization(s, e, units, tres, 'oracle') r;
     ELSIF file LIKE 'acct_by_user%' THEN
         RETURN QUERY SELECT r.line::int, CASE WHEN opt = 'tres'
                        THEN concat_ws('|', r.cluster, r.account, r.login, r.proper_name, r.tres_name, r.used)
                        ELSE concat_ws('|', r.cluster, r.account, r.login, r.proper_name, r.used, r.energy) END
-                       FROM sreport_account_utilization_by_user(s, e, units, tres) r;
+                       FROM sreport_account_utilization_by_user(s, e, units, tres, 'oracle') r;
     ELSIF file LIKE 'user_by_acct%' THEN
         RETURN QUERY SELECT r.line::int, CASE WHEN opt = 'tres'
                        THEN concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.tres_name, r.used)
                        ELSE concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.used, r.energy) END
-                       FROM sreport_user_utilization_by_account(s, e, units, tres) r;
+                       FROM sreport_user_utilization_by_account(s, e, units, tres, 'oracle') r;
     ELSIF file LIKE 'top_usage%' THEN
         RETURN QUERY SELECT r.line::int, CASE WHEN opt = 'tres'
                        THEN concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.tres_name, r.used)
                        ELSE concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.used, r.energy) END
-                       FROM sreport_top_usage(s, e, units, tres) r;
+                       FROM sreport_top_usage(s, e, units, tres, 'oracle') r;
     ELSE
         RETURN QUERY
         SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|') || '|% of cluster'
           FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', units,
-                   CASE WHEN opt = 'accounts' THEN '{chem,phys}'::text[] END, opt = 'flat', opt = 'count') r
+                   CASE WHEN opt = 'accounts' THEN '{chem,phys}'::text[] END, opt = 'flat', opt = 'count', 'oracle') r
          WHERE r.line = 1
         UNION ALL
         SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.pct_of_cluster)
           FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', units,
-                   CASE WHEN opt = 'accounts' THEN '{chem,phys}'::text[] END, opt = 'flat', opt = 'count') r;
+                   CASE WHEN opt = 'accounts' THEN '{chem,phys}'::text[] END, opt = 'flat', opt = 'count', 'oracle') r;
     END IF;
 END $$;
 INSERT INTO ours
@@ -135,3 +135,15 @@ SELECT COALESCE(c.file, o.file) AS file, COALESCE(c.n, o.n) AS n, c.line AS srep
   FULL JOIN ours o ON o.file = c.file AND o.n = c.n
  WHERE c.line IS DISTINCT FROM o.line
  ORDER BY 1, 2;
+
+-- the suites share a database: leave nothing behind
+DELETE FROM jobs WHERE cluster = 'oracle';
+DELETE FROM imports WHERE cluster = 'oracle';
+DELETE FROM user_info WHERE user_name = 'root';
+DELETE FROM account_users WHERE cluster = 'oracle';
+DELETE FROM accounts WHERE cluster = 'oracle' AND account <> 'root';
+DELETE FROM accounts WHERE cluster = 'oracle';
+DELETE FROM partitions WHERE cluster = 'oracle';
+DELETE FROM clusters WHERE cluster = 'oracle';
+SELECT (SELECT count(*) FROM usage_hourly WHERE cluster = 'oracle') AS hourly_left,
+       (SELECT count(*) FROM rollup_state WHERE cluster = 'oracle') AS state_left;
