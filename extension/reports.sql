@@ -143,7 +143,7 @@ COMMENT ON TABLE @extschema@.reservations IS
 -- (NULL cluster: every cluster), appended by the triggers on jobs and by
 -- the event imports.  No key: an import never waits on a refresh.
 CREATE TABLE @extschema@.rollup_dirty (
-    cluster              text REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    cluster              text,
     hours                tstzrange NOT NULL,
     marked_at            timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
@@ -620,7 +620,11 @@ BEGIN
     -- one refresh at a time; imports never wait for it
     PERFORM pg_advisory_xact_lock(hashtext('fairshare.refresh_rollups'));
     w := date_trunc('hour', up_to);
-    -- a mark for every cluster (TRUNCATE jobs) becomes one per cluster
+    -- the marks of clusters since renamed or removed (their new name has
+    -- its own marks); a mark for every cluster (TRUNCATE jobs) becomes one
+    -- per cluster
+    DELETE FROM @extschema@.rollup_dirty x
+     WHERE x.cluster IS NOT NULL AND NOT EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = x.cluster);
     WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster IS NULL RETURNING x.hours)
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT x.cluster, d.hours FROM d CROSS JOIN @extschema@.clusters x;
