@@ -624,7 +624,7 @@ BEGIN
     -- its own marks); a mark for every cluster (TRUNCATE jobs) becomes one
     -- per cluster
     DELETE FROM @extschema@.rollup_dirty x
-     WHERE x.cluster IS NOT NULL AND NOT EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = x.cluster);
+     WHERE x.cluster IS NOT NULL AND NOT EXISTS (SELECT FROM @extschema@.clusters kk WHERE kk.cluster = x.cluster);
     WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster IS NULL RETURNING x.hours)
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT x.cluster, d.hours FROM d CROSS JOIN @extschema@.clusters x;

@@ -6,6 +6,9 @@ SET search_path = fairshare, public;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET extra_float_digits = 0;
+-- the suites share a database: the numbering of imports is put back at the end
+SELECT last_value AS imports_last, is_called AS imports_called
+  FROM fairshare.imports_import_id_seq \gset
 INSERT INTO clusters (cluster) VALUES ('eff');
 INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('eff', 'p', 8, 16384);
 INSERT INTO accounts (cluster, account, parent_account) VALUES ('eff', 'root', NULL), ('eff', 'a', 'root'), ('eff', 'b', 'root');
@@ -59,3 +62,4 @@ DELETE FROM job_efficiency WHERE cluster = 'eff';
 DELETE FROM jobs WHERE cluster = 'eff';
 DELETE FROM imports WHERE cluster = 'eff';
 DELETE FROM clusters WHERE cluster = 'eff';
+SELECT setval('fairshare.imports_import_id_seq', :imports_last, :'imports_called'::boolean) IS NOT NULL AS numbering_restored;

@@ -82,8 +82,8 @@ SELECT pg_temp.same_as_from_scratch('2026-02-01 12:10+00');
 -- An update (j2 now ends at 11:15) and a deletion (j3): j2's hours before
 -- [09:00, 11:00) and after [09:00, 12:00) (from its eligible hour), j3's
 -- [03:00, 06:00): 3 + 3 = 6 hours
-UPDATE jobs SET end_time = '2026-02-01 11:15+00' WHERE job_id = '2';
-DELETE FROM jobs WHERE job_id = '3';
+UPDATE jobs SET end_time = '2026-02-01 11:15+00' WHERE cluster = 'r1' AND job_id = '2';
+DELETE FROM jobs WHERE cluster = 'r1' AND job_id = '3';
 SELECT cluster, hours_recomputed FROM refresh_rollups('r1', '2026-02-01 12:10+00');
 -- b: 10:00-11:00 3600 x 4 = 14400, 11:00-11:15 900 x 4 = 3600; j3 gone
 SELECT period_start, cpu_secs FROM usage_hourly WHERE cluster = 'r1' AND account = 'b' ORDER BY 1;
@@ -95,7 +95,7 @@ VALUES ('r1', '4', 'u1', 'a', 'p', 'RUNNING', '2026-02-01 11:30+00', '2026-02-01
 SELECT cluster, hours_recomputed, rolled_to FROM refresh_rollups('r1', '2026-02-01 13:05+00');
 -- 11:30-12:00 1800 x 2, 12:00-13:00 3600 x 2
 SELECT period_start, cpu_secs FROM usage_hourly WHERE cluster = 'r1' AND account = 'a' AND period_start >= '2026-02-01 11:00+00' ORDER BY 1;
-UPDATE jobs SET state = 'COMPLETED', end_time = '2026-02-01 12:30+00' WHERE job_id = '4';
+UPDATE jobs SET state = 'COMPLETED', end_time = '2026-02-01 12:30+00' WHERE cluster = 'r1' AND job_id = '4';
 SELECT cluster, hours_recomputed, rolled_to FROM refresh_rollups('r1', '2026-02-01 13:05+00');
 -- 12:00-12:30 1800 x 2 = 3600
 SELECT period_start, cpu_secs FROM usage_hourly WHERE cluster = 'r1' AND account = 'a' AND period_start >= '2026-02-01 11:00+00' ORDER BY 1;
