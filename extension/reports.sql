@@ -143,7 +143,7 @@ COMMENT ON TABLE @extschema@.reservations IS
 -- (NULL cluster: every cluster), appended by the triggers on jobs and by
 -- the event imports.  No key: an import never waits on a refresh.
 CREATE TABLE @extschema@.rollup_dirty (
-    cluster              text,
+    cluster              text REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
     hours                tstzrange NOT NULL,
     marked_at            timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
@@ -192,7 +192,8 @@ BEGIN
                        range_agg(tstzrange(date_trunc('hour', COALESCE(n.eligible_time, n.start_time, n.submit_time)),
                                            COALESCE(date_trunc('hour', n.end_time) + interval '1 hour', 'infinity'))) AS m
                   FROM new_jobs n GROUP BY n.cluster) m,
-               unnest(m.m) r;
+               unnest(m.m) r
+         WHERE EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = m.cluster);
     END IF;
     IF TG_OP IN ('DELETE', 'UPDATE') THEN
         INSERT INTO @extschema@.rollup_dirty (cluster, hours)
@@ -201,7 +202,10 @@ BEGIN
                        range_agg(tstzrange(date_trunc('hour', COALESCE(o.eligible_time, o.start_time, o.submit_time)),
                                            COALESCE(date_trunc('hour', o.end_time) + interval '1 hour', 'infinity'))) AS m
                   FROM old_jobs o GROUP BY o.cluster) m,
-               unnest(m.m) r;
+               unnest(m.m) r
+         -- a renamed cluster's old name (renames cascade into jobs): its
+         -- rows are marked under the new name
+         WHERE EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = m.cluster);
     END IF;
     RETURN NULL;
 END
@@ -620,11 +624,7 @@ BEGIN
     -- one refresh at a time; imports never wait for it
     PERFORM pg_advisory_xact_lock(hashtext('fairshare.refresh_rollups'));
     w := date_trunc('hour', up_to);
-    -- the marks of clusters since renamed or removed (their new name has
-    -- its own marks); a mark for every cluster (TRUNCATE jobs) becomes one
-    -- per cluster
-    DELETE FROM @extschema@.rollup_dirty x
-     WHERE x.cluster IS NOT NULL AND NOT EXISTS (SELECT FROM @extschema@.clusters kk WHERE kk.cluster = x.cluster);
+    -- a mark for every cluster (TRUNCATE jobs) becomes one per cluster
     WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster IS NULL RETURNING x.hours)
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT x.cluster, d.hours FROM d CROSS JOIN @extschema@.clusters x;
