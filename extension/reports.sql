@@ -509,13 +509,18 @@ BEGIN
          GROUP BY 1, 2
     ), planned AS (     -- eligible runs not yet started, from eligible to start (or end):
                         -- their CPUs only, as slurmdbd counts them
+        -- (each run's hours by generate_series, not a join of the runs
+        -- with every hour of the range)
         SELECT h.h, 'cpu'::text AS tres,
-               sum(j.cpus * extract(epoch FROM LEAST(COALESCE(j.start_time, j.end_time, w), h.h + interval '1 hour')
+               sum(j.cpus * extract(epoch FROM LEAST(j.stop, h.h + interval '1 hour')
                                                - GREATEST(j.eligible_time, h.h))::bigint) AS secs
-          FROM @extschema@.jobs j
-          JOIN hours h ON j.eligible_time < h.h + interval '1 hour' AND COALESCE(j.start_time, j.end_time, w) > h.h
-         WHERE j.cluster = c AND j.eligible_time < b
-           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) > a
+          FROM (SELECT x.cpus, x.eligible_time, COALESCE(x.start_time, x.end_time, w) AS stop
+                  FROM @extschema@.jobs x
+                 WHERE x.cluster = c AND x.eligible_time < b
+                   AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a) j
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', j.eligible_time), a),
+                                            LEAST(j.stop, b) - interval '1 microsecond', interval '1 hour') AS h (h)
+         WHERE j.stop > j.eligible_time
          GROUP BY 1, 2
     ), sums AS (
         SELECT k.h, k.tres,
