@@ -13,8 +13,8 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
 # policy area, in dependency order.  Released versions' scripts and upgrade
 # scripts are kept verbatim as extension/fairshare--A.sql / --A--B.sql.
 SQL_ORDER  = head billing decay model usage_views fair_tree pbs metacentrum \
-             priority sshare sprio sprio_cache genci rwth import history citus statements \
-             slurmdbd security
+             priority sshare sprio sprio_cache genci rwth import history citus reports \
+             efficiency statements slurmdbd security
 SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
 DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql
 DATA       = $(filter-out $(DATA_built),$(wildcard extension/$(EXTENSION)--*.sql))

@@ -143,7 +143,11 @@ DECLARE
         'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
         'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',
         'account_users.drop_checkpoint_factors_delete', 'account_users.drop_checkpoint_factors_truncate',
-        'clusters.drop_checkpoint_factors'];
+        'clusters.drop_checkpoint_factors',
+        -- and those that mark the hours of the usage rollups stale: dropped
+        -- too, refresh_rollups refuses on Citus (reports.sql)
+        'jobs.mark_rollups_insert', 'jobs.mark_rollups_update', 'jobs.mark_rollups_delete',
+        'jobs.mark_rollups_truncate'];
     -- the triggers kept on every copy of a reference table: each reads
     -- nothing, or only the table it fires on
     copied_triggers text[] := ARRAY[

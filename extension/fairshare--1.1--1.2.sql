@@ -7209,3 +7209,2010 @@ BEGIN ATOMIC
       LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
+
+-- ===========================================================================
+-- Reports a centre lives by: usage rollups and the sreport-shaped reports
+-- (issue 14; reports.sql, docs/reports.md).  New tables, triggers on jobs,
+-- functions; distribute() drops the new triggers as it drops the
+-- checkpoint ones (citus.sql).
+-- ===========================================================================
+CREATE OR REPLACE FUNCTION @extschema@.distribute(shard_count integer DEFAULT 32)
+RETURNS TABLE (table_name regclass, citus_table text, distribution_column text, shards bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext oid;
+    citus_version text;
+    r record;
+    bad text;
+    fkeys text[] := '{}';
+    dropped_triggers text[] := '{}';
+    -- the triggers that only keep usage checkpoints valid: dropped, as
+    -- checkpoints are refused on Citus
+    checkpoint_triggers text[] := ARRAY[
+        'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
+        'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
+        'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
+        'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
+        -- and those that mark the hours of the usage rollups stale: dropped
+        -- too, refresh_rollups refuses on Citus (reports.sql)
+        'jobs.mark_rollups_insert', 'jobs.mark_rollups_update', 'jobs.mark_rollups_delete',
+        'jobs.mark_rollups_truncate'];
+    -- the triggers kept on every copy of a reference table: each reads
+    -- nothing, or only the table it fires on
+    copied_triggers text[] := ARRAY[
+        'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
+        'ledger.hours_bounded', 'allocations.hours_bounded'];
+BEGIN
+    SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
+    IF citus_version IS NULL THEN
+        RAISE EXCEPTION 'fairshare.distribute: the citus extension is not installed in database "%"', current_database()
+            USING ERRCODE = '0A000',
+                  HINT = 'On every node: shared_preload_libraries = ''citus'' and CREATE EXTENSION citus; on the coordinator, citus_add_node() for each worker; then call fairshare.distribute() there (docs/citus.md).';
+    END IF;
+    IF shard_count IS NULL OR shard_count NOT BETWEEN 1 AND 64000 THEN
+        RAISE EXCEPTION 'fairshare.distribute: shard_count % is out of range', COALESCE(shard_count::text, 'NULL')
+            USING ERRCODE = '22023',
+                  HINT = 'Pass 1 to 64000 shards; a few per core of the workers (32 by default) lets Citus spread a query.';
+    END IF;
+    IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        RAISE EXCEPTION 'fairshare.distribute: role "%" is not a superuser', current_user
+            USING ERRCODE = '42501',
+                  HINT = 'Citus converts tables their owner owns: run it as the superuser that created the extension.';
+    END IF;
+    EXECUTE 'SELECT pg_catalog.citus_is_coordinator()' INTO STRICT r;
+    IF NOT r.citus_is_coordinator THEN
+        RAISE EXCEPTION 'fairshare.distribute: this node is not the Citus coordinator'
+            USING ERRCODE = '0A000',
+                  HINT = 'Call it on the coordinator, after citus_set_coordinator_host() and citus_add_node() for each worker.';
+    END IF;
+    -- The reports call PL/pgSQL functions from queries on the reference
+    -- tables; those queries must run on the coordinator, which needs its
+    -- own copy of the reference tables: it must be in the metadata.
+    EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_node n WHERE n.groupid = 0)' INTO STRICT r;
+    IF NOT r.exists THEN
+        RAISE EXCEPTION 'fairshare.distribute: the coordinator is not in the Citus metadata'
+            USING ERRCODE = '0A000',
+                  HINT = 'SELECT citus_set_coordinator_host(''its host'', its port) first: the coordinator then keeps a copy of every reference table, where the reports run.';
+    END IF;
+    IF NOT @extschema@._citus_inliner() THEN
+        RAISE EXCEPTION 'fairshare.distribute: fairshare is not in shared_preload_libraries after citus'
+            USING ERRCODE = '0A000',
+                  DETAIL = 'Citus cannot plan the reports'' SQL functions unless fairshare inlines them first, which it does from a library loaded at server start.',
+                  HINT = 'Set shared_preload_libraries = ''citus,fairshare'' on every node and restart them (docs/citus.md).';
+    END IF;
+
+    SELECT e.oid INTO ext FROM pg_catalog.pg_extension e WHERE e.extname = 'fairshare';
+    CREATE TEMP TABLE _fs_tables ON COMMIT DROP AS
+    SELECT c.oid::regclass AS rel, c.relname::text AS name
+      FROM pg_catalog.pg_depend d
+      JOIN pg_catalog.pg_class c ON c.oid = d.objid
+     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refclassid = 'pg_catalog.pg_extension'::regclass
+       AND d.refobjid = ext AND d.deptype = 'e' AND c.relkind IN ('r', 'p') AND NOT c.relispartition;
+
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+        -- Checkpoints: those pinned by retention hold the usage of jobs no
+        -- longer in the table, which no report on Citus could read.
+        SELECT string_agg(format('%s as of %s', k.cluster, k.as_of), ', ') INTO bad
+          FROM @extschema@.usage_checkpoints k WHERE k.pinned;
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: pinned usage checkpoints hold the usage of removed jobs: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Retention keeps that usage in the checkpoints only, which Citus cannot keep valid: restore the archived jobs and unpin them first.';
+        END IF;
+        UPDATE @extschema@.usage_checkpoints k
+           SET invalidated_at = now(),
+               invalidated_by = 'fairshare.distribute: jobs became a Citus table, whose shards fire no invalidation trigger'
+         WHERE k.invalidated_at IS NULL;
+
+        -- Every trigger must be one of those known here: a trigger added
+        -- later must be thought through, not silently lost.
+        SELECT string_agg(format('%s on %s', t.tgname, c.relname), ', ') INTO bad
+          FROM pg_catalog.pg_trigger t
+          JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+          JOIN pg_temp._fs_tables x ON x.rel = c.oid
+         WHERE NOT t.tgisinternal
+           AND c.relname || '.' || t.tgname <> ALL (checkpoint_triggers || copied_triggers);
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: triggers it does not know how to carry to Citus: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Citus fires no trigger of a distributed table; each trigger needs a way of its own (docs/citus.md).';
+        END IF;
+        FOR r IN SELECT c.relname, t.tgname FROM pg_catalog.pg_trigger t
+                   JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                   JOIN pg_temp._fs_tables x ON x.rel = c.oid
+                  WHERE NOT t.tgisinternal AND c.relname || '.' || t.tgname = ANY (checkpoint_triggers)
+                  ORDER BY 1, 2 LOOP
+            EXECUTE format('DROP TRIGGER %I ON @extschema@.%I', r.tgname, r.relname);
+        END LOOP;
+
+        -- The foreign keys among the tables, dropped and added again after
+        -- (a partition's own copies follow its parent's).
+        FOR r IN SELECT c.conname, c.conrelid::regclass AS rel, pg_catalog.pg_get_constraintdef(c.oid) AS def
+                   FROM pg_catalog.pg_constraint c
+                   JOIN pg_temp._fs_tables x ON x.rel = c.conrelid
+                  WHERE c.contype = 'f' AND c.conparentid = 0
+                  ORDER BY c.conrelid, c.conname LOOP
+            fkeys := fkeys || format('ALTER TABLE %s ADD CONSTRAINT %I %s', r.rel, r.conname, r.def);
+            EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.rel, r.conname);
+        END LOOP;
+
+        -- Triggers on the reference tables are created on their copies only
+        -- with this setting on; those left are the copied_triggers above.
+        PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+        -- one connection per node for everything that follows: the keys
+        -- between the distributed table and the reference tables require it
+        -- in the transaction that adds them
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x WHERE x.name <> 'jobs' ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.create_reference_table($1)' USING r.rel;
+        END LOOP;
+        EXECUTE 'SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => ''none'', shard_count => $3)'
+          USING '@extschema@.jobs'::regclass, 'job_id', distribute.shard_count;
+        -- The workers' copies of the tables (each worker's own CREATE
+        -- EXTENSION made them) still have the keys: dropping them here
+        -- drops them there too, in this transaction, before they come back.
+        FOR r IN SELECT unnest(fkeys) AS cmd LOOP
+            EXECUTE regexp_replace(r.cmd, '^(ALTER TABLE \S+) ADD CONSTRAINT (\S+) .*$', '\1 DROP CONSTRAINT IF EXISTS \2');
+            EXECUTE r.cmd;
+        END LOOP;
+        -- the rows copied into the shards are still in the coordinator's
+        -- own files, invisible: free them (past the ledger's no-truncate
+        -- trigger, which guards the rows, now in the shards)
+        PERFORM set_config('session_replication_role', 'replica', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING r.rel;
+        END LOOP;
+        PERFORM set_config('session_replication_role', 'origin', true);
+    END IF;
+
+    RETURN QUERY EXECUTE
+        'SELECT x.rel, @extschema@._citus_table_kind(x.rel),
+                pg_catalog.column_to_column_name(p.logicalrelid, p.partkey),
+                (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid = x.rel)
+           FROM pg_temp._fs_tables x
+           LEFT JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = x.rel
+          ORDER BY @extschema@._citus_table_kind(x.rel), x.name';
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+-- reports: the everyday reports of a centre, read from rollups (issue 14;
+-- docs/reports.md).
+--
+-- Like slurmdbd, usage is rolled up by the hour, then by the day and the
+-- month, and every report reads the rollups, never the jobs:
+--
+--   usage_hourly, usage_daily, usage_monthly   per cluster, account, user,
+--       partition, QOS and job size (allocated CPUs): TRES-seconds of cpu,
+--       mem, node, billing and gres/gpu, the energy, the runs started and
+--       their wait (start - eligible)
+--   cluster_usage_hourly, _daily, _monthly     per cluster and TRES: what
+--       the cluster reported, and the seconds allocated, down, planned down
+--       (maintenance reservations), planned (eligible jobs waiting) and idle
+--
+-- Kept up to date incrementally.  Statement triggers on jobs record the
+-- hours a write touched (rollup_dirty: one range per cluster and
+-- statement); refresh_rollups(), the one maintenance call (pg_cron can run
+-- it every few minutes), recomputes those hours and the hours completed
+-- since its last call from the jobs, then the days and months that hold
+-- them.  A late job, an update, a deletion: each corrects its hours at the
+-- next refresh.
+--
+-- Concurrency.  An import only appends ranges to rollup_dirty, so it never
+-- waits for a refresh.  A refresh takes the ranges it can see (DELETE ...
+-- RETURNING) and then reads the jobs in a later snapshot: every job whose
+-- range it took is in that snapshot; a range written by a transaction that
+-- commits later stays for the next refresh.  Two refreshes are serialized
+-- by an advisory lock (specs/rollups.spec).
+--
+-- Seconds, not minutes: a TRES-second is exact in bigint; sreport divides
+-- at print time and so do the report functions.  Suspended time is left out
+-- of the TRES-seconds, as sreport does, and kept apart (suspended_secs):
+-- fairshare usage charges it (docs/runs.md).  A run's suspended total is
+-- spread over its hours in proportion to their length (sacct gives only the
+-- total).
+-- ---------------------------------------------------------------------------
+
+-- The rollups of jobs: one row per period, cluster, association,
+-- partition, QOS ('' for none) and job size (allocated CPUs).
+CREATE TABLE @extschema@.usage_hourly (
+    cluster              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    account              text NOT NULL,
+    user_name            text NOT NULL,
+    partition            text NOT NULL,
+    qos                  text NOT NULL,
+    cpus                 integer NOT NULL,
+    -- seconds of the period the runs ran (suspended time left out), and
+    -- the TRES-seconds: each run's seconds times its allocated count
+    run_secs             bigint NOT NULL,
+    cpu_secs             bigint NOT NULL,
+    mem_secs             bigint NOT NULL,       -- MiB-seconds
+    node_secs            bigint NOT NULL,
+    billing_secs         bigint NOT NULL,
+    gpu_secs             bigint NOT NULL,
+    energy               bigint NOT NULL,       -- joules (energy TRES), by the run's share in the period
+    -- the seconds of the period the runs spent suspended, and times their CPUs
+    suspended_secs       bigint NOT NULL,
+    suspended_cpu_secs   bigint NOT NULL,
+    -- runs started in the period, and their waits (start - eligible)
+    jobs                 bigint NOT NULL,
+    wait_secs            bigint NOT NULL,
+    PRIMARY KEY (cluster, period_start, account, user_name, partition, qos, cpus)
+);
+COMMENT ON TABLE @extschema@.usage_hourly IS
+'Usage by hour (UTC hours), cluster, account, user, partition, QOS and job size: TRES-seconds without suspended time, suspended seconds, runs started and their wait. Kept by refresh_rollups().';
+CREATE TABLE @extschema@.usage_daily (LIKE @extschema@.usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.usage_daily IS
+'usage_hourly summed by day of the cluster''s time zone (period_start: the local midnight). Kept by refresh_rollups().';
+CREATE TABLE @extschema@.usage_monthly (LIKE @extschema@.usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.usage_monthly IS
+'usage_hourly summed by month of the cluster''s time zone (period_start: the first local midnight). Kept by refresh_rollups().';
+-- a user's or an account's periods (the reports filter by period first)
+CREATE INDEX ON @extschema@.usage_monthly (period_start, cluster);
+CREATE INDEX ON @extschema@.usage_daily (period_start, cluster);
+
+-- The cluster's side: what it had and what became of it, per TRES.
+CREATE TABLE @extschema@.cluster_usage_hourly (
+    cluster              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    tres                 text NOT NULL,
+    reported_secs        bigint NOT NULL,   -- count the cluster registered, times seconds
+    alloc_secs           bigint NOT NULL,
+    down_secs            bigint NOT NULL,   -- nodes down or drained (node events)
+    pdown_secs           bigint NOT NULL,   -- maintenance reservations
+    planned_secs         bigint NOT NULL,   -- eligible jobs not yet started
+    idle_secs            bigint NOT NULL,   -- reported - the four above, at least 0
+    over_secs            bigint NOT NULL,   -- the four above beyond reported
+    PRIMARY KEY (cluster, period_start, tres)
+);
+COMMENT ON TABLE @extschema@.cluster_usage_hourly IS
+'Cluster utilisation by hour and TRES, as sreport cluster Utilization reads it: reported, allocated, down, planned down, planned, idle, over (TRES-seconds). Kept by refresh_rollups().';
+CREATE TABLE @extschema@.cluster_usage_daily (LIKE @extschema@.cluster_usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.cluster_usage_daily IS 'cluster_usage_hourly summed by day of the cluster''s time zone.';
+CREATE TABLE @extschema@.cluster_usage_monthly (LIKE @extschema@.cluster_usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.cluster_usage_monthly IS 'cluster_usage_hourly summed by month of the cluster''s time zone.';
+
+-- Node and cluster events, as sacctmgr show event -P prints them
+-- (import_events): node_name '' is the cluster's own event, whose TRES is
+-- what the cluster registered; a node's event is a time it was down or
+-- drained, with that node's TRES.  time_end NULL: still going on.
+CREATE TABLE @extschema@.node_events (
+    cluster              text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    node_name            text NOT NULL,
+    time_start           timestamptz NOT NULL CHECK (pg_catalog.isfinite(time_start)),
+    time_end             timestamptz CHECK (pg_catalog.isfinite(time_end)),
+    state                text,
+    state_raw            bigint,
+    tres                 text NOT NULL,
+    reason               text,
+    user_ref             text,
+    PRIMARY KEY (cluster, node_name, time_start),
+    CHECK (time_end IS NULL OR time_end OPERATOR(pg_catalog.>=) time_start)
+);
+COMMENT ON TABLE @extschema@.node_events IS
+'Cluster (node_name '''') and node events from sacctmgr show event: the TRES the cluster registered, and the times nodes were down. Read by refresh_rollups().';
+
+-- Reservations, as sacctmgr show reservation -P prints them
+-- (import_reservations).
+CREATE TABLE @extschema@.reservations (
+    cluster              text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    resv_id              bigint NOT NULL,
+    name                 text NOT NULL,
+    time_start           timestamptz NOT NULL CHECK (pg_catalog.isfinite(time_start)),
+    time_end             timestamptz NOT NULL CHECK (pg_catalog.isfinite(time_end)),
+    flags                text NOT NULL DEFAULT '',
+    tres                 text NOT NULL,
+    nodes                text,
+    -- the associations it was for (sacctmgr's Assocs, as account and user;
+    -- user '' for an account's own association): its time is charged to
+    -- them, split evenly
+    accounts             text[] NOT NULL DEFAULT '{}',
+    users                text[] NOT NULL DEFAULT '{}',
+    PRIMARY KEY (cluster, resv_id, time_start),
+    CHECK (pg_catalog.cardinality(accounts) OPERATOR(pg_catalog.=) pg_catalog.cardinality(users)),
+    CHECK (time_end OPERATOR(pg_catalog.>=) time_start)
+);
+COMMENT ON TABLE @extschema@.reservations IS
+'Reservations from sacctmgr show reservation: maintenance ones (flag MAINT) count as planned down in the cluster rollups.';
+
+-- What refresh_rollups still has to recompute: hour ranges per cluster
+-- (NULL cluster: every cluster), appended by the triggers on jobs and by
+-- the event imports.  No key: an import never waits on a refresh.
+CREATE TABLE @extschema@.rollup_dirty (
+    cluster              text REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    hours                tstzrange NOT NULL,
+    marked_at            timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE @extschema@.rollup_dirty IS
+'Ranges of hours whose rollups a write made stale (cluster NULL: every cluster); refresh_rollups() recomputes and removes them.';
+
+-- How far each cluster is rolled up: every hour before rolled_to is in the
+-- rollups (apart from rollup_dirty's).
+CREATE TABLE @extschema@.rollup_state (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    rolled_from          timestamptz NOT NULL,
+    rolled_to            timestamptz NOT NULL,
+    refreshed_at         timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    CHECK (rolled_to OPERATOR(pg_catalog.>=) rolled_from)
+);
+COMMENT ON TABLE @extschema@.rollup_state IS
+'Per cluster, the hours the rollups cover [rolled_from, rolled_to) and when refresh_rollups() last ran.';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_hourly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_daily', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_monthly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.node_events', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.reservations', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.rollup_dirty', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.rollup_state', '');
+
+-- The hours a statement's runs cover, merged per cluster: the first hour
+-- of each run's start to the end of its last (running: no end).  Pending
+-- runs count from their eligible time (they are planned time).
+CREATE FUNCTION @extschema@._jobs_mark_rollups() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        INSERT INTO @extschema@.rollup_dirty (cluster, hours) VALUES (NULL, '(,)');
+        RETURN NULL;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+        SELECT m.cluster, r
+          FROM (SELECT n.cluster,
+                       range_agg(tstzrange(date_trunc('hour', COALESCE(n.eligible_time, n.start_time, n.submit_time)),
+                                           COALESCE(date_trunc('hour', n.end_time) + interval '1 hour', 'infinity'))) AS m
+                  FROM new_jobs n GROUP BY n.cluster) m,
+               unnest(m.m) r
+         WHERE EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = m.cluster);
+    END IF;
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+        SELECT m.cluster, r
+          FROM (SELECT o.cluster,
+                       range_agg(tstzrange(date_trunc('hour', COALESCE(o.eligible_time, o.start_time, o.submit_time)),
+                                           COALESCE(date_trunc('hour', o.end_time) + interval '1 hour', 'infinity'))) AS m
+                  FROM old_jobs o GROUP BY o.cluster) m,
+               unnest(m.m) r
+         -- a renamed cluster's old name (renames cascade into jobs): its
+         -- rows are marked under the new name
+         WHERE EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = m.cluster);
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER mark_rollups_insert AFTER INSERT ON @extschema@.jobs
+    REFERENCING NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+CREATE TRIGGER mark_rollups_update AFTER UPDATE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+CREATE TRIGGER mark_rollups_delete AFTER DELETE ON @extschema@.jobs
+    REFERENCING OLD TABLE AS old_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+CREATE TRIGGER mark_rollups_truncate AFTER TRUNCATE ON @extschema@.jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+
+-- Marks hours stale by hand (after editing node_events or reservations,
+-- or jobs in a way no trigger sees, such as attaching a partition).
+CREATE FUNCTION @extschema@.invalidate_rollups(cluster text, time_from timestamptz, time_to timestamptz)
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._report_check_range(time_from, time_to);
+    INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+    VALUES (invalidate_rollups.cluster,
+            tstzrange(date_trunc('hour', time_from),
+                      CASE WHEN date_trunc('hour', time_to) = time_to THEN time_to
+                           ELSE date_trunc('hour', time_to) + interval '1 hour' END));
+END
+$$;
+COMMENT ON FUNCTION @extschema@.invalidate_rollups(text, timestamptz, timestamptz) IS
+'Marks the hours of [time_from, time_to) of a cluster (NULL: every cluster) stale: the next refresh_rollups() recomputes them.';
+
+-- A time range of a report: finite, in order.
+CREATE FUNCTION @extschema@._report_check_range(time_from timestamptz, time_to timestamptz)
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF time_from IS NULL OR time_to IS NULL OR NOT isfinite(time_from) OR NOT isfinite(time_to) THEN
+        RAISE EXCEPTION 'report range must have a finite start and end, not [%, %)',
+                        COALESCE(time_from::text, 'NULL'), COALESCE(time_to::text, 'NULL')
+            USING ERRCODE = '22023',
+                  HINT = 'Give both ends, e.g. ''2026-01-01'' and ''2026-02-01''.';
+    END IF;
+    IF time_to <= time_from THEN
+        RAISE EXCEPTION 'report range is reversed or empty: start % is not before end %', time_from, time_to
+            USING ERRCODE = '22023',
+                  HINT = 'The start comes first, as sreport''s start= and end=; swap them.';
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_check_range(timestamptz, timestamptz) IS
+'true for a finite report range in order; raises 22023 naming the values otherwise.';
+
+-- The TRES the rollups count, in sreport's order (its TRES ids).
+CREATE FUNCTION @extschema@.report_tres()
+RETURNS TABLE (tres text, tres_order integer)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT t.tres, t.ord::integer
+      FROM unnest(ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'gres/gpu']) WITH ORDINALITY AS t (tres, ord);
+END;
+COMMENT ON FUNCTION @extschema@.report_tres() IS
+'The TRES the rollups count (cpu, mem, energy, node, billing, gres/gpu) in the order sreport lists them.';
+
+-- sreport's -T: a comma list of TRES (any case; ALL: every one).
+CREATE FUNCTION @extschema@._report_tres_list(tres_list text)
+RETURNS TABLE (tres text, tres_order integer)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    item text;
+    known text[] := ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'gres/gpu'];
+    picked text[] := '{}';
+BEGIN
+    IF _report_tres_list.tres_list IS NULL OR btrim(_report_tres_list.tres_list) = '' THEN
+        picked := ARRAY['cpu'];
+    ELSIF lower(btrim(_report_tres_list.tres_list)) = 'all' THEN
+        picked := known;
+    ELSE
+        FOREACH item IN ARRAY string_to_array(lower(_report_tres_list.tres_list), ',') LOOP
+            item := btrim(item);
+            IF item = 'gpu' THEN item := 'gres/gpu'; END IF;
+            IF NOT item = ANY (known) THEN
+                RAISE EXCEPTION 'TRES "%" is not one the reports count', item
+                    USING ERRCODE = '22023',
+                          HINT = 'Use cpu, mem, energy, node, billing or gres/gpu (a comma list, or ALL), as sreport -T.';
+            END IF;
+            IF NOT item = ANY (picked) THEN picked := picked || item; END IF;
+        END LOOP;
+    END IF;
+    RETURN QUERY SELECT k.tres, k.ord::integer FROM unnest(known) WITH ORDINALITY AS k (tres, ord)
+                  WHERE k.tres = ANY (picked) ORDER BY k.ord;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_tres_list(text) IS
+'The TRES of a sreport -T list, in sreport''s order; raises 22023 naming a TRES the rollups do not count.';
+
+-- sreport's -t: the unit names it takes (any case, as its own parser).
+CREATE FUNCTION @extschema@._report_units(units text)
+RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    u text := lower(btrim(COALESCE(units, 'minutes')));
+BEGIN
+    RETURN CASE
+        WHEN u IN ('s', 'sec', 'secs', 'second', 'seconds') THEN 'seconds'
+        WHEN u IN ('m', 'min', 'mins', 'minute', 'minutes') THEN 'minutes'
+        WHEN u IN ('h', 'hour', 'hours') THEN 'hours'
+        WHEN u IN ('p', 'per', 'percent') THEN 'percent'
+        WHEN u IN ('secper', 'sp') THEN 'secper'
+        WHEN u IN ('minper', 'mp') THEN 'minper'
+        WHEN u IN ('hourper', 'hp') THEN 'hourper'
+        ELSE @extschema@._raise('22023', format('unknown report units "%s"', units),
+                                'Use Seconds, Minutes, Hours, Percent, SecPer, MinPer or HourPer, as sreport -t.', NULL::text)
+    END;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_units(text) IS
+'The canonical name of a sreport -t unit (seconds, minutes, hours, percent, secper, minper, hourper); raises 22023 naming an unknown one.';
+
+CREATE FUNCTION @extschema@._report_percent(secs bigint, total bigint)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT pg_catalog.to_char(CASE WHEN COALESCE(total, 0) OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                                   ELSE secs::float8 OPERATOR(pg_catalog.*) 100 OPERATOR(pg_catalog./) total::float8 END,
+                              'FM9999999990.00') OPERATOR(pg_catalog.||) '%';
+END;
+COMMENT ON FUNCTION @extschema@._report_percent(bigint, bigint) IS
+'secs as a percentage of total with two decimals and a % sign, as sreport prints it (0.00% of nothing).';
+
+-- A value in TRES-seconds as sreport -P prints it in a unit: the quotient
+-- rounded to the nearest (half to even, like printf's %.0f on a double),
+-- or a percentage of total with two decimals.
+CREATE FUNCTION @extschema@.report_format(secs bigint, total bigint, units text)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE @extschema@._report_units(units)
+        WHEN 'seconds' THEN secs::text
+        WHEN 'minutes' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 60)::bigint::text
+        WHEN 'hours' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 3600)::bigint::text
+        WHEN 'percent' THEN @extschema@._report_percent(secs, total)
+        WHEN 'secper' THEN secs::text OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
+        WHEN 'minper' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 60)::bigint::text
+                           OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
+        ELSE pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 3600)::bigint::text
+             OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
+    END;
+END;
+COMMENT ON FUNCTION @extschema@.report_format(bigint, bigint, text) IS
+'A TRES-seconds value as sreport -P prints it in a -t unit (Minutes: rounded to the nearest; Percent: of total, two decimals).';
+
+
+-- Proper names for the reports' "Proper Name" column (sreport takes the
+-- GECOS field of the machine it runs on); a user without a row has none.
+CREATE TABLE @extschema@.user_info (
+    user_name            text PRIMARY KEY CHECK (user_name OPERATOR(pg_catalog.<>) ''),
+    proper_name          text NOT NULL DEFAULT ''
+);
+COMMENT ON TABLE @extschema@.user_info IS
+'The proper name the sreport-like reports print for a user (sreport reads the GECOS field of the passwd entry).';
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.user_info', '');
+
+-- ---------------------------------------------------------------------------
+-- Refreshing the rollups
+-- ---------------------------------------------------------------------------
+
+-- Refuses on a Citus cluster: the shards of a distributed jobs fire no
+-- trigger, so no write would mark its hours (docs/citus.md).
+CREATE FUNCTION @extschema@._citus_no_rollups(caller text)
+RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+        RAISE EXCEPTION '%: the usage rollups are not available when fairshare.jobs is a Citus table', caller
+            USING ERRCODE = '0A000',
+                  DETAIL = 'The rollups are kept by triggers on jobs that mark the hours each write touches; Citus fires no trigger of the distributed table on its shards.',
+                  HINT = 'Compute usage from the jobs instead (association_usage_at), spread over the workers (docs/citus.md).';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._citus_no_rollups(text) IS
+'Raises 0A000 when jobs is a Citus table: the rollups cannot be kept up to date there.';
+
+-- Recompute the hours of one range [a, b) of one cluster from the jobs, the
+-- events and the reservations; w is the refresh's instant (the end of a
+-- running job).
+CREATE FUNCTION @extschema@._rollup_hours(c text, a timestamptz, b timestamptz, w timestamptz)
+RETURNS bigint LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
+    DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
+
+    -- the runs: each hour's part of each run that overlaps [a, b)
+    INSERT INTO @extschema@.usage_hourly
+    SELECT j.cluster, h.h, j.account, j.user_name, j.partition, COALESCE(j.qos, ''), j.cpus,
+           sum(p.run), sum(p.run * j.cpus), sum(p.run * j.mem_mb), sum(p.run * j.nodes),
+           sum(p.run * j.billing), sum(p.run * j.gpus),
+           sum(round(CASE WHEN j.dur > 0 THEN j.energy * p.secs / j.dur ELSE 0 END))::bigint,
+           sum(p.susp), sum(p.susp * j.cpus),
+           count(*) FILTER (WHERE j.start_time >= h.h AND j.start_time < h.h + interval '1 hour'),
+           COALESCE(sum(j.wait) FILTER (WHERE j.start_time >= h.h AND j.start_time < h.h + interval '1 hour'), 0)
+      FROM (SELECT x.*, extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                   LEAST(COALESCE(x.end_time, w), w) AS stop,
+                   extract(epoch FROM x.suspended)::bigint AS susp_total,
+                   COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
+                   COALESCE(round(@extschema@.tres_count(x.tres, 'energy')), 0)::bigint AS energy,
+                   extract(epoch FROM x.start_time - COALESCE(x.eligible_time, x.submit_time))::bigint AS wait
+              FROM @extschema@.jobs x
+             WHERE x.cluster = c AND x.start_time IS NOT NULL AND x.start_time < b
+               AND COALESCE(x.end_time, 'infinity'::timestamptz) > a) j
+     CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', j.start_time), a),
+                                        LEAST(j.stop, b) - interval '1 microsecond', interval '1 hour') AS h (h)
+     CROSS JOIN LATERAL (
+            SELECT q.secs, q.secs - q.susp AS run, q.susp
+              FROM (SELECT r.secs,
+                           CASE WHEN j.dur > 0 AND j.susp_total > 0
+                                THEN floor(j.susp_total::numeric * r.e / j.dur) - floor(j.susp_total::numeric * r.s / j.dur)
+                                ELSE 0 END::bigint AS susp
+                      FROM (SELECT extract(epoch FROM LEAST(j.stop, h.h + interval '1 hour') - GREATEST(j.start_time, h.h))::bigint AS secs,
+                                   extract(epoch FROM GREATEST(j.start_time, h.h) - j.start_time)::bigint AS s,
+                                   extract(epoch FROM LEAST(j.stop, h.h + interval '1 hour') - j.start_time)::bigint AS e) r) q) p
+     WHERE j.stop > j.start_time
+     GROUP BY j.cluster, h.h, j.account, j.user_name, j.partition, COALESCE(j.qos, ''), j.cpus;
+
+    -- the reservations' time: charged to their associations (split evenly),
+    -- as slurmdbd does, in rows of partition '' (no job has that partition)
+    INSERT INTO @extschema@.usage_hourly
+    SELECT r.cluster, h.h, x.account, x.user_name, '', '', 0,
+           sum(o.secs / r.n), sum(o.secs * r.cpu / r.n), sum(o.secs * r.mem / r.n), sum(o.secs * r.node / r.n),
+           sum(o.secs * r.billing / r.n), sum(o.secs * r.gpu / r.n), 0, 0, 0, 0, 0
+      FROM (SELECT v.*, GREATEST(pg_catalog.cardinality(v.accounts), 1) AS n,
+                   round(@extschema@.tres_count(v.tres, 'cpu'))::bigint AS cpu,
+                   round(@extschema@.tres_count(v.tres, 'mem'))::bigint AS mem,
+                   round(@extschema@.tres_count(v.tres, 'node'))::bigint AS node,
+                   round(@extschema@.tres_count(v.tres, 'billing'))::bigint AS billing,
+                   round(@extschema@.tres_count(v.tres, 'gres/gpu'))::bigint AS gpu
+              FROM @extschema@.reservations v
+             WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
+               AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))) r
+     CROSS JOIN LATERAL unnest(r.accounts, r.users) AS x (account, user_name)
+     CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), a),
+                                        LEAST(r.time_end, b) - interval '1 microsecond', interval '1 hour') AS h (h)
+     CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(r.time_end, h.h + interval '1 hour') - GREATEST(r.time_start, h.h))::bigint AS secs) o
+     WHERE x.account IS NOT NULL
+     GROUP BY r.cluster, h.h, x.account, x.user_name
+    ON CONFLICT (cluster, period_start, account, user_name, partition, qos, cpus) DO UPDATE
+       SET run_secs = @extschema@.usage_hourly.run_secs + EXCLUDED.run_secs,
+           cpu_secs = @extschema@.usage_hourly.cpu_secs + EXCLUDED.cpu_secs,
+           mem_secs = @extschema@.usage_hourly.mem_secs + EXCLUDED.mem_secs,
+           node_secs = @extschema@.usage_hourly.node_secs + EXCLUDED.node_secs,
+           billing_secs = @extschema@.usage_hourly.billing_secs + EXCLUDED.billing_secs,
+           gpu_secs = @extschema@.usage_hourly.gpu_secs + EXCLUDED.gpu_secs;
+
+    -- the cluster: per hour and TRES, what it reported and what became of it
+    INSERT INTO @extschema@.cluster_usage_hourly
+    WITH hours AS (
+        SELECT h FROM generate_series(a, b - interval '1 hour', interval '1 hour') AS g (h)
+    ), tres AS (
+        SELECT t.tres FROM @extschema@.report_tres() t
+    ), ev AS (          -- events: the cluster's (reported) and its nodes' (down)
+        SELECT h.h, t.tres,
+               sum(x.secs) FILTER (WHERE x.whole) AS reported,
+               sum(x.secs) FILTER (WHERE NOT x.whole) AS down
+          FROM @extschema@.node_events e
+          JOIN hours h ON e.time_start < h.h + interval '1 hour' AND COALESCE(e.time_end, w) > h.h
+         CROSS JOIN tres t
+         CROSS JOIN LATERAL (SELECT e.node_name = '' AS whole,
+                                    round(@extschema@.tres_count(e.tres, t.tres))::bigint
+                                    * extract(epoch FROM LEAST(COALESCE(e.time_end, w), h.h + interval '1 hour')
+                                                         - GREATEST(e.time_start, h.h))::bigint AS secs) x
+         WHERE e.cluster = c
+         GROUP BY 1, 2
+    ), resv AS (        -- reservations: maintenance (planned down) and others (allocated)
+        SELECT h.h, t.tres,
+               sum(x.secs) FILTER (WHERE x.maint) AS pdown,
+               sum(x.secs) FILTER (WHERE NOT x.maint) AS alloc
+          FROM @extschema@.reservations v
+          JOIN hours h ON v.time_start < h.h + interval '1 hour' AND v.time_end > h.h
+         CROSS JOIN tres t
+         CROSS JOIN LATERAL (SELECT 'MAINT' = ANY (string_to_array(upper(v.flags), ',')) AS maint,
+                                    round(@extschema@.tres_count(v.tres, t.tres))::bigint
+                                    * extract(epoch FROM LEAST(v.time_end, h.h + interval '1 hour')
+                                                         - GREATEST(v.time_start, h.h))::bigint AS secs) x
+         WHERE v.cluster = c AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
+         GROUP BY 1, 2
+    ), alloc AS (       -- the runs, from the rows just written
+        SELECT u.period_start AS h, t.tres,
+               sum(CASE t.tres WHEN 'cpu' THEN u.cpu_secs WHEN 'mem' THEN u.mem_secs WHEN 'node' THEN u.node_secs
+                               WHEN 'billing' THEN u.billing_secs WHEN 'gres/gpu' THEN u.gpu_secs ELSE u.energy END) AS secs
+          FROM @extschema@.usage_hourly u CROSS JOIN tres t
+         WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b AND u.partition <> ''
+         GROUP BY 1, 2
+    ), planned AS (     -- eligible runs not yet started, from eligible to start (or end):
+                        -- their CPUs only, as slurmdbd counts them
+        -- (each run's hours by generate_series, not a join of the runs
+        -- with every hour of the range)
+        SELECT h.h, 'cpu'::text AS tres,
+               sum(j.cpus * extract(epoch FROM LEAST(j.stop, h.h + interval '1 hour')
+                                               - GREATEST(j.eligible_time, h.h))::bigint) AS secs
+          FROM (SELECT x.cpus, x.eligible_time, COALESCE(x.start_time, x.end_time, w) AS stop
+                  FROM @extschema@.jobs x
+                 WHERE x.cluster = c AND x.eligible_time < b
+                   AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a) j
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', j.eligible_time), a),
+                                            LEAST(j.stop, b) - interval '1 microsecond', interval '1 hour') AS h (h)
+         WHERE j.stop > j.eligible_time
+         GROUP BY 1, 2
+    ), sums AS (
+        SELECT k.h, k.tres,
+               COALESCE(ev.reported, 0) AS reported,
+               COALESCE(alloc.secs, 0) + COALESCE(resv.alloc, 0) AS alloc,
+               COALESCE(ev.down, 0) AS down,
+               COALESCE(resv.pdown, 0) AS pdown,
+               COALESCE(planned.secs, 0) AS planned
+          FROM (SELECT ev.h, ev.tres FROM ev UNION SELECT resv.h, resv.tres FROM resv
+                UNION SELECT alloc.h, alloc.tres FROM alloc UNION SELECT planned.h, planned.tres FROM planned) k
+          LEFT JOIN ev ON ev.h = k.h AND ev.tres = k.tres
+          LEFT JOIN resv ON resv.h = k.h AND resv.tres = k.tres
+          LEFT JOIN alloc ON alloc.h = k.h AND alloc.tres = k.tres
+          LEFT JOIN planned ON planned.h = k.h AND planned.tres = k.tres
+    )
+    SELECT c, s.h, s.tres, s.reported, s.alloc, s.down, s.pdown, s.planned,
+           GREATEST(s.reported - s.alloc - s.down - s.pdown - s.planned, 0),
+           GREATEST(s.alloc + s.down + s.pdown + s.planned - s.reported, 0)
+      FROM sums s
+     WHERE s.reported <> 0 OR s.alloc <> 0 OR s.down <> 0 OR s.pdown <> 0 OR s.planned <> 0;
+
+    RETURN (extract(epoch FROM b - a) / 3600)::bigint;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._rollup_hours(text, timestamptz, timestamptz, timestamptz) IS
+'Recomputes usage_hourly and cluster_usage_hourly for the hours [a, b) of a cluster from its jobs, events and reservations (w: the end of running jobs); returns the number of hours.';
+
+-- Sum the hours of [a, b) into the days and months of the cluster's time
+-- zone that hold them.
+CREATE FUNCTION @extschema@._rollup_days_months(c text, tz text, a timestamptz, b timestamptz)
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    d0 timestamptz := date_trunc('day', a, tz);
+    d1 timestamptz := (date_trunc('day', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 day') AT TIME ZONE tz;
+    m0 timestamptz := date_trunc('month', a, tz);
+    m1 timestamptz := (date_trunc('month', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz;
+BEGIN
+    DELETE FROM @extschema@.usage_daily u WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1;
+    INSERT INTO @extschema@.usage_daily
+    SELECT u.cluster, date_trunc('day', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+           sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
+           sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
+      FROM @extschema@.usage_hourly u
+     WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1
+     GROUP BY 1, 2, 3, 4, 5, 6, 7;
+    DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1;
+    INSERT INTO @extschema@.usage_monthly
+    SELECT u.cluster, date_trunc('month', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+           sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
+           sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
+      FROM @extschema@.usage_daily u
+     WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1
+     GROUP BY 1, 2, 3, 4, 5, 6, 7;
+
+    DELETE FROM @extschema@.cluster_usage_daily u WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1;
+    INSERT INTO @extschema@.cluster_usage_daily
+    SELECT u.cluster, date_trunc('day', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+           sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
+      FROM @extschema@.cluster_usage_hourly u
+     WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1
+     GROUP BY 1, 2, 3;
+    DELETE FROM @extschema@.cluster_usage_monthly u WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1;
+    INSERT INTO @extschema@.cluster_usage_monthly
+    SELECT u.cluster, date_trunc('month', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+           sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
+      FROM @extschema@.cluster_usage_daily u
+     WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1
+     GROUP BY 1, 2, 3;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._rollup_days_months(text, text, timestamptz, timestamptz) IS
+'Sums the hourly rollups of the days and months (in time zone tz) that hold [a, b) of a cluster into the daily and monthly ones.';
+
+-- The maintenance call.  Recomputes, for one cluster or every one (NULL),
+-- the hours marked stale and the hours completed since the last call (the
+-- first call: every hour since the cluster's first job or event), up to
+-- the hour that holds up_to, and the days and months that hold them.
+-- Safe to run while imports run (see the header); pg_cron:
+--   SELECT cron.schedule('fairshare-rollups', '*/10 * * * *', 'SELECT fairshare.refresh_rollups()');
+CREATE FUNCTION @extschema@.refresh_rollups(cluster_name text DEFAULT NULL, up_to timestamptz DEFAULT pg_catalog.now())
+RETURNS TABLE (cluster text, hours_recomputed bigint, rolled_from timestamptz, rolled_to timestamptz)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    w timestamptz;
+    k record;
+    st record;
+    m tstzmultirange;
+    r tstzrange;
+    lo timestamptz;
+    n bigint;
+BEGIN
+    PERFORM @extschema@._citus_no_rollups('fairshare.refresh_rollups');
+    IF up_to IS NULL OR NOT isfinite(up_to) THEN
+        RAISE EXCEPTION 'refresh_rollups: up_to must be a finite instant, not %', COALESCE(up_to::text, 'NULL')
+            USING ERRCODE = '22023', HINT = 'Leave it out: the rollups are kept up to now().';
+    END IF;
+    IF refresh_rollups.cluster_name IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters x WHERE x.cluster = refresh_rollups.cluster_name) THEN
+        RAISE EXCEPTION 'refresh_rollups: cluster "%" does not exist', refresh_rollups.cluster_name
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every one.';
+    END IF;
+    -- one refresh at a time; imports never wait for it
+    PERFORM pg_advisory_xact_lock(hashtext('fairshare.refresh_rollups'));
+    w := date_trunc('hour', up_to);
+    -- a mark for every cluster (TRUNCATE jobs) becomes one per cluster
+    WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster IS NULL RETURNING x.hours)
+    INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+    SELECT x.cluster, d.hours FROM d CROSS JOIN @extschema@.clusters x;
+
+    FOR k IN SELECT x.cluster, x.timezone FROM @extschema@.clusters x
+              WHERE refresh_rollups.cluster_name IS NULL OR x.cluster = refresh_rollups.cluster_name
+              ORDER BY x.cluster LOOP
+        SELECT s.rolled_from, s.rolled_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
+        WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster = k.cluster RETURNING x.hours)
+        SELECT range_agg(d.hours) INTO m FROM d;
+        m := COALESCE(m, '{}'::tstzmultirange);
+        -- the first hour the rollups cover: the cluster's first run or
+        -- event, or the earliest hour marked
+        lo := LEAST(st.rolled_from,
+                    (SELECT date_trunc('hour', min(COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz)))
+                       FROM @extschema@.jobs j WHERE j.cluster = k.cluster AND st.rolled_from IS NULL),
+                    (SELECT date_trunc('hour', min(j.eligible_time))
+                       FROM @extschema@.jobs j WHERE j.cluster = k.cluster AND st.rolled_from IS NULL),
+                    (SELECT date_trunc('hour', min(e.time_start)) FROM @extschema@.node_events e
+                      WHERE e.cluster = k.cluster AND st.rolled_from IS NULL),
+                    (SELECT min(lower(x)) FROM unnest(m) x WHERE NOT lower_inf(x)),
+                    w);
+        m := (m + tstzmultirange(tstzrange(COALESCE(st.rolled_to, lo), w)))
+             * tstzmultirange(tstzrange(lo, w));
+        n := 0;
+        FOR r IN SELECT x FROM unnest(m) x ORDER BY lower(x) LOOP
+            n := n + @extschema@._rollup_hours(k.cluster, lower(r), upper(r), w);
+            PERFORM @extschema@._rollup_days_months(k.cluster, k.timezone, lower(r), upper(r));
+        END LOOP;
+        INSERT INTO @extschema@.rollup_state AS s (cluster, rolled_from, rolled_to, refreshed_at)
+        VALUES (k.cluster, lo, GREATEST(w, lo), now())
+        ON CONFLICT ON CONSTRAINT rollup_state_pkey DO UPDATE
+           SET rolled_from = LEAST(s.rolled_from, EXCLUDED.rolled_from),
+               rolled_to = GREATEST(s.rolled_to, EXCLUDED.rolled_to),
+               refreshed_at = EXCLUDED.refreshed_at;
+        cluster := k.cluster;
+        hours_recomputed := n;
+        SELECT s.rolled_from, s.rolled_to INTO rolled_from, rolled_to
+          FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.refresh_rollups(text, timestamptz) IS
+'The rollups'' maintenance call: recomputes the hours writes marked stale and the hours completed since the last call (one cluster, or NULL: every one), then their days and months; safe to run during imports; schedule it with pg_cron.';
+
+-- ---------------------------------------------------------------------------
+-- Reading the rollups
+-- ---------------------------------------------------------------------------
+
+-- Where a range [f, t) of a cluster in time zone tz is read from: whole
+-- months [m0, m1) from the monthly rollups, whole days [d0, m0) and
+-- [m1, d1) from the daily ones, and the hours [f, d0) and [d1, t) from
+-- the hourly ones.  A year of usage is 12 monthly periods.
+CREATE FUNCTION @extschema@._rollup_bounds(tz text, f timestamptz, t timestamptz,
+                                           OUT d0 timestamptz, OUT d1 timestamptz,
+                                           OUT m0 timestamptz, OUT m1 timestamptz)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    d0 := date_trunc('day', f, tz);
+    IF d0 < f THEN d0 := (d0 AT TIME ZONE tz + interval '1 day') AT TIME ZONE tz; END IF;
+    d1 := date_trunc('day', t, tz);
+    IF d0 >= d1 THEN d0 := t; d1 := t; END IF;
+    m0 := date_trunc('month', d0, tz);
+    IF m0 < d0 THEN m0 := (m0 AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz; END IF;
+    m1 := date_trunc('month', d1, tz);
+    IF m0 >= m1 THEN m0 := d1; m1 := d1; END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._rollup_bounds(text, timestamptz, timestamptz) IS
+'Splits [f, t) into the whole months, whole days and hours of time zone tz that the rollups answer it from.';
+
+-- A report's range as sreport takes it: both ends down to their hour.
+CREATE FUNCTION @extschema@._report_range(time_from timestamptz, time_to timestamptz,
+                                          OUT f timestamptz, OUT t timestamptz)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._report_check_range(time_from, time_to);
+    f := date_trunc('hour', time_from);
+    t := date_trunc('hour', time_to);
+    IF t <= f THEN
+        RAISE EXCEPTION 'report range [%, %) holds no whole hour', time_from, time_to
+            USING ERRCODE = '22023',
+                  HINT = 'The rollups are by the hour, as slurmdbd''s: sreport takes both ends down to their hour.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_range(timestamptz, timestamptz) IS
+'A report range taken down to whole hours as sreport does; raises 22023 when reversed or shorter than an hour.';
+
+-- The usage rows of [f, t) of one cluster (NULL: every one), from the
+-- coarsest rollups that cover it.
+CREATE FUNCTION @extschema@.usage_between(cluster text, time_from timestamptz, time_to timestamptz)
+RETURNS SETOF @extschema@.usage_hourly
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
+    b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
+            FROM @extschema@.clusters k CROSS JOIN r
+           CROSS JOIN LATERAL @extschema@._rollup_bounds(k.timezone, r.f, r.t) x
+           WHERE usage_between.cluster IS NULL OR k.cluster OPERATOR(pg_catalog.=) usage_between.cluster)
+    SELECT u.* FROM b JOIN @extschema@.usage_monthly u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
+       AND u.period_start OPERATOR(pg_catalog.>=) b.m0 AND u.period_start OPERATOR(pg_catalog.<) b.m1
+    UNION ALL
+    SELECT u.* FROM b JOIN @extschema@.usage_daily u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
+       AND ((u.period_start OPERATOR(pg_catalog.>=) b.d0 AND u.period_start OPERATOR(pg_catalog.<) b.m0)
+            OR (u.period_start OPERATOR(pg_catalog.>=) b.m1 AND u.period_start OPERATOR(pg_catalog.<) b.d1))
+    UNION ALL
+    SELECT u.* FROM b JOIN @extschema@.usage_hourly u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
+       AND ((u.period_start OPERATOR(pg_catalog.>=) b.f AND u.period_start OPERATOR(pg_catalog.<) b.d0)
+            OR (u.period_start OPERATOR(pg_catalog.>=) b.d1 AND u.period_start OPERATOR(pg_catalog.<) b.t));
+END;
+COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
+'The rollup rows that make up [time_from, time_to) (whole hours) of a cluster (NULL: every one): whole months from usage_monthly, whole days from usage_daily, the rest from usage_hourly.';
+
+CREATE FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timestamptz, time_to timestamptz)
+RETURNS SETOF @extschema@.cluster_usage_hourly
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
+    b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
+            FROM @extschema@.clusters k CROSS JOIN r
+           CROSS JOIN LATERAL @extschema@._rollup_bounds(k.timezone, r.f, r.t) x
+           WHERE cluster_usage_between.cluster IS NULL OR k.cluster OPERATOR(pg_catalog.=) cluster_usage_between.cluster)
+    SELECT u.* FROM b JOIN @extschema@.cluster_usage_monthly u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
+       AND u.period_start OPERATOR(pg_catalog.>=) b.m0 AND u.period_start OPERATOR(pg_catalog.<) b.m1
+    UNION ALL
+    SELECT u.* FROM b JOIN @extschema@.cluster_usage_daily u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
+       AND ((u.period_start OPERATOR(pg_catalog.>=) b.d0 AND u.period_start OPERATOR(pg_catalog.<) b.m0)
+            OR (u.period_start OPERATOR(pg_catalog.>=) b.m1 AND u.period_start OPERATOR(pg_catalog.<) b.d1))
+    UNION ALL
+    SELECT u.* FROM b JOIN @extschema@.cluster_usage_hourly u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
+       AND ((u.period_start OPERATOR(pg_catalog.>=) b.f AND u.period_start OPERATOR(pg_catalog.<) b.d0)
+            OR (u.period_start OPERATOR(pg_catalog.>=) b.d1 AND u.period_start OPERATOR(pg_catalog.<) b.t));
+END;
+COMMENT ON FUNCTION @extschema@.cluster_usage_between(text, timestamptz, timestamptz) IS
+'The cluster rollup rows that make up [time_from, time_to) (whole hours) of a cluster (NULL: every one), from the coarsest rollups that cover it.';
+
+-- One TRES's seconds of a usage row.
+CREATE FUNCTION @extschema@._usage_tres_secs(u @extschema@.usage_hourly, tres text)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE tres WHEN 'cpu' THEN u.cpu_secs WHEN 'mem' THEN u.mem_secs WHEN 'node' THEN u.node_secs
+                     WHEN 'billing' THEN u.billing_secs WHEN 'gres/gpu' THEN u.gpu_secs ELSE u.energy END;
+END;
+COMMENT ON FUNCTION @extschema@._usage_tres_secs(@extschema@.usage_hourly, text) IS
+'The TRES-seconds of one TRES (cpu, mem, node, billing, gres/gpu; energy: joules) in a usage rollup row.';
+
+-- Monthly usage per account over a range, from the rollups: the report the
+-- performance target is set on (docs/performance.md).
+CREATE FUNCTION @extschema@.account_usage_monthly(time_from timestamptz, time_to timestamptz, cluster text DEFAULT NULL)
+RETURNS TABLE (cluster text, month timestamptz, account text, cpu_hours float8, gpu_hours float8,
+               billing_hours float8, jobs bigint, wait_hours float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT u.cluster, u.period_start, u.account,
+           sum(u.cpu_secs)::float8 OPERATOR(pg_catalog./) 3600, sum(u.gpu_secs)::float8 OPERATOR(pg_catalog./) 3600,
+           sum(u.billing_secs)::float8 OPERATOR(pg_catalog./) 3600, sum(u.jobs)::bigint,
+           sum(u.wait_secs)::float8 OPERATOR(pg_catalog./) 3600
+      FROM @extschema@.usage_monthly u
+      JOIN @extschema@.clusters k ON k.cluster OPERATOR(pg_catalog.=) u.cluster
+     WHERE (account_usage_monthly.cluster IS NULL OR u.cluster OPERATOR(pg_catalog.=) account_usage_monthly.cluster)
+       AND u.period_start OPERATOR(pg_catalog.>=) pg_catalog.date_trunc('month', time_from, k.timezone)
+       AND u.period_start OPERATOR(pg_catalog.<) time_to
+       AND @extschema@._report_check_range(time_from, time_to)
+     GROUP BY u.cluster, u.period_start, u.account
+     ORDER BY u.cluster, u.period_start, u.account;
+END;
+COMMENT ON FUNCTION @extschema@.account_usage_monthly(timestamptz, timestamptz, text) IS
+'Per cluster, month (of the cluster''s time zone) and account: CPU-, GPU- and billing-hours (suspended time left out), runs started and their wait in hours, read from usage_monthly.';
+
+-- ---------------------------------------------------------------------------
+-- sreport's reports (sreport -P prints the same cells: sql/sreport.sql)
+-- ---------------------------------------------------------------------------
+
+-- Each association's TRES-seconds over a range (jobs and reservations),
+-- with the cluster's reported TRES-seconds (the total of Percent).
+CREATE FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamptz, time_to timestamptz, tres text)
+RETURNS TABLE (cluster text, account text, user_name text, tres text, tres_order integer,
+               secs bigint, energy bigint, reported bigint)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH t AS (SELECT * FROM @extschema@._report_tres_list(tres)),
+    u AS (SELECT * FROM @extschema@.usage_between(_assoc_usage.cluster, time_from, time_to)),
+    rep AS (SELECT c.cluster, c.tres, sum(c.reported_secs)::bigint AS reported
+              FROM @extschema@.cluster_usage_between(_assoc_usage.cluster, time_from, time_to) c
+             GROUP BY c.cluster, c.tres)
+    SELECT u.cluster, u.account, u.user_name, t.tres, t.tres_order,
+           sum(@extschema@._usage_tres_secs(u::@extschema@.usage_hourly, t.tres))::bigint,
+           sum(u.energy)::bigint, COALESCE(min(rep.reported), 0)
+      FROM u CROSS JOIN t
+      LEFT JOIN rep ON rep.cluster OPERATOR(pg_catalog.=) u.cluster AND rep.tres OPERATOR(pg_catalog.=) t.tres
+     GROUP BY u.cluster, u.account, u.user_name, t.tres, t.tres_order;
+END;
+COMMENT ON FUNCTION @extschema@._assoc_usage(text, timestamptz, timestamptz, text) IS
+'Per association and TRES of a sreport -T list: TRES-seconds and energy over a range from the rollups, with the cluster''s reported TRES-seconds.';
+
+-- sreport cluster AccountUtilizationByUser: the account tree, each
+-- account with its subtree's usage, its users (first) and sub-accounts
+-- (then), by name; root first with the whole cluster's.
+CREATE FUNCTION @extschema@.sreport_account_utilization_by_user(time_from timestamptz, time_to timestamptz,
+        units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL)
+RETURNS TABLE (line bigint, cluster text, account text, login text, proper_name text, tres_name text,
+               used text, energy text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH RECURSIVE a AS (SELECT * FROM @extschema@._assoc_usage(sreport_account_utilization_by_user.cluster, time_from, time_to, tres)),
+    tree AS (
+        SELECT k.cluster, k.account, ARRAY['1:' OPERATOR(pg_catalog.||) k.account] AS path,
+               ARRAY[k.account] AS accounts
+          FROM @extschema@.accounts k WHERE k.parent_account IS NULL
+        UNION ALL
+        SELECT k.cluster, k.account, tree.path OPERATOR(pg_catalog.||) ('1:' OPERATOR(pg_catalog.||) k.account),
+               tree.accounts OPERATOR(pg_catalog.||) k.account
+          FROM @extschema@.accounts k
+          JOIN tree ON k.cluster OPERATOR(pg_catalog.=) tree.cluster AND k.parent_account OPERATOR(pg_catalog.=) tree.account
+    ),
+    rows_ AS (
+        -- an account: its subtree (its own association and every one below)
+        SELECT tree.cluster, tree.account, ''::text AS login, tree.path, a.tres, a.tres_order,
+               sum(a.secs)::bigint AS secs, sum(a.energy)::bigint AS energy, min(a.reported) AS reported
+          FROM tree
+          JOIN tree sub ON sub.cluster OPERATOR(pg_catalog.=) tree.cluster AND tree.account OPERATOR(pg_catalog.=) ANY (sub.accounts)
+          JOIN a ON a.cluster OPERATOR(pg_catalog.=) sub.cluster AND a.account OPERATOR(pg_catalog.=) sub.account
+         GROUP BY tree.cluster, tree.account, tree.path, a.tres, a.tres_order
+        UNION ALL
+        -- a user in an account
+        SELECT a.cluster, a.account, a.user_name, tree.path OPERATOR(pg_catalog.||) ('0:' OPERATOR(pg_catalog.||) a.user_name),
+               a.tres, a.tres_order, a.secs, a.energy, a.reported
+          FROM a JOIN tree ON tree.cluster OPERATOR(pg_catalog.=) a.cluster AND tree.account OPERATOR(pg_catalog.=) a.account
+         WHERE a.user_name OPERATOR(pg_catalog.<>) ''
+    )
+    SELECT pg_catalog.row_number() OVER (ORDER BY r.cluster, r.path, r.tres_order),
+           r.cluster, r.account, r.login, COALESCE(i.proper_name, ''), r.tres,
+           @extschema@.report_format(r.secs, r.reported, units),
+           @extschema@.report_format(r.energy, r.reported, units)
+      FROM rows_ r LEFT JOIN @extschema@.user_info i ON i.user_name OPERATOR(pg_catalog.=) r.login
+     ORDER BY 1;
+END;
+COMMENT ON FUNCTION @extschema@.sreport_account_utilization_by_user(timestamptz, timestamptz, text, text, text) IS
+'sreport cluster AccountUtilizationByUser from the rollups: per account (its subtree) and user in tree order, usage in a -t unit, per TRES of a -T list.';
+
+-- sreport cluster UserUtilizationByAccount: each user in each account,
+-- the most used first.
+CREATE FUNCTION @extschema@.sreport_user_utilization_by_account(time_from timestamptz, time_to timestamptz,
+        units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL)
+RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account text, tres_name text,
+               used text, energy text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH a AS (SELECT x.*, pg_catalog.first_value(x.secs) OVER (PARTITION BY x.cluster, x.account, x.user_name ORDER BY x.tres_order) AS rank_secs
+                 FROM @extschema@._assoc_usage(sreport_user_utilization_by_account.cluster, time_from, time_to, tres) x
+                WHERE x.user_name OPERATOR(pg_catalog.<>) '')
+    SELECT pg_catalog.row_number() OVER (ORDER BY a.cluster, a.rank_secs DESC, a.user_name, a.account, a.tres_order),
+           a.cluster, a.user_name, COALESCE(i.proper_name, ''), a.account, a.tres,
+           @extschema@.report_format(a.secs, a.reported, units), @extschema@.report_format(a.energy, a.reported, units)
+      FROM a LEFT JOIN @extschema@.user_info i ON i.user_name OPERATOR(pg_catalog.=) a.user_name
+     ORDER BY 1;
+END;
+COMMENT ON FUNCTION @extschema@.sreport_user_utilization_by_account(timestamptz, timestamptz, text, text, text) IS
+'sreport cluster UserUtilizationByAccount from the rollups: each user in each account, the most used first, in a -t unit, per TRES of a -T list.';
+
+CREATE FUNCTION @extschema@._report_check_count(n integer)
+RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN n IS NULL OR n OPERATOR(pg_catalog.<) 1
+                THEN @extschema@._raise('22023', pg_catalog.format('top_count must be 1 or more, not %s', COALESCE(n::text, 'NULL')),
+                                        'sreport''s TopCount: how many users to list (10 by default).', NULL::integer)
+                ELSE n END;
+END;
+COMMENT ON FUNCTION @extschema@._report_check_count(integer) IS 'n when it is 1 or more; raises 22023 naming it otherwise.';
+
+-- sreport user TopUsage: the top_count users (each account apart, or all
+-- of a user's accounts together with group), the most used first.
+CREATE FUNCTION @extschema@.sreport_top_usage(time_from timestamptz, time_to timestamptz,
+        units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL,
+        top_count integer DEFAULT 10, "group" boolean DEFAULT false)
+RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account text, tres_name text,
+               used text, energy text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH a AS (SELECT x.cluster, x.user_name,
+                      CASE WHEN sreport_top_usage."group" THEN '' ELSE x.account END AS grp,
+                      pg_catalog.string_agg(x.account, ',' ORDER BY x.account) AS account,
+                      x.tres, x.tres_order, sum(x.secs)::bigint AS secs, sum(x.energy)::bigint AS energy,
+                      min(x.reported) AS reported
+                 FROM @extschema@._assoc_usage(sreport_top_usage.cluster, time_from, time_to, tres) x
+                WHERE x.user_name OPERATOR(pg_catalog.<>) ''
+                GROUP BY 1, 2, 3, 5, 6),
+    ranked AS (SELECT a.*, pg_catalog.first_value(a.secs) OVER (PARTITION BY a.cluster, a.user_name, a.grp ORDER BY a.tres_order) AS rank_secs
+                 FROM a),
+    top AS (SELECT r.cluster, r.user_name, r.grp,
+                   pg_catalog.row_number() OVER (PARTITION BY r.cluster ORDER BY r.rank_secs DESC, r.user_name, r.grp) AS n
+              FROM ranked r WHERE r.tres_order OPERATOR(pg_catalog.=) (SELECT min(x.tres_order) FROM ranked x))
+    SELECT pg_catalog.row_number() OVER (ORDER BY r.cluster, top.n, r.tres_order),
+           r.cluster, r.user_name, COALESCE(i.proper_name, ''), r.account, r.tres,
+           @extschema@.report_format(r.secs, r.reported, units), @extschema@.report_format(r.energy, r.reported, units)
+      FROM ranked r
+      JOIN top ON top.cluster OPERATOR(pg_catalog.=) r.cluster AND top.user_name OPERATOR(pg_catalog.=) r.user_name
+              AND top.grp OPERATOR(pg_catalog.=) r.grp
+      LEFT JOIN @extschema@.user_info i ON i.user_name OPERATOR(pg_catalog.=) r.user_name
+     WHERE top.n OPERATOR(pg_catalog.<=) @extschema@._report_check_count(top_count)
+     ORDER BY 1;
+END;
+COMMENT ON FUNCTION @extschema@.sreport_top_usage(timestamptz, timestamptz, text, text, text, integer, boolean) IS
+'sreport user TopUsage from the rollups: the top_count users by usage (each account apart; group: all their accounts together), in a -t unit, per TRES of a -T list.';
+
+-- sreport cluster Utilization: allocated, down, planned down, idle,
+-- planned and reported, per TRES.
+CREATE FUNCTION @extschema@.sreport_cluster_utilization(time_from timestamptz, time_to timestamptz,
+        units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL)
+RETURNS TABLE (line bigint, cluster text, tres_name text, allocated text, down text, plnd_down text,
+               idle text, planned text, reported text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH t AS (SELECT * FROM @extschema@._report_tres_list(tres)),
+    s AS (SELECT c.cluster, c.tres, sum(c.alloc_secs)::bigint AS alloc, sum(c.down_secs)::bigint AS down,
+                 sum(c.pdown_secs)::bigint AS pdown, sum(c.idle_secs)::bigint AS idle,
+                 sum(c.planned_secs)::bigint AS planned, sum(c.reported_secs)::bigint AS reported
+            FROM @extschema@.cluster_usage_between(sreport_cluster_utilization.cluster, time_from, time_to) c
+           GROUP BY c.cluster, c.tres)
+    SELECT pg_catalog.row_number() OVER (ORDER BY s.cluster, t.tres_order), s.cluster, s.tres,
+           @extschema@.report_format(s.alloc, s.reported, units), @extschema@.report_format(s.down, s.reported, units),
+           @extschema@.report_format(s.pdown, s.reported, units), @extschema@.report_format(s.idle, s.reported, units),
+           @extschema@.report_format(s.planned, s.reported, units), @extschema@.report_format(s.reported, s.reported, units)
+      FROM s JOIN t ON t.tres OPERATOR(pg_catalog.=) s.tres
+     ORDER BY 1;
+END;
+COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timestamptz, text, text, text) IS
+'sreport cluster Utilization from the rollups: allocated, down, planned down (maintenance reservations), idle, planned (eligible jobs waiting, CPUs) and reported, in a -t unit, per TRES of a -T list.';
+
+
+
+-- sreport's grouping=: ascending positive CPU counts.
+CREATE FUNCTION @extschema@._report_check_groups(cpu_groups integer[])
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    i integer;
+BEGIN
+    IF COALESCE(cardinality(cpu_groups), 0) = 0 OR array_position(cpu_groups, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'grouping must be a list of CPU counts, not %', COALESCE(cpu_groups::text, 'NULL')
+            USING ERRCODE = '22023', HINT = 'As sreport''s grouping=: ascending CPU counts, e.g. {50,250,500,1000}.';
+    END IF;
+    FOR i IN 1 .. cardinality(cpu_groups) LOOP
+        IF cpu_groups[i] < 1 OR (i > 1 AND cpu_groups[i] <= cpu_groups[i - 1]) THEN
+            RAISE EXCEPTION 'grouping % is not a list of ascending positive CPU counts (at %)', cpu_groups, cpu_groups[i]
+                USING ERRCODE = '22023', HINT = 'As sreport''s grouping=: ascending CPU counts, e.g. {50,250,500,1000}.';
+        END IF;
+    END LOOP;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_check_groups(integer[]) IS
+'true for a list of ascending positive CPU counts (sreport''s grouping=); raises 22023 naming the list otherwise.';
+
+-- The size buckets of sreport's grouping= (ascending CPU counts): their
+-- lower bounds and labels ("0-49 CPUs", ..., ">= 1000 CPUs").
+CREATE FUNCTION @extschema@._report_size_buckets(cpu_groups integer[])
+RETURNS TABLE (bucket integer, lo integer, hi integer, label text)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    i integer;
+    n integer := COALESCE(cardinality(cpu_groups), 0);
+BEGIN
+    PERFORM @extschema@._report_check_groups(cpu_groups);
+    bucket := 1; lo := 0; hi := cpu_groups[1]; label := format('0-%s CPUs', cpu_groups[1] - 1);
+    RETURN NEXT;
+    FOR i IN 1 .. n - 1 LOOP
+        bucket := i + 1; lo := cpu_groups[i]; hi := cpu_groups[i + 1];
+        label := format('%s-%s CPUs', cpu_groups[i], cpu_groups[i + 1] - 1);
+        RETURN NEXT;
+    END LOOP;
+    bucket := n + 1; lo := cpu_groups[n]; hi := NULL; label := format('>= %s CPUs', cpu_groups[n]);
+    RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_size_buckets(integer[]) IS
+'The job-size buckets of sreport''s grouping= with their labels; raises 22023 on a list that is not ascending positive CPU counts.';
+
+-- sreport job SizesByAccount: each account's jobs' CPU time (or number of
+-- runs started, job_count) by job size, and its share of the cluster's.
+-- accounts NULL: root (every job); flat: each account's own jobs only.
+CREATE FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamptz, time_to timestamptz,
+        cpu_groups integer[] DEFAULT '{50,250,500,1000}', units text DEFAULT 'minutes',
+        accounts text[] DEFAULT NULL, flat boolean DEFAULT false, job_count boolean DEFAULT false,
+        cluster text DEFAULT NULL)
+RETURNS TABLE (line bigint, cluster text, account text, labels text[], sizes text[], pct_of_cluster text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH RECURSIVE b AS (SELECT * FROM @extschema@._report_size_buckets(cpu_groups)),
+    u AS (SELECT x.cluster, x.account, x.cpus,
+                 CASE WHEN job_count THEN x.jobs ELSE x.cpu_secs END AS v
+            FROM @extschema@.usage_between(sreport_job_sizes_by_account.cluster, time_from, time_to) x
+           WHERE x.partition OPERATOR(pg_catalog.<>) '' AND @extschema@._report_check_groups(cpu_groups)),
+    total AS (SELECT u.cluster, sum(u.v)::bigint AS v FROM u GROUP BY u.cluster),
+    tree AS (
+        SELECT k.cluster, k.account, ARRAY[k.account] AS accounts
+          FROM @extschema@.accounts k WHERE k.parent_account IS NULL
+        UNION ALL
+        SELECT k.cluster, k.account, tree.accounts OPERATOR(pg_catalog.||) k.account
+          FROM @extschema@.accounts k
+          JOIN tree ON k.cluster OPERATOR(pg_catalog.=) tree.cluster AND k.parent_account OPERATOR(pg_catalog.=) tree.account
+    ),
+    -- the rows: each account asked for (root by default) with its subtree,
+    -- or with flat each account with its own jobs
+    picked AS (
+        SELECT t.cluster, t.account AS head, sub.account
+          FROM tree t JOIN tree sub ON sub.cluster OPERATOR(pg_catalog.=) t.cluster AND t.account OPERATOR(pg_catalog.=) ANY (sub.accounts)
+         WHERE NOT flat AND t.account OPERATOR(pg_catalog.=) ANY (COALESCE(sreport_job_sizes_by_account.accounts, ARRAY['root']))
+        UNION ALL
+        SELECT t.cluster, t.account, t.account FROM tree t
+         WHERE flat AND (sreport_job_sizes_by_account.accounts IS NULL OR t.account OPERATOR(pg_catalog.=) ANY (sreport_job_sizes_by_account.accounts))
+    ),
+    cells AS (
+        SELECT p.cluster, p.head, b.bucket, b.label, COALESCE(sum(u.v), 0)::bigint AS v
+          FROM (SELECT DISTINCT p.cluster, p.head FROM picked p) p
+         CROSS JOIN b
+          LEFT JOIN (picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account)
+                 ON q.cluster OPERATOR(pg_catalog.=) p.cluster AND q.head OPERATOR(pg_catalog.=) p.head
+                AND u.cpus OPERATOR(pg_catalog.>=) b.lo AND (b.hi IS NULL OR u.cpus OPERATOR(pg_catalog.<) b.hi)
+         GROUP BY p.cluster, p.head, b.bucket, b.label
+    )
+    SELECT pg_catalog.row_number() OVER (ORDER BY c.cluster, c.head), c.cluster, c.head,
+           pg_catalog.array_agg(c.label ORDER BY c.bucket),
+           pg_catalog.array_agg(CASE WHEN job_count THEN c.v::text
+                                     ELSE @extschema@.report_format(c.v, total.v, units) END ORDER BY c.bucket),
+           @extschema@._report_percent(sum(c.v)::bigint, total.v)
+      FROM cells c JOIN total ON total.cluster OPERATOR(pg_catalog.=) c.cluster
+     WHERE NOT flat OR c.head IN (SELECT u.account FROM u WHERE u.cluster OPERATOR(pg_catalog.=) c.cluster)
+     GROUP BY c.cluster, c.head, total.v
+     ORDER BY 1;
+END;
+COMMENT ON FUNCTION @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text) IS
+'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= in a -t unit (job_count: runs started), and the share of the cluster''s.';
+
+-- ---------------------------------------------------------------------------
+-- Events and reservations in from sacctmgr
+-- ---------------------------------------------------------------------------
+
+-- One export's header and lines: the position of each column, by name.
+CREATE FUNCTION @extschema@._psv_columns(export text, required text[], what text)
+RETURNS TABLE (line integer, col text, val text)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lines text[];
+    header text[];
+    missing text;
+BEGIN
+    IF export IS NULL OR btrim(export, E' \n\r\t') = '' THEN
+        RAISE EXCEPTION '%: the export is empty', what
+            USING ERRCODE = '22023', HINT = 'Pass what sacctmgr -P printed, its header line first.';
+    END IF;
+    lines := regexp_split_to_array(rtrim(replace(export, E'\r', ''), E'\n'), E'\n');
+    header := string_to_array(lines[1], '|');
+    SELECT string_agg(r, ', ') INTO missing FROM unnest(required) r
+     WHERE NOT lower(r) = ANY (SELECT lower(h) FROM unnest(header) h);
+    IF missing IS NOT NULL THEN
+        RAISE EXCEPTION '%: the header "%" has no column %', what, lines[1], missing
+            USING ERRCODE = '22023', HINT = 'Export with sacctmgr -P and a format= that names them (docs/reports.md).';
+    END IF;
+    RETURN QUERY
+    SELECT l.n::integer, lower(h.name), NULLIF(f.val, '')
+      FROM unnest(lines[2:]) WITH ORDINALITY AS l (txt, n)
+     CROSS JOIN LATERAL unnest(string_to_array(l.txt, '|')) WITH ORDINALITY AS f (val, i)
+      JOIN unnest(header) WITH ORDINALITY AS h (name, i) ON h.i = f.i
+     WHERE l.txt <> '';
+END
+$$;
+COMMENT ON FUNCTION @extschema@._psv_columns(text, text[], text) IS
+'The cells of a sacctmgr -P export by line and lower-cased column name; raises 22023 naming the columns it lacks.';
+
+-- An instant as sacctmgr prints it (local time of time_zone; Unknown or
+-- None: NULL).
+CREATE FUNCTION @extschema@._psv_time(v text, time_zone text)
+RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN v IS NULL OR v IN ('Unknown', 'None', '') THEN NULL
+                ELSE pg_catalog.timezone(time_zone, v::timestamp) END;
+END;
+COMMENT ON FUNCTION @extschema@._psv_time(text, text) IS
+'A sacct/sacctmgr instant (local time of time_zone) as timestamptz; Unknown and None are NULL.';
+
+-- sacctmgr show event -P all_time format=Cluster,ClusterNodes,Event,
+-- NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User: replaces the
+-- events of the cluster that start at the same instants, and marks their
+-- hours stale.
+CREATE FUNCTION @extschema@.import_events(cluster text, export text, time_zone text DEFAULT NULL)
+RETURNS bigint LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    tz text;
+    n bigint;
+BEGIN
+    SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_events.cluster;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'import_events: cluster "%" does not exist', import_events.cluster
+            USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
+    END IF;
+    tz := COALESCE(time_zone, tz);
+    CREATE TEMP TABLE _fs_events ON COMMIT DROP AS
+    SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
+           COALESCE(max(c.val) FILTER (WHERE c.col = 'nodename'), '') AS node_name,
+           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
+           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           max(c.val) FILTER (WHERE c.col = 'state') AS state,
+           max(c.val) FILTER (WHERE c.col = 'stateraw')::bigint AS state_raw,
+           COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
+           max(c.val) FILTER (WHERE c.col = 'reason') AS reason,
+           max(c.val) FILTER (WHERE c.col = 'user') AS user_ref
+      FROM @extschema@._psv_columns(export, ARRAY['NodeName', 'TimeStart', 'TimeEnd', 'TRES'], 'import_events') c
+     GROUP BY c.line;
+    DELETE FROM pg_temp._fs_events e WHERE e.cluster IS DISTINCT FROM import_events.cluster AND e.cluster IS NOT NULL;
+    IF EXISTS (SELECT FROM pg_temp._fs_events e WHERE e.time_start IS NULL) THEN
+        RAISE EXCEPTION 'import_events: an event has no TimeStart'
+            USING ERRCODE = '22023', HINT = 'Every line of sacctmgr show event has one.';
+    END IF;
+    INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+    SELECT import_events.cluster, tstzrange(date_trunc('hour', e.time_start),
+                                            COALESCE(date_trunc('hour', e.time_end) + interval '1 hour', 'infinity'))
+      FROM (SELECT x.time_start, x.time_end FROM pg_temp._fs_events x
+            UNION ALL
+            SELECT v.time_start, v.time_end FROM @extschema@.node_events v
+              JOIN pg_temp._fs_events x ON v.cluster = import_events.cluster AND v.node_name = x.node_name
+                                       AND v.time_start = x.time_start) e;
+    INSERT INTO @extschema@.node_events AS v (cluster, node_name, time_start, time_end, state, state_raw, tres, reason, user_ref)
+    SELECT import_events.cluster, e.node_name, e.time_start, e.time_end, e.state, e.state_raw, e.tres, e.reason, e.user_ref
+      FROM pg_temp._fs_events e
+    ON CONFLICT ON CONSTRAINT node_events_pkey DO UPDATE
+       SET time_end = EXCLUDED.time_end, state = EXCLUDED.state, state_raw = EXCLUDED.state_raw,
+           tres = EXCLUDED.tres, reason = EXCLUDED.reason, user_ref = EXCLUDED.user_ref;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    DROP TABLE pg_temp._fs_events;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.import_events(text, text, text) IS
+'Imports a sacctmgr show event -P export (the cluster''s TRES and its nodes'' down times) into node_events and marks their hours stale; returns the events written.';
+
+-- sacctmgr show reservation -P format=Cluster,Name,ID,TRES,TimeStart,
+-- TimeEnd,Flags,NodeNames,UnusedWall,Associations; associations: the
+-- sacctmgr show assoc -P export with ID, Account and User that maps the
+-- Assocs ids to accounts and users.
+CREATE FUNCTION @extschema@.import_reservations(cluster text, export text, associations text DEFAULT NULL,
+                                                time_zone text DEFAULT NULL)
+RETURNS bigint LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    tz text;
+    n bigint;
+    bad text;
+BEGIN
+    SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_reservations.cluster;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'import_reservations: cluster "%" does not exist', import_reservations.cluster
+            USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
+    END IF;
+    tz := COALESCE(time_zone, tz);
+    CREATE TEMP TABLE _fs_resv ON COMMIT DROP AS
+    SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
+           max(c.val) FILTER (WHERE c.col = 'id')::bigint AS resv_id,
+           max(c.val) FILTER (WHERE c.col = 'name') AS name,
+           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
+           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           COALESCE(max(c.val) FILTER (WHERE c.col = 'flags'), '') AS flags,
+           COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
+           max(c.val) FILTER (WHERE c.col IN ('nodename', 'nodenames')) AS nodes,
+           string_to_array(max(c.val) FILTER (WHERE c.col IN ('assocs', 'associations')), ',') AS assoc_ids
+      FROM @extschema@._psv_columns(export, ARRAY['ID', 'Name', 'TimeStart', 'TimeEnd', 'TRES'], 'import_reservations') c
+     GROUP BY c.line;
+    DELETE FROM pg_temp._fs_resv e WHERE e.cluster IS DISTINCT FROM import_reservations.cluster AND e.cluster IS NOT NULL;
+    IF EXISTS (SELECT FROM pg_temp._fs_resv e WHERE e.time_start IS NULL OR e.time_end IS NULL OR e.resv_id IS NULL) THEN
+        RAISE EXCEPTION 'import_reservations: a reservation has no ID, TimeStart or TimeEnd'
+            USING ERRCODE = '22023', HINT = 'Every line of sacctmgr show reservation has them.';
+    END IF;
+    CREATE TEMP TABLE _fs_assoc ON COMMIT DROP AS
+    SELECT max(c.val) FILTER (WHERE c.col = 'id') AS id,
+           btrim(max(c.val) FILTER (WHERE c.col = 'account')) AS account,
+           COALESCE(max(c.val) FILTER (WHERE c.col = 'user'), '') AS user_name
+      FROM @extschema@._psv_columns(COALESCE(associations, E'ID|Account|User\n'), ARRAY['ID', 'Account', 'User'],
+                                    'import_reservations (associations)') c
+     GROUP BY c.line;
+    SELECT string_agg(DISTINCT a, ', ') INTO bad
+      FROM pg_temp._fs_resv e CROSS JOIN LATERAL unnest(e.assoc_ids) a
+     WHERE NOT EXISTS (SELECT FROM pg_temp._fs_assoc x WHERE x.id = btrim(a));
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION 'import_reservations: association ids % are not in the association export', bad
+            USING ERRCODE = '22023',
+                  HINT = 'Pass the output of sacctmgr show assoc -P format=Cluster,Account,User,ID as associations: a reservation''s time is charged to its associations.';
+    END IF;
+    INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+    SELECT import_reservations.cluster,
+           tstzrange(date_trunc('hour', e.time_start), date_trunc('hour', e.time_end) + interval '1 hour')
+      FROM (SELECT x.time_start, x.time_end FROM pg_temp._fs_resv x
+            UNION ALL
+            SELECT v.time_start, v.time_end FROM @extschema@.reservations v
+              JOIN pg_temp._fs_resv x ON v.cluster = import_reservations.cluster AND v.resv_id = x.resv_id
+                                     AND v.time_start = x.time_start) e;
+    INSERT INTO @extschema@.reservations AS v (cluster, resv_id, name, time_start, time_end, flags, tres, nodes, accounts, users)
+    SELECT import_reservations.cluster, e.resv_id, e.name, e.time_start, e.time_end, e.flags, e.tres, e.nodes,
+           COALESCE((SELECT array_agg(x.account ORDER BY o.n) FROM unnest(e.assoc_ids) WITH ORDINALITY o (id, n)
+                       JOIN pg_temp._fs_assoc x ON x.id = btrim(o.id)), '{}'),
+           COALESCE((SELECT array_agg(x.user_name ORDER BY o.n) FROM unnest(e.assoc_ids) WITH ORDINALITY o (id, n)
+                       JOIN pg_temp._fs_assoc x ON x.id = btrim(o.id)), '{}')
+      FROM pg_temp._fs_resv e
+    ON CONFLICT ON CONSTRAINT reservations_pkey DO UPDATE
+       SET name = EXCLUDED.name, time_end = EXCLUDED.time_end, flags = EXCLUDED.flags, tres = EXCLUDED.tres,
+           nodes = EXCLUDED.nodes, accounts = EXCLUDED.accounts, users = EXCLUDED.users;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    DROP TABLE pg_temp._fs_resv;
+    DROP TABLE pg_temp._fs_assoc;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.import_reservations(text, text, text, text) IS
+'Imports a sacctmgr show reservation -P export into reservations (its Assocs mapped to accounts and users through a sacctmgr show assoc -P export) and marks their hours stale; returns the reservations written.';
+
+-- Grants and row-level security, as security.sql's loop gives them in a
+-- fresh install (tables with a user_name column: each user's own rows).
+REVOKE ALL ON FUNCTION @extschema@._jobs_mark_rollups() FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamp with time zone, time_to timestamp with time zone, tres text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamp with time zone, time_to timestamp with time zone, tres text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamp with time zone, time_to timestamp with time zone, tres text) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@._citus_no_rollups(caller text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._citus_no_rollups(caller text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._citus_no_rollups(caller text) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@._psv_columns(export text, required text[], what text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._psv_columns(export text, required text[], what text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._psv_columns(export text, required text[], what text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._psv_columns(export text, required text[], what text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._psv_time(v text, time_zone text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._psv_time(v text, time_zone text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._psv_time(v text, time_zone text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._psv_time(v text, time_zone text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_check_count(n integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_count(n integer) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_count(n integer) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_count(n integer) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_check_groups(cpu_groups integer[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_groups(cpu_groups integer[]) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_groups(cpu_groups integer[]) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_groups(cpu_groups integer[]) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_check_range(time_from timestamp with time zone, time_to timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_range(time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_range(time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_range(time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_percent(secs bigint, total bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_percent(secs bigint, total bigint) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_percent(secs bigint, total bigint) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_percent(secs bigint, total bigint) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_range(time_from timestamp with time zone, time_to timestamp with time zone, OUT f timestamp with time zone, OUT t timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_range(time_from timestamp with time zone, time_to timestamp with time zone, OUT f timestamp with time zone, OUT t timestamp with time zone) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_range(time_from timestamp with time zone, time_to timestamp with time zone, OUT f timestamp with time zone, OUT t timestamp with time zone) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_range(time_from timestamp with time zone, time_to timestamp with time zone, OUT f timestamp with time zone, OUT t timestamp with time zone) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_size_buckets(cpu_groups integer[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_size_buckets(cpu_groups integer[]) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_size_buckets(cpu_groups integer[]) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_size_buckets(cpu_groups integer[]) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_tres_list(tres_list text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_tres_list(tres_list text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_tres_list(tres_list text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_tres_list(tres_list text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_units(units text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_units(units text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_units(units text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_units(units text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._rollup_bounds(tz text, f timestamp with time zone, t timestamp with time zone, OUT d0 timestamp with time zone, OUT d1 timestamp with time zone, OUT m0 timestamp with time zone, OUT m1 timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._rollup_bounds(tz text, f timestamp with time zone, t timestamp with time zone, OUT d0 timestamp with time zone, OUT d1 timestamp with time zone, OUT m0 timestamp with time zone, OUT m1 timestamp with time zone) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._rollup_bounds(tz text, f timestamp with time zone, t timestamp with time zone, OUT d0 timestamp with time zone, OUT d1 timestamp with time zone, OUT m0 timestamp with time zone, OUT m1 timestamp with time zone) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._rollup_bounds(tz text, f timestamp with time zone, t timestamp with time zone, OUT d0 timestamp with time zone, OUT d1 timestamp with time zone, OUT m0 timestamp with time zone, OUT m1 timestamp with time zone) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._rollup_days_months(c text, tz text, a timestamp with time zone, b timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._rollup_days_months(c text, tz text, a timestamp with time zone, b timestamp with time zone) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@._rollup_hours(c text, a timestamp with time zone, b timestamp with time zone, w timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._rollup_hours(c text, a timestamp with time zone, b timestamp with time zone, w timestamp with time zone) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@._usage_tres_secs(u @extschema@.usage_hourly, tres text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._usage_tres_secs(u @extschema@.usage_hourly, tres text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._usage_tres_secs(u @extschema@.usage_hourly, tres text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._usage_tres_secs(u @extschema@.usage_hourly, tres text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@.account_usage_monthly(time_from timestamp with time zone, time_to timestamp with time zone, cluster text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.account_usage_monthly(time_from timestamp with time zone, time_to timestamp with time zone, cluster text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.account_usage_monthly(time_from timestamp with time zone, time_to timestamp with time zone, cluster text) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.import_events(cluster text, export text, time_zone text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.import_events(cluster text, export text, time_zone text) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@.import_reservations(cluster text, export text, associations text, time_zone text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.import_reservations(cluster text, export text, associations text, time_zone text) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@.invalidate_rollups(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.invalidate_rollups(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@.refresh_rollups(cluster_name text, up_to timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.refresh_rollups(cluster_name text, up_to timestamp with time zone) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@.report_format(secs bigint, total bigint, units text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.report_format(secs bigint, total bigint, units text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.report_format(secs bigint, total bigint, units text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@.report_format(secs bigint, total bigint, units text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@.report_tres() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.report_tres() TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.report_tres() TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@.report_tres() TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@.sreport_account_utilization_by_user(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_account_utilization_by_user(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_account_utilization_by_user(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.sreport_cluster_utilization(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_cluster_utilization(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_cluster_utilization(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamp with time zone, time_to timestamp with time zone, cpu_groups integer[], units text, accounts text[], flat boolean, job_count boolean, cluster text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamp with time zone, time_to timestamp with time zone, cpu_groups integer[], units text, accounts text[], flat boolean, job_count boolean, cluster text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamp with time zone, time_to timestamp with time zone, cpu_groups integer[], units text, accounts text[], flat boolean, job_count boolean, cluster text) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.sreport_top_usage(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text, top_count integer, "group" boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_top_usage(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text, top_count integer, "group" boolean) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_top_usage(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text, top_count integer, "group" boolean) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.sreport_user_utilization_by_account(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_user_utilization_by_account(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.sreport_user_utilization_by_account(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text, cluster text) TO fairshare_reader;
+REVOKE ALL ON FUNCTION @extschema@.usage_between(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.usage_between(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@.usage_between(cluster text, time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_reader;
+REVOKE ALL ON @extschema@.cluster_usage_daily FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.cluster_usage_daily TO fairshare_admin;
+GRANT SELECT ON @extschema@.cluster_usage_daily TO fairshare_reader;
+REVOKE ALL ON @extschema@.cluster_usage_hourly FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.cluster_usage_hourly TO fairshare_admin;
+GRANT SELECT ON @extschema@.cluster_usage_hourly TO fairshare_reader;
+REVOKE ALL ON @extschema@.cluster_usage_monthly FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.cluster_usage_monthly TO fairshare_admin;
+GRANT SELECT ON @extschema@.cluster_usage_monthly TO fairshare_reader;
+REVOKE ALL ON @extschema@.node_events FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.node_events TO fairshare_admin;
+GRANT SELECT ON @extschema@.node_events TO fairshare_reader;
+REVOKE ALL ON @extschema@.reservations FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.reservations TO fairshare_admin;
+GRANT SELECT ON @extschema@.reservations TO fairshare_reader;
+REVOKE ALL ON @extschema@.rollup_dirty FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.rollup_dirty TO fairshare_admin;
+GRANT SELECT ON @extschema@.rollup_dirty TO fairshare_reader;
+REVOKE ALL ON @extschema@.rollup_state FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.rollup_state TO fairshare_admin;
+GRANT SELECT ON @extschema@.rollup_state TO fairshare_reader;
+REVOKE ALL ON @extschema@.usage_daily FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.usage_daily TO fairshare_admin;
+GRANT SELECT ON @extschema@.usage_daily TO fairshare_reader;
+GRANT SELECT ON @extschema@.usage_daily TO fairshare_user;
+ALTER TABLE @extschema@.usage_daily ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_admin_all ON @extschema@.usage_daily FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_reader_all ON @extschema@.usage_daily FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_user_own ON @extschema@.usage_daily FOR SELECT TO fairshare_user USING ((user_name = (CURRENT_USER)::text));
+REVOKE ALL ON @extschema@.usage_hourly FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.usage_hourly TO fairshare_admin;
+GRANT SELECT ON @extschema@.usage_hourly TO fairshare_reader;
+GRANT SELECT ON @extschema@.usage_hourly TO fairshare_user;
+ALTER TABLE @extschema@.usage_hourly ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_admin_all ON @extschema@.usage_hourly FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_reader_all ON @extschema@.usage_hourly FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_user_own ON @extschema@.usage_hourly FOR SELECT TO fairshare_user USING ((user_name = (CURRENT_USER)::text));
+REVOKE ALL ON @extschema@.usage_monthly FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.usage_monthly TO fairshare_admin;
+GRANT SELECT ON @extschema@.usage_monthly TO fairshare_reader;
+GRANT SELECT ON @extschema@.usage_monthly TO fairshare_user;
+ALTER TABLE @extschema@.usage_monthly ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_admin_all ON @extschema@.usage_monthly FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_reader_all ON @extschema@.usage_monthly FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_user_own ON @extschema@.usage_monthly FOR SELECT TO fairshare_user USING ((user_name = (CURRENT_USER)::text));
+REVOKE ALL ON @extschema@.user_info FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.user_info TO fairshare_admin;
+GRANT SELECT ON @extschema@.user_info TO fairshare_reader;
+GRANT SELECT ON @extschema@.user_info TO fairshare_user;
+ALTER TABLE @extschema@.user_info ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_admin_all ON @extschema@.user_info FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_reader_all ON @extschema@.user_info FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_user_own ON @extschema@.user_info FOR SELECT TO fairshare_user USING ((user_name = (CURRENT_USER)::text));
+
+-- ===========================================================================
+-- Job efficiency (issue 14; efficiency.sql, docs/reports.md): TotalCPU,
+-- MaxRSS, ReqMem, ReqTRES, energy and GPU utilisation from sacct exports,
+-- seff per run and roll-ups per user and account.
+-- ===========================================================================
+-- ---------------------------------------------------------------------------
+-- efficiency: what jobs did with what they were given, like seff (issue 14;
+-- docs/reports.md#job-efficiency).
+--
+-- sacct's TotalCPU (CPU time of every step), MaxRSS (the largest resident
+-- set of any task of any step), ReqMem and ReqTRES, and the energy
+-- (ConsumedEnergyRaw) and GPU utilisation (gres/gpuutil of TRESUsageInAve)
+-- where the export has them, read from the same staged export as
+-- import_sacct, before it (import_sacct empties the staging table):
+--
+--   SELECT fairshare.import_stage();
+--   \copy import_staging (line) FROM 'day.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
+--   SELECT fairshare.import_sacct_efficiency('oracle', 'UTC');
+--   SELECT * FROM fairshare.import_sacct('oracle', 'UTC');
+--
+-- An export without those columns gives no row here and imports as before.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.job_efficiency (
+    cluster              text NOT NULL,
+    job_id               text NOT NULL,
+    submit_time          timestamptz NOT NULL,
+    user_name            text,
+    account              text,
+    total_cpu_secs       float8 CHECK (total_cpu_secs OPERATOR(pg_catalog.>=) 0),
+    max_rss_mb           float8 CHECK (max_rss_mb OPERATOR(pg_catalog.>=) 0),
+    req_mem_mb           float8 CHECK (req_mem_mb OPERATOR(pg_catalog.>=) 0),
+    req_tres             text,
+    energy_joules        float8 CHECK (energy_joules OPERATOR(pg_catalog.>=) 0),
+    gpu_util_percent     float8 CHECK (gpu_util_percent OPERATOR(pg_catalog.>=) 0),
+    PRIMARY KEY (cluster, job_id, submit_time)
+);
+COMMENT ON TABLE @extschema@.job_efficiency IS
+'Per run (cluster, job id, submit time): sacct''s TotalCPU, the largest MaxRSS of its steps, ReqMem (MiB, for the whole job), ReqTRES, energy and GPU utilisation. Filled by import_sacct_efficiency.';
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_efficiency', '');
+
+-- sacct's [DD-][HH:]MM:SS[.fff] as seconds (NULL when empty).
+CREATE FUNCTION @extschema@._sacct_duration(v text)
+RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m text[];
+BEGIN
+    IF v IS NULL OR v IN ('', 'INVALID', 'UNLIMITED', 'Partition_Limit') THEN
+        RETURN NULL;
+    END IF;
+    m := regexp_match(v, '^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$');
+    IF m IS NULL THEN
+        RAISE EXCEPTION 'sacct duration "%" is not [DD-][HH:]MM:SS[.fff]', v
+            USING ERRCODE = '22007', HINT = 'TotalCPU as sacct -P prints it, e.g. 1-02:03:04 or 05:06.789.';
+    END IF;
+    RETURN COALESCE(m[1]::float8, 0) * 86400 + COALESCE(m[2]::float8, 0) * 3600 + m[3]::float8 * 60 + m[4]::float8;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._sacct_duration(text) IS
+'A sacct duration ([DD-][HH:]MM:SS[.fff], e.g. TotalCPU) in seconds; NULL when empty; raises 22007 naming a value of another form.';
+
+-- sacct's sizes (MaxRSS 2572K, ReqMem 16G; a bare number is bytes) in MiB.
+CREATE FUNCTION @extschema@._sacct_size_mb(v text)
+RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m text[];
+BEGIN
+    IF v IS NULL OR v = '' THEN
+        RETURN NULL;
+    END IF;
+    m := regexp_match(v, '^(\d+(?:\.\d+)?)([KMGTP]?)[nc]?$');
+    IF m IS NULL THEN
+        RAISE EXCEPTION 'sacct size "%" is not a number with an optional K, M, G, T or P', v
+            USING ERRCODE = '22023', HINT = 'MaxRSS or ReqMem as sacct -P prints them, e.g. 2572K or 16G.';
+    END IF;
+    RETURN m[1]::float8 * CASE m[2] WHEN '' THEN 1.0 / 1048576 WHEN 'K' THEN 1.0 / 1024 WHEN 'M' THEN 1
+                                    WHEN 'G' THEN 1024 WHEN 'T' THEN 1048576 ELSE 1073741824 END;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._sacct_size_mb(text) IS
+'A sacct size (MaxRSS, ReqMem; K, M, G, T, P suffixes, a bare number in bytes, a trailing n or c ignored) in MiB; raises 22023 naming a value of another form.';
+
+-- Reads the staged export (before import_sacct, which empties it): one
+-- row per run, its steps folded in (a step belongs to the last line of its
+-- job id above it, as sacct --duplicates prints each run before its
+-- steps).  Replaces the rows of the same runs; returns how many.
+CREATE FUNCTION @extschema@.import_sacct_efficiency(cluster text, time_zone text DEFAULT NULL,
+                                                    staging text DEFAULT 'import_staging')
+RETURNS bigint LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel regclass := @extschema@._import_staging(staging);
+    tz text;
+    header text[];
+    n bigint;
+BEGIN
+    SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_sacct_efficiency.cluster;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'import_sacct_efficiency: cluster "%" does not exist', import_sacct_efficiency.cluster
+            USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
+    END IF;
+    tz := COALESCE(time_zone, tz);
+    EXECUTE format('SELECT string_to_array(lower(s.line), ''|'') FROM %s s ORDER BY s.line_no LIMIT 1', rel) INTO header;
+    IF header IS NULL OR NOT (header && ARRAY['totalcpu', 'maxrss', 'reqmem', 'reqtres', 'consumedenergyraw', 'tresusageinave'])
+       OR NOT 'jobid' = ANY (header) OR NOT 'submit' = ANY (header) THEN
+        RETURN 0;       -- an export without them: nothing to read
+    END IF;
+    EXECUTE format($q$
+        CREATE TEMP TABLE _fs_eff ON COMMIT DROP AS
+        WITH cells AS (
+            SELECT s.line_no, h.name, f.val
+              FROM %s s
+             CROSS JOIN LATERAL unnest(string_to_array(s.line, '|')) WITH ORDINALITY AS f (val, i)
+              JOIN unnest($1) WITH ORDINALITY AS h (name, i) ON h.i = f.i
+             WHERE s.line_no > (SELECT min(x.line_no) FROM %s x)
+        ), l AS (
+            SELECT c.line_no,
+                   max(c.val) FILTER (WHERE c.name = 'jobid') AS jobid,
+                   max(c.val) FILTER (WHERE c.name = 'submit') AS submit,
+                   max(c.val) FILTER (WHERE c.name = 'user') AS user_name,
+                   max(c.val) FILTER (WHERE c.name = 'account') AS account,
+                   max(c.val) FILTER (WHERE c.name = 'allocnodes' OR c.name = 'nnodes') AS nodes,
+                   max(c.val) FILTER (WHERE c.name = 'alloccpus') AS cpus,
+                   max(c.val) FILTER (WHERE c.name = 'totalcpu') AS total_cpu,
+                   max(c.val) FILTER (WHERE c.name = 'maxrss') AS max_rss,
+                   max(c.val) FILTER (WHERE c.name = 'reqmem') AS req_mem,
+                   max(c.val) FILTER (WHERE c.name = 'reqtres') AS req_tres,
+                   max(c.val) FILTER (WHERE c.name = 'consumedenergyraw') AS energy,
+                   max(c.val) FILTER (WHERE c.name = 'tresusageinave') AS usage_ave
+              FROM cells c GROUP BY c.line_no
+        ), owned AS (   -- each line with the line number of its run's job line
+            SELECT l.*, split_part(l.jobid, '.', 1) AS job,
+                   max(l.line_no) FILTER (WHERE strpos(l.jobid, '.') = 0)
+                       OVER (PARTITION BY split_part(l.jobid, '.', 1) ORDER BY l.line_no) AS run_line
+              FROM l WHERE NULLIF(l.jobid, '') IS NOT NULL
+        )
+        SELECT j.job AS job_id, timezone($2, j.submit::timestamp) AS submit_time, j.user_name, j.account,
+               @extschema@._sacct_duration(j.total_cpu) AS total_cpu_secs,
+               (SELECT max(@extschema@._sacct_size_mb(o.max_rss)) FROM owned o WHERE o.run_line = j.line_no) AS max_rss_mb,
+               @extschema@._sacct_size_mb(j.req_mem)
+                 * CASE WHEN j.req_mem LIKE '%%c' THEN COALESCE(NULLIF(j.cpus, '')::float8, 1)
+                        WHEN j.req_mem LIKE '%%n' THEN COALESCE(NULLIF(j.nodes, '')::float8, 1) ELSE 1 END AS req_mem_mb,
+               NULLIF(j.req_tres, '') AS req_tres,
+               NULLIF(j.energy, '')::float8 AS energy_joules,
+               (SELECT max(substring(o.usage_ave FROM '(?:^|,)gres/gpuutil=([0-9.]+)')::float8) FROM owned o
+                 WHERE o.run_line = j.line_no) AS gpu_util_percent
+          FROM owned j
+         WHERE j.line_no = j.run_line AND NULLIF(j.submit, '') IS NOT NULL AND j.submit <> 'Unknown'$q$, rel, rel)
+    USING header, tz;
+    INSERT INTO @extschema@.job_efficiency AS e (cluster, job_id, submit_time, user_name, account, total_cpu_secs,
+                                                 max_rss_mb, req_mem_mb, req_tres, energy_joules, gpu_util_percent)
+    SELECT DISTINCT ON (x.job_id, x.submit_time) import_sacct_efficiency.cluster, x.job_id, x.submit_time, x.user_name,
+           x.account, x.total_cpu_secs, x.max_rss_mb, x.req_mem_mb, x.req_tres, x.energy_joules, x.gpu_util_percent
+      FROM pg_temp._fs_eff x
+    ON CONFLICT ON CONSTRAINT job_efficiency_pkey DO UPDATE
+       SET user_name = EXCLUDED.user_name, account = EXCLUDED.account, total_cpu_secs = EXCLUDED.total_cpu_secs,
+           max_rss_mb = EXCLUDED.max_rss_mb, req_mem_mb = EXCLUDED.req_mem_mb, req_tres = EXCLUDED.req_tres,
+           energy_joules = EXCLUDED.energy_joules, gpu_util_percent = EXCLUDED.gpu_util_percent;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    DROP TABLE pg_temp._fs_eff;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.import_sacct_efficiency(text, text, text) IS
+'Reads TotalCPU, MaxRSS (largest of the steps), ReqMem, ReqTRES, ConsumedEnergyRaw and gres/gpuutil from a staged sacct export (call it before import_sacct, which empties the staging table) into job_efficiency; returns the runs written (0 for an export without those columns).';
+
+-- seff per run: CPU efficiency = TotalCPU / (elapsed x allocated CPUs),
+-- memory efficiency = MaxRSS / ReqMem; the core-hours the CPUs were
+-- allocated and not used.
+CREATE VIEW @extschema@.job_seff AS
+SELECT j.cluster, j.job_id, j.submit_time, j.user_name, j.account, j.state, j.cpus,
+       EXTRACT(epoch FROM j.end_time OPERATOR(pg_catalog.-) j.start_time)::float8 AS elapsed_secs,
+       e.total_cpu_secs,
+       CASE WHEN j.cpus OPERATOR(pg_catalog.>) 0 AND j.end_time OPERATOR(pg_catalog.>) j.start_time
+            THEN e.total_cpu_secs OPERATOR(pg_catalog./)
+                 (j.cpus OPERATOR(pg_catalog.*) EXTRACT(epoch FROM j.end_time OPERATOR(pg_catalog.-) j.start_time)::float8) END
+           AS cpu_efficiency,
+       e.max_rss_mb, e.req_mem_mb,
+       CASE WHEN e.req_mem_mb OPERATOR(pg_catalog.>) 0 THEN e.max_rss_mb OPERATOR(pg_catalog./) e.req_mem_mb END AS mem_efficiency,
+       GREATEST(j.cpus OPERATOR(pg_catalog.*) EXTRACT(epoch FROM j.end_time OPERATOR(pg_catalog.-) j.start_time)::float8
+                OPERATOR(pg_catalog.-) e.total_cpu_secs, 0) OPERATOR(pg_catalog./) 3600 AS core_hours_wasted,
+       e.energy_joules, e.gpu_util_percent
+  FROM @extschema@.jobs j
+  JOIN @extschema@.job_efficiency e ON e.cluster OPERATOR(pg_catalog.=) j.cluster AND e.job_id OPERATOR(pg_catalog.=) j.job_id
+                                   AND e.submit_time OPERATOR(pg_catalog.=) j.submit_time
+ WHERE j.start_time IS NOT NULL AND j.end_time IS NOT NULL;
+COMMENT ON VIEW @extschema@.job_seff IS
+'seff per ended run: CPU efficiency (TotalCPU / elapsed x CPUs), memory efficiency (MaxRSS / ReqMem), core-hours allocated and not used, energy and GPU utilisation.';
+
+-- Per user in each account: core-hours, those wasted, and the share of
+-- runs under 25 % CPU efficiency.
+CREATE VIEW @extschema@.efficiency_by_user AS
+SELECT s.cluster, s.account, s.user_name, pg_catalog.count(*) AS jobs,
+       pg_catalog.sum(s.cpus OPERATOR(pg_catalog.*) s.elapsed_secs) OPERATOR(pg_catalog./) 3600 AS core_hours,
+       pg_catalog.sum(s.core_hours_wasted) AS core_hours_wasted,
+       pg_catalog.avg(CASE WHEN s.cpu_efficiency OPERATOR(pg_catalog.<) 0.25 THEN 1.0 ELSE 0.0 END)::float8 AS share_under_25_percent
+  FROM @extschema@.job_seff s
+ WHERE s.cpu_efficiency IS NOT NULL
+ GROUP BY s.cluster, s.account, s.user_name;
+COMMENT ON VIEW @extschema@.efficiency_by_user IS
+'Per cluster, account and user: runs with a CPU efficiency, their core-hours, the core-hours wasted and the share of runs under 25 % CPU efficiency.';
+
+CREATE VIEW @extschema@.efficiency_by_account AS
+SELECT s.cluster, s.account, pg_catalog.count(*) AS jobs,
+       pg_catalog.sum(s.cpus OPERATOR(pg_catalog.*) s.elapsed_secs) OPERATOR(pg_catalog./) 3600 AS core_hours,
+       pg_catalog.sum(s.core_hours_wasted) AS core_hours_wasted,
+       pg_catalog.avg(CASE WHEN s.cpu_efficiency OPERATOR(pg_catalog.<) 0.25 THEN 1.0 ELSE 0.0 END)::float8 AS share_under_25_percent
+  FROM @extschema@.job_seff s
+ WHERE s.cpu_efficiency IS NOT NULL
+ GROUP BY s.cluster, s.account;
+COMMENT ON VIEW @extschema@.efficiency_by_account IS
+'Per cluster and account: runs with a CPU efficiency, their core-hours, the core-hours wasted and the share of runs under 25 % CPU efficiency.';
+
+-- Grants and row-level security, as security.sql's loop gives them in a
+-- fresh install.
+REVOKE ALL ON FUNCTION @extschema@._sacct_duration(v text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_duration(v text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_duration(v text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_duration(v text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._sacct_size_mb(v text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_size_mb(v text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_size_mb(v text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._sacct_size_mb(v text) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@.import_sacct_efficiency(cluster text, time_zone text, staging text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.import_sacct_efficiency(cluster text, time_zone text, staging text) TO fairshare_admin;
+REVOKE ALL ON @extschema@.efficiency_by_account FROM PUBLIC;
+GRANT SELECT ON @extschema@.efficiency_by_account TO fairshare_admin;
+GRANT SELECT ON @extschema@.efficiency_by_account TO fairshare_reader;
+ALTER VIEW @extschema@.efficiency_by_account SET (security_invoker = true);
+REVOKE ALL ON @extschema@.efficiency_by_user FROM PUBLIC;
+GRANT SELECT ON @extschema@.efficiency_by_user TO fairshare_admin;
+GRANT SELECT ON @extschema@.efficiency_by_user TO fairshare_reader;
+ALTER VIEW @extschema@.efficiency_by_user SET (security_invoker = true);
+REVOKE ALL ON @extschema@.job_efficiency FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.job_efficiency TO fairshare_admin;
+GRANT SELECT ON @extschema@.job_efficiency TO fairshare_reader;
+GRANT SELECT ON @extschema@.job_efficiency TO fairshare_user;
+ALTER TABLE @extschema@.job_efficiency ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fairshare_admin_all ON @extschema@.job_efficiency FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
+CREATE POLICY fairshare_reader_all ON @extschema@.job_efficiency FOR SELECT TO fairshare_reader USING (true);
+CREATE POLICY fairshare_user_own ON @extschema@.job_efficiency FOR SELECT TO fairshare_user USING ((user_name = (CURRENT_USER)::text));
+REVOKE ALL ON @extschema@.job_seff FROM PUBLIC;
+GRANT SELECT ON @extschema@.job_seff TO fairshare_admin;
+GRANT SELECT ON @extschema@.job_seff TO fairshare_reader;
+ALTER VIEW @extschema@.job_seff SET (security_invoker = true);
+
+
+-- ===========================================================================
+-- distribute: the triggers of both the cached fair-share factors and the
+-- usage rollups are dropped on Citus (the definition of citus.sql)
+-- ===========================================================================
+CREATE OR REPLACE FUNCTION @extschema@.distribute(shard_count integer DEFAULT 32)
+RETURNS TABLE (table_name regclass, citus_table text, distribution_column text, shards bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ext oid;
+    citus_version text;
+    r record;
+    bad text;
+    fkeys text[] := '{}';
+    dropped_triggers text[] := '{}';
+    -- the triggers that only keep usage checkpoints valid: dropped, as
+    -- checkpoints are refused on Citus
+    checkpoint_triggers text[] := ARRAY[
+        'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
+        'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
+        'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
+        'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
+        -- the fair-share factors cached with the checkpoints (sprio_cache.sql)
+        'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
+        'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
+        'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',
+        'account_users.drop_checkpoint_factors_delete', 'account_users.drop_checkpoint_factors_truncate',
+        'clusters.drop_checkpoint_factors',
+        -- and those that mark the hours of the usage rollups stale: dropped
+        -- too, refresh_rollups refuses on Citus (reports.sql)
+        'jobs.mark_rollups_insert', 'jobs.mark_rollups_update', 'jobs.mark_rollups_delete',
+        'jobs.mark_rollups_truncate'];
+    -- the triggers kept on every copy of a reference table: each reads
+    -- nothing, or only the table it fires on
+    copied_triggers text[] := ARRAY[
+        'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
+        'ledger.hours_bounded', 'allocations.hours_bounded'];
+BEGIN
+    SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
+    IF citus_version IS NULL THEN
+        RAISE EXCEPTION 'fairshare.distribute: the citus extension is not installed in database "%"', current_database()
+            USING ERRCODE = '0A000',
+                  HINT = 'On every node: shared_preload_libraries = ''citus'' and CREATE EXTENSION citus; on the coordinator, citus_add_node() for each worker; then call fairshare.distribute() there (docs/citus.md).';
+    END IF;
+    IF shard_count IS NULL OR shard_count NOT BETWEEN 1 AND 64000 THEN
+        RAISE EXCEPTION 'fairshare.distribute: shard_count % is out of range', COALESCE(shard_count::text, 'NULL')
+            USING ERRCODE = '22023',
+                  HINT = 'Pass 1 to 64000 shards; a few per core of the workers (32 by default) lets Citus spread a query.';
+    END IF;
+    IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        RAISE EXCEPTION 'fairshare.distribute: role "%" is not a superuser', current_user
+            USING ERRCODE = '42501',
+                  HINT = 'Citus converts tables their owner owns: run it as the superuser that created the extension.';
+    END IF;
+    EXECUTE 'SELECT pg_catalog.citus_is_coordinator()' INTO STRICT r;
+    IF NOT r.citus_is_coordinator THEN
+        RAISE EXCEPTION 'fairshare.distribute: this node is not the Citus coordinator'
+            USING ERRCODE = '0A000',
+                  HINT = 'Call it on the coordinator, after citus_set_coordinator_host() and citus_add_node() for each worker.';
+    END IF;
+    -- The reports call PL/pgSQL functions from queries on the reference
+    -- tables; those queries must run on the coordinator, which needs its
+    -- own copy of the reference tables: it must be in the metadata.
+    EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_node n WHERE n.groupid = 0)' INTO STRICT r;
+    IF NOT r.exists THEN
+        RAISE EXCEPTION 'fairshare.distribute: the coordinator is not in the Citus metadata'
+            USING ERRCODE = '0A000',
+                  HINT = 'SELECT citus_set_coordinator_host(''its host'', its port) first: the coordinator then keeps a copy of every reference table, where the reports run.';
+    END IF;
+    IF NOT @extschema@._citus_inliner() THEN
+        RAISE EXCEPTION 'fairshare.distribute: fairshare is not in shared_preload_libraries after citus'
+            USING ERRCODE = '0A000',
+                  DETAIL = 'Citus cannot plan the reports'' SQL functions unless fairshare inlines them first, which it does from a library loaded at server start.',
+                  HINT = 'Set shared_preload_libraries = ''citus,fairshare'' on every node and restart them (docs/citus.md).';
+    END IF;
+
+    SELECT e.oid INTO ext FROM pg_catalog.pg_extension e WHERE e.extname = 'fairshare';
+    CREATE TEMP TABLE _fs_tables ON COMMIT DROP AS
+    SELECT c.oid::regclass AS rel, c.relname::text AS name
+      FROM pg_catalog.pg_depend d
+      JOIN pg_catalog.pg_class c ON c.oid = d.objid
+     WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refclassid = 'pg_catalog.pg_extension'::regclass
+       AND d.refobjid = ext AND d.deptype = 'e' AND c.relkind IN ('r', 'p') AND NOT c.relispartition;
+
+    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+        -- Checkpoints: those pinned by retention hold the usage of jobs no
+        -- longer in the table, which no report on Citus could read.
+        SELECT string_agg(format('%s as of %s', k.cluster, k.as_of), ', ') INTO bad
+          FROM @extschema@.usage_checkpoints k WHERE k.pinned;
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: pinned usage checkpoints hold the usage of removed jobs: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Retention keeps that usage in the checkpoints only, which Citus cannot keep valid: restore the archived jobs and unpin them first.';
+        END IF;
+        UPDATE @extschema@.usage_checkpoints k
+           SET invalidated_at = now(),
+               invalidated_by = 'fairshare.distribute: jobs became a Citus table, whose shards fire no invalidation trigger'
+         WHERE k.invalidated_at IS NULL;
+
+        -- Every trigger must be one of those known here: a trigger added
+        -- later must be thought through, not silently lost.
+        SELECT string_agg(format('%s on %s', t.tgname, c.relname), ', ') INTO bad
+          FROM pg_catalog.pg_trigger t
+          JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+          JOIN pg_temp._fs_tables x ON x.rel = c.oid
+         WHERE NOT t.tgisinternal
+           AND c.relname || '.' || t.tgname <> ALL (checkpoint_triggers || copied_triggers);
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'fairshare.distribute: triggers it does not know how to carry to Citus: %', bad
+                USING ERRCODE = '0A000',
+                      HINT = 'Citus fires no trigger of a distributed table; each trigger needs a way of its own (docs/citus.md).';
+        END IF;
+        FOR r IN SELECT c.relname, t.tgname FROM pg_catalog.pg_trigger t
+                   JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                   JOIN pg_temp._fs_tables x ON x.rel = c.oid
+                  WHERE NOT t.tgisinternal AND c.relname || '.' || t.tgname = ANY (checkpoint_triggers)
+                  ORDER BY 1, 2 LOOP
+            EXECUTE format('DROP TRIGGER %I ON @extschema@.%I', r.tgname, r.relname);
+        END LOOP;
+
+        -- The foreign keys among the tables, dropped and added again after
+        -- (a partition's own copies follow its parent's).
+        FOR r IN SELECT c.conname, c.conrelid::regclass AS rel, pg_catalog.pg_get_constraintdef(c.oid) AS def
+                   FROM pg_catalog.pg_constraint c
+                   JOIN pg_temp._fs_tables x ON x.rel = c.conrelid
+                  WHERE c.contype = 'f' AND c.conparentid = 0
+                  ORDER BY c.conrelid, c.conname LOOP
+            fkeys := fkeys || format('ALTER TABLE %s ADD CONSTRAINT %I %s', r.rel, r.conname, r.def);
+            EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', r.rel, r.conname);
+        END LOOP;
+
+        -- Triggers on the reference tables are created on their copies only
+        -- with this setting on; those left are the copied_triggers above.
+        PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+        -- one connection per node for everything that follows: the keys
+        -- between the distributed table and the reference tables require it
+        -- in the transaction that adds them
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x WHERE x.name <> 'jobs' ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.create_reference_table($1)' USING r.rel;
+        END LOOP;
+        EXECUTE 'SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => ''none'', shard_count => $3)'
+          USING '@extschema@.jobs'::regclass, 'job_id', distribute.shard_count;
+        -- The workers' copies of the tables (each worker's own CREATE
+        -- EXTENSION made them) still have the keys: dropping them here
+        -- drops them there too, in this transaction, before they come back.
+        FOR r IN SELECT unnest(fkeys) AS cmd LOOP
+            EXECUTE regexp_replace(r.cmd, '^(ALTER TABLE \S+) ADD CONSTRAINT (\S+) .*$', '\1 DROP CONSTRAINT IF EXISTS \2');
+            EXECUTE r.cmd;
+        END LOOP;
+        -- the rows copied into the shards are still in the coordinator's
+        -- own files, invisible: free them (past the ledger's no-truncate
+        -- trigger, which guards the rows, now in the shards)
+        PERFORM set_config('session_replication_role', 'replica', true);
+        FOR r IN SELECT x.rel FROM pg_temp._fs_tables x ORDER BY x.name LOOP
+            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING r.rel;
+        END LOOP;
+        PERFORM set_config('session_replication_role', 'origin', true);
+    END IF;
+
+    RETURN QUERY EXECUTE
+        'SELECT x.rel, @extschema@._citus_table_kind(x.rel),
+                pg_catalog.column_to_column_name(p.logicalrelid, p.partkey),
+                (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid = x.rel)
+           FROM pg_temp._fs_tables x
+           LEFT JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = x.rel
+          ORDER BY @extschema@._citus_table_kind(x.rel), x.name';
+END
+$$;

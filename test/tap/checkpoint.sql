@@ -43,8 +43,10 @@ SELECT is((SELECT count(*) FROM pg_extension e, unnest(e.extconfig) c
               AND c IN ('fairshare.usage_checkpoints'::regclass, 'fairshare.usage_checkpoint_rows'::regclass)),
           2::bigint, 'both tables are dumped with their rows (pg_extension_config_dump)');
 SELECT triggers_are('fairshare', 'jobs', ARRAY['invalidate_usage_checkpoints_insert', 'invalidate_usage_checkpoints_update',
-                    'invalidate_usage_checkpoints_delete', 'invalidate_usage_checkpoints_truncate'],
-                    'jobs: the four invalidation triggers');
+                    'invalidate_usage_checkpoints_delete', 'invalidate_usage_checkpoints_truncate',
+                    -- and those that mark the hours of the usage rollups (reports.sql)
+                    'mark_rollups_insert', 'mark_rollups_update', 'mark_rollups_delete', 'mark_rollups_truncate'],
+                    'jobs: the four invalidation triggers and the four rollup marks');
 SELECT has_trigger('fairshare', 'clusters', 'invalidate_usage_checkpoints', 'clusters: decay settings invalidate');
 SELECT has_trigger('fairshare', 'partitions', 'invalidate_usage_checkpoints', 'partitions: billing invalidates');
 SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'fairshare.qos'::regclass
