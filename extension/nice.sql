@@ -36,7 +36,7 @@ BEGIN
         CONTINUE WHEN pg_catalog.btrim(line) OPERATOR(pg_catalog.=) '';
         -- a job id as squeue prints it (123, 123_4, 123_[5-9%2], 123+1)
         -- and a signed integer
-        IF line OPERATOR(pg_catalog.!~) '^\s*[0-9][0-9_+\[\],%-]*\|\s*[-+]?[0-9]{1,12}\s*$' THEN
+        IF line OPERATOR(pg_catalog.!~) '^\s*[0-9][0-9_+\[\],%-]*\s*\|\s*[-+]?[0-9]{1,12}\s*$' THEN
             RAISE EXCEPTION 'import_nice: line % is not "JOBID|NICE": %', line_no, pg_catalog.left(line, 200)
                 USING ERRCODE = '22P02',
                       HINT = 'Give the output of squeue -h -o ''%i|%y'' (no header, one job a line).  Nothing was updated.';
@@ -51,8 +51,9 @@ BEGIN
         ids := ids OPERATOR(pg_catalog.||) pg_catalog.btrim(pg_catalog.split_part(line, '|', 1));
         nices := nices OPERATOR(pg_catalog.||) v::integer;
     END LOOP;
-    -- the pending runs squeue lists (a job listed twice: its last line);
-    -- running and ended runs, and jobs fairshare does not hold, unchanged
+    -- the pending runs squeue lists whose nice changes (a job listed
+    -- twice: its last line); running and ended runs, and jobs fairshare
+    -- does not hold, unchanged
     WITH s AS (
         SELECT DISTINCT ON (x.job_id) x.job_id, x.nice
           FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(nices)) WITH ORDINALITY AS x (job_id, nice, i)
@@ -61,7 +62,7 @@ BEGIN
         UPDATE @extschema@.jobs j SET nice = s.nice
           FROM s
          WHERE j.cluster OPERATOR(pg_catalog.=) cluster AND j.job_id OPERATOR(pg_catalog.=) s.job_id
-           AND j.state OPERATOR(pg_catalog.=) 'PENDING'
+           AND j.state OPERATOR(pg_catalog.=) 'PENDING' AND j.nice OPERATOR(pg_catalog.<>) s.nice
         RETURNING 1
     )
     SELECT count(*) INTO n FROM u;
@@ -69,4 +70,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.import_nice(text, text) IS
-'Sets jobs.nice of a cluster''s pending runs from squeue -h -o ''%i|%y'' output (job id|nice, one a line); returns the number of pending runs updated. A malformed line: 22P02 naming it, nothing updated.';
+'Sets jobs.nice of a cluster''s pending runs from squeue -h -o ''%i|%y'' output (job id|nice, one a line); returns the number of pending runs whose nice changed. A malformed line: 22P02 naming it, nothing updated.';
