@@ -184,7 +184,8 @@ ROLLBACK;
 -- ===========================================================================
 -- 4b. GrpTRESMins: the limits slurmdbd holds after the decisions were
 --     applied (test/slurm/feed.sh ran decisions.txt; assoc_after.txt is
---     sacctmgr's listing then) reach sshare_at's GrpTRESMins
+--     sacctmgr's listing then, sshare_after.txt the real sshare -a -l -P once
+--     slurmctld held them) reach sshare_at's GrpTRESMins
 -- ===========================================================================
 BEGIN;
 -- the association rows as sacctmgr left them: chem 60 h net = billing
@@ -206,6 +207,18 @@ SELECT a.account, COALESCE(a.user_name, '') AS user_name, COALESCE(a.grp_tres_mi
   LEFT JOIN sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s
     ON s.cluster = 'oracle' AND s.account = a.account AND s.user_name IS NOT DISTINCT FROM a.user_name
  ORDER BY 1, 2;
+-- and the real sshare's GrpTRESMins column, every row
+CREATE TEMP TABLE sshare_after (account text, user_name text, raw_shares text, norm_shares text,
+    raw_usage text, norm_usage text, effectv_usage text, fairshare text, level_fs text,
+    grp_tres_mins text, tres_run_mins text);
+\copy sshare_after FROM 'test/fixtures/slurm/feed/sshare_after.txt' (FORMAT csv, DELIMITER '|', HEADER)
+SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name, COALESCE(t.grp_tres_mins, '') AS sshare,
+       COALESCE(s.grp_tres_mins, '') AS sshare_at,
+       COALESCE(t.grp_tres_mins, '') IS DISTINCT FROM COALESCE(s.grp_tres_mins, '') AS differing
+  FROM sshare_after t
+  LEFT JOIN sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s
+    ON s.cluster = 'oracle' AND s.account = btrim(t.account) AND s.user_name IS NOT DISTINCT FROM t.user_name
+ ORDER BY s.tree_order;
 -- several TRES on a user association, in slurmdbd's id order (billing 5
 -- before cpu 1 here; -1 is no limit): sshare's order is cpu, mem, energy,
 -- node, billing, ..., so cpu=600,billing=120, the -1 left out
