@@ -12,8 +12,8 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
 # The install script of the current version is assembled from one SQL piece per
 # policy area, in dependency order.  Released versions' scripts and upgrade
 # scripts are kept verbatim as extension/fairshare--A.sql / --A--B.sql.
-SQL_ORDER  = head billing decay model usage_views fair_tree pbs metacentrum \
-             priority sshare sprio sprio_cache genci rwth import history citus reports \
+SQL_ORDER  = head billing decay model limits usage_views fair_tree pbs metacentrum \
+             priority sshare sprio sprio_cache genci rwth import nice history citus reports \
              efficiency statements slurmdbd security
 SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
 DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql

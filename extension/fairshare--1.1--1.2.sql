@@ -9216,3 +9216,345 @@ BEGIN
           ORDER BY @extschema@._citus_table_kind(x.rel), x.name';
 END
 $$;
+
+-- ============================================================================
+-- Association limits (GrpTRESMins) and Nice from squeue (issue 19)
+-- ============================================================================
+
+-- ---------------------------------------------------------------------------
+-- Association limits (issue 19): GrpTRESMins, as sshare -l prints it.
+--
+-- Each association (account or user in an account) may hold a GrpTRESMins
+-- limit: TRES by name and minutes, 'billing=3600' or 'cpu=600,billing=3600'.
+-- NULL is no limit.  A centre sets it by hand (UPDATE accounts SET
+-- grp_tres_mins = ...); on a cluster fed from slurmdbd, sync_slurmdbd copies
+-- what slurmdbd holds, the TRES ids turned into names.  sshare_at shows it
+-- in sshare's order (docs/fairshare.md).
+-- ---------------------------------------------------------------------------
+
+-- (ALTER TABLE, not a column in model.sql: the upgrade adds the columns at
+-- the end of the tables, and a fresh install must lay them out the same.)
+ALTER TABLE @extschema@.accounts ADD COLUMN grp_tres_mins text
+    CHECK (grp_tres_mins OPERATOR(pg_catalog.~)
+           '^[a-z]+(/[A-Za-z0-9_:.+-]+)?=(0|[1-9][0-9]{0,18})(,[a-z]+(/[A-Za-z0-9_:.+-]+)?=(0|[1-9][0-9]{0,18}))*$');
+ALTER TABLE @extschema@.account_users ADD COLUMN grp_tres_mins text
+    CHECK (grp_tres_mins OPERATOR(pg_catalog.~)
+           '^[a-z]+(/[A-Za-z0-9_:.+-]+)?=(0|[1-9][0-9]{0,18})(,[a-z]+(/[A-Za-z0-9_:.+-]+)?=(0|[1-9][0-9]{0,18}))*$');
+COMMENT ON COLUMN @extschema@.accounts.grp_tres_mins IS
+'The account''s GrpTRESMins limit as TRES names and minutes (''billing=3600''); NULL: none. Copied from slurmdbd by sync_slurmdbd on a fed cluster.';
+COMMENT ON COLUMN @extschema@.account_users.grp_tres_mins IS
+'The user association''s GrpTRESMins limit as TRES names and minutes (''billing=600''); NULL: none. Copied from slurmdbd by sync_slurmdbd on a fed cluster.';
+
+-- A GrpTRESMins limit as sshare prints it: slurmctld's TRES order (cpu,
+-- mem, energy, node, billing, fs/disk, vmem, pages, then the others such as
+-- gres/gpu, here by name), name=minutes joined by commas, a limit of 0
+-- printed as 0.  Each TRES once: the last value given for a name counts,
+-- as sacctmgr keeps the last one.
+CREATE FUNCTION @extschema@._grp_tres_mins_text(limits text)
+RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT pg_catalog.string_agg(l.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||) l.minutes, ','
+                                 ORDER BY COALESCE(pg_catalog.array_position(
+                                     ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages'],
+                                     l.tres), 9), l.tres COLLATE "C")
+      FROM (SELECT DISTINCT ON (pg_catalog.split_part(e.e, '=', 1))
+                   pg_catalog.split_part(e.e, '=', 1) AS tres, pg_catalog.split_part(e.e, '=', 2) AS minutes
+              FROM pg_catalog.regexp_split_to_table(limits, ',') WITH ORDINALITY e (e, i)
+             WHERE e.e OPERATOR(pg_catalog.<>) ''
+             ORDER BY pg_catalog.split_part(e.e, '=', 1), e.i DESC) l;
+END;
+COMMENT ON FUNCTION @extschema@._grp_tres_mins_text(text) IS
+'A GrpTRESMins limit (TRES names and minutes) as sshare -l prints it: slurmctld''s TRES order, each TRES once (internal to sshare_at and sync_slurmdbd).';
+
+-- sshare_at: GrpTRESMins from the association's limit
+CREATE OR REPLACE FUNCTION @extschema@.sshare_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
+               tree_order bigint, algorithm text,
+               raw_shares integer, norm_shares float8, raw_usage float8, raw_usage_int bigint,
+               norm_usage float8, effectv_usage float8, fairshare float8, level_fs float8,
+               fs_rank bigint, grp_tres_mins text, tres_run_mins text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH r AS (
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+               @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   -- a subquery, not a join: a join with clusters would leave
+                   -- the planner guessing 1/200 of the rows (docs/performance.md)
+                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
+                   t.raw_usage)
+                 OVER (PARTITION BY t.cluster) AS f
+          FROM @extschema@.association_tree_at(sshare_at.as_of) t
+         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), run AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
+          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
+    )
+    SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
+           -- sshare: RawShares empty for the root, "parent" for NULL shares
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.shares END,
+           (r.f).norm_shares,
+           (r.f).raw_usage,
+           pg_catalog.trunc((r.f).raw_usage)::bigint,
+           -- sshare leaves the root's NormUsage empty
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE (r.f).norm_usage END,
+           (r.f).effectv_usage,
+           (r.f).fairshare,
+           (r.f).level_fs,
+           (r.f).fs_rank,
+           -- GrpTRESMins: the association's limit as it is now (limits
+           -- keep no history), in sshare's order
+           @extschema@._grp_tres_mins_text(CASE WHEN r.user_name IS NULL
+               THEN (SELECT a.grp_tres_mins FROM @extschema@.accounts a
+                      WHERE a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account)
+               ELSE (SELECT u.grp_tres_mins FROM @extschema@.account_users u
+                      WHERE u.cluster OPERATOR(pg_catalog.=) r.cluster AND u.account OPERATOR(pg_catalog.=) r.account
+                        AND u.user_name OPERATOR(pg_catalog.=) r.user_name) END),
+           COALESCE(m.tres_run_mins, z.tres_run_mins)
+      FROM r
+      LEFT JOIN run m
+        ON m.cluster OPERATOR(pg_catalog.=) r.cluster AND m.account OPERATOR(pg_catalog.=) r.account
+       AND m.user_name IS NOT DISTINCT FROM r.user_name
+      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
+     WHERE @extschema@._check_as_of(sshare_at.as_of);
+END;
+COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
+'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS, GrpTRESMins (the association''s limit, NULL for none) and TRESRunMins; ORDER BY cluster, tree_order for sshare''s listing.';
+
+-- sync_slurmdbd copies slurmdbd's GrpTRESMins, TRES ids as names
+CREATE OR REPLACE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
+RETURNS bigint LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+    r record;
+    n bigint := 0;
+BEGIN
+    FOR r IN
+        SELECT a.id_assoc, a.deleted OPERATOR(pg_catalog.<>) 0 AS deleted, coalesce(a."user", '') AS user_name,
+               a.acct AS account, NULLIF(a.parent_acct, '') AS parent,
+               CASE WHEN a.shares OPERATOR(pg_catalog.=) 2147483647 THEN NULL ELSE a.shares::integer END AS shares,
+               -- GrpTRESMins: slurmdbd's TRES ids as names; no limit (-1,
+               -- or 2^64-1 as slurmdbd may keep it) left out
+               @extschema@._grp_tres_mins_text((
+                   SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
+                                                pg_catalog.split_part(e, '=', 2), ',')
+                     FROM pg_catalog.regexp_split_to_table(NULLIF(a.grp_tres_mins, ''), ',') e
+                     JOIN pg_temp._fs_sdbd_tres t ON t.id::text OPERATOR(pg_catalog.=) pg_catalog.split_part(e, '=', 1)
+                    WHERE pg_catalog.split_part(e, '=', 2) OPERATOR(pg_catalog.~) '^[0-9]{1,19}$'
+                      AND pg_catalog.split_part(e, '=', 2)::numeric OPERATOR(pg_catalog.<) 9223372036854775807)) AS grp_tres_mins,
+               m.account AS old_account, m.slurm_user AS old_user
+          FROM pg_temp._fs_sdbd_assocs a
+          LEFT JOIN @extschema@.slurmdbd_associations m
+            ON m.cluster OPERATOR(pg_catalog.=) cluster AND m.id_assoc OPERATOR(pg_catalog.=) a.id_assoc
+         WHERE coalesce(a."partition", '') OPERATOR(pg_catalog.=) ''
+           AND (a.mod_time OPERATOR(pg_catalog.>=) assoc_mark OR m.id_assoc IS NULL
+                OR m.account OPERATOR(pg_catalog.<>) a.acct
+                OR m.slurm_user OPERATOR(pg_catalog.<>) coalesce(a."user", ''))
+         ORDER BY a.deleted, a.lft
+    LOOP
+        n := n + 1;
+        IF r.user_name OPERATOR(pg_catalog.=) '' THEN
+            -- an account association
+            IF NOT r.deleted AND r.old_account IS NOT NULL AND r.old_account OPERATOR(pg_catalog.<>) r.account
+               AND NOT EXISTS (SELECT FROM @extschema@.accounts x WHERE x.cluster OPERATOR(pg_catalog.=) cluster
+                                  AND x.account OPERATOR(pg_catalog.=) r.account) THEN
+                UPDATE @extschema@.accounts x SET account = r.account
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.old_account;
+            END IF;
+            IF r.deleted THEN
+                DELETE FROM @extschema@.accounts x
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account
+                   AND x.account OPERATOR(pg_catalog.<>) 'root'
+                   AND NOT EXISTS (SELECT FROM @extschema@.accounts c WHERE c.cluster OPERATOR(pg_catalog.=) cluster AND c.parent_account OPERATOR(pg_catalog.=) r.account)
+                   AND NOT EXISTS (SELECT FROM @extschema@.account_users u WHERE u.cluster OPERATOR(pg_catalog.=) cluster AND u.account OPERATOR(pg_catalog.=) r.account)
+                   AND NOT EXISTS (SELECT FROM @extschema@.allocations l WHERE l.cluster OPERATOR(pg_catalog.=) cluster AND l.account OPERATOR(pg_catalog.=) r.account);
+            ELSE
+                INSERT INTO @extschema@.accounts AS x (cluster, account, parent_account, shares, grp_tres_mins)
+                VALUES (cluster, r.account, r.parent, CASE WHEN r.parent IS NULL THEN coalesce(r.shares, 1) ELSE r.shares END,
+                        r.grp_tres_mins)
+                ON CONFLICT ON CONSTRAINT accounts_pkey DO UPDATE
+                   SET parent_account = EXCLUDED.parent_account, shares = EXCLUDED.shares,
+                       grp_tres_mins = EXCLUDED.grp_tres_mins
+                 WHERE x.parent_account IS DISTINCT FROM EXCLUDED.parent_account
+                    OR x.shares IS DISTINCT FROM EXCLUDED.shares
+                    OR x.grp_tres_mins IS DISTINCT FROM EXCLUDED.grp_tres_mins;
+            END IF;
+        ELSE
+            -- a user association
+            IF NOT r.deleted AND r.old_user IS NOT NULL AND r.old_user OPERATOR(pg_catalog.<>) '' AND r.old_account OPERATOR(pg_catalog.=) r.account
+               AND r.old_user OPERATOR(pg_catalog.<>) r.user_name
+               AND NOT EXISTS (SELECT FROM @extschema@.account_users x WHERE x.cluster OPERATOR(pg_catalog.=) cluster
+                                  AND x.account OPERATOR(pg_catalog.=) r.account AND x.user_name OPERATOR(pg_catalog.=) r.user_name) THEN
+                UPDATE @extschema@.account_users x SET user_name = r.user_name
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account
+                   AND x.user_name OPERATOR(pg_catalog.=) r.old_user;
+            END IF;
+            IF r.deleted THEN
+                DELETE FROM @extschema@.account_users x
+                 WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account
+                   AND x.user_name OPERATOR(pg_catalog.=) r.user_name
+                   AND NOT EXISTS (SELECT FROM @extschema@.jobs j WHERE j.cluster OPERATOR(pg_catalog.=) cluster
+                                      AND j.account OPERATOR(pg_catalog.=) r.account AND j.user_name OPERATOR(pg_catalog.=) r.user_name);
+            ELSIF EXISTS (SELECT FROM @extschema@.accounts x WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account) THEN
+                INSERT INTO @extschema@.account_users AS x (cluster, account, user_name, shares, grp_tres_mins)
+                VALUES (cluster, r.account, r.user_name, r.shares, r.grp_tres_mins)
+                ON CONFLICT ON CONSTRAINT account_users_pkey DO UPDATE
+                   SET shares = EXCLUDED.shares, grp_tres_mins = EXCLUDED.grp_tres_mins
+                 WHERE x.shares IS DISTINCT FROM EXCLUDED.shares
+                    OR x.grp_tres_mins IS DISTINCT FROM EXCLUDED.grp_tres_mins;
+            END IF;
+        END IF;
+        INSERT INTO @extschema@.slurmdbd_associations AS m (cluster, id_assoc, account, slurm_user, deleted)
+        VALUES (cluster, r.id_assoc, r.account, r.user_name, r.deleted)
+        ON CONFLICT ON CONSTRAINT slurmdbd_associations_pkey DO UPDATE
+           SET account = EXCLUDED.account, slurm_user = EXCLUDED.slurm_user, deleted = EXCLUDED.deleted;
+    END LOOP;
+    RETURN n;
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+-- Nice (issue 19): the nice value of pending jobs, from squeue.
+--
+-- sacct does not print a job's Nice and slurmdbd 22.05 does not store it,
+-- so neither import_sacct nor sync_slurmdbd has it: jobs.nice is 0 unless
+-- set.  import_nice reads squeue's job id and nice, one job a line:
+--
+--   squeue -h -t PENDING -o '%i|%y' > nice.txt
+--   SELECT fairshare.import_nice('oracle', pg_read_file(...) or psql's :'var');
+--
+-- and sets jobs.nice of the pending runs it names (docs/priority.md).
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.import_nice(cluster text, squeue_output text)
+RETURNS bigint LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+    line text;
+    line_no bigint := 0;
+    ids text[] := '{}';
+    nices integer[] := '{}';
+    v numeric;
+    n bigint;
+BEGIN
+    IF cluster IS NULL OR squeue_output IS NULL THEN
+        RAISE EXCEPTION 'import_nice: cluster and squeue_output must not be NULL' USING ERRCODE = '22004',
+              HINT = 'SELECT fairshare.import_nice(''oracle'', <the output of squeue -h -o ''%i|%y''>);';
+    END IF;
+    IF NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster OPERATOR(pg_catalog.=) cluster) THEN
+        RAISE EXCEPTION 'import_nice: there is no cluster "%"', cluster USING ERRCODE = '23503',
+              HINT = 'INSERT INTO fairshare.clusters (cluster, ...) first.';
+    END IF;
+    FOREACH line IN ARRAY pg_catalog.regexp_split_to_array(squeue_output, E'\r?\n') LOOP
+        line_no := line_no OPERATOR(pg_catalog.+) 1;
+        CONTINUE WHEN pg_catalog.btrim(line) OPERATOR(pg_catalog.=) '';
+        -- a job id as squeue prints it (123, 123_4, 123_[5-9%2], 123+1)
+        -- and a signed integer
+        IF line OPERATOR(pg_catalog.!~) '^\s*[0-9][0-9_+\[\],%-]*\s*\|\s*[-+]?[0-9]{1,12}\s*$' THEN
+            RAISE EXCEPTION 'import_nice: line % is not "JOBID|NICE": %', line_no, pg_catalog.left(line, 200)
+                USING ERRCODE = '22P02',
+                      HINT = 'Give the output of squeue -h -o ''%i|%y'' (no header, one job a line).  Nothing was updated.';
+        END IF;
+        v := pg_catalog.split_part(line, '|', 2)::numeric;
+        -- Slurm keeps nice within ±(NICE_OFFSET − 3)
+        IF v OPERATOR(pg_catalog.<) -2147483645 OR v OPERATOR(pg_catalog.>) 2147483645 THEN
+            RAISE EXCEPTION 'import_nice: line %: nice % is out of range: %', line_no, v, pg_catalog.left(line, 200)
+                USING ERRCODE = '22003',
+                      HINT = 'Slurm''s nice lies between -2147483645 and 2147483645.  Nothing was updated.';
+        END IF;
+        ids := ids OPERATOR(pg_catalog.||) pg_catalog.btrim(pg_catalog.split_part(line, '|', 1));
+        nices := nices OPERATOR(pg_catalog.||) v::integer;
+    END LOOP;
+    -- the pending runs squeue lists whose nice changes (a job listed
+    -- twice: its last line); running and ended runs, and jobs fairshare
+    -- does not hold, unchanged
+    WITH s AS (
+        SELECT DISTINCT ON (x.job_id) x.job_id, x.nice
+          FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(nices)) WITH ORDINALITY AS x (job_id, nice, i)
+         ORDER BY x.job_id, x.i DESC
+    ), u AS (
+        UPDATE @extschema@.jobs j SET nice = s.nice
+          FROM s
+         WHERE j.cluster OPERATOR(pg_catalog.=) cluster AND j.job_id OPERATOR(pg_catalog.=) s.job_id
+           AND j.state OPERATOR(pg_catalog.=) 'PENDING' AND j.nice OPERATOR(pg_catalog.<>) s.nice
+        RETURNING 1
+    )
+    SELECT count(*) INTO n FROM u;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.import_nice(text, text) IS
+'Sets jobs.nice of a cluster''s pending runs from squeue -h -o ''%i|%y'' output (job id|nice, one a line); returns the number of pending runs whose nice changed. A malformed line: 22P02 naming it, nothing updated.';
+
+-- grants as security.sql's loop gives them: IMMUTABLE to every role,
+-- VOLATILE to the administrator
+REVOKE ALL ON FUNCTION @extschema@._grp_tres_mins_text(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._grp_tres_mins_text(text) TO fairshare_admin, fairshare_reader, fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@.import_nice(text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.import_nice(text, text) TO fairshare_admin;
+
+
+-- ===========================================================================
+-- sshare_at as the pieces have it: the GrpTRESMins column (issue 19) and the
+-- TRESRunMins lines joined on all three keys (above)
+-- ===========================================================================
+CREATE OR REPLACE FUNCTION @extschema@.sshare_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
+               tree_order bigint, algorithm text,
+               raw_shares integer, norm_shares float8, raw_usage float8, raw_usage_int bigint,
+               norm_usage float8, effectv_usage float8, fairshare float8, level_fs float8,
+               fs_rank bigint, grp_tres_mins text, tres_run_mins text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH r AS (
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+               @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   -- a subquery, not a join: a join with clusters would leave
+                   -- the planner guessing 1/200 of the rows (docs/performance.md)
+                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
+                   t.raw_usage)
+                 OVER (PARTITION BY t.cluster) AS f
+          FROM @extschema@.association_tree_at(sshare_at.as_of) t
+         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), run AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
+          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
+    )
+    SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
+           -- sshare: RawShares empty for the root, "parent" for NULL shares
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.shares END,
+           (r.f).norm_shares,
+           (r.f).raw_usage,
+           pg_catalog.trunc((r.f).raw_usage)::bigint,
+           -- sshare leaves the root's NormUsage empty
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE (r.f).norm_usage END,
+           (r.f).effectv_usage,
+           (r.f).fairshare,
+           (r.f).level_fs,
+           (r.f).fs_rank,
+           -- GrpTRESMins: the association's limit as it is now (limits
+           -- keep no history), in sshare's order
+           @extschema@._grp_tres_mins_text(CASE WHEN r.user_name IS NULL
+               THEN (SELECT a.grp_tres_mins FROM @extschema@.accounts a
+                      WHERE a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account)
+               ELSE (SELECT u.grp_tres_mins FROM @extschema@.account_users u
+                      WHERE u.cluster OPERATOR(pg_catalog.=) r.cluster AND u.account OPERATOR(pg_catalog.=) r.account
+                        AND u.user_name OPERATOR(pg_catalog.=) r.user_name) END),
+           COALESCE(m.tres_run_mins, z.tres_run_mins)
+      FROM r
+      -- hashable on all three (COALESCE, not IS NOT DISTINCT FROM): joined
+      -- on the cluster alone, 10^5 associations with 10^4 running lines
+      -- compared 10^9 pairs (docs/performance.md)
+      LEFT JOIN run m
+        ON m.cluster OPERATOR(pg_catalog.=) r.cluster AND m.account OPERATOR(pg_catalog.=) r.account
+       AND COALESCE(m.user_name, '') OPERATOR(pg_catalog.=) COALESCE(r.user_name, '')
+      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
+     WHERE @extschema@._check_as_of(sshare_at.as_of);
+END;
+COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
+'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS, GrpTRESMins (the association''s limit, NULL for none) and TRESRunMins; ORDER BY cluster, tree_order for sshare''s listing.';

@@ -212,7 +212,7 @@ BEGIN
 END
 $$;
 
--- The account tree, the users and the shares from the associations that
+-- The account tree, the users, the shares and the GrpTRESMins limits from the associations that
 -- changed since assoc_mark, that are new to the feed, or whose name changed
 -- (a rename keeps the id).  Partition associations are not in fairshare's
 -- tree and are left out.
@@ -228,6 +228,15 @@ BEGIN
         SELECT a.id_assoc, a.deleted OPERATOR(pg_catalog.<>) 0 AS deleted, coalesce(a."user", '') AS user_name,
                a.acct AS account, NULLIF(a.parent_acct, '') AS parent,
                CASE WHEN a.shares OPERATOR(pg_catalog.=) 2147483647 THEN NULL ELSE a.shares::integer END AS shares,
+               -- GrpTRESMins: slurmdbd's TRES ids as names; no limit (-1,
+               -- or 2^64-1 as slurmdbd may keep it) left out
+               @extschema@._grp_tres_mins_text((
+                   SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
+                                                pg_catalog.split_part(e, '=', 2), ',')
+                     FROM pg_catalog.regexp_split_to_table(NULLIF(a.grp_tres_mins, ''), ',') e
+                     JOIN pg_temp._fs_sdbd_tres t ON t.id::text OPERATOR(pg_catalog.=) pg_catalog.split_part(e, '=', 1)
+                    WHERE pg_catalog.split_part(e, '=', 2) OPERATOR(pg_catalog.~) '^[0-9]{1,19}$'
+                      AND pg_catalog.split_part(e, '=', 2)::numeric OPERATOR(pg_catalog.<) 9223372036854775807)) AS grp_tres_mins,
                m.account AS old_account, m.slurm_user AS old_user
           FROM pg_temp._fs_sdbd_assocs a
           LEFT JOIN @extschema@.slurmdbd_associations m
@@ -255,12 +264,15 @@ BEGIN
                    AND NOT EXISTS (SELECT FROM @extschema@.account_users u WHERE u.cluster OPERATOR(pg_catalog.=) cluster AND u.account OPERATOR(pg_catalog.=) r.account)
                    AND NOT EXISTS (SELECT FROM @extschema@.allocations l WHERE l.cluster OPERATOR(pg_catalog.=) cluster AND l.account OPERATOR(pg_catalog.=) r.account);
             ELSE
-                INSERT INTO @extschema@.accounts AS x (cluster, account, parent_account, shares)
-                VALUES (cluster, r.account, r.parent, CASE WHEN r.parent IS NULL THEN coalesce(r.shares, 1) ELSE r.shares END)
+                INSERT INTO @extschema@.accounts AS x (cluster, account, parent_account, shares, grp_tres_mins)
+                VALUES (cluster, r.account, r.parent, CASE WHEN r.parent IS NULL THEN coalesce(r.shares, 1) ELSE r.shares END,
+                        r.grp_tres_mins)
                 ON CONFLICT ON CONSTRAINT accounts_pkey DO UPDATE
-                   SET parent_account = EXCLUDED.parent_account, shares = EXCLUDED.shares
+                   SET parent_account = EXCLUDED.parent_account, shares = EXCLUDED.shares,
+                       grp_tres_mins = EXCLUDED.grp_tres_mins
                  WHERE x.parent_account IS DISTINCT FROM EXCLUDED.parent_account
-                    OR x.shares IS DISTINCT FROM EXCLUDED.shares;
+                    OR x.shares IS DISTINCT FROM EXCLUDED.shares
+                    OR x.grp_tres_mins IS DISTINCT FROM EXCLUDED.grp_tres_mins;
             END IF;
         ELSE
             -- a user association
@@ -279,10 +291,12 @@ BEGIN
                    AND NOT EXISTS (SELECT FROM @extschema@.jobs j WHERE j.cluster OPERATOR(pg_catalog.=) cluster
                                       AND j.account OPERATOR(pg_catalog.=) r.account AND j.user_name OPERATOR(pg_catalog.=) r.user_name);
             ELSIF EXISTS (SELECT FROM @extschema@.accounts x WHERE x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) r.account) THEN
-                INSERT INTO @extschema@.account_users AS x (cluster, account, user_name, shares)
-                VALUES (cluster, r.account, r.user_name, r.shares)
-                ON CONFLICT ON CONSTRAINT account_users_pkey DO UPDATE SET shares = EXCLUDED.shares
-                 WHERE x.shares IS DISTINCT FROM EXCLUDED.shares;
+                INSERT INTO @extschema@.account_users AS x (cluster, account, user_name, shares, grp_tres_mins)
+                VALUES (cluster, r.account, r.user_name, r.shares, r.grp_tres_mins)
+                ON CONFLICT ON CONSTRAINT account_users_pkey DO UPDATE
+                   SET shares = EXCLUDED.shares, grp_tres_mins = EXCLUDED.grp_tres_mins
+                 WHERE x.shares IS DISTINCT FROM EXCLUDED.shares
+                    OR x.grp_tres_mins IS DISTINCT FROM EXCLUDED.grp_tres_mins;
             END IF;
         END IF;
         INSERT INTO @extschema@.slurmdbd_associations AS m (cluster, id_assoc, account, slurm_user, deleted)

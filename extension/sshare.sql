@@ -231,8 +231,14 @@ BEGIN ATOMIC
            (r.f).fairshare,
            (r.f).level_fs,
            (r.f).fs_rank,
-           -- GrpTRESMins: the model holds no association limits yet
-           NULL::text,
+           -- GrpTRESMins: the association's limit as it is now (limits
+           -- keep no history), in sshare's order
+           @extschema@._grp_tres_mins_text(CASE WHEN r.user_name IS NULL
+               THEN (SELECT a.grp_tres_mins FROM @extschema@.accounts a
+                      WHERE a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account)
+               ELSE (SELECT u.grp_tres_mins FROM @extschema@.account_users u
+                      WHERE u.cluster OPERATOR(pg_catalog.=) r.cluster AND u.account OPERATOR(pg_catalog.=) r.account
+                        AND u.user_name OPERATOR(pg_catalog.=) r.user_name) END),
            COALESCE(m.tres_run_mins, z.tres_run_mins)
       FROM r
       -- hashable on all three (COALESCE, not IS NOT DISTINCT FROM): joined
@@ -245,7 +251,7 @@ BEGIN ATOMIC
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
-'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS, GrpTRESMins (NULL: no limits in the model) and TRESRunMins; ORDER BY cluster, tree_order for sshare''s listing.';
+'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS, GrpTRESMins (the association''s limit, NULL for none) and TRESRunMins; ORDER BY cluster, tree_order for sshare''s listing.';
 
 CREATE VIEW @extschema@.sshare AS
 SELECT * FROM @extschema@.sshare_at(pg_catalog.now());

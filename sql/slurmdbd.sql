@@ -132,14 +132,14 @@ WITH ours AS (
            COALESCE(s.raw_shares::text, '') AS raw_shares, pg_temp.f6(s.norm_shares) AS norm_shares,
            s.raw_usage_int::text AS raw_usage, pg_temp.f6(s.norm_usage) AS norm_usage,
            pg_temp.f6(s.effectv_usage) AS effectv_usage, pg_temp.f6(s.fairshare) AS fairshare,
-           pg_temp.f6(s.level_fs) AS level_fs
+           pg_temp.f6(s.level_fs) AS level_fs, COALESCE(s.grp_tres_mins, '') AS grp_tres_mins
       FROM sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s WHERE s.cluster = 'oracle'),
 theirs AS (
     SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name,
            COALESCE(t.raw_shares, '') AS raw_shares, COALESCE(t.norm_shares, '') AS norm_shares,
            COALESCE(t.raw_usage, '') AS raw_usage, COALESCE(t.norm_usage, '') AS norm_usage,
            COALESCE(t.effectv_usage, '') AS effectv_usage, COALESCE(t.fairshare, '') AS fairshare,
-           COALESCE(t.level_fs, '') AS level_fs
+           COALESCE(t.level_fs, '') AS level_fs, COALESCE(t.grp_tres_mins, '') AS grp_tres_mins
       FROM slurm_sshare t)
 SELECT (SELECT count(*) FROM theirs) AS slurm_rows, count(*) FILTER (WHERE c.slurm IS DISTINCT FROM c.ours) AS differing,
        string_agg(COALESCE(t.account, o.account) || '/' || COALESCE(t.user_name, o.user_name) || ' ' || c.col, ', ')
@@ -151,7 +151,7 @@ SELECT (SELECT count(*) FROM theirs) AS slurm_rows, count(*) FILTER (WHERE c.slu
     ('RawShares', t.raw_shares, o.raw_shares), ('NormShares', t.norm_shares, o.norm_shares),
     ('RawUsage', t.raw_usage, o.raw_usage), ('NormUsage', t.norm_usage, o.norm_usage),
     ('EffectvUsage', t.effectv_usage, o.effectv_usage), ('FairShare', t.fairshare, o.fairshare),
-    ('LevelFS', t.level_fs, o.level_fs)) AS c (col, slurm, ours);
+    ('LevelFS', t.level_fs, o.level_fs), ('GrpTRESMins', t.grp_tres_mins, o.grp_tres_mins)) AS c (col, slurm, ours);
 
 -- ===========================================================================
 -- 4. Decisions against the captured slurmdbd
@@ -179,6 +179,65 @@ UPDATE captured.assoc_table SET shares = 3, grp_tres_mins = '5=3600' WHERE acct 
 INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "partition", parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos)
 VALUES (1795615700, 0, 42, 'dave', 'chem', '', '', 7, 2147483647, '', NULL, '');
 SELECT count(*) AS commands FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+ROLLBACK;
+
+-- ===========================================================================
+-- 4b. GrpTRESMins: the limits slurmdbd holds after the decisions were
+--     applied (test/slurm/feed.sh ran decisions.txt; assoc_after.txt is
+--     sacctmgr's listing then, sshare_after.txt the real sshare -a -l -P once
+--     slurmctld held them) reach sshare_at's GrpTRESMins
+-- ===========================================================================
+BEGIN;
+-- the association rows as sacctmgr left them: chem 60 h net = billing
+-- (TRES id 5) 3600 minutes, phys blocked and the ended account old at 0
+UPDATE captured.assoc_table SET shares = 3, grp_tres_mins = '5=3600', mod_time = mod_time + 1000 WHERE acct = 'chem' AND "user" = '';
+UPDATE captured.assoc_table SET grp_tres_mins = '5=0', mod_time = mod_time + 1000 WHERE acct = 'phys' AND "user" = '';
+INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "partition", parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos)
+VALUES ((SELECT max(mod_time) + 1 FROM captured.assoc_table), 0, 43, '', 'old', '', 'root', 15, 5, '5=0', NULL, '');
+CALL sync_slurmdbd('oracle');
+SELECT account, grp_tres_mins FROM accounts WHERE cluster = 'oracle' ORDER BY account;
+CREATE TEMP TABLE assoc_after (account text, user_name text, parent text, fairshare text, grp_tres_mins text);
+\copy assoc_after FROM 'test/fixtures/slurm/feed/assoc_after.txt' (FORMAT csv, DELIMITER '|')
+-- every association of sacctmgr's listing, its GrpTRESMins and sshare_at's
+-- (sshare prints the same limit; differing: the rows where they differ)
+SELECT a.account, COALESCE(a.user_name, '') AS user_name, COALESCE(a.grp_tres_mins, '') AS sacctmgr,
+       COALESCE(s.grp_tres_mins, '') AS sshare_at,
+       COALESCE(a.grp_tres_mins, '') IS DISTINCT FROM COALESCE(s.grp_tres_mins, '') AS differing
+  FROM assoc_after a
+  LEFT JOIN sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s
+    ON s.cluster = 'oracle' AND s.account = a.account AND s.user_name IS NOT DISTINCT FROM a.user_name
+ ORDER BY 1, 2;
+-- and the real sshare's GrpTRESMins column, every row
+CREATE TEMP TABLE sshare_after (account text, user_name text, raw_shares text, norm_shares text,
+    raw_usage text, norm_usage text, effectv_usage text, fairshare text, level_fs text,
+    grp_tres_mins text, tres_run_mins text);
+\copy sshare_after FROM 'test/fixtures/slurm/feed/sshare_after.txt' (FORMAT csv, DELIMITER '|', HEADER)
+SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name, COALESCE(t.grp_tres_mins, '') AS sshare,
+       COALESCE(s.grp_tres_mins, '') AS sshare_at,
+       COALESCE(t.grp_tres_mins, '') IS DISTINCT FROM COALESCE(s.grp_tres_mins, '') AS differing
+  FROM sshare_after t
+  LEFT JOIN sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s
+    ON s.cluster = 'oracle' AND s.account = btrim(t.account) AND s.user_name IS NOT DISTINCT FROM t.user_name
+ ORDER BY s.tree_order;
+-- several TRES on a user association, in slurmdbd's id order (billing 5
+-- before cpu 1 here; -1 is no limit): sshare's order is cpu, mem, energy,
+-- node, billing, ..., so cpu=600,billing=120, the -1 left out
+UPDATE captured.assoc_table SET grp_tres_mins = '5=120,1=600,2=-1', mod_time = mod_time + 2000 WHERE acct = 'chem' AND "user" = 'alice';
+CALL sync_slurmdbd('oracle');
+SELECT account, user_name, grp_tres_mins FROM account_users WHERE cluster = 'oracle' AND grp_tres_mins IS NOT NULL;
+-- set by hand (a centre without the feed): names in any order, each TRES
+-- once (the last one given counts, as sacctmgr)
+UPDATE account_users SET grp_tres_mins = 'gres/gpu=30,billing=50,cpu=10,billing=70' WHERE cluster = 'oracle' AND account = 'phys' AND user_name = 'carol';
+SELECT account, user_name, grp_tres_mins FROM sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute')
+ WHERE cluster = 'oracle' AND grp_tres_mins IS NOT NULL ORDER BY tree_order;
+-- malformed limits are refused
+\set VERBOSITY default
+SAVEPOINT bad;
+UPDATE accounts SET grp_tres_mins = 'billing=-1' WHERE cluster = 'oracle' AND account = 'chem';
+ROLLBACK TO bad;
+UPDATE account_users SET grp_tres_mins = 'billing' WHERE cluster = 'oracle' AND account = 'chem' AND user_name = 'bob';
+ROLLBACK TO bad;
+\set VERBOSITY terse
 ROLLBACK;
 
 -- ===========================================================================

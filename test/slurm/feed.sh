@@ -13,8 +13,9 @@
 #     a user renamed in Slurm followed, MariaDB down: a clear error and
 #     nothing synced;
 #   - the decisions: slurm_decisions applied with sacctmgr -i, read back
-#     with sacctmgr show assoc, nothing left to do after, and a job of the
-#     blocked project pending with reason AssocGrpBillingMinutes.
+#     with sacctmgr show assoc, nothing left to do after, a job of the
+#     blocked project pending with reason AssocGrpBillingMinutes, and the
+#     limits synced back shown by sshare_at as sshare -a -l -P shows them.
 # Run as root from test/cluster.sh test when FAIRSHARE_SLURM=1 (test/run.sh
 # sets it in CI), or alone: FAIRSHARE_SLURM=1 bash test/slurm/feed.sh with
 # PG* set.  Prints TAP; stops the daemons it started at the end.  About 4
@@ -278,6 +279,24 @@ while [ $SECONDS -lt $end ]; do
 done
 check "a job of the blocked project stays pending with Slurm's reason" "$reason" "PENDING AssocGrpBillingMinutes"
 scancel "$bl"
+# sshare's GrpTRESMins once slurmctld holds the three limits, and
+# sshare_at's after the sync read them back: every association's cell
+grp_col() { awk -F'|' 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "GrpTRESMins") c = i; next}
+                       c {sub(/^ +/, "", $1); print $1 "|" $2 "|" $c}' "$@"; }
+end=$((SECONDS + 30))
+until [ "$(timeout 20 sshare -a -l -P 2>/dev/null | grp_col | awk -F'|' '$3 != ""' | wc -l)" -ge 3 ]; do
+  [ $SECONDS -ge $end ] && break; sleep 1
+done
+timeout 20 sshare -a -l -P > "$OUT/sshare_after.txt"
+grp_col "$OUT/sshare_after.txt" | sort > "$OUT/grp_slurm.txt"
+feed -c "SELECT account || '|' || COALESCE(user_name, '') || '|' || COALESCE(grp_tres_mins, '') FROM fairshare.sshare_at(now()) WHERE cluster = 'oracle'" \
+  | sort > "$OUT/grp_ours.txt"
+nlim=$(awk -F'|' '$3 != ""' "$OUT/grp_slurm.txt" | wc -l)
+if [ "$nlim" -ge 3 ] && diff "$OUT/grp_slurm.txt" "$OUT/grp_ours.txt" > "$OUT/grp.diff"; then
+  ok "sshare -a -l -P's GrpTRESMins equals sshare_at's, every association ($(wc -l < "$OUT/grp_slurm.txt"), $nlim limits: $(awk -F'|' '$3 != "" {printf "%s%s=%s", s, $1, $3; s = " "}' "$OUT/grp_slurm.txt"))"
+else
+  nok "GrpTRESMins: sshare and sshare_at differ ($nlim limits in sshare):"; sed 's/^/# /' "$OUT/grp.diff" | head -20
+fi
 
 # ---------------------------------------------------------------- rename
 nbob=$(feed -c "SELECT count(*) FROM fairshare.jobs WHERE user_name = 'bob'")
