@@ -121,6 +121,13 @@ if diff "$work/maint.single" "$work/maint.coordinator" > "$work/diff"; then
 else
   tap not "maintain_partitions on Citus" "$work/diff"
 fi
+# rollup_dirty holds the hours the triggers on jobs marked for
+# refresh_rollups; on Citus those triggers are dropped and refresh_rollups
+# refuses (docs/citus.md), so that bookkeeping alone differs: emptied on both
+# before the tables are compared (and before the dump below)
+for node in single coordinator; do
+  q "$node" demo -c 'TRUNCATE fairshare.rollup_dirty' > /dev/null
+done
 rows single demo test/snapshot.sql "$work/demo.single" -v as_of="$as_of" -v skip_columns="$skip"
 rows coordinator demo test/snapshot.sql "$work/demo.citus" -v as_of="$as_of" -v skip_columns="$skip"
 cat "$work/demo.single.err" "$work/demo.citus.err"
