@@ -169,14 +169,22 @@ CREATE VIEW @extschema@.my_sshare AS
 SELECT * FROM @extschema@.my_sshare_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.my_sshare IS 'my_sshare_at(now()): the caller''s sshare rows.';
 
+-- PL/pgSQL, not SQL: sprio_at's fast path reads jobs in SQL, and this
+-- SECURITY DEFINER function cannot be inlined; a SQL one would plan that
+-- query with as_of unknown, which Citus cannot distribute.  Here each call
+-- plans it with the value (docs/citus.md).
 CREATE FUNCTION @extschema@.my_sprio_at(as_of timestamptz)
 RETURNS SETOF @extschema@.sprio
-LANGUAGE sql STABLE STRICT PARALLEL SAFE SECURITY DEFINER
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SECURITY DEFINER
+SET plan_cache_mode = force_custom_plan
 SET search_path = pg_catalog, pg_temp
-BEGIN ATOMIC
+AS $$
+BEGIN
+    RETURN QUERY
     SELECT s.* FROM @extschema@.sprio_at(my_sprio_at.as_of) s
      WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
-END;
+END
+$$;
 COMMENT ON FUNCTION @extschema@.my_sprio_at(timestamptz) IS
 'The caller''s pending jobs of sprio_at(as_of), their priority computed over every user''s usage (Slurm PrivateData=jobs). STRICT: NULL as_of gives no rows.';
 
