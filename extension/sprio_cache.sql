@@ -172,6 +172,80 @@ END;
 COMMENT ON FUNCTION @extschema@._sprio_cached_checkpoints(timestamptz) IS
 'Per cluster, the usage checkpoint whose cached fair-share factors hold at as_of (sprio_at''s fast path).';
 
+-- sprio_at's explanation of one job, from _sprio_rows's columns.  A SQL
+-- expression that the planner inlines where it is read, and only there:
+-- a query that does not select the explanation neither plans nor
+-- computes it.
+CREATE FUNCTION @extschema@._sprio_explanation(
+    x_w_age float8,
+    x_pending_s float8,
+    x_max_age_text text,
+    age_factor float8,
+    age_weighted float8,
+    x_w_fs float8,
+    x_no_share boolean,
+    account text,
+    user_name text,
+    fairshare_factor float8,
+    fairshare_weighted float8,
+    x_w_js float8,
+    x_favor_small boolean,
+    x_cpus integer,
+    x_total_nodes bigint,
+    x_nodes integer,
+    x_total_cpus bigint,
+    job_size_factor float8,
+    job_size_weighted float8,
+    x_w_part float8,
+    x_pjf integer,
+    x_max_pjf integer,
+    partition_factor float8,
+    partition_weighted float8,
+    x_w_qos float8,
+    qos text,
+    x_qos_priority integer,
+    x_max_qos integer,
+    qos_factor float8,
+    qos_weighted float8,
+    nice integer,
+    priority_exact float8,
+    priority bigint)
+RETURNS text LANGUAGE sql STABLE PARALLEL SAFE
+RETURN pg_catalog.concat_ws('; ',
+         CASE WHEN _sprio_explanation.x_w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
+              @extschema@._slurm_duration(GREATEST(_sprio_explanation.x_pending_s, 0)), _sprio_explanation.x_max_age_text,
+              @extschema@._num(_sprio_explanation.age_factor, 4), _sprio_explanation.x_w_age, @extschema@._num(_sprio_explanation.age_weighted, 2)) END,
+         CASE WHEN _sprio_explanation.x_w_fs OPERATOR(pg_catalog.<>) 0 THEN
+              CASE WHEN _sprio_explanation.x_no_share
+                   THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', _sprio_explanation.account, _sprio_explanation.user_name)
+                   ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
+                        @extschema@._num(_sprio_explanation.fairshare_factor, 6), _sprio_explanation.x_w_fs, @extschema@._num(_sprio_explanation.fairshare_weighted, 2)) END END,
+         CASE WHEN _sprio_explanation.x_w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
+              CASE WHEN _sprio_explanation.x_favor_small AND _sprio_explanation.x_cpus OPERATOR(pg_catalog.<>) 0
+                     THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', _sprio_explanation.x_total_nodes, _sprio_explanation.x_nodes,
+                          _sprio_explanation.x_total_nodes, _sprio_explanation.x_total_cpus, _sprio_explanation.x_cpus, _sprio_explanation.x_total_cpus)
+                   WHEN _sprio_explanation.x_favor_small
+                     THEN pg_catalog.format('(%s − %s nodes)/%s', _sprio_explanation.x_total_nodes, _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes)
+                   WHEN _sprio_explanation.x_cpus OPERATOR(pg_catalog.<>) 0
+                     THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes, _sprio_explanation.x_cpus, _sprio_explanation.x_total_cpus)
+                   ELSE pg_catalog.format('%s nodes/%s', _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes) END,
+              @extschema@._num(_sprio_explanation.job_size_factor, 4), _sprio_explanation.x_w_js, @extschema@._num(_sprio_explanation.job_size_weighted, 2)) END,
+         CASE WHEN _sprio_explanation.x_w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
+              _sprio_explanation.x_pjf, _sprio_explanation.x_max_pjf, @extschema@._num(_sprio_explanation.partition_factor, 4), _sprio_explanation.x_w_part, @extschema@._num(_sprio_explanation.partition_weighted, 2)) END,
+         CASE WHEN _sprio_explanation.x_w_qos OPERATOR(pg_catalog.<>) 0 THEN
+              CASE WHEN _sprio_explanation.qos IS NULL THEN 'qos: none = 0'
+                   WHEN _sprio_explanation.x_qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', _sprio_explanation.qos)
+                   ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', _sprio_explanation.qos, _sprio_explanation.x_qos_priority,
+                        _sprio_explanation.x_max_qos, @extschema@._num(_sprio_explanation.qos_factor, 4), _sprio_explanation.x_w_qos, @extschema@._num(_sprio_explanation.qos_weighted, 2)) END END,
+         CASE WHEN _sprio_explanation.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', _sprio_explanation.nice) END,
+         pg_catalog.format('total %s → %s%s', @extschema@._num(_sprio_explanation.priority_exact, 2), _sprio_explanation.priority,
+              CASE WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
+                   WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
+                   WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(_sprio_explanation.priority_exact) THEN ' (truncated)'
+                   ELSE '' END));
+COMMENT ON FUNCTION @extschema@._sprio_explanation(float8, float8, text, float8, float8, float8, boolean, text, text, float8, float8, float8, boolean, integer, bigint, integer, bigint, float8, float8, float8, integer, integer, float8, float8, float8, text, integer, integer, float8, float8, integer, float8, bigint) IS
+'sprio_at''s explanation of a job''s priority, from the columns of _sprio_rows (sprio_at, my_sprio_at).';
+
 -- sprio -l as of an instant.  A SQL function that the planner inlines into
 -- the calling query: the explanation, a text built per job (about 9 µs
 -- each, and most of the output's bytes), is computed only when the query
@@ -363,38 +437,12 @@ BEGIN ATOMIC
            s.age_weighted, s.fairshare_weighted, s.job_size_weighted, s.partition_weighted, s.qos_weighted,
            s.priority_exact, s.age_factor, s.fairshare_factor, s.job_size_factor, s.partition_factor, s.qos_factor,
            s.submit_time, s.eligible_time,
-           pg_catalog.concat_ws('; ',
-             CASE WHEN s.x_w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
-                  @extschema@._slurm_duration(GREATEST(s.x_pending_s, 0)), s.x_max_age_text,
-                  @extschema@._num(s.age_factor, 4), s.x_w_age, @extschema@._num(s.age_weighted, 2)) END,
-             CASE WHEN s.x_w_fs OPERATOR(pg_catalog.<>) 0 THEN
-                  CASE WHEN s.x_no_share
-                       THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', s.account, s.user_name)
-                       ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
-                            @extschema@._num(s.fairshare_factor, 6), s.x_w_fs, @extschema@._num(s.fairshare_weighted, 2)) END END,
-             CASE WHEN s.x_w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
-                  CASE WHEN s.x_favor_small AND s.x_cpus OPERATOR(pg_catalog.<>) 0
-                         THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', s.x_total_nodes, s.x_nodes,
-                              s.x_total_nodes, s.x_total_cpus, s.x_cpus, s.x_total_cpus)
-                       WHEN s.x_favor_small
-                         THEN pg_catalog.format('(%s − %s nodes)/%s', s.x_total_nodes, s.x_nodes, s.x_total_nodes)
-                       WHEN s.x_cpus OPERATOR(pg_catalog.<>) 0
-                         THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', s.x_nodes, s.x_total_nodes, s.x_cpus, s.x_total_cpus)
-                       ELSE pg_catalog.format('%s nodes/%s', s.x_nodes, s.x_total_nodes) END,
-                  @extschema@._num(s.job_size_factor, 4), s.x_w_js, @extschema@._num(s.job_size_weighted, 2)) END,
-             CASE WHEN s.x_w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
-                  s.x_pjf, s.x_max_pjf, @extschema@._num(s.partition_factor, 4), s.x_w_part, @extschema@._num(s.partition_weighted, 2)) END,
-             CASE WHEN s.x_w_qos OPERATOR(pg_catalog.<>) 0 THEN
-                  CASE WHEN s.qos IS NULL THEN 'qos: none = 0'
-                       WHEN s.x_qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', s.qos)
-                       ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', s.qos, s.x_qos_priority,
-                            s.x_max_qos, @extschema@._num(s.qos_factor, 4), s.x_w_qos, @extschema@._num(s.qos_weighted, 2)) END END,
-             CASE WHEN s.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', s.nice) END,
-             pg_catalog.format('total %s → %s%s', @extschema@._num(s.priority_exact, 2), s.priority,
-                  CASE WHEN s.priority_exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
-                       WHEN s.priority_exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
-                       WHEN s.priority_exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(s.priority_exact) THEN ' (truncated)'
-                       ELSE '' END))
+           @extschema@._sprio_explanation(s.x_w_age, s.x_pending_s, s.x_max_age_text, s.age_factor,
+               s.age_weighted, s.x_w_fs, s.x_no_share, s.account, s.user_name, s.fairshare_factor,
+               s.fairshare_weighted, s.x_w_js, s.x_favor_small, s.x_cpus, s.x_total_nodes, s.x_nodes,
+               s.x_total_cpus, s.job_size_factor, s.job_size_weighted, s.x_w_part, s.x_pjf, s.x_max_pjf,
+               s.partition_factor, s.partition_weighted, s.x_w_qos, s.qos, s.x_qos_priority, s.x_max_qos,
+               s.qos_factor, s.qos_weighted, s.nice, s.priority_exact, s.priority)
       FROM r s;
 END;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
