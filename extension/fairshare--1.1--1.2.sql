@@ -5546,7 +5546,7 @@ ALTER TABLE @extschema@.account_leaders ENABLE ROW LEVEL SECURITY;
 CREATE POLICY fairshare_reader_all ON @extschema@.account_leaders FOR SELECT TO fairshare_reader USING (true);
 CREATE POLICY fairshare_admin_all ON @extschema@.account_leaders FOR ALL TO fairshare_admin USING (true) WITH CHECK (true);
 CREATE POLICY fairshare_user_own ON @extschema@.account_leaders FOR SELECT TO fairshare_user USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text);
-=======
+-- ===========================================================================
 -- Fair-share factors cached with the usage checkpoints; sprio_at reads
 -- them, and builds its explanation only when it is read (issue 21)
 -- ===========================================================================
