@@ -130,8 +130,7 @@ typedef struct Tree
 	int32		max_depth;
 	int32	   *kids;			/* direct children, grouped by parent ... */
 	int32	   *kid_start;		/* ... kids[kid_start[v] .. kid_start[v+1]) */
-	int32	   *lineage;		/* rows in lineage order (see tree_renumber) */
-	int32	   *row_pos;		/* node index of each row */
+	int32	   *lineage;		/* node indexes in lineage order */
 	int32	   *fs_kids;		/* fs children, grouped by fs parent */
 	int32	   *fs_start;
 } Tree;
@@ -464,58 +463,10 @@ report_cycle(Tree *t, int32 v)
 			 errhint("Following parent_id from any row must end at the root, the one row whose parent_id is NULL.")));
 }
 
-static inline bool
-total_too_large(const TreeNode *v)
-{
-	return v->total > (long double) DBL_MAX || v->live_total > (long double) DBL_MAX;
-}
-
-/*
- * Renumber the nodes in lineage order, in place: node j becomes the row
- * lineage[j], so that every later pass over the tree (the raw usage sums,
- * the fs groups, Fair Tree's S, U, LF and ranking walk) reads the array
- * front to back, with each parent before and near its children, instead
- * of jumping over the whole array at each step (a TreeNode is 144 bytes:
- * at 10^6 rows, the random accesses were a third of the time).  Nothing
- * else changes: the same nodes, the same order of every sum and sort.
- * row_pos maps the rows to their nodes; lineage keeps the inverse.
- */
-static void
-tree_renumber(Tree *t)
-{
-	int32		n = t->n;
-	int32		i;
-
-	t->row_pos = tree_alloc(sizeof(int32) * Max(n, 1));
-	for (i = 0; i < n; i++)
-		t->row_pos[i] = t->nodes[i].order;
-	/* the parents' new indexes, parked in fs_parent (set later) */
-	for (i = 0; i < n; i++)
-		t->nodes[i].fs_parent = t->nodes[i].parent >= 0
-			? t->nodes[t->nodes[i].parent].order : -1;
-	/* each swap puts one node in its place */
-	for (i = 0; i < n; i++)
-		while (t->nodes[i].order != i)
-		{
-			int32		j = t->nodes[i].order;
-			TreeNode	tmp = t->nodes[j];
-
-			t->nodes[j] = t->nodes[i];
-			t->nodes[i] = tmp;
-		}
-	for (i = 0; i < n; i++)
-		t->nodes[i].parent = t->nodes[i].fs_parent;
-	t->root = 0;
-	pfree(t->kids);
-	pfree(t->kid_start);
-	t->kids = t->kid_start = NULL;
-}
-
 /*
  * Children lists, the lineage order (an explicit-stack pre-order walk) with
- * depths, cycle and shape checks; then the nodes renumbered in lineage
- * order, and every account's raw usage (own plus descendants', summed
- * leaves first).
+ * depths, cycle and shape checks, and every account's raw usage (own plus
+ * descendants', summed leaves first).
  */
 static void
 tree_walk(Tree *t)
@@ -602,9 +553,7 @@ tree_walk(Tree *t)
 				report_cycle(t, i);
 	}
 
-	tree_renumber(t);
-
-	/* raw usage, leaves first: reverse lineage order visits children first */
+	/* raw usage, leaves first: reverse pre-order visits children first */
 	t->n_users = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -615,49 +564,22 @@ tree_walk(Tree *t)
 	}
 	for (i = n - 1; i > 0; i--)
 	{
-		TreeNode   *v = &t->nodes[i];
+		TreeNode   *v = &t->nodes[t->lineage[i]];
 
 		t->nodes[v->parent].total += v->total;
 		t->nodes[v->parent].live_total += v->live_total;
 	}
 	/*
 	 * Raw usage is returned, and divided by, as float8: a total past float8
-	 * would give effective usage 0 and Level FS infinity below it.  The
-	 * first such row in row order is named.
+	 * would give effective usage 0 and Level FS infinity below it.
 	 */
 	for (i = 0; i < n; i++)
-		if (total_too_large(&t->nodes[i]))
-			break;
-	if (i < n)
-		for (i = 0; i < n; i++)
-			if (total_too_large(&t->nodes[t->row_pos[i]]))
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("the usage beneath \"%s\" adds up to more than float8 holds",
-								NODE_ID(t, t->row_pos[i])),
-						 errhint("Usage is billing-seconds; a total above 1.8e308 has no meaning.")));
-}
-
-/* Name the first row, in row order, whose fs children's shares overflow. */
-static void
-shares_overflow(Tree *t)
-{
-	int32		r;
-
-	for (r = 0; r < t->n; r++)
-	{
-		int32		i = t->row_pos[r];
-		double		sum = 0.0;
-		int32		k;
-
-		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
-			sum += t->nodes[t->fs_kids[k]].shares;
-		if (isinf(sum))
+		if (t->nodes[i].total > (long double) DBL_MAX
+			|| t->nodes[i].live_total > (long double) DBL_MAX)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, i)),
-					 errhint("Shares are relative: divide them all by the same number.")));
-	}
+					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, i)),
+					 errhint("Usage is billing-seconds; a total above 1.8e308 has no meaning.")));
 }
 
 /*
@@ -676,7 +598,7 @@ tree_fs_groups(Tree *t)
 
 	for (i = 0; i < n; i++)
 	{
-		int32		v = i;
+		int32		v = t->lineage[i];
 		int32		p = t->nodes[v].parent;
 
 		if (p < 0)
@@ -699,7 +621,7 @@ tree_fs_groups(Tree *t)
 	memcpy(fill, t->fs_start, sizeof(int32) * n);
 	for (i = 0; i < n; i++)
 	{
-		int32		v = i;
+		int32		v = t->lineage[i];
 
 		if (t->nodes[v].fs_parent >= 0)
 			t->fs_kids[fill[t->nodes[v].fs_parent]++] = v;
@@ -715,7 +637,10 @@ tree_fs_groups(Tree *t)
 			sum += t->nodes[t->fs_kids[k]].shares;
 		/* S = shares / sum: an infinite sum would make every S 0 */
 		if (isinf(sum))
-			shares_overflow(t);
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, i)),
+					 errhint("Shares are relative: divide them all by the same number.")));
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
 			t->nodes[t->fs_kids[k]].level_shares = sum;
 	}
@@ -887,11 +812,11 @@ classic_compute(Tree *t)
 
 	for (i = 0; i < t->n; i++)
 	{
-		TreeNode   *v = &t->nodes[i];
+		TreeNode   *v = &t->nodes[t->lineage[i]];
 		TreeNode   *p;
 		long double un;
 
-		if (i == t->root)
+		if (t->lineage[i] == t->root)
 		{
 			v->norm_shares = 1.0;
 			v->efctv = 1.0L;
@@ -1066,7 +991,7 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 		}
 		work = tree_begin(winobj, &t, alg, -1);
 		for (i = 0; i < t.n; i++)
-			tree_cell(&t, t.row_pos[i], what, &res->cells[i]);
+			tree_cell(&t, i, what, &res->cells[i]);
 		res->computed = true;
 		tree_end(work);
 	}
@@ -1262,33 +1187,32 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 		for (i = 0; i < t.n; i++)
 		{
 			SshareCell *cell = &res->cells[i];
-			int32		v = t.row_pos[i];
 			TreeCell	tmp;
 
-			tree_cell(&t, v, OUT_DEPTH, &tmp);
+			tree_cell(&t, i, OUT_DEPTH, &tmp);
 			cell->depth = (int32) tmp.value;
-			tree_cell(&t, v, OUT_ORDER, &tmp);
+			tree_cell(&t, i, OUT_ORDER, &tmp);
 			cell->order = (int64) tmp.value;
-			cell->raw_usage = (double) t.nodes[v].live_total;
-			tree_cell(&t, v, OUT_NORM_USAGE, &tmp);
+			cell->raw_usage = (double) t.nodes[i].live_total;
+			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
 			cell->norm_usage = tmp.value;
 			if (classic)
 			{
-				tree_cell(&t, v, OUT_CLASSIC_NORM_SHARES, &cell->norm_shares);
-				tree_cell(&t, v, OUT_CLASSIC_EFFECTIVE_USAGE, &cell->efctv);
-				tree_cell(&t, v, OUT_CLASSIC_FACTOR, &cell->factor);
-				if (v == t.root)
+				tree_cell(&t, i, OUT_CLASSIC_NORM_SHARES, &cell->norm_shares);
+				tree_cell(&t, i, OUT_CLASSIC_EFFECTIVE_USAGE, &cell->efctv);
+				tree_cell(&t, i, OUT_CLASSIC_FACTOR, &cell->factor);
+				if (i == t.root)
 					cell->factor.isnull = false;	/* UE 1, S 1 */
 				cell->level_fs.isnull = true;
 				cell->rank.isnull = true;
 			}
 			else
 			{
-				tree_cell(&t, v, OUT_FT_NORM_SHARES, &cell->norm_shares);
-				tree_cell(&t, v, OUT_FT_EFFECTIVE_USAGE, &cell->efctv);
-				tree_cell(&t, v, OUT_FT_FACTOR, &cell->factor);
-				tree_cell(&t, v, OUT_FT_LEVEL_FS, &cell->level_fs);
-				tree_cell(&t, v, OUT_FT_RANK, &cell->rank);
+				tree_cell(&t, i, OUT_FT_NORM_SHARES, &cell->norm_shares);
+				tree_cell(&t, i, OUT_FT_EFFECTIVE_USAGE, &cell->efctv);
+				tree_cell(&t, i, OUT_FT_FACTOR, &cell->factor);
+				tree_cell(&t, i, OUT_FT_LEVEL_FS, &cell->level_fs);
+				tree_cell(&t, i, OUT_FT_RANK, &cell->rank);
 			}
 		}
 		res->classic = classic;
