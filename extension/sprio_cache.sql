@@ -308,7 +308,9 @@ BEGIN ATOMIC
                -- PriorityMaxAge as the explanation prints it, once per cluster
                @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
                (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
-                 WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
+                 WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos,
+               -- the checkpoint whose factors the cluster's jobs read
+               (SELECT k.as_of FROM cp k WHERE k.cluster OPERATOR(pg_catalog.=) c.cluster) AS cp_as_of
           FROM @extschema@.clusters c
           LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
          GROUP BY c.cluster, c.total_nodes, c.total_cpus
@@ -324,12 +326,6 @@ BEGIN ATOMIC
            AND j.eligible_time OPERATOR(pg_catalog.<=) sprio_at.as_of
            AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) sprio_at.as_of
            AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
-    ), shares AS (
-        -- sshare_at's FairShare, cached with the usage checkpoints
-        SELECT r.cluster, r.account, r.user_name, r.fairshare
-          FROM cp k
-          JOIN @extschema@.usage_checkpoint_factor_rows r
-            ON r.cluster OPERATOR(pg_catalog.=) k.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of
     ), factors AS (
         SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
                j.submit_time, j.eligible_time, j.nodes, j.cpus,
@@ -358,9 +354,14 @@ BEGIN ATOMIC
             ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
           LEFT JOIN @extschema@.qos q
             ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
-          LEFT JOIN shares sh
-            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.account OPERATOR(pg_catalog.=) j.account
-           AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
+          -- sshare_at's FairShare, cached with the checkpoint: the table
+          -- itself, on its whole key, so that the planner sees its rows
+          -- (joined through cp, a CTE, it saw one row before the table was
+          -- analyzed, and chose a nested loop or a merge join on the
+          -- cluster alone: 1,000 × 1,001 rows)
+          LEFT JOIN @extschema@.usage_checkpoint_factor_rows sh
+            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.as_of OPERATOR(pg_catalog.=) z.cp_as_of
+           AND sh.account OPERATOR(pg_catalog.=) j.account AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
     ), weighted AS (
         -- factor × weight, each rounded once to double, as Slurm stores them
         SELECT f.*,
