@@ -174,7 +174,21 @@ RETURNS SETOF @extschema@.sprio
 LANGUAGE sql STABLE STRICT PARALLEL SAFE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
-    SELECT s.* FROM @extschema@.sprio_at(my_sprio_at.as_of) s
+    -- sprio_at's columns from _sprio_rows, which plans its query with as_of
+    -- known: sprio_at's own query, inlined here, would be planned with
+    -- as_of unknown, which Citus cannot distribute (docs/citus.md)
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos, s.priority,
+           s.age, s.fairshare, s.job_size, s.partition_prio, s.qos_prio, s.nice,
+           s.age_weighted, s.fairshare_weighted, s.job_size_weighted, s.partition_weighted, s.qos_weighted,
+           s.priority_exact, s.age_factor, s.fairshare_factor, s.job_size_factor, s.partition_factor, s.qos_factor,
+           s.submit_time, s.eligible_time,
+           @extschema@._sprio_explanation(s.x_w_age, s.x_pending_s, s.x_max_age_text, s.age_factor,
+               s.age_weighted, s.x_w_fs, s.x_no_share, s.account, s.user_name, s.fairshare_factor,
+               s.fairshare_weighted, s.x_w_js, s.x_favor_small, s.x_cpus, s.x_total_nodes, s.x_nodes,
+               s.x_total_cpus, s.job_size_factor, s.job_size_weighted, s.x_w_part, s.x_pjf, s.x_max_pjf,
+               s.partition_factor, s.partition_weighted, s.x_w_qos, s.qos, s.x_qos_priority, s.x_max_qos,
+               s.qos_factor, s.qos_weighted, s.nice, s.priority_exact, s.priority)
+      FROM @extschema@._sprio_rows(my_sprio_at.as_of) s
      WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
 END;
 COMMENT ON FUNCTION @extschema@.my_sprio_at(timestamptz) IS
