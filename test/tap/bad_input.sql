@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(271);
+SELECT plan(281);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -551,6 +551,33 @@ SELECT throws_ok($$SELECT cluster_utilisation_svg('no such cluster', now() - int
 -- No input crashed the server: the backend that started this file is the
 -- one answering now (a crash would have cut the connection, and any
 -- reconnection would be a new backend).
+-- ===========================================================================
+-- The error paths of the slurmdbd feed and of the sreport functions that no
+-- suite reached: each with its SQLSTATE.
+-- ===========================================================================
+SELECT throws_ok($$SELECT * FROM fairshare.slurm_decisions(NULL)$$, '22004', NULL,
+                 'slurm_decisions: no cluster');
+SELECT throws_ok($$SELECT * FROM fairshare.slurm_decisions('bi', 'infinity')$$, '22004', NULL,
+                 'slurm_decisions: an infinite as_of');
+SELECT throws_ok($$SELECT fairshare.slurmdbd_connect('bi', 'bi_no_such_server')$$, '42704', NULL,
+                 'slurmdbd_connect: a foreign server that does not exist');
+CREATE FOREIGN DATA WRAPPER bi_nowhere;
+CREATE SERVER bi_srv FOREIGN DATA WRAPPER bi_nowhere;
+SELECT throws_ok($$SELECT fairshare.slurmdbd_connect('bi', 'bi_srv', NULL, 'slurm_acct_db', 'no such; name')$$,
+                 '22023', NULL, 'slurmdbd_connect: a Slurm cluster name with a blank and a semicolon');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{}')$$,
+                 '22023', NULL, 'sreport SizesByAccount: an empty grouping');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{4,NULL}')$$,
+                 '22023', NULL, 'sreport SizesByAccount: a NULL in the grouping');
+SELECT throws_ok($$SELECT fairshare.import_events('bi_none', 'NodeName|TimeStart|TimeEnd|TRES')$$, '22023', NULL,
+                 'import_events: a cluster that does not exist');
+SELECT throws_ok($$SELECT fairshare.import_events('bi', E'Cluster|NodeName|TimeStart|TimeEnd|State|TRES\nbi|n1||Unknown|DOWN|cpu=1')$$,
+                 '22023', NULL, 'import_events: an event without TimeStart');
+SELECT throws_ok($$SELECT fairshare.import_reservations('bi_none', 'ID|Name|TimeStart|TimeEnd|TRES')$$, '22023', NULL,
+                 'import_reservations: a cluster that does not exist');
+SELECT throws_ok($$SELECT fairshare.import_reservations('bi', E'Cluster|ID|Name|TimeStart|TimeEnd|TRES\nbi||r1|2026-01-01T00:00:00|2026-01-02T00:00:00|cpu=1')$$,
+                 '22023', NULL, 'import_reservations: a reservation without an ID');
+
 -- ===========================================================================
 SELECT is(pg_backend_pid(), :start_pid, 'the same backend ran the whole catalogue: no crash');
 
