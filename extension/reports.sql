@@ -724,12 +724,34 @@ $$;
 COMMENT ON FUNCTION @extschema@._report_range(timestamptz, timestamptz) IS
 'A report range taken down to whole hours as sreport does; raises 22023 when reversed or shorter than an hour.';
 
+-- The arguments every sreport-like report takes, checked at its entry: a
+-- range of whole hours in order, a -t unit and a -T list.  Each report
+-- calls it in a statement of its own before its query, so a bad argument
+-- raises whatever the data: a check inside the query runs only when the
+-- plan reaches it (not at all over an empty cluster list, or when a join's
+-- other side is empty).
+CREATE FUNCTION @extschema@._report_check_args(time_from timestamptz, time_to timestamptz, units text, tres text)
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._report_range(time_from, time_to);
+    PERFORM @extschema@._report_units(units);
+    PERFORM @extschema@._report_tres_list(tres);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_check_args(timestamptz, timestamptz, text, text) IS
+'true when a report''s range (whole hours, in order), -t unit and -T list are valid; raises 22023 naming the bad one otherwise.';
+
 -- The usage rows of [f, t) of one cluster (NULL: every one), from the
 -- coarsest rollups that cover it.
 CREATE FUNCTION @extschema@.usage_between(cluster text, time_from timestamptz, time_to timestamptz)
 RETURNS SETOF @extschema@.usage_hourly
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    -- the range is checked first, whatever the clusters (_report_check_args)
+    SELECT @extschema@._report_range(time_from, time_to);
     WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
     b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
             FROM @extschema@.clusters k CROSS JOIN r
@@ -753,6 +775,8 @@ CREATE FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timest
 RETURNS SETOF @extschema@.cluster_usage_hourly
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    -- the range is checked first, whatever the clusters (_report_check_args)
+    SELECT @extschema@._report_range(time_from, time_to);
     WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
     b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
             FROM @extschema@.clusters k CROSS JOIN r
@@ -789,6 +813,8 @@ RETURNS TABLE (cluster text, month timestamptz, account text, cpu_hours float8, 
                billing_hours float8, jobs bigint, wait_hours float8)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    -- the range is checked first, whatever the data (_report_check_args)
+    SELECT @extschema@._report_check_range(time_from, time_to);
     SELECT u.cluster, u.period_start, u.account,
            sum(u.cpu_secs)::float8 OPERATOR(pg_catalog./) 3600, sum(u.gpu_secs)::float8 OPERATOR(pg_catalog./) 3600,
            sum(u.billing_secs)::float8 OPERATOR(pg_catalog./) 3600, sum(u.jobs)::bigint,
@@ -798,7 +824,6 @@ BEGIN ATOMIC
      WHERE (account_usage_monthly.cluster IS NULL OR u.cluster OPERATOR(pg_catalog.=) account_usage_monthly.cluster)
        AND u.period_start OPERATOR(pg_catalog.>=) pg_catalog.date_trunc('month', time_from, k.timezone)
        AND u.period_start OPERATOR(pg_catalog.<) time_to
-       AND @extschema@._report_check_range(time_from, time_to)
      GROUP BY u.cluster, u.period_start, u.account
      ORDER BY u.cluster, u.period_start, u.account;
 END;
@@ -840,6 +865,7 @@ RETURNS TABLE (line bigint, cluster text, account text, login text, proper_name 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
     WITH RECURSIVE a AS (SELECT * FROM @extschema@._assoc_usage(sreport_account_utilization_by_user.cluster, time_from, time_to, tres)),
     tree AS (
         SELECT k.cluster, k.account, ARRAY['1:' OPERATOR(pg_catalog.||) k.account] AS path,
@@ -884,6 +910,7 @@ RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
     WITH a AS (SELECT x.*, pg_catalog.first_value(x.secs) OVER (PARTITION BY x.cluster, x.account, x.user_name ORDER BY x.tres_order) AS rank_secs
                  FROM @extschema@._assoc_usage(sreport_user_utilization_by_account.cluster, time_from, time_to, tres) x
                 WHERE x.user_name OPERATOR(pg_catalog.<>) '')
@@ -915,6 +942,7 @@ RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres), @extschema@._report_check_count(top_count);
     WITH a AS (SELECT x.cluster, x.user_name,
                       CASE WHEN sreport_top_usage."group" THEN '' ELSE x.account END AS grp,
                       pg_catalog.string_agg(x.account, ',' ORDER BY x.account) AS account,
@@ -949,6 +977,7 @@ RETURNS TABLE (line bigint, cluster text, tres_name text, allocated text, down t
                idle text, planned text, reported text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
     WITH t AS (SELECT * FROM @extschema@._report_tres_list(tres)),
     s AS (SELECT c.cluster, c.tres, sum(c.alloc_secs)::bigint AS alloc, sum(c.down_secs)::bigint AS down,
                  sum(c.pdown_secs)::bigint AS pdown, sum(c.idle_secs)::bigint AS idle,
@@ -1027,11 +1056,12 @@ CREATE FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamptz, 
 RETURNS TABLE (line bigint, cluster text, account text, labels text[], sizes text[], pct_of_cluster text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, 'cpu'), @extschema@._report_check_groups(cpu_groups);
     WITH RECURSIVE b AS (SELECT * FROM @extschema@._report_size_buckets(cpu_groups)),
     u AS (SELECT x.cluster, x.account, x.cpus,
                  CASE WHEN job_count THEN x.jobs ELSE x.cpu_secs END AS v
             FROM @extschema@.usage_between(sreport_job_sizes_by_account.cluster, time_from, time_to) x
-           WHERE x.partition OPERATOR(pg_catalog.<>) '' AND @extschema@._report_check_groups(cpu_groups)),
+           WHERE x.partition OPERATOR(pg_catalog.<>) ''),
     total AS (SELECT u.cluster, sum(u.v)::bigint AS v FROM u GROUP BY u.cluster),
     tree AS (
         SELECT k.cluster, k.account, ARRAY[k.account] AS accounts
