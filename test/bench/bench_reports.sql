@@ -1,6 +1,7 @@
 -- Reports from rollups (issue 14): a year of monthly usage per account read
--- from usage_monthly, against the same report computed from the jobs (each
--- run's CPU-seconds cut at the month bounds).  Target: under 100 ms at 10^7
+-- from usage_monthly_by_account (account_usage_monthly), against the same
+-- report computed from the jobs (each run's CPU-seconds cut at the month
+-- bounds).  Target: under 100 ms at 10^7
 -- jobs.  Also timed: the first refresh_rollups (every hour of the history),
 -- and a refresh after a late import of 1000 jobs into past hours.
 \set ON_ERROR_STOP 1
@@ -32,7 +33,7 @@ SELECT bench.record(format('refresh_rollups, first call: every hour of the histo
                     :refresh_ms, 'one GROUP BY of the same runs by association, partition, QOS, size',
                     :base_ms, :refresh_ms / :base_ms, 1, NULL, NULL, NULL);
 ANALYZE fairshare.usage_monthly;
-SELECT bench.compare(format('a year of monthly account usage from usage_monthly (%s jobs)', :n_jobs),
+SELECT bench.compare(format('a year of monthly account usage from usage_monthly_by_account (%s jobs)', :n_jobs),
   format($q$SELECT * FROM fairshare.account_usage_monthly(%L, %L)$q$, :'y0', :'y1'),
   'the same from the jobs',
   format($q$SELECT j.cluster, m.m, j.account,
