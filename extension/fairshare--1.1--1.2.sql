@@ -7455,6 +7455,26 @@ COMMENT ON TABLE @extschema@.usage_monthly IS
 CREATE INDEX ON @extschema@.usage_monthly (period_start, cluster);
 CREATE INDEX ON @extschema@.usage_daily (period_start, cluster);
 
+-- usage_monthly summed by account: what account_usage_monthly reads.  A
+-- month of usage_monthly has a row per association, partition, QOS and
+-- job size (30,000 a month at 10^6 jobs over two years); summing a year
+-- of them took most of a second on a loaded machine, where a year of this
+-- table is 12 rows per account, read in the report's order from its key.
+CREATE TABLE @extschema@.usage_monthly_by_account (
+    cluster              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    account              text NOT NULL,
+    run_secs             bigint NOT NULL,
+    cpu_secs             bigint NOT NULL,
+    gpu_secs             bigint NOT NULL,
+    billing_secs         bigint NOT NULL,
+    jobs                 bigint NOT NULL,
+    wait_secs            bigint NOT NULL,
+    PRIMARY KEY (cluster, period_start, account)
+);
+COMMENT ON TABLE @extschema@.usage_monthly_by_account IS
+'usage_monthly summed by cluster, month and account (the reservations'' rows included): run, CPU, GPU and billing seconds, runs started and their wait. Kept by refresh_rollups().';
+
 -- The cluster's side: what it had and what became of it, per TRES.
 CREATE TABLE @extschema@.cluster_usage_hourly (
     cluster              text NOT NULL,
@@ -7545,6 +7565,7 @@ COMMENT ON TABLE @extschema@.rollup_state IS
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly_by_account', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_monthly', '');
@@ -7779,45 +7800,79 @@ COMMENT ON FUNCTION @extschema@._citus_no_rollups(text) IS
 -- Recompute the hours of one range [a, b) of one cluster from the jobs, the
 -- events and the reservations; w is the refresh's instant (the end of a
 -- running job).
+--
+-- Set-based and linear in what it writes: each run (event, reservation) is
+-- cut into its own hours only (generate_series from its first hour to its
+-- last), never joined with every hour of the range, and the parts are
+-- aggregated once per hour and key.  The cutting is done in integer
+-- microseconds since the epoch: a run's bounds are converted once, each
+-- hour's part is a subtraction, and the seconds are rounded half up as
+-- extract(epoch ...)::bigint rounds them (so the figures are those of the
+-- timestamp arithmetic, to the second).  Per-run values (its duration,
+-- TRES, wait) are computed once per run behind an OFFSET 0: inlined into
+-- the hours, they were recomputed for each hour of the run, which was most
+-- of the time of a first refresh (docs/performance.md, "Reports from
+-- rollups").  The sums are float8 sums of integers, exact below 2^53 (an
+-- hour of a million CPUs is 3.6 × 10^9 CPU-seconds), and cheaper than
+-- bigint sums, whose state is a 128-bit integer allocated per group.
 CREATE FUNCTION @extschema@._rollup_hours(c text, a timestamptz, b timestamptz, w timestamptz)
 RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    -- the range in microseconds since the epoch
+    a_us bigint := (extract(epoch FROM a) * 1000000)::bigint;
+    b_us bigint := (extract(epoch FROM b) * 1000000)::bigint;
+    w_us bigint := (extract(epoch FROM w) * 1000000)::bigint;
+    hour_us constant bigint := 3600000000;
 BEGIN
     DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
     DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
 
-    -- the runs: each hour's part of each run that overlaps [a, b)
+    -- the runs: each hour's part of each run that overlaps [a, b).  For a
+    -- run from s to its stop e (its end, or w while it runs) and an hour h:
+    -- secs = the part of [s, e) in [h, h + 1 h); its suspended part is the
+    -- run's suspended total spread in proportion to time, the integer part
+    -- of total × (offset of the part's end) / duration minus the same at
+    -- the part's start, so the hours of a run add up to its total.
     INSERT INTO @extschema@.usage_hourly
-    SELECT j.cluster, h.h, j.account, j.user_name, j.partition, COALESCE(j.qos, ''), j.cpus,
-           sum(p.run), sum(p.run * j.cpus), sum(p.run * j.mem_mb), sum(p.run * j.nodes),
-           sum(p.run * j.billing), sum(p.run * j.gpus),
-           sum(round(CASE WHEN j.dur > 0 THEN j.energy * p.secs / j.dur ELSE 0 END))::bigint,
-           sum(p.susp), sum(p.susp * j.cpus),
-           count(*) FILTER (WHERE j.start_time >= h.h AND j.start_time < h.h + interval '1 hour'),
-           COALESCE(sum(j.wait) FILTER (WHERE j.start_time >= h.h AND j.start_time < h.h + interval '1 hour'), 0)
-      FROM (SELECT x.*, extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
-                   LEAST(COALESCE(x.end_time, w), w) AS stop,
-                   extract(epoch FROM x.suspended)::bigint AS susp_total,
-                   COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
-                   COALESCE(round(@extschema@.tres_count(x.tres, 'energy')), 0)::bigint AS energy,
-                   extract(epoch FROM x.start_time - COALESCE(x.eligible_time, x.submit_time))::bigint AS wait
-              FROM @extschema@.jobs x
-             WHERE x.cluster = c AND x.start_time IS NOT NULL AND x.start_time < b
-               AND COALESCE(x.end_time, 'infinity'::timestamptz) > a) j
-     CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', j.start_time), a),
-                                        LEAST(j.stop, b) - interval '1 microsecond', interval '1 hour') AS h (h)
-     CROSS JOIN LATERAL (
-            SELECT q.secs, q.secs - q.susp AS run, q.susp
-              FROM (SELECT r.secs,
-                           CASE WHEN j.dur > 0 AND j.susp_total > 0
-                                THEN floor(j.susp_total::numeric * r.e / j.dur) - floor(j.susp_total::numeric * r.s / j.dur)
-                                ELSE 0 END::bigint AS susp
-                      FROM (SELECT extract(epoch FROM LEAST(j.stop, h.h + interval '1 hour') - GREATEST(j.start_time, h.h))::bigint AS secs,
-                                   extract(epoch FROM GREATEST(j.start_time, h.h) - j.start_time)::bigint AS s,
-                                   extract(epoch FROM LEAST(j.stop, h.h + interval '1 hour') - j.start_time)::bigint AS e) r) q) p
-     WHERE j.stop > j.start_time
-     GROUP BY j.cluster, h.h, j.account, j.user_name, j.partition, COALESCE(j.qos, ''), j.cpus;
+    SELECT c, to_timestamp((g.h / 1000000)::float8), g.account, g.user_name, g.partition, g.qos, g.cpus,
+           g.run::bigint, (g.run * g.cpus)::bigint, g.mem::bigint, g.node::bigint, g.billing::bigint, g.gpu::bigint,
+           g.energy::bigint, g.susp::bigint, (g.susp * g.cpus)::bigint, g.jobs, g.wait::bigint
+      FROM (SELECT h.h, j.account, j.user_name, j.partition, j.qos, j.cpus,
+                   sum(p.run::float8) AS run, sum((p.run * j.mem_mb)::float8) AS mem,
+                   sum((p.run * j.nodes)::float8) AS node, sum((p.run * j.billing)::float8) AS billing,
+                   sum((p.run * j.gpus)::float8) AS gpu,
+                   sum(CASE WHEN j.dur > 0 THEN j.energy * p.secs / j.dur ELSE 0 END::float8) AS energy,
+                   sum(p.susp::float8) AS susp,
+                   -- the runs started in the hour, and their waits
+                   count(*) FILTER (WHERE j.s_us >= h.h AND j.s_us < h.h + hour_us) AS jobs,
+                   COALESCE(sum(j.wait::float8) FILTER (WHERE j.s_us >= h.h AND j.s_us < h.h + hour_us), 0) AS wait
+              FROM (SELECT x.account, x.user_name, x.partition, COALESCE(x.qos, '') AS qos, x.cpus,
+                           x.mem_mb, x.nodes, x.gpus,
+                           extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                           (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
+                           (extract(epoch FROM LEAST(COALESCE(x.end_time, w), w)) * 1000000)::bigint AS e_us,
+                           (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), a)) * 1000000)::bigint AS h0,
+                           extract(epoch FROM x.suspended)::bigint AS susp_total,
+                           COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
+                           COALESCE(round(@extschema@.tres_count(x.tres, 'energy')), 0)::bigint AS energy,
+                           extract(epoch FROM x.start_time - COALESCE(x.eligible_time, x.submit_time))::bigint AS wait
+                      FROM @extschema@.jobs x
+                     WHERE x.cluster = c AND x.start_time IS NOT NULL AND x.start_time < b
+                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
+                       AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
+                    OFFSET 0) j
+             CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
+             CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h) + 500000) / 1000000 AS secs,
+                                        CASE WHEN j.dur > 0 AND j.susp_total > 0
+                                             THEN j.susp_total * ((LEAST(j.e_us, h.h + hour_us) - j.s_us + 500000) / 1000000) / j.dur
+                                                  - j.susp_total * ((GREATEST(j.s_us, h.h) - j.s_us + 500000) / 1000000) / j.dur
+                                             ELSE 0 END AS susp) r
+             CROSS JOIN LATERAL (SELECT r.secs, r.secs - r.susp AS run, r.susp) p
+             GROUP BY h.h, j.account, j.user_name, j.partition, j.qos, j.cpus) g
+     -- in hour order: the index takes the rows near each other
+     ORDER BY g.h;
 
     -- the reservations' time: charged to their associations (split evenly),
     -- as slurmdbd does, in rows of partition '' (no job has that partition)
@@ -7833,7 +7888,8 @@ BEGIN
                    round(@extschema@.tres_count(v.tres, 'gres/gpu'))::bigint AS gpu
               FROM @extschema@.reservations v
              WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
-               AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))) r
+               AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
+            OFFSET 0) r
      CROSS JOIN LATERAL unnest(r.accounts, r.users) AS x (account, user_name)
      CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), a),
                                         LEAST(r.time_end, b) - interval '1 microsecond', interval '1 hour') AS h (h)
@@ -7848,60 +7904,71 @@ BEGIN
            billing_secs = @extschema@.usage_hourly.billing_secs + EXCLUDED.billing_secs,
            gpu_secs = @extschema@.usage_hourly.gpu_secs + EXCLUDED.gpu_secs;
 
-    -- the cluster: per hour and TRES, what it reported and what became of it
+    -- the cluster: per hour and TRES, what it reported and what became of
+    -- it.  Events and reservations are cut into their own hours, as the
+    -- runs are (a join with every hour of the range made a first refresh
+    -- of years with thousands of events quadratic).
     INSERT INTO @extschema@.cluster_usage_hourly
-    WITH hours AS (
-        SELECT h FROM generate_series(a, b - interval '1 hour', interval '1 hour') AS g (h)
-    ), tres AS (
+    WITH tres AS (
         SELECT t.tres FROM @extschema@.report_tres() t
     ), ev AS (          -- events: the cluster's (reported) and its nodes' (down)
         SELECT h.h, t.tres,
                sum(x.secs) FILTER (WHERE x.whole) AS reported,
                sum(x.secs) FILTER (WHERE NOT x.whole) AS down
           FROM @extschema@.node_events e
-          JOIN hours h ON e.time_start < h.h + interval '1 hour' AND COALESCE(e.time_end, w) > h.h
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', e.time_start), a),
+                                            LEAST(COALESCE(e.time_end, w), b) - interval '1 microsecond',
+                                            interval '1 hour') AS h (h)
          CROSS JOIN tres t
          CROSS JOIN LATERAL (SELECT e.node_name = '' AS whole,
                                     round(@extschema@.tres_count(e.tres, t.tres))::bigint
                                     * extract(epoch FROM LEAST(COALESCE(e.time_end, w), h.h + interval '1 hour')
                                                          - GREATEST(e.time_start, h.h))::bigint AS secs) x
-         WHERE e.cluster = c
+         WHERE e.cluster = c AND e.time_start < b AND COALESCE(e.time_end, w) > a
          GROUP BY 1, 2
     ), resv AS (        -- reservations: maintenance (planned down) and others (allocated)
         SELECT h.h, t.tres,
                sum(x.secs) FILTER (WHERE x.maint) AS pdown,
                sum(x.secs) FILTER (WHERE NOT x.maint) AS alloc
           FROM @extschema@.reservations v
-          JOIN hours h ON v.time_start < h.h + interval '1 hour' AND v.time_end > h.h
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', v.time_start), a),
+                                            LEAST(v.time_end, b) - interval '1 microsecond',
+                                            interval '1 hour') AS h (h)
          CROSS JOIN tres t
          CROSS JOIN LATERAL (SELECT 'MAINT' = ANY (string_to_array(upper(v.flags), ',')) AS maint,
                                     round(@extschema@.tres_count(v.tres, t.tres))::bigint
                                     * extract(epoch FROM LEAST(v.time_end, h.h + interval '1 hour')
                                                          - GREATEST(v.time_start, h.h))::bigint AS secs) x
-         WHERE v.cluster = c AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
+         WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
+           AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
          GROUP BY 1, 2
-    ), alloc AS (       -- the runs, from the rows just written
-        SELECT u.period_start AS h, t.tres,
-               sum(CASE t.tres WHEN 'cpu' THEN u.cpu_secs WHEN 'mem' THEN u.mem_secs WHEN 'node' THEN u.node_secs
-                               WHEN 'billing' THEN u.billing_secs WHEN 'gres/gpu' THEN u.gpu_secs ELSE u.energy END) AS secs
-          FROM @extschema@.usage_hourly u CROSS JOIN tres t
-         WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b AND u.partition <> ''
-         GROUP BY 1, 2
+    ), alloc AS (       -- the runs, from the rows just written: one pass, each
+                        -- hour's sums then one row per TRES
+        SELECT s.h, t.tres, t.secs
+          FROM (SELECT u.period_start AS h, sum(u.cpu_secs) AS cpu, sum(u.mem_secs) AS mem,
+                       sum(u.node_secs) AS node, sum(u.billing_secs) AS billing, sum(u.gpu_secs) AS gpu,
+                       sum(u.energy) AS energy
+                  FROM @extschema@.usage_hourly u
+                 WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b AND u.partition <> ''
+                 GROUP BY 1) s
+         CROSS JOIN LATERAL (VALUES ('cpu', s.cpu), ('mem', s.mem), ('energy', s.energy), ('node', s.node),
+                                    ('billing', s.billing), ('gres/gpu', s.gpu)) AS t (tres, secs)
     ), planned AS (     -- eligible runs not yet started, from eligible to start (or end):
-                        -- their CPUs only, as slurmdbd counts them
-        -- (each run's hours by generate_series, not a join of the runs
-        -- with every hour of the range)
-        SELECT h.h, 'cpu'::text AS tres,
-               sum(j.cpus * extract(epoch FROM LEAST(j.stop, h.h + interval '1 hour')
-                                               - GREATEST(j.eligible_time, h.h))::bigint) AS secs
-          FROM (SELECT x.cpus, x.eligible_time, COALESCE(x.start_time, x.end_time, w) AS stop
-                  FROM @extschema@.jobs x
-                 WHERE x.cluster = c AND x.eligible_time < b
-                   AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a) j
-         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', j.eligible_time), a),
-                                            LEAST(j.stop, b) - interval '1 microsecond', interval '1 hour') AS h (h)
-         WHERE j.stop > j.eligible_time
-         GROUP BY 1, 2
+                        -- their CPUs only, as slurmdbd counts them; cut into
+                        -- hours in microseconds, as the runs are
+        SELECT to_timestamp((g.h / 1000000)::float8) AS h, 'cpu'::text AS tres, g.secs::bigint AS secs
+          FROM (SELECT h.h, sum((j.cpus * ((LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h) + 500000) / 1000000))::float8) AS secs
+                  FROM (SELECT x.cpus,
+                               (extract(epoch FROM x.eligible_time) * 1000000)::bigint AS s_us,
+                               (extract(epoch FROM COALESCE(x.start_time, x.end_time, w)) * 1000000)::bigint AS e_us,
+                               (extract(epoch FROM GREATEST(date_trunc('hour', x.eligible_time), a)) * 1000000)::bigint AS h0
+                          FROM @extschema@.jobs x
+                         WHERE x.cluster = c AND x.eligible_time < b
+                           AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a
+                           AND COALESCE(x.start_time, x.end_time, w) > x.eligible_time
+                        OFFSET 0) j
+                 CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
+                 GROUP BY h.h) g
     ), sums AS (
         SELECT k.h, k.tres,
                COALESCE(ev.reported, 0) AS reported,
@@ -7929,7 +7996,10 @@ COMMENT ON FUNCTION @extschema@._rollup_hours(text, timestamptz, timestamptz, ti
 'Recomputes usage_hourly and cluster_usage_hourly for the hours [a, b) of a cluster from its jobs, events and reservations (w: the end of running jobs); returns the number of hours.';
 
 -- Sum the hours of [a, b) into the days and months of the cluster's time
--- zone that hold them.
+-- zone that hold them, one month at a time: the month's days from its
+-- hours, then the month from its days.  A month's rows fit in memory where
+-- two years' did not (the sort of every hourly row of a first refresh took
+-- longer than computing them).
 CREATE FUNCTION @extschema@._rollup_days_months(c text, tz text, a timestamptz, b timestamptz)
 RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -7937,40 +8007,57 @@ AS $$
 DECLARE
     d0 timestamptz := date_trunc('day', a, tz);
     d1 timestamptz := (date_trunc('day', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 day') AT TIME ZONE tz;
-    m0 timestamptz := date_trunc('month', a, tz);
     m1 timestamptz := (date_trunc('month', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz;
+    ma timestamptz := date_trunc('month', a, tz);
+    mb timestamptz;
+    da timestamptz;
+    db timestamptz;
 BEGIN
-    DELETE FROM @extschema@.usage_daily u WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1;
-    INSERT INTO @extschema@.usage_daily
-    SELECT u.cluster, date_trunc('day', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
-           sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
-           sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
-      FROM @extschema@.usage_hourly u
-     WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1
-     GROUP BY 1, 2, 3, 4, 5, 6, 7;
-    DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1;
-    INSERT INTO @extschema@.usage_monthly
-    SELECT u.cluster, date_trunc('month', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
-           sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
-           sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
-      FROM @extschema@.usage_daily u
-     WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1
-     GROUP BY 1, 2, 3, 4, 5, 6, 7;
+    WHILE ma < m1 LOOP
+        mb := (ma AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz;
+        -- the days of this month that hold hours of [a, b)
+        da := GREATEST(d0, ma);
+        db := LEAST(d1, mb);
+        DELETE FROM @extschema@.usage_daily u WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db;
+        INSERT INTO @extschema@.usage_daily
+        SELECT u.cluster, date_trunc('day', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+               sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
+               sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
+          FROM @extschema@.usage_hourly u
+         WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db
+         GROUP BY 1, 2, 3, 4, 5, 6, 7;
+        DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        INSERT INTO @extschema@.usage_monthly
+        SELECT u.cluster, date_trunc('month', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+               sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
+               sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
+          FROM @extschema@.usage_daily u
+         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         GROUP BY 1, 2, 3, 4, 5, 6, 7;
+        DELETE FROM @extschema@.usage_monthly_by_account u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        INSERT INTO @extschema@.usage_monthly_by_account
+        SELECT u.cluster, u.period_start, u.account, sum(u.run_secs), sum(u.cpu_secs), sum(u.gpu_secs),
+               sum(u.billing_secs), sum(u.jobs), sum(u.wait_secs)
+          FROM @extschema@.usage_monthly u
+         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         GROUP BY 1, 2, 3;
 
-    DELETE FROM @extschema@.cluster_usage_daily u WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1;
-    INSERT INTO @extschema@.cluster_usage_daily
-    SELECT u.cluster, date_trunc('day', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
-           sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
-      FROM @extschema@.cluster_usage_hourly u
-     WHERE u.cluster = c AND u.period_start >= d0 AND u.period_start < d1
-     GROUP BY 1, 2, 3;
-    DELETE FROM @extschema@.cluster_usage_monthly u WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1;
-    INSERT INTO @extschema@.cluster_usage_monthly
-    SELECT u.cluster, date_trunc('month', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
-           sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
-      FROM @extschema@.cluster_usage_daily u
-     WHERE u.cluster = c AND u.period_start >= m0 AND u.period_start < m1
-     GROUP BY 1, 2, 3;
+        DELETE FROM @extschema@.cluster_usage_daily u WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db;
+        INSERT INTO @extschema@.cluster_usage_daily
+        SELECT u.cluster, date_trunc('day', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+               sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
+          FROM @extschema@.cluster_usage_hourly u
+         WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db
+         GROUP BY 1, 2, 3;
+        DELETE FROM @extschema@.cluster_usage_monthly u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        INSERT INTO @extschema@.cluster_usage_monthly
+        SELECT u.cluster, date_trunc('month', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+               sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
+          FROM @extschema@.cluster_usage_daily u
+         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         GROUP BY 1, 2, 3;
+        ma := mb;
+    END LOOP;
 END
 $$;
 COMMENT ON FUNCTION @extschema@._rollup_days_months(text, text, timestamptz, timestamptz) IS
@@ -7994,6 +8081,8 @@ DECLARE
     m tstzmultirange;
     r tstzrange;
     lo timestamptz;
+    c0 timestamptz;
+    c1 timestamptz;
     n bigint;
 BEGIN
     PERFORM @extschema@._citus_no_rollups('fairshare.refresh_rollups');
@@ -8036,7 +8125,17 @@ BEGIN
              * tstzmultirange(tstzrange(lo, w));
         n := 0;
         FOR r IN SELECT x FROM unnest(m) x ORDER BY lower(x) LOOP
-            n := n + @extschema@._rollup_hours(k.cluster, lower(r), upper(r), w);
+            -- a week of hours at a time: a week's runs aggregate in memory,
+            -- where the 17,520 hours of a first refresh over two years
+            -- spilled to disk in many batches (each hour depends only on
+            -- the runs, events and reservations that overlap it, so the
+            -- pieces give the same rows as one pass)
+            c0 := lower(r);
+            WHILE c0 < upper(r) LOOP
+                c1 := LEAST(c0 + interval '168 hours', upper(r));
+                n := n + @extschema@._rollup_hours(k.cluster, c0, c1, w);
+                c0 := c1;
+            END LOOP;
             PERFORM @extschema@._rollup_days_months(k.cluster, k.timezone, lower(r), upper(r));
         END LOOP;
         INSERT INTO @extschema@.rollup_state AS s (cluster, rolled_from, rolled_to, refreshed_at)
@@ -8104,12 +8203,34 @@ $$;
 COMMENT ON FUNCTION @extschema@._report_range(timestamptz, timestamptz) IS
 'A report range taken down to whole hours as sreport does; raises 22023 when reversed or shorter than an hour.';
 
+-- The arguments every sreport-like report takes, checked at its entry: a
+-- range of whole hours in order, a -t unit and a -T list.  Each report
+-- calls it in a statement of its own before its query, so a bad argument
+-- raises whatever the data: a check inside the query runs only when the
+-- plan reaches it (not at all over an empty cluster list, or when a join's
+-- other side is empty).
+CREATE FUNCTION @extschema@._report_check_args(time_from timestamptz, time_to timestamptz, units text, tres text)
+RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM @extschema@._report_range(time_from, time_to);
+    PERFORM @extschema@._report_units(units);
+    PERFORM @extschema@._report_tres_list(tres);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@._report_check_args(timestamptz, timestamptz, text, text) IS
+'true when a report''s range (whole hours, in order), -t unit and -T list are valid; raises 22023 naming the bad one otherwise.';
+
 -- The usage rows of [f, t) of one cluster (NULL: every one), from the
 -- coarsest rollups that cover it.
 CREATE FUNCTION @extschema@.usage_between(cluster text, time_from timestamptz, time_to timestamptz)
 RETURNS SETOF @extschema@.usage_hourly
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    -- the range is checked first, whatever the clusters (_report_check_args)
+    SELECT @extschema@._report_range(time_from, time_to);
     WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
     b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
             FROM @extschema@.clusters k CROSS JOIN r
@@ -8133,6 +8254,8 @@ CREATE FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timest
 RETURNS SETOF @extschema@.cluster_usage_hourly
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    -- the range is checked first, whatever the clusters (_report_check_args)
+    SELECT @extschema@._report_range(time_from, time_to);
     WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
     b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
             FROM @extschema@.clusters k CROSS JOIN r
@@ -8163,27 +8286,29 @@ COMMENT ON FUNCTION @extschema@._usage_tres_secs(@extschema@.usage_hourly, text)
 'The TRES-seconds of one TRES (cpu, mem, node, billing, gres/gpu; energy: joules) in a usage rollup row.';
 
 -- Monthly usage per account over a range, from the rollups: the report the
--- performance target is set on (docs/performance.md).
+-- performance target is set on (docs/performance.md).  It reads
+-- usage_monthly_by_account, already summed: a range scan of its key in
+-- the order printed.
 CREATE FUNCTION @extschema@.account_usage_monthly(time_from timestamptz, time_to timestamptz, cluster text DEFAULT NULL)
 RETURNS TABLE (cluster text, month timestamptz, account text, cpu_hours float8, gpu_hours float8,
                billing_hours float8, jobs bigint, wait_hours float8)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    -- the range is checked first, whatever the data (_report_check_args)
+    SELECT @extschema@._report_check_range(time_from, time_to);
     SELECT u.cluster, u.period_start, u.account,
-           sum(u.cpu_secs)::float8 OPERATOR(pg_catalog./) 3600, sum(u.gpu_secs)::float8 OPERATOR(pg_catalog./) 3600,
-           sum(u.billing_secs)::float8 OPERATOR(pg_catalog./) 3600, sum(u.jobs)::bigint,
-           sum(u.wait_secs)::float8 OPERATOR(pg_catalog./) 3600
-      FROM @extschema@.usage_monthly u
+           u.cpu_secs::float8 OPERATOR(pg_catalog./) 3600, u.gpu_secs::float8 OPERATOR(pg_catalog./) 3600,
+           u.billing_secs::float8 OPERATOR(pg_catalog./) 3600, u.jobs,
+           u.wait_secs::float8 OPERATOR(pg_catalog./) 3600
+      FROM @extschema@.usage_monthly_by_account u
       JOIN @extschema@.clusters k ON k.cluster OPERATOR(pg_catalog.=) u.cluster
      WHERE (account_usage_monthly.cluster IS NULL OR u.cluster OPERATOR(pg_catalog.=) account_usage_monthly.cluster)
        AND u.period_start OPERATOR(pg_catalog.>=) pg_catalog.date_trunc('month', time_from, k.timezone)
        AND u.period_start OPERATOR(pg_catalog.<) time_to
-       AND @extschema@._report_check_range(time_from, time_to)
-     GROUP BY u.cluster, u.period_start, u.account
      ORDER BY u.cluster, u.period_start, u.account;
 END;
 COMMENT ON FUNCTION @extschema@.account_usage_monthly(timestamptz, timestamptz, text) IS
-'Per cluster, month (of the cluster''s time zone) and account: CPU-, GPU- and billing-hours (suspended time left out), runs started and their wait in hours, read from usage_monthly.';
+'Per cluster, month (of the cluster''s time zone) and account: CPU-, GPU- and billing-hours (suspended time left out), runs started and their wait in hours, read from usage_monthly_by_account.';
 
 -- ---------------------------------------------------------------------------
 -- sreport's reports (sreport -P prints the same cells: sql/sreport.sql)
@@ -8220,6 +8345,7 @@ RETURNS TABLE (line bigint, cluster text, account text, login text, proper_name 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
     WITH RECURSIVE a AS (SELECT * FROM @extschema@._assoc_usage(sreport_account_utilization_by_user.cluster, time_from, time_to, tres)),
     tree AS (
         SELECT k.cluster, k.account, ARRAY['1:' OPERATOR(pg_catalog.||) k.account] AS path,
@@ -8264,6 +8390,7 @@ RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
     WITH a AS (SELECT x.*, pg_catalog.first_value(x.secs) OVER (PARTITION BY x.cluster, x.account, x.user_name ORDER BY x.tres_order) AS rank_secs
                  FROM @extschema@._assoc_usage(sreport_user_utilization_by_account.cluster, time_from, time_to, tres) x
                 WHERE x.user_name OPERATOR(pg_catalog.<>) '')
@@ -8295,6 +8422,7 @@ RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres), @extschema@._report_check_count(top_count);
     WITH a AS (SELECT x.cluster, x.user_name,
                       CASE WHEN sreport_top_usage."group" THEN '' ELSE x.account END AS grp,
                       pg_catalog.string_agg(x.account, ',' ORDER BY x.account) AS account,
@@ -8329,6 +8457,7 @@ RETURNS TABLE (line bigint, cluster text, tres_name text, allocated text, down t
                idle text, planned text, reported text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
     WITH t AS (SELECT * FROM @extschema@._report_tres_list(tres)),
     s AS (SELECT c.cluster, c.tres, sum(c.alloc_secs)::bigint AS alloc, sum(c.down_secs)::bigint AS down,
                  sum(c.pdown_secs)::bigint AS pdown, sum(c.idle_secs)::bigint AS idle,
@@ -8407,11 +8536,12 @@ CREATE FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamptz, 
 RETURNS TABLE (line bigint, cluster text, account text, labels text[], sizes text[], pct_of_cluster text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    SELECT @extschema@._report_check_args(time_from, time_to, units, 'cpu'), @extschema@._report_check_groups(cpu_groups);
     WITH RECURSIVE b AS (SELECT * FROM @extschema@._report_size_buckets(cpu_groups)),
     u AS (SELECT x.cluster, x.account, x.cpus,
                  CASE WHEN job_count THEN x.jobs ELSE x.cpu_secs END AS v
             FROM @extschema@.usage_between(sreport_job_sizes_by_account.cluster, time_from, time_to) x
-           WHERE x.partition OPERATOR(pg_catalog.<>) '' AND @extschema@._report_check_groups(cpu_groups)),
+           WHERE x.partition OPERATOR(pg_catalog.<>) ''),
     total AS (SELECT u.cluster, sum(u.v)::bigint AS v FROM u GROUP BY u.cluster),
     tree AS (
         SELECT k.cluster, k.account, ARRAY[k.account] AS accounts
@@ -8667,6 +8797,10 @@ REVOKE ALL ON FUNCTION @extschema@._report_check_range(time_from timestamp with 
 GRANT EXECUTE ON FUNCTION @extschema@._report_check_range(time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_admin;
 GRANT EXECUTE ON FUNCTION @extschema@._report_check_range(time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_reader;
 GRANT EXECUTE ON FUNCTION @extschema@._report_check_range(time_from timestamp with time zone, time_to timestamp with time zone) TO fairshare_user;
+REVOKE ALL ON FUNCTION @extschema@._report_check_args(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_args(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text) TO fairshare_admin;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_args(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text) TO fairshare_reader;
+GRANT EXECUTE ON FUNCTION @extschema@._report_check_args(time_from timestamp with time zone, time_to timestamp with time zone, units text, tres text) TO fairshare_user;
 REVOKE ALL ON FUNCTION @extschema@._report_percent(secs bigint, total bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._report_percent(secs bigint, total bigint) TO fairshare_admin;
 GRANT EXECUTE ON FUNCTION @extschema@._report_percent(secs bigint, total bigint) TO fairshare_reader;
@@ -8748,6 +8882,9 @@ GRANT SELECT ON @extschema@.cluster_usage_hourly TO fairshare_reader;
 REVOKE ALL ON @extschema@.cluster_usage_monthly FROM PUBLIC;
 GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.cluster_usage_monthly TO fairshare_admin;
 GRANT SELECT ON @extschema@.cluster_usage_monthly TO fairshare_reader;
+REVOKE ALL ON @extschema@.usage_monthly_by_account FROM PUBLIC;
+GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.usage_monthly_by_account TO fairshare_admin;
+GRANT SELECT ON @extschema@.usage_monthly_by_account TO fairshare_reader;
 REVOKE ALL ON @extschema@.node_events FROM PUBLIC;
 GRANT DELETE, INSERT, SELECT, UPDATE ON @extschema@.node_events TO fairshare_admin;
 GRANT SELECT ON @extschema@.node_events TO fairshare_reader;

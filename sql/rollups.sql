@@ -39,12 +39,32 @@ SELECT period_start, account, run_secs, cpu_secs, jobs FROM usage_monthly WHERE 
 -- a (and 1200 x 8 / 3600 = 2.67 in Jan), 1200 s x 4 / 3600 = 1.33 for b
 SELECT cluster, month, account, round(cpu_hours::numeric, 2) AS cpu_hours, jobs, round(wait_hours::numeric, 4) AS wait_hours
   FROM account_usage_monthly('2026-01-01', '2027-01-01', 'r1');
+-- account_usage_monthly reads usage_monthly_by_account: the same figures
+-- as summing usage_monthly's rows by account (no row differs; r1's months
+-- start at midnight in Paris)
+SELECT count(*) AS rows_differing
+  FROM ((SELECT * FROM account_usage_monthly('2026-01-01', '2027-01-01', 'r1')
+         EXCEPT ALL
+         SELECT u.cluster, u.period_start, u.account, sum(u.cpu_secs)::float8 / 3600, sum(u.gpu_secs)::float8 / 3600,
+                sum(u.billing_secs)::float8 / 3600, sum(u.jobs)::bigint, sum(u.wait_secs)::float8 / 3600
+           FROM usage_monthly u WHERE u.cluster = 'r1' AND u.period_start >= date_trunc('month', '2026-01-01'::timestamptz, 'Europe/Paris')
+            AND u.period_start < '2027-01-01'
+          GROUP BY 1, 2, 3)
+        UNION ALL
+        (SELECT u.cluster, u.period_start, u.account, sum(u.cpu_secs)::float8 / 3600, sum(u.gpu_secs)::float8 / 3600,
+                sum(u.billing_secs)::float8 / 3600, sum(u.jobs)::bigint, sum(u.wait_secs)::float8 / 3600
+           FROM usage_monthly u WHERE u.cluster = 'r1' AND u.period_start >= date_trunc('month', '2026-01-01'::timestamptz, 'Europe/Paris')
+            AND u.period_start < '2027-01-01'
+          GROUP BY 1, 2, 3
+         EXCEPT ALL
+         SELECT * FROM account_usage_monthly('2026-01-01', '2027-01-01', 'r1'))) d;
 
 -- The same rollups computed from nothing: the rollups must equal them.
 CREATE FUNCTION pg_temp.snapshot() RETURNS TABLE (t text, row_text text) LANGUAGE sql AS $$
     SELECT 'h', u::text FROM fairshare.usage_hourly u WHERE u.cluster = 'r1' UNION ALL
     SELECT 'd', u::text FROM fairshare.usage_daily u WHERE u.cluster = 'r1' UNION ALL
     SELECT 'm', u::text FROM fairshare.usage_monthly u WHERE u.cluster = 'r1' UNION ALL
+    SELECT 'ma', u::text FROM fairshare.usage_monthly_by_account u WHERE u.cluster = 'r1' UNION ALL
     SELECT 'ch', u::text FROM fairshare.cluster_usage_hourly u WHERE u.cluster = 'r1' UNION ALL
     SELECT 'cd', u::text FROM fairshare.cluster_usage_daily u WHERE u.cluster = 'r1' UNION ALL
     SELECT 'cm', u::text FROM fairshare.cluster_usage_monthly u WHERE u.cluster = 'r1' $$;
@@ -56,6 +76,7 @@ BEGIN
     DELETE FROM fairshare.usage_hourly WHERE cluster = 'r1';
     DELETE FROM fairshare.usage_daily WHERE cluster = 'r1';
     DELETE FROM fairshare.usage_monthly WHERE cluster = 'r1';
+    DELETE FROM fairshare.usage_monthly_by_account WHERE cluster = 'r1';
     DELETE FROM fairshare.cluster_usage_hourly WHERE cluster = 'r1';
     DELETE FROM fairshare.cluster_usage_daily WHERE cluster = 'r1';
     DELETE FROM fairshare.cluster_usage_monthly WHERE cluster = 'r1';

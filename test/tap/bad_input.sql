@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(281);
+SELECT plan(317);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -577,6 +577,101 @@ SELECT throws_ok($$SELECT fairshare.import_reservations('bi_none', 'ID|Name|Time
                  'import_reservations: a cluster that does not exist');
 SELECT throws_ok($$SELECT fairshare.import_reservations('bi', E'Cluster|ID|Name|TimeStart|TimeEnd|TRES\nbi||r1|2026-01-01T00:00:00|2026-01-02T00:00:00|cpu=1')$$,
                  '22023', NULL, 'import_reservations: a reservation without an ID');
+
+-- The sreport-like reports check their arguments at their entry, whatever
+-- the data: a check inside the report's query ran only when the plan
+-- reached it, so a bad range over a cluster without rollups returned no
+-- rows instead of an error.  Here the rollups are empty (no refresh ran).
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_cluster_utilization('-infinity', '2026-01-01')$$, '22023', NULL,
+                 'sreport Utilization: start -infinity');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_cluster_utilization('2026-01-01', NULL)$$, '22023', NULL,
+                 'sreport Utilization: no end');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_cluster_utilization('2026-02-01', '2026-01-01')$$, '22023', NULL,
+                 'sreport Utilization: a reversed range');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_cluster_utilization('2026-01-01 10:00', '2026-01-01 10:30')$$, '22023', NULL,
+                 'sreport Utilization: a range holding no whole hour');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_cluster_utilization('2026-01-01', '2026-02-01', 'parsecs')$$, '22023', NULL,
+                 'sreport Utilization: unknown -t units');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_cluster_utilization('2026-01-01', '2026-02-01', 'hours', 'cpu,flux')$$, '22023', NULL,
+                 'sreport Utilization: a TRES the rollups do not count');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_account_utilization_by_user('2026-02-01', '2026-01-01')$$, '22023', NULL,
+                 'sreport AccountUtilizationByUser: a reversed range');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_account_utilization_by_user('2026-01-01', 'infinity')$$, '22023', NULL,
+                 'sreport AccountUtilizationByUser: end infinity');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_account_utilization_by_user('2026-01-01', '2026-02-01', 'fortnights')$$, '22023', NULL,
+                 'sreport AccountUtilizationByUser: unknown -t units');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_account_utilization_by_user('2026-01-01', '2026-02-01', 'minutes', 'license/x')$$, '22023', NULL,
+                 'sreport AccountUtilizationByUser: unknown TRES');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_user_utilization_by_account('2026-02-01', '2026-01-01')$$, '22023', NULL,
+                 'sreport UserUtilizationByAccount: a reversed range');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_user_utilization_by_account('2026-01-01', '2026-02-01', 'fortnights')$$, '22023', NULL,
+                 'sreport UserUtilizationByAccount: unknown -t units');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_user_utilization_by_account('2026-01-01', '2026-02-01', 'minutes', 'cpu,,flux')$$, '22023', NULL,
+                 'sreport UserUtilizationByAccount: unknown TRES');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_top_usage('2026-02-01', '2026-01-01')$$, '22023', NULL,
+                 'sreport TopUsage: a reversed range');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_top_usage('2026-01-01', '2026-02-01', 'fortnights')$$, '22023', NULL,
+                 'sreport TopUsage: unknown -t units');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_top_usage('2026-01-01', '2026-02-01', 'minutes', 'flux')$$, '22023', NULL,
+                 'sreport TopUsage: unknown TRES');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_top_usage('2026-01-01', '2026-02-01', top_count => 0)$$, '22023', NULL,
+                 'sreport TopUsage: TopCount 0');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_top_usage('2026-01-01', '2026-02-01', top_count => NULL)$$, '22023', NULL,
+                 'sreport TopUsage: TopCount NULL');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-02-01', '2026-01-01')$$, '22023', NULL,
+                 'sreport SizesByAccount: a reversed range');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{50,250}', 'fortnights')$$, '22023', NULL,
+                 'sreport SizesByAccount: unknown -t units');
+SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{250,50}')$$, '22023', NULL,
+                 'sreport SizesByAccount: a descending grouping');
+SELECT throws_ok($$SELECT * FROM fairshare.account_usage_monthly('-infinity', '2026-01-01')$$, '22023', NULL,
+                 'account_usage_monthly: start -infinity');
+SELECT throws_ok($$SELECT * FROM fairshare.account_usage_monthly('2026-02-01', '2026-01-01')$$, '22023', NULL,
+                 'account_usage_monthly: a reversed range');
+SELECT throws_ok($$SELECT * FROM fairshare.usage_between(NULL, '2026-02-01', '2026-01-01')$$, '22023', NULL,
+                 'usage_between: a reversed range');
+SELECT throws_ok($$SELECT * FROM fairshare.cluster_usage_between(NULL, '2026-01-01', NULL)$$, '22023', NULL,
+                 'cluster_usage_between: no end');
+-- The same in an empty database: every cluster truncated (cascading to
+-- every table) in a savepoint, the ledger's append-only trigger off; each
+-- call's SQLSTATE is kept in a psql variable, the savepoint rolled back
+-- (it would take pgTAP's results with it), then compared.
+CREATE FUNCTION pg_temp.bi_sqlstate(q text) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END
+$f$;
+SAVEPOINT bi_empty;
+SET LOCAL session_replication_role = replica;   -- the ledger's append-only trigger
+SET LOCAL client_min_messages = warning;
+TRUNCATE fairshare.clusters CASCADE;
+SET LOCAL session_replication_role = origin;
+SELECT (SELECT count(*) FROM fairshare.clusters) + (SELECT count(*) FROM fairshare.jobs) AS bi_rows,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.sreport_cluster_utilization('-infinity', '2026-01-01')$$) AS bi_e0,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.sreport_cluster_utilization('2026-01-01', '2026-02-01', 'parsecs')$$) AS bi_e1,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.sreport_cluster_utilization('2026-01-01', '2026-02-01', 'hours', 'flux')$$) AS bi_e2,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.sreport_account_utilization_by_user('2026-02-01', '2026-01-01')$$) AS bi_e3,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.sreport_user_utilization_by_account('2026-01-01', '2026-02-01', 'fortnights')$$) AS bi_e4,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.sreport_top_usage('2026-01-01', '2026-02-01', top_count => 0)$$) AS bi_e5,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{}')$$) AS bi_e6,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.account_usage_monthly('2026-02-01', '2026-01-01')$$) AS bi_e7,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.usage_between(NULL, '-infinity', '2026-01-01')$$) AS bi_e8,
+       pg_temp.bi_sqlstate($$SELECT * FROM fairshare.cluster_usage_between(NULL, '2026-02-01', '2026-01-01')$$) AS bi_e9 \gset
+ROLLBACK TO SAVEPOINT bi_empty;
+SELECT is(:bi_rows::bigint, 0::bigint, 'empty database: no cluster, no job');
+SELECT is(:'bi_e0'::text, '22023'::text, 'empty database: sreport Utilization: start -infinity');
+SELECT is(:'bi_e1'::text, '22023'::text, 'empty database: sreport Utilization: unknown -t units');
+SELECT is(:'bi_e2'::text, '22023'::text, 'empty database: sreport Utilization: unknown TRES');
+SELECT is(:'bi_e3'::text, '22023'::text, 'empty database: sreport AccountUtilizationByUser: a reversed range');
+SELECT is(:'bi_e4'::text, '22023'::text, 'empty database: sreport UserUtilizationByAccount: unknown -t units');
+SELECT is(:'bi_e5'::text, '22023'::text, 'empty database: sreport TopUsage: TopCount 0');
+SELECT is(:'bi_e6'::text, '22023'::text, 'empty database: sreport SizesByAccount: an empty grouping');
+SELECT is(:'bi_e7'::text, '22023'::text, 'empty database: account_usage_monthly: a reversed range');
+SELECT is(:'bi_e8'::text, '22023'::text, 'empty database: usage_between: start -infinity');
+SELECT is(:'bi_e9'::text, '22023'::text, 'empty database: cluster_usage_between: a reversed range');
 
 -- ===========================================================================
 SELECT is(pg_backend_pid(), :start_pid, 'the same backend ran the whole catalogue: no crash');
