@@ -98,8 +98,21 @@ typedef enum TreeOutput
 	OUT_ORDER
 } TreeOutput;
 
+/*
+ * One association.  96 bytes: the passes after the read follow parents and
+ * children across the array, so at 10^6 associations nearly every node they
+ * touch is a cache miss, and a smaller node is fewer of them.  The row's own
+ * usage is kept only as the start of its total, and sshare's usage now
+ * (Tree.live_total) only when there is one.  (It was 144 bytes.)
+ */
 typedef struct TreeNode
 {
+	long double total;			/* raw usage: own + descendants */
+	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
+	double		shares;			/* raw shares (0 when use_parent) */
+	double		level_shares;	/* Σ shares of its fs sibling group */
+	double		norm_shares;	/* S */
+	double		level_fs;		/* LF (Fair Tree) */
 	Size		id_off;			/* id: offset into the id arena */
 	int32		parent;			/* direct parent; -1 for the root */
 	int32		fs_parent;		/* nearest non-"parent" strict ancestor */
@@ -108,21 +121,14 @@ typedef struct TreeNode
 	uint32		rank;			/* Fair Tree rank (users) */
 	bool		is_user;
 	bool		use_parent;		/* shares NULL: Fairshare=parent */
-	double		shares;			/* raw shares (0 when use_parent) */
-	double		usage;			/* usage charged to this row itself */
-	double		level_shares;	/* Σ shares of its fs sibling group */
-	double		norm_shares;	/* S */
-	long double total;			/* raw usage: own + descendants */
-	double		live;			/* sshare: usage now, its own (see fs_sshare_tree) */
-	long double live_total;		/* ... own + descendants */
-	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
-	double		level_fs;		/* LF (Fair Tree) */
 } TreeNode;
 
 typedef struct Tree
 {
 	int32		n;
 	int			live_arg;		/* argument of the usage now, or -1: none */
+	long double *live_total;	/* with live_arg: sshare's usage now, own +
+								 * descendants (see fs_sshare_tree) */
 	TreeNode   *nodes;
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
@@ -187,17 +193,39 @@ lineage_strcmp(const char *a, const char *b)
 	}
 }
 
+/*
+ * The sibling sorts compare copies of the few fields they read, not the
+ * nodes: a node is 96 bytes, siblings lie anywhere in the array, and at
+ * 10^6 associations every node a comparison read was a cache miss.  Each
+ * list of siblings is copied into an array of keys, sorted, and its node
+ * indexes written back.  Both orders are total (ids are unique, and so are
+ * lineage positions), so the result does not depend on the sort.
+ */
+typedef struct LineageKey
+{
+	const char *id;
+	int32		node;
+	bool		is_user;
+} LineageKey;
+
+typedef struct LevelFsKey
+{
+	double		level_fs;
+	int32		order;
+	int32		node;
+	bool		is_user;
+} LevelFsKey;
+
 /* Siblings in lineage order: users first, then accounts, each by id. */
 static int
-cmp_lineage(const void *a, const void *b, void *arg)
+cmp_lineage(const void *a, const void *b)
 {
-	Tree	   *t = (Tree *) arg;
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
+	const LineageKey *x = (const LineageKey *) a;
+	const LineageKey *y = (const LineageKey *) b;
 
-	if (t->nodes[x].is_user != t->nodes[y].is_user)
-		return t->nodes[x].is_user ? -1 : 1;
-	return lineage_strcmp(NODE_ID(t, x), NODE_ID(t, y));
+	if (x->is_user != y->is_user)
+		return x->is_user ? -1 : 1;
+	return lineage_strcmp(x->id, y->id);
 }
 
 /*
@@ -206,17 +234,28 @@ cmp_lineage(const void *a, const void *b, void *arg)
  * lists, which its qsort keeps for equal elements.
  */
 static int
-cmp_level_fs(const void *a, const void *b, void *arg)
+cmp_level_fs(const void *a, const void *b)
 {
-	Tree	   *t = (Tree *) arg;
-	const TreeNode *x = &t->nodes[*(const int32 *) a];
-	const TreeNode *y = &t->nodes[*(const int32 *) b];
+	const LevelFsKey *x = (const LevelFsKey *) a;
+	const LevelFsKey *y = (const LevelFsKey *) b;
 
 	if (x->level_fs != y->level_fs)
 		return x->level_fs < y->level_fs ? 1 : -1;
 	if (x->is_user != y->is_user)
 		return x->is_user ? -1 : 1;
 	return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
+}
+
+/* The longest list in a grouping start[0..n]: the size of a key buffer. */
+static int32
+longest_group(const int32 *start, int32 n)
+{
+	int32		longest = 1;
+	int32		i;
+
+	for (i = 0; i < n; i++)
+		longest = Max(longest, start[i + 1] - start[i]);
+	return longest;
 }
 
 /* Raise 22023 unless x is a finite number >= 0; names the row. */
@@ -395,14 +434,17 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("usage of association \"%s\" is NULL", id),
 						 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
-			node->usage = a[j].usage;
-			check_value(node->usage, "usage", id);
+			check_value(a[j].usage, "usage", id);
+			node->total = a[j].usage;
 
-			node->live = node->usage;
-			if (!a[j].live_null)
+			if (t->live_total != NULL)
 			{
-				node->live = a[j].live;
-				check_value(node->live, "raw_usage", id);
+				t->live_total[i] = a[j].usage;
+				if (!a[j].live_null)
+				{
+					check_value(a[j].live, "raw_usage", id);
+					t->live_total[i] = a[j].live;
+				}
 			}
 			parent_off[i] = a[j].parent_off;
 		}
@@ -418,7 +460,7 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
  * The ids in an open-addressing hash table (linear probing), at most half
  * full.  A slot holds the id's hash, its node index + 1 (0: empty) and where
  * the id sits in the arena, so that a probe reads one slot and, when the
- * hashes match, the id itself; not the node, whose 144 bytes are scattered
+ * hashes match, the id itself; not the node, whose 96 bytes are scattered
  * over a large array (at 10^6 associations each read of a node or a per-node
  * array was a cache miss, and the lookups were a sixth of the time).  16
  * bytes a slot, 32 to 64 bytes per association while the parents are
@@ -593,18 +635,34 @@ tree_walk(Tree *t)
 				t->kids[fill[t->nodes[i].parent]++] = i;
 		pfree(fill);
 	}
-	for (i = 0; i < n; i++)
 	{
-		int32		nk = t->kid_start[i + 1] - t->kid_start[i];
+		LineageKey *keys = tree_alloc(sizeof(LineageKey) * longest_group(t->kid_start, n));
 
-		if (nk > 0 && t->nodes[i].is_user)
-			ereport(ERROR,
-					(errcode(ERRCODE_CHECK_VIOLATION),
-					 errmsg("user association \"%s\" has a child, \"%s\"",
-							NODE_ID(t, i), NODE_ID(t, t->kids[t->kid_start[i]])),
-					 errhint("Only accounts (is_user false) can be parents.")));
-		if (nk > 1)
-			qsort_arg(t->kids + t->kid_start[i], nk, sizeof(int32), cmp_lineage, t);
+		for (i = 0; i < n; i++)
+		{
+			int32	   *kids = t->kids + t->kid_start[i];
+			int32		nk = t->kid_start[i + 1] - t->kid_start[i];
+			int32		k;
+
+			if (nk > 0 && t->nodes[i].is_user)
+				ereport(ERROR,
+						(errcode(ERRCODE_CHECK_VIOLATION),
+						 errmsg("user association \"%s\" has a child, \"%s\"",
+								NODE_ID(t, i), NODE_ID(t, kids[0])),
+						 errhint("Only accounts (is_user false) can be parents.")));
+			if (nk < 2)
+				continue;
+			for (k = 0; k < nk; k++)
+			{
+				keys[k].id = NODE_ID(t, kids[k]);
+				keys[k].node = kids[k];
+				keys[k].is_user = t->nodes[kids[k]].is_user;
+			}
+			qsort(keys, nk, sizeof(LineageKey), cmp_lineage);
+			for (k = 0; k < nk; k++)
+				kids[k] = keys[k].node;
+		}
+		pfree(keys);
 	}
 
 	/* pre-order walk: children pushed in reverse so the first pops first */
@@ -643,18 +701,15 @@ tree_walk(Tree *t)
 	/* raw usage, leaves first: reverse pre-order visits children first */
 	t->n_users = 0;
 	for (i = 0; i < n; i++)
-	{
-		t->nodes[i].total = t->nodes[i].usage;
-		t->nodes[i].live_total = t->nodes[i].live;
 		if (t->nodes[i].is_user)
 			t->n_users++;
-	}
 	for (i = n - 1; i > 0; i--)
 	{
 		TreeNode   *v = &t->nodes[t->lineage[i]];
 
 		t->nodes[v->parent].total += v->total;
-		t->nodes[v->parent].live_total += v->live_total;
+		if (t->live_total != NULL)
+			t->live_total[v->parent] += t->live_total[t->lineage[i]];
 	}
 	/*
 	 * Raw usage is returned, and divided by, as float8: a total past float8
@@ -662,7 +717,7 @@ tree_walk(Tree *t)
 	 */
 	for (i = 0; i < n; i++)
 		if (t->nodes[i].total > (long double) DBL_MAX
-			|| t->nodes[i].live_total > (long double) DBL_MAX)
+			|| (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, i)),
@@ -751,6 +806,8 @@ tree_build(WindowObject winobj, Tree *t)
 	 */
 	t->nodes = (TreeNode *) TYPEALIGN(16, tree_alloc(sizeof(TreeNode) * t->n + 16));
 	memset(t->nodes, 0, sizeof(TreeNode) * t->n);
+	if (t->live_arg >= 0)
+		t->live_total = (long double *) TYPEALIGN(16, tree_alloc(sizeof(long double) * t->n + 16));
 	{
 		StringInfoData parents;
 		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
@@ -828,12 +885,31 @@ fair_tree_compute(Tree *t)
 			v->level_fs = v->norm_shares / u;
 	}
 
-	for (i = 0; i < n; i++)
 	{
-		int32		len = t->fs_start[i + 1] - t->fs_start[i];
+		LevelFsKey *keys = tree_alloc(sizeof(LevelFsKey) * longest_group(t->fs_start, n));
 
-		if (len > 1)
-			qsort_arg(t->fs_kids + t->fs_start[i], len, sizeof(int32), cmp_level_fs, t);
+		for (i = 0; i < n; i++)
+		{
+			int32	   *kids = t->fs_kids + t->fs_start[i];
+			int32		len = t->fs_start[i + 1] - t->fs_start[i];
+			int32		k;
+
+			if (len < 2)
+				continue;
+			for (k = 0; k < len; k++)
+			{
+				const TreeNode *c = &t->nodes[kids[k]];
+
+				keys[k].level_fs = c->level_fs;
+				keys[k].order = c->order;
+				keys[k].node = kids[k];
+				keys[k].is_user = c->is_user;
+			}
+			qsort(keys, len, sizeof(LevelFsKey), cmp_level_fs);
+			for (k = 0; k < len; k++)
+				kids[k] = keys[k].node;
+		}
+		pfree(keys);
 	}
 
 	/* one frame per account on the current path: at most max_depth */
@@ -1284,7 +1360,8 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 			cell->depth = (int32) tmp.value;
 			tree_cell(&t, i, OUT_ORDER, &tmp);
 			cell->order = (int64) tmp.value;
-			cell->raw_usage = (double) t.nodes[i].live_total;
+			cell->raw_usage = (double) (t.live_total != NULL ? t.live_total[i]
+										: t.nodes[i].total);
 			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
 			cell->norm_usage = tmp.value;
 			if (classic)
