@@ -415,6 +415,8 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("id of row %d of the tree is NULL", i + 1),
 						 errhint("Every association needs a non-NULL id, unique within its window partition.")));
+			/* zeroed here, while it is in the cache, not in a pass of its own */
+			memset(node, 0, sizeof(TreeNode));
 			node->id_off = a[j].id_off;
 			id = arena.data + node->id_off;
 			if (a[j].user_null)
@@ -805,7 +807,7 @@ tree_build(WindowObject winobj, Tree *t)
 	 * guarantees MAXALIGN (8), so align the array by hand (found by UBSan).
 	 */
 	t->nodes = (TreeNode *) TYPEALIGN(16, tree_alloc(sizeof(TreeNode) * t->n + 16));
-	memset(t->nodes, 0, sizeof(TreeNode) * t->n);
+	/* every node is zeroed as its row is read (tree_read_rows) */
 	if (t->live_arg >= 0)
 		t->live_total = (long double *) TYPEALIGN(16, tree_alloc(sizeof(long double) * t->n + 16));
 	{
