@@ -47,9 +47,12 @@
  *
  * Cost: O(n log n) time (sorts; parents are found through a hash table of
  * the ids), one pass over the partition, no recursion (explicit stacks);
- * about 170 bytes of working memory per association with its id, plus 24
- * bytes of answer kept per row (peak resident memory measured by
- * test/bench: 175 bytes per association at 10^5, 200 at 10^6).  Bad trees
+ * 160 to 190 bytes of working memory per association with its id while
+ * the parents are linked (a 96-byte node, the ids, the hash table), less
+ * after, plus 24 bytes of answer kept per row (peak resident memory
+ * measured by test/bench: 248 bytes per association at 10^5, 215 at 10^6,
+ * against 259 and 234 for the 144-byte node of 1.1 in the same run;
+ * docs/performance.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
  * negative, NaN or infinite shares or usage.
