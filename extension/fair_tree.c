@@ -293,7 +293,9 @@ check_value(double x, const char *what, const char *id)
  * A fetched text points into the tuple the read pointer holds, which the
  * next fetch frees: ids and parent ids are copied into their arenas at
  * once.  The checks then run row by row, in the order a row-at-a-time read
- * made them, so a bad row raises the same error as before.  The parent ids
+ * made them, so a bad row raises the same error as before (only an argument
+ * expression that itself fails, on the second row of a pair, now fails
+ * before the first row is checked).  The parent ids
  * are kept, as offsets into a second arena (PARENT_NONE for NULL), until
  * tree_link_parents resolves them.  Arguments are evaluated in a per-pair
  * context that is reset after each pair, so an expression argument does
