@@ -47,9 +47,12 @@
  *
  * Cost: O(n log n) time (sorts; parents are found through a hash table of
  * the ids), one pass over the partition, no recursion (explicit stacks);
- * about 170 bytes of working memory per association with its id, plus 24
- * bytes of answer kept per row (peak resident memory measured by
- * test/bench: 175 bytes per association at 10^5, 200 at 10^6).  Bad trees
+ * 160 to 190 bytes of working memory per association with its id while
+ * the parents are linked (a 96-byte node, the ids, the hash table), less
+ * after, plus 24 bytes of answer kept per row (peak resident memory
+ * measured by test/bench: 248 bytes per association at 10^5, 215 at 10^6,
+ * against 259 and 234 for the 144-byte node of 1.1 in the same run;
+ * docs/performance.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
  * negative, NaN or infinite shares or usage.
@@ -98,8 +101,21 @@ typedef enum TreeOutput
 	OUT_ORDER
 } TreeOutput;
 
+/*
+ * One association.  96 bytes: the passes after the read follow parents and
+ * children across the array, so at 10^6 associations nearly every node they
+ * touch is a cache miss, and a smaller node is fewer of them.  The row's own
+ * usage is kept only as the start of its total, and sshare's usage now
+ * (Tree.live_total) only when there is one.  (It was 144 bytes.)
+ */
 typedef struct TreeNode
 {
+	long double total;			/* raw usage: own + descendants */
+	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
+	double		shares;			/* raw shares (0 when use_parent) */
+	double		level_shares;	/* Σ shares of its fs sibling group */
+	double		norm_shares;	/* S */
+	double		level_fs;		/* LF (Fair Tree) */
 	Size		id_off;			/* id: offset into the id arena */
 	int32		parent;			/* direct parent; -1 for the root */
 	int32		fs_parent;		/* nearest non-"parent" strict ancestor */
@@ -108,21 +124,14 @@ typedef struct TreeNode
 	uint32		rank;			/* Fair Tree rank (users) */
 	bool		is_user;
 	bool		use_parent;		/* shares NULL: Fairshare=parent */
-	double		shares;			/* raw shares (0 when use_parent) */
-	double		usage;			/* usage charged to this row itself */
-	double		level_shares;	/* Σ shares of its fs sibling group */
-	double		norm_shares;	/* S */
-	long double total;			/* raw usage: own + descendants */
-	double		live;			/* sshare: usage now, its own (see fs_sshare_tree) */
-	long double live_total;		/* ... own + descendants */
-	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
-	double		level_fs;		/* LF (Fair Tree) */
 } TreeNode;
 
 typedef struct Tree
 {
 	int32		n;
 	int			live_arg;		/* argument of the usage now, or -1: none */
+	long double *live_total;	/* with live_arg: sshare's usage now, own +
+								 * descendants (see fs_sshare_tree) */
 	TreeNode   *nodes;
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
@@ -165,35 +174,61 @@ tree_alloc(Size size)
 static int
 lineage_strcmp(const char *a, const char *b)
 {
-	Size		la = strlen(a);
-	Size		lb = strlen(b);
 	Size		i;
 
+	/* one pass, no strlen: the sibling sorts call this n log n times */
 	for (i = 0;; i++)
 	{
-		unsigned char ca,
-					cb;
+		unsigned char ca = (unsigned char) a[i];
+		unsigned char cb = (unsigned char) b[i];
 
-		if (i > la || i > lb)
-			return (i > la && i > lb) ? 0 : (i > la ? -1 : 1);
-		ca = i < la ? (unsigned char) a[i] : '/';
-		cb = i < lb ? (unsigned char) b[i] : '/';
-		if (ca != cb)
-			return ca < cb ? -1 : 1;
+		if (ca == cb)
+		{
+			if (ca == '\0')
+				return 0;
+			continue;
+		}
+		/* an id's end reads as '/' */
+		if ((ca ? ca : '/') != (cb ? cb : '/'))
+			return (ca ? ca : '/') < (cb ? cb : '/') ? -1 : 1;
+		/* one id ended where the other has a '/': the ended one is shorter */
+		return ca == '\0' ? -1 : 1;
 	}
 }
 
+/*
+ * The sibling sorts compare copies of the few fields they read, not the
+ * nodes: a node is 96 bytes, siblings lie anywhere in the array, and at
+ * 10^6 associations every node a comparison read was a cache miss.  Each
+ * list of siblings is copied into an array of keys, sorted, and its node
+ * indexes written back.  Both orders are total (ids are unique, and so are
+ * lineage positions), so the result does not depend on the sort.
+ */
+typedef struct LineageKey
+{
+	const char *id;
+	int32		node;
+	bool		is_user;
+} LineageKey;
+
+typedef struct LevelFsKey
+{
+	double		level_fs;
+	int32		order;
+	int32		node;
+	bool		is_user;
+} LevelFsKey;
+
 /* Siblings in lineage order: users first, then accounts, each by id. */
 static int
-cmp_lineage(const void *a, const void *b, void *arg)
+cmp_lineage(const void *a, const void *b)
 {
-	Tree	   *t = (Tree *) arg;
-	int32		x = *(const int32 *) a;
-	int32		y = *(const int32 *) b;
+	const LineageKey *x = (const LineageKey *) a;
+	const LineageKey *y = (const LineageKey *) b;
 
-	if (t->nodes[x].is_user != t->nodes[y].is_user)
-		return t->nodes[x].is_user ? -1 : 1;
-	return lineage_strcmp(NODE_ID(t, x), NODE_ID(t, y));
+	if (x->is_user != y->is_user)
+		return x->is_user ? -1 : 1;
+	return lineage_strcmp(x->id, y->id);
 }
 
 /*
@@ -202,17 +237,28 @@ cmp_lineage(const void *a, const void *b, void *arg)
  * lists, which its qsort keeps for equal elements.
  */
 static int
-cmp_level_fs(const void *a, const void *b, void *arg)
+cmp_level_fs(const void *a, const void *b)
 {
-	Tree	   *t = (Tree *) arg;
-	const TreeNode *x = &t->nodes[*(const int32 *) a];
-	const TreeNode *y = &t->nodes[*(const int32 *) b];
+	const LevelFsKey *x = (const LevelFsKey *) a;
+	const LevelFsKey *y = (const LevelFsKey *) b;
 
 	if (x->level_fs != y->level_fs)
 		return x->level_fs < y->level_fs ? 1 : -1;
 	if (x->is_user != y->is_user)
 		return x->is_user ? -1 : 1;
 	return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
+}
+
+/* The longest list in a grouping start[0..n]: the size of a key buffer. */
+static int32
+longest_group(const int32 *start, int32 n)
+{
+	int32		longest = 1;
+	int32		i;
+
+	for (i = 0; i < n; i++)
+		longest = Max(longest, start[i + 1] - start[i]);
+	return longest;
 }
 
 /* Raise 22023 unless x is a finite number >= 0; names the row. */
@@ -229,101 +275,185 @@ check_value(double x, const char *what, const char *id)
 
 /*
  * Pass 1, the only one over the partition: read id, parent_id, shares,
- * usage and is_user of every row.  Reading a row's arguments one after the
- * other is cheap; going over the partition twice is not, once it is larger
- * than work_mem and the tuplestore sits in a temporary file (a second pass
- * starts by walking the file backwards to the first row).  The parent ids
+ * usage and is_user of every row.  Going over the partition twice is
+ * expensive once it is larger than work_mem and the tuplestore sits in a
+ * temporary file (a second pass starts by walking the file backwards to
+ * the first row); so is the order in which one pass reads.  The window API
+ * fetches one argument of one row per call, and each call positions the
+ * function's read pointer on the row: from the row just before or just
+ * after, that is one tuple read, but fetching the row the pointer is
+ * already on costs a step forward and a read backward (nodeWindowAgg.c has
+ * no call to re-read the current tuple).  Reading the five arguments of a
+ * row one after the other made four of its five fetches such double reads.
+ * So rows are read in pairs, each argument of the first row then of the
+ * second: r, r+1, r, r+1, ... every fetch is a single step, backward or
+ * forward, and the pair ends on r+1, one step before the next pair.  (At
+ * 10^6 rows this took the temporary file's reads from 9 per row to 5.)
+ *
+ * A fetched text points into the tuple the read pointer holds, which the
+ * next fetch frees: ids and parent ids are copied into their arenas at
+ * once.  The checks then run row by row, in the order a row-at-a-time read
+ * made them, so a bad row raises the same error as before (only an argument
+ * expression that itself fails, on the second row of a pair, now fails
+ * before the first row is checked).  The parent ids
  * are kept, as offsets into a second arena (PARENT_NONE for NULL), until
- * tree_link_parents resolves them.  Arguments are evaluated in a per-row
- * context that is reset after each row, so an expression argument does not
- * pile up n copies.
+ * tree_link_parents resolves them.  Arguments are evaluated in a per-pair
+ * context that is reset after each pair, so an expression argument does
+ * not pile up n copies.
  */
 #define PARENT_NONE		((Size) -1)
 
+/* One row's arguments as fetched, before they are checked. */
+typedef struct RowArgs
+{
+	bool		id_null;
+	bool		user_null;
+	bool		is_user;
+	bool		shares_null;
+	bool		usage_null;
+	bool		live_null;
+	double		shares;
+	double		usage;
+	double		live;
+	Size		id_off;			/* into the id arena (when !id_null) */
+	Size		parent_off;		/* into parents, or PARENT_NONE */
+} RowArgs;
+
+/* Fetch argument argno of row pos (WINDOW_SEEK_HEAD). */
+static inline Datum
+row_arg(WindowObject winobj, int argno, int32 pos, bool *isnull)
+{
+	bool		isout;
+
+	return WinGetFuncArgInPartition(winobj, argno, pos, WINDOW_SEEK_HEAD,
+									false, isnull, &isout);
+}
+
+/*
+ * Copy a fetched text into an arena, NUL-terminated; its offset, and its
+ * hash into *hash (for IdIndex).
+ */
+static inline Size
+arena_text(StringInfo arena, Datum d, uint32 *hash)
+{
+	text	   *s = DatumGetTextPP(d);
+	Size		off = arena->len;
+	int			len = VARSIZE_ANY_EXHDR(s);
+
+	*hash = hash_bytes((const unsigned char *) VARDATA_ANY(s), len);
+	appendBinaryStringInfo(arena, VARDATA_ANY(s), len);
+	appendStringInfoChar(arena, '\0');
+	return off;
+}
+
 static void
-tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_off)
+tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_off,
+			   uint32 *id_hashes, uint32 *parent_hashes)
 {
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 												 "fair_tree row",
 												 ALLOCSET_SMALL_SIZES);
 	MemoryContext oldcxt;
 	StringInfoData arena;
-	int32		i;
+	int32		first;
 
 	initStringInfo(&arena);
-	for (i = 0; i < t->n; i++)
+	for (first = 0; first < t->n; first += 2)
 	{
-		TreeNode   *node = &t->nodes[i];
-		bool		isnull,
-					isout;
+		RowArgs		a[2];
+		int32		k = (t->n - first >= 2) ? 2 : 1;
+		int32		j;
 		Datum		d;
-		text	   *id;
-		Size		len;
 
 		oldcxt = MemoryContextSwitchTo(rowcxt);
 
-		d = WinGetFuncArgInPartition(winobj, ARG_ID, i, WINDOW_SEEK_HEAD,
-									 false, &isnull, &isout);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("id of row %d of the tree is NULL", i + 1),
-					 errhint("Every association needs a non-NULL id, unique within its window partition.")));
-		id = DatumGetTextPP(d);
-		len = VARSIZE_ANY_EXHDR(id);
-		node->id_off = arena.len;
-		appendBinaryStringInfo(&arena, VARDATA_ANY(id), len);
-		appendStringInfoChar(&arena, '\0');
-
-		d = WinGetFuncArgInPartition(winobj, ARG_IS_USER, i, WINDOW_SEEK_HEAD,
-									 false, &isnull, &isout);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("is_user of association \"%s\" is NULL", arena.data + node->id_off),
-					 errhint("Pass true for a user association, false for an account.")));
-		node->is_user = DatumGetBool(d);
-
-		d = WinGetFuncArgInPartition(winobj, ARG_SHARES, i, WINDOW_SEEK_HEAD,
-									 false, &isnull, &isout);
-		node->use_parent = isnull;
-		node->shares = isnull ? 0.0 : DatumGetFloat8(d);
-		if (!isnull)
-			check_value(node->shares, "shares", arena.data + node->id_off);
-
-		d = WinGetFuncArgInPartition(winobj, ARG_USAGE, i, WINDOW_SEEK_HEAD,
-									 false, &isnull, &isout);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("usage of association \"%s\" is NULL", arena.data + node->id_off),
-					 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
-		node->usage = DatumGetFloat8(d);
-		check_value(node->usage, "usage", arena.data + node->id_off);
-
-		node->live = node->usage;
-		if (t->live_arg >= 0)
+		/* each argument of row first, then of row first + 1 */
+		for (j = 0; j < k; j++)
 		{
-			d = WinGetFuncArgInPartition(winobj, t->live_arg, i, WINDOW_SEEK_HEAD,
-										 false, &isnull, &isout);
-			if (!isnull)
+			d = row_arg(winobj, ARG_ID, first + j, &a[j].id_null);
+			/* an id is copied in row order: the arena is the ids' */
+			if (!a[j].id_null)
+				a[j].id_off = arena_text(&arena, d, &id_hashes[first + j]);
+		}
+		for (j = 0; j < k; j++)
+		{
+			d = row_arg(winobj, ARG_IS_USER, first + j, &a[j].user_null);
+			a[j].is_user = a[j].user_null ? false : DatumGetBool(d);
+		}
+		for (j = 0; j < k; j++)
+		{
+			d = row_arg(winobj, ARG_SHARES, first + j, &a[j].shares_null);
+			a[j].shares = a[j].shares_null ? 0.0 : DatumGetFloat8(d);
+		}
+		for (j = 0; j < k; j++)
+		{
+			d = row_arg(winobj, ARG_USAGE, first + j, &a[j].usage_null);
+			a[j].usage = a[j].usage_null ? 0.0 : DatumGetFloat8(d);
+		}
+		for (j = 0; j < k; j++)
+		{
+			a[j].live_null = true;
+			if (t->live_arg >= 0)
 			{
-				node->live = DatumGetFloat8(d);
-				check_value(node->live, "raw_usage", arena.data + node->id_off);
+				d = row_arg(winobj, t->live_arg, first + j, &a[j].live_null);
+				a[j].live = a[j].live_null ? 0.0 : DatumGetFloat8(d);
 			}
 		}
-
-		d = WinGetFuncArgInPartition(winobj, ARG_PARENT, i, WINDOW_SEEK_HEAD,
-									 false, &isnull, &isout);
-		if (isnull)
-			parent_off[i] = PARENT_NONE;
-		else
+		for (j = 0; j < k; j++)
 		{
-			text	   *pid = DatumGetTextPP(d);
+			bool		isnull;
 
-			parent_off[i] = parents->len;
-			appendBinaryStringInfo(parents, VARDATA_ANY(pid), VARSIZE_ANY_EXHDR(pid));
-			appendStringInfoChar(parents, '\0');
+			d = row_arg(winobj, ARG_PARENT, first + j, &isnull);
+			a[j].parent_off = isnull ? PARENT_NONE
+				: arena_text(parents, d, &parent_hashes[first + j]);
+		}
+
+		/* the checks, one row after the other */
+		for (j = 0; j < k; j++)
+		{
+			int32		i = first + j;
+			TreeNode   *node = &t->nodes[i];
+			const char *id;
+
+			if (a[j].id_null)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("id of row %d of the tree is NULL", i + 1),
+						 errhint("Every association needs a non-NULL id, unique within its window partition.")));
+			/* zeroed here, while it is in the cache, not in a pass of its own */
+			memset(node, 0, sizeof(TreeNode));
+			node->id_off = a[j].id_off;
+			id = arena.data + node->id_off;
+			if (a[j].user_null)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("is_user of association \"%s\" is NULL", id),
+						 errhint("Pass true for a user association, false for an account.")));
+			node->is_user = a[j].is_user;
+
+			node->use_parent = a[j].shares_null;
+			node->shares = a[j].shares;
+			if (!a[j].shares_null)
+				check_value(node->shares, "shares", id);
+
+			if (a[j].usage_null)
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("usage of association \"%s\" is NULL", id),
+						 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
+			check_value(a[j].usage, "usage", id);
+			node->total = a[j].usage;
+
+			if (t->live_total != NULL)
+			{
+				t->live_total[i] = a[j].usage;
+				if (!a[j].live_null)
+				{
+					check_value(a[j].live, "raw_usage", id);
+					t->live_total[i] = a[j].live;
+				}
+			}
+			parent_off[i] = a[j].parent_off;
 		}
 
 		MemoryContextSwitchTo(oldcxt);
@@ -334,37 +464,46 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 }
 
 /*
- * The ids in an open-addressing hash table (linear probing): slot = node
- * index + 1, 0 when empty, at most half full; each node's hash kept beside.
- * 12 to 20 bytes per association while the parents are resolved.
+ * The ids in an open-addressing hash table (linear probing), at most half
+ * full.  A slot holds the id's hash, its node index + 1 (0: empty) and where
+ * the id sits in the arena, so that a probe reads one slot and, when the
+ * hashes match, the id itself; not the node, whose 96 bytes are scattered
+ * over a large array (at 10^6 associations each read of a node or a per-node
+ * array was a cache miss, and the lookups were a sixth of the time).  16
+ * bytes a slot, 32 to 64 bytes per association while the parents are
+ * resolved.  The hashes were computed as the rows were read, when the
+ * lengths were known.
  */
+typedef struct IdSlot
+{
+	uint32		hash;
+	int32		node;			/* node index + 1; 0 = empty */
+	Size		id_off;			/* into the id arena */
+} IdSlot;
+
 typedef struct IdIndex
 {
 	uint32		mask;			/* slots - 1, slots a power of 2 */
-	int32	   *slots;
-	uint32	   *hashes;			/* per node */
+	IdSlot	   *slots;
 } IdIndex;
 
-static inline uint32
-id_hash(const char *id)
-{
-	return hash_bytes((const unsigned char *) id, (int) strlen(id));
-}
-
-/* The node whose id is `id` (hash h), or -1. */
-static int32
-id_lookup(const IdIndex *ix, const Tree *t, const char *id, uint32 h)
+/*
+ * The slot of id `id` (hash h): the one holding it, or the empty one where
+ * it would go.
+ */
+static inline IdSlot *
+id_probe(const IdIndex *ix, const char *ids, const char *id, uint32 h)
 {
 	uint32		k;
 
-	for (k = h & ix->mask; ix->slots[k] != 0; k = (k + 1) & ix->mask)
+	for (k = h & ix->mask; ix->slots[k].node != 0; k = (k + 1) & ix->mask)
 	{
-		int32		v = ix->slots[k] - 1;
+		IdSlot	   *s = &ix->slots[k];
 
-		if (ix->hashes[v] == h && strcmp(NODE_ID(t, v), id) == 0)
-			return v;
+		if (s->hash == h && strcmp(ids + s->id_off, id) == 0)
+			return s;
 	}
-	return -1;
+	return &ix->slots[k];
 }
 
 /*
@@ -373,7 +512,8 @@ id_lookup(const IdIndex *ix, const Tree *t, const char *id, uint32 h)
  * find the one root, in row order.
  */
 static void
-tree_link_parents(Tree *t, const char *parents, const Size *parent_off)
+tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
+				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
 	IdIndex		ix;
 	uint64		slots = 2;
@@ -383,25 +523,22 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off)
 	while (slots < 2 * (uint64) Max(t->n, 1))
 		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
-	ix.slots = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(int32) * slots,
+	ix.slots = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(IdSlot) * slots,
 										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	ix.hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 	for (i = 0; i < t->n; i++)
 	{
 		const char *id = NODE_ID(t, i);
-		uint32		h = id_hash(id);
-		uint32		k;
+		IdSlot	   *s = id_probe(&ix, t->ids, id, id_hashes[i]);
 
-		ix.hashes[i] = h;
-		if (id_lookup(&ix, t, id, h) >= 0)
+		if (s->node != 0)
 		{
 			if (dup == NULL || strcmp(id, dup) < 0)
 				dup = id;
 			continue;
 		}
-		for (k = h & ix.mask; ix.slots[k] != 0; k = (k + 1) & ix.mask)
-			;
-		ix.slots[k] = i + 1;
+		s->hash = id_hashes[i];
+		s->node = i + 1;
+		s->id_off = t->nodes[i].id_off;
 	}
 	if (dup != NULL)
 		ereport(ERROR,
@@ -413,7 +550,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off)
 	for (i = 0; i < t->n; i++)
 	{
 		const char *pid;
-		int32		found;
+		IdSlot	   *found;
 
 		if (parent_off[i] == PARENT_NONE)
 		{
@@ -428,16 +565,15 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off)
 			continue;
 		}
 		pid = parents + parent_off[i];
-		found = id_lookup(&ix, t, pid, id_hash(pid));
-		if (found < 0)
+		found = id_probe(&ix, t->ids, pid, parent_hashes[i]);
+		if (found->node == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
 					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, NODE_ID(t, i)),
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
-		t->nodes[i].parent = found;
+		t->nodes[i].parent = found->node - 1;
 	}
 	pfree(ix.slots);
-	pfree(ix.hashes);
 }
 
 /*
@@ -506,18 +642,34 @@ tree_walk(Tree *t)
 				t->kids[fill[t->nodes[i].parent]++] = i;
 		pfree(fill);
 	}
-	for (i = 0; i < n; i++)
 	{
-		int32		nk = t->kid_start[i + 1] - t->kid_start[i];
+		LineageKey *keys = tree_alloc(sizeof(LineageKey) * longest_group(t->kid_start, n));
 
-		if (nk > 0 && t->nodes[i].is_user)
-			ereport(ERROR,
-					(errcode(ERRCODE_CHECK_VIOLATION),
-					 errmsg("user association \"%s\" has a child, \"%s\"",
-							NODE_ID(t, i), NODE_ID(t, t->kids[t->kid_start[i]])),
-					 errhint("Only accounts (is_user false) can be parents.")));
-		if (nk > 1)
-			qsort_arg(t->kids + t->kid_start[i], nk, sizeof(int32), cmp_lineage, t);
+		for (i = 0; i < n; i++)
+		{
+			int32	   *kids = t->kids + t->kid_start[i];
+			int32		nk = t->kid_start[i + 1] - t->kid_start[i];
+			int32		k;
+
+			if (nk > 0 && t->nodes[i].is_user)
+				ereport(ERROR,
+						(errcode(ERRCODE_CHECK_VIOLATION),
+						 errmsg("user association \"%s\" has a child, \"%s\"",
+								NODE_ID(t, i), NODE_ID(t, kids[0])),
+						 errhint("Only accounts (is_user false) can be parents.")));
+			if (nk < 2)
+				continue;
+			for (k = 0; k < nk; k++)
+			{
+				keys[k].id = NODE_ID(t, kids[k]);
+				keys[k].node = kids[k];
+				keys[k].is_user = t->nodes[kids[k]].is_user;
+			}
+			qsort(keys, nk, sizeof(LineageKey), cmp_lineage);
+			for (k = 0; k < nk; k++)
+				kids[k] = keys[k].node;
+		}
+		pfree(keys);
 	}
 
 	/* pre-order walk: children pushed in reverse so the first pops first */
@@ -556,18 +708,15 @@ tree_walk(Tree *t)
 	/* raw usage, leaves first: reverse pre-order visits children first */
 	t->n_users = 0;
 	for (i = 0; i < n; i++)
-	{
-		t->nodes[i].total = t->nodes[i].usage;
-		t->nodes[i].live_total = t->nodes[i].live;
 		if (t->nodes[i].is_user)
 			t->n_users++;
-	}
 	for (i = n - 1; i > 0; i--)
 	{
 		TreeNode   *v = &t->nodes[t->lineage[i]];
 
 		t->nodes[v->parent].total += v->total;
-		t->nodes[v->parent].live_total += v->live_total;
+		if (t->live_total != NULL)
+			t->live_total[v->parent] += t->live_total[t->lineage[i]];
 	}
 	/*
 	 * Raw usage is returned, and divided by, as float8: a total past float8
@@ -575,7 +724,7 @@ tree_walk(Tree *t)
 	 */
 	for (i = 0; i < n; i++)
 		if (t->nodes[i].total > (long double) DBL_MAX
-			|| t->nodes[i].live_total > (long double) DBL_MAX)
+			|| (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, i)),
@@ -663,16 +812,22 @@ tree_build(WindowObject winobj, Tree *t)
 	 * guarantees MAXALIGN (8), so align the array by hand (found by UBSan).
 	 */
 	t->nodes = (TreeNode *) TYPEALIGN(16, tree_alloc(sizeof(TreeNode) * t->n + 16));
-	memset(t->nodes, 0, sizeof(TreeNode) * t->n);
+	/* every node is zeroed as its row is read (tree_read_rows) */
+	if (t->live_arg >= 0)
+		t->live_total = (long double *) TYPEALIGN(16, tree_alloc(sizeof(long double) * t->n + 16));
 	{
 		StringInfoData parents;
 		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
+		uint32	   *id_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
+		uint32	   *parent_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 
 		initStringInfo(&parents);
-		tree_read_rows(winobj, t, &parents, parent_off);
-		tree_link_parents(t, parents.data, parent_off);
+		tree_read_rows(winobj, t, &parents, parent_off, id_hashes, parent_hashes);
+		tree_link_parents(t, parents.data, parent_off, id_hashes, parent_hashes);
 		pfree(parents.data);
 		pfree(parent_off);
+		pfree(id_hashes);
+		pfree(parent_hashes);
 	}
 	tree_walk(t);
 	tree_fs_groups(t);
@@ -737,12 +892,31 @@ fair_tree_compute(Tree *t)
 			v->level_fs = v->norm_shares / u;
 	}
 
-	for (i = 0; i < n; i++)
 	{
-		int32		len = t->fs_start[i + 1] - t->fs_start[i];
+		LevelFsKey *keys = tree_alloc(sizeof(LevelFsKey) * longest_group(t->fs_start, n));
 
-		if (len > 1)
-			qsort_arg(t->fs_kids + t->fs_start[i], len, sizeof(int32), cmp_level_fs, t);
+		for (i = 0; i < n; i++)
+		{
+			int32	   *kids = t->fs_kids + t->fs_start[i];
+			int32		len = t->fs_start[i + 1] - t->fs_start[i];
+			int32		k;
+
+			if (len < 2)
+				continue;
+			for (k = 0; k < len; k++)
+			{
+				const TreeNode *c = &t->nodes[kids[k]];
+
+				keys[k].level_fs = c->level_fs;
+				keys[k].order = c->order;
+				keys[k].node = kids[k];
+				keys[k].is_user = c->is_user;
+			}
+			qsort(keys, len, sizeof(LevelFsKey), cmp_level_fs);
+			for (k = 0; k < len; k++)
+				kids[k] = keys[k].node;
+		}
+		pfree(keys);
 	}
 
 	/* one frame per account on the current path: at most max_depth */
@@ -1193,7 +1367,8 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 			cell->depth = (int32) tmp.value;
 			tree_cell(&t, i, OUT_ORDER, &tmp);
 			cell->order = (int64) tmp.value;
-			cell->raw_usage = (double) t.nodes[i].live_total;
+			cell->raw_usage = (double) (t.live_total != NULL ? t.live_total[i]
+										: t.nodes[i].total);
 			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
 			cell->norm_usage = tmp.value;
 			if (classic)
