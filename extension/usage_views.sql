@@ -466,6 +466,16 @@ COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
 -- merge join sorted the 75,001 rows by their text keys, a hash join of the
 -- few probes them as they come (0.24-0.27 s -> 0.15-0.19 s at 10^7 jobs,
 -- docs/performance.md).
+--
+-- enable_nestloop = off: the last step, _checkpoint_factors, stores
+-- sshare_at's FairShare of every association, and PostgreSQL inlines
+-- sshare_at into that INSERT; planned there it joined each of the tree's
+-- rows with the TRESRunMins lines by a nested loop over a CTE scan (7,499 x
+-- 1,086 rows at 10^6 jobs: 1.0 s of the checkpoint's 1.9 s, and it grows
+-- with associations x running jobs).  Hash joins do the same in 0.1 s.  No
+-- other statement here wants a nested loop: the usage is one range scan of
+-- jobs_end_idx and a hash join, the foreign keys' checks single index probes
+-- (docs/performance.md#history-at-scale).
 CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
                                               as_of timestamptz DEFAULT pg_catalog.now(),
                                               from_jobs boolean DEFAULT false,
@@ -474,6 +484,7 @@ CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET enable_mergejoin = off
+SET enable_nestloop = off
 AS $$
 BEGIN
     -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
