@@ -2753,6 +2753,7 @@ DECLARE
     cols text;
     moved bigint;
     attempt integer := 0;
+    autovacuum boolean := false;
 BEGIN
     IF month IS NULL OR month <> date_trunc('month', month)::date THEN
         RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
@@ -2761,13 +2762,23 @@ BEGIN
     PERFORM @extschema@._citus_sequential();
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'maintain_partitions: jobs stayed locked by other sessions (20 tries over about 1 minute) while making %', part
                     USING ERRCODE = '55P03',
@@ -3066,12 +3077,16 @@ DECLARE
     chk record;
     fk record;
     attempt integer := 0;
+    autovacuum boolean := false;
     file text;
     rel text;
 BEGIN
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.clusters IN SHARE MODE;
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE @extschema@.qos, @extschema@.allocations IN SHARE MODE;
@@ -3080,6 +3095,13 @@ BEGIN
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed locked by other sessions (20 tries over about 1 minute) while retaining %', part
                     USING ERRCODE = '55P03', HINT = 'A long import, checkpoint or report holds fairshare.jobs; run it again.';
@@ -3108,12 +3130,22 @@ BEGIN
 
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE ONLY @extschema@.jobs IN ACCESS EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 40 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed in use by other sessions while detaching %', part
                     USING ERRCODE = '55P03', HINT = 'A long report reads fairshare.jobs; run it again.';
@@ -6003,7 +6035,33 @@ COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
 REVOKE ALL ON FUNCTION @extschema@._sprio_rows(timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._sprio_rows(timestamptz) TO fairshare_admin, fairshare_reader;
 
--- checkpoint_usage stores the factors of its checkpoints
+-- What a checkpoint's fair-share factors are computed from besides its
+-- usage: the association tree and the settings of one cluster (NULL: of
+-- every cluster), as one text, each table's rows counted and their text
+-- hashed.  checkpoint_usage computes the factors before taking its lock
+-- and compares this under the lock: a change to the tree committed in
+-- between makes it differ, and the factors are computed again.
+CREATE FUNCTION @extschema@._checkpoint_tree_fingerprint(cluster text)
+RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN concat_ws('/',
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(c::text)), 0) FROM @extschema@.clusters c
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR c.cluster = _checkpoint_tree_fingerprint.cluster),
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(a::text)), 0) FROM @extschema@.accounts a
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR a.cluster = _checkpoint_tree_fingerprint.cluster),
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(u::text)), 0) FROM @extschema@.account_users u
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR u.cluster = _checkpoint_tree_fingerprint.cluster));
+END
+$$;
+
+REVOKE ALL ON FUNCTION @extschema@._checkpoint_tree_fingerprint(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._checkpoint_tree_fingerprint(text) TO fairshare_admin, fairshare_reader;
+
+-- checkpoint_usage stores the factors of its checkpoints (computed before its
+-- lock, which it takes after writing the rows: issue 18)
 CREATE OR REPLACE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
                                               as_of timestamptz DEFAULT pg_catalog.now(),
                                               from_jobs boolean DEFAULT false,
@@ -6012,6 +6070,15 @@ CREATE OR REPLACE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NU
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    -- the lock taken before the rows are written (see above)
+    lock_first boolean;
+    -- associations whose usage differs under the lock
+    changed bigint;
+    -- the tree and settings the factors were computed with, and whether
+    -- they were computed before the lock and still hold
+    tree_before text;
+    factors_done boolean := false;
 BEGIN
     -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
     PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
@@ -6040,7 +6107,13 @@ BEGIN
         RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
             USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
     END IF;
-    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    lock_first := from_jobs
+                  OR EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                              WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+                                AND k.as_of = checkpoint_usage.as_of);
+    IF lock_first THEN
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    END IF;
 
     -- A checkpoint at the same instant is replaced: the new one chains
     -- from the one before it.  The new checkpoints are written marked
@@ -6060,6 +6133,59 @@ BEGIN
     SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
            NULLIF(u.pass_usage, u.raw_usage)
       FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    IF NOT lock_first THEN
+        -- the fair-share factors of these rows, before the lock too
+        -- (_checkpoint_factors reads valid checkpoints only: marked valid
+        -- for it, invisible outside this transaction, then marked back), and
+        -- what they were computed from besides the usage: the tree and the
+        -- clusters' settings, fingerprinted before
+        tree_before := @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+        -- the same computation under the lock, against the rows written
+        SELECT count(*) INTO changed
+          FROM (SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                  FROM @extschema@.usage_checkpoint_rows r
+                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                   AND r.as_of = checkpoint_usage.as_of) w
+          FULL JOIN
+               (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+            ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+         WHERE w.cluster IS NULL OR n.cluster IS NULL
+            OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
+        IF changed > 0 THEN
+            -- a write committed while the rows were written changed them:
+            -- written again, under the lock
+            DELETE FROM @extschema@.usage_checkpoint_rows r
+             WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+               AND r.as_of = checkpoint_usage.as_of;
+            INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+            SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
+                   NULLIF(u.pass_usage, u.raw_usage)
+              FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u;
+        END IF;
+        -- the checkpoint chained from, as seen under the lock (a write in
+        -- between may have invalidated the one seen before)
+        UPDATE @extschema@.usage_checkpoints k
+           SET computed_from = (SELECT max(x.as_of) FROM @extschema@.usage_checkpoints x
+                                 WHERE x.cluster = k.cluster AND x.invalidated_at IS NULL
+                                   AND x.as_of <= checkpoint_usage.as_of)
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        -- the factors stand if neither the usage nor the tree changed
+        factors_done := changed = 0
+                        AND tree_before IS NOT DISTINCT FROM
+                            @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+    END IF;
     UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
      WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
        AND k.as_of = checkpoint_usage.as_of;
@@ -6081,7 +6207,9 @@ BEGIN
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
     -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
-    PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+    IF NOT factors_done THEN
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+    END IF;
 END
 $$;
 COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
@@ -7087,7 +7215,7 @@ GRANT UPDATE ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO
 -- factors without the nested loop PostgreSQL planned for sshare_at inlined
 -- there (usage_views.sql).
 ALTER PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer)
-    SET enable_mergejoin = off SET enable_nestloop = off;
+    SET enable_mergejoin = off SET enable_nestloop = off SET jit = off;
 
 -- ===========================================================================
 -- sshare_at: the TRESRunMins lines joined with the tree on all three keys

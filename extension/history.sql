@@ -130,6 +130,7 @@ DECLARE
     cols text;
     moved bigint;
     attempt integer := 0;
+    autovacuum boolean := false;
 BEGIN
     IF month IS NULL OR month <> date_trunc('month', month)::date THEN
         RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
@@ -138,13 +139,23 @@ BEGIN
     PERFORM @extschema@._citus_sequential();
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'maintain_partitions: jobs stayed locked by other sessions (20 tries over about 1 minute) while making %', part
                     USING ERRCODE = '55P03',
@@ -443,12 +454,16 @@ DECLARE
     chk record;
     fk record;
     attempt integer := 0;
+    autovacuum boolean := false;
     file text;
     rel text;
 BEGIN
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.clusters IN SHARE MODE;
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE @extschema@.qos, @extschema@.allocations IN SHARE MODE;
@@ -457,6 +472,13 @@ BEGIN
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed locked by other sessions (20 tries over about 1 minute) while retaining %', part
                     USING ERRCODE = '55P03', HINT = 'A long import, checkpoint or report holds fairshare.jobs; run it again.';
@@ -485,12 +507,22 @@ BEGIN
 
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE ONLY @extschema@.jobs IN ACCESS EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
         EXCEPTION WHEN lock_not_available THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 40 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed in use by other sessions while detaching %', part
                     USING ERRCODE = '55P03', HINT = 'A long report reads fairshare.jobs; run it again.';
