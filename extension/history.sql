@@ -102,8 +102,10 @@ $$;
 -- by another run, or its name taken by a table that is not a partition).
 --
 -- Locks: those ATTACH PARTITION takes, all taken first, in the order
--- checkpoint_usage takes its own (the tables jobs refers to, then jobs),
--- so that the two cannot deadlock:
+-- checkpoint_usage takes its own (the tables jobs refers to, then jobs);
+-- checkpoint_usage reads jobs before its lock (usage_views.sql), so a
+-- wait here for jobs_default and its wait for partitions can cross, which
+-- the time-out below (or PostgreSQL's deadlock report) undoes:
 --   partitions, account_users  SHARE ROW EXCLUSIVE: ATTACH adds the new
 --                        partition's foreign keys to them; their writers
 --                        and checkpoint_usage wait, their readers do not
@@ -116,7 +118,7 @@ $$;
 -- Each wait is cut at 0.5 s (lock_timeout, below the 1 s after which
 -- PostgreSQL looks for deadlocks) and retried: while maintenance waits for
 -- a lock, the imports and reports that queue behind it wait too, so it
--- never waits long.  In steady state the month is made ahead and empty and
+-- never waits long (with an autovacuum worker about: see below).  In steady state the month is made ahead and empty and
 -- jobs_default is empty: the locks are held for milliseconds.
 CREATE FUNCTION @extschema@._jobs_make_partition(month date)
 RETURNS bigint
@@ -147,12 +149,15 @@ BEGIN
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
             -- an autovacuum worker of this database may be what holds it (a
             -- partition just loaded): PostgreSQL cancels such a worker only
             -- for a lock waited on longer than deadlock_timeout, so the next
-            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
             autovacuum := EXISTS (SELECT FROM pg_stat_activity a
                                    WHERE a.backend_type = 'autovacuum worker'
                                      AND a.datname = current_database());
@@ -470,12 +475,15 @@ BEGIN
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', part);
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
             -- an autovacuum worker of this database may be what holds it (a
             -- partition just loaded): PostgreSQL cancels such a worker only
             -- for a lock waited on longer than deadlock_timeout, so the next
-            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
             autovacuum := EXISTS (SELECT FROM pg_stat_activity a
                                    WHERE a.backend_type = 'autovacuum worker'
                                      AND a.datname = current_database());
@@ -514,12 +522,15 @@ BEGIN
             LOCK TABLE ONLY @extschema@.jobs IN ACCESS EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
             -- an autovacuum worker of this database may be what holds it (a
             -- partition just loaded): PostgreSQL cancels such a worker only
             -- for a lock waited on longer than deadlock_timeout, so the next
-            -- try waits that long (a 10^7-job jobs_default failed 20 tries)
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
             autovacuum := EXISTS (SELECT FROM pg_stat_activity a
                                    WHERE a.backend_type = 'autovacuum worker'
                                      AND a.datname = current_database());
