@@ -484,11 +484,12 @@ $$;
 -- again (the jobs since the previous checkpoint, and a hash join with its
 -- rows) and compared with what was written.  Equal, the rows stand: they
 -- are what the computation under the lock gives.  A write committed in
--- between that changed any association makes them differ, and the rows
--- are then written again under the lock.  Either way what is committed is
--- the computation under the lock, and an import waits only for the
--- second computation, the pruning and the factors, not for the writing of
--- every row (docs/design.md#usage-checkpoints).  With from_jobs (every job
+-- between that changed an association makes its row differ, and those
+-- rows are written again under the lock, and the factors computed before
+-- dropped (also when the tree changed in between).  Either way what is
+-- committed is the computation under the lock, and an import waits only
+-- for the second computation and the pruning, not for the writing of
+-- every row and factor (docs/design.md#usage-checkpoints).  With from_jobs (every job
 -- read: seconds), or a checkpoint at the same instant to replace (its row
 -- is locked by the DELETE, which a writer invalidating it would wait for
 -- while the checkpoint waits for the writer's lock), the lock is taken
@@ -532,7 +533,7 @@ DECLARE
     -- associations whose usage differs under the lock
     changed bigint;
     -- the tree and settings the factors were computed with, and whether
-    -- they were computed before the lock and still hold
+    -- they were computed before the lock
     tree_before text;
     factors_done boolean := false;
 BEGIN
@@ -605,30 +606,43 @@ BEGIN
            AND k.as_of = checkpoint_usage.as_of;
 
         LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
-        -- the same computation under the lock, against the rows written
-        SELECT count(*) INTO changed
-          FROM (SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
-                  FROM @extschema@.usage_checkpoint_rows r
-                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
-                   AND r.as_of = checkpoint_usage.as_of) w
-          FULL JOIN
-               (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
-                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
-            ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
-         WHERE w.cluster IS NULL OR n.cluster IS NULL
-            OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
-        IF changed > 0 THEN
-            -- a write committed while the rows were written changed them:
-            -- written again, under the lock
-            DELETE FROM @extschema@.usage_checkpoint_rows r
+        -- the same computation under the lock, against the rows written;
+        -- the associations that differ (a write committed in between) are
+        -- written again, those alone
+        WITH n AS MATERIALIZED (
+            SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                   NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+              FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+        w AS MATERIALIZED (
+            SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+              FROM @extschema@.usage_checkpoint_rows r
              WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
-               AND r.as_of = checkpoint_usage.as_of;
+               AND r.as_of = checkpoint_usage.as_of),
+        d AS MATERIALIZED (
+            SELECT COALESCE(n.cluster, w.cluster) AS cluster, COALESCE(n.account, w.account) AS account,
+                   COALESCE(n.user_name, w.user_name) AS user_name,
+                   w.cluster IS NOT NULL AS written, n.cluster IS NOT NULL AS computed,
+                   n.raw_usage, n.jobs, n.pass_usage
+              FROM w FULL JOIN n
+                ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+             WHERE w.cluster IS NULL OR n.cluster IS NULL
+                OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage)),
+        gone AS (
+            DELETE FROM @extschema@.usage_checkpoint_rows r
+             USING d
+             WHERE d.written AND NOT d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+               AND r.account = d.account AND r.user_name = d.user_name),
+        redone AS (
+            UPDATE @extschema@.usage_checkpoint_rows r
+               SET raw_usage = d.raw_usage, jobs = d.jobs, pass_usage = d.pass_usage
+              FROM d
+             WHERE d.written AND d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+               AND r.account = d.account AND r.user_name = d.user_name),
+        added AS (
             INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
-            SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
-                   NULLIF(u.pass_usage, u.raw_usage)
-              FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u;
-        END IF;
+            SELECT d.cluster, checkpoint_usage.as_of, d.account, d.user_name, d.raw_usage, d.jobs, d.pass_usage
+              FROM d WHERE NOT d.written)
+        SELECT count(*) INTO changed FROM d;
         -- the checkpoint chained from, as seen under the lock (a write in
         -- between may have invalidated the one seen before)
         UPDATE @extschema@.usage_checkpoints k
@@ -637,10 +651,17 @@ BEGIN
                                    AND x.as_of <= checkpoint_usage.as_of)
          WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
            AND k.as_of = checkpoint_usage.as_of;
-        -- the factors stand if neither the usage nor the tree changed
-        factors_done := changed = 0
-                        AND tree_before IS NOT DISTINCT FROM
-                            @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        -- the factors written before the lock hold if neither the usage nor
+        -- the tree changed; otherwise they are dropped, not computed again
+        -- under the lock (writes would wait for them): sprio_at computes the
+        -- tree itself until the next checkpoint (sprio_cache.sql)
+        IF changed > 0
+           OR tree_before IS DISTINCT FROM @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
+            DELETE FROM @extschema@.usage_checkpoint_factors f
+             WHERE (checkpoint_usage.cluster IS NULL OR f.cluster = checkpoint_usage.cluster)
+               AND f.as_of = checkpoint_usage.as_of;
+        END IF;
+        factors_done := true;
     END IF;
     UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
      WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
