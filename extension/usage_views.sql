@@ -606,43 +606,57 @@ BEGIN
            AND k.as_of = checkpoint_usage.as_of;
 
         LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
-        -- the same computation under the lock, against the rows written;
+        -- the same computation under the lock, against the rows written
+        SELECT count(*) INTO changed
+          FROM (SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                  FROM @extschema@.usage_checkpoint_rows r
+                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                   AND r.as_of = checkpoint_usage.as_of) w
+          FULL JOIN
+               (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+            ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+         WHERE w.cluster IS NULL OR n.cluster IS NULL
+            OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
         -- the associations that differ (a write committed in between) are
-        -- written again, those alone
-        WITH n AS MATERIALIZED (
-            SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
-                   NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-              FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
-        w AS MATERIALIZED (
-            SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
-              FROM @extschema@.usage_checkpoint_rows r
-             WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
-               AND r.as_of = checkpoint_usage.as_of),
-        d AS MATERIALIZED (
-            SELECT COALESCE(n.cluster, w.cluster) AS cluster, COALESCE(n.account, w.account) AS account,
-                   COALESCE(n.user_name, w.user_name) AS user_name,
-                   w.cluster IS NOT NULL AS written, n.cluster IS NOT NULL AS computed,
-                   n.raw_usage, n.jobs, n.pass_usage
-              FROM w FULL JOIN n
-                ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
-             WHERE w.cluster IS NULL OR n.cluster IS NULL
-                OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage)),
-        gone AS (
-            DELETE FROM @extschema@.usage_checkpoint_rows r
-             USING d
-             WHERE d.written AND NOT d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
-               AND r.account = d.account AND r.user_name = d.user_name),
-        redone AS (
-            UPDATE @extschema@.usage_checkpoint_rows r
-               SET raw_usage = d.raw_usage, jobs = d.jobs, pass_usage = d.pass_usage
-              FROM d
-             WHERE d.written AND d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
-               AND r.account = d.account AND r.user_name = d.user_name),
-        added AS (
-            INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
-            SELECT d.cluster, checkpoint_usage.as_of, d.account, d.user_name, d.raw_usage, d.jobs, d.pass_usage
-              FROM d WHERE NOT d.written)
-        SELECT count(*) INTO changed FROM d;
+        -- written again, those alone (the usage computed once more: rare)
+        IF changed > 0 THEN
+            WITH n AS MATERIALIZED (
+                SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+            w AS MATERIALIZED (
+                SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                  FROM @extschema@.usage_checkpoint_rows r
+                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                   AND r.as_of = checkpoint_usage.as_of),
+            d AS MATERIALIZED (
+                SELECT COALESCE(n.cluster, w.cluster) AS cluster, COALESCE(n.account, w.account) AS account,
+                       COALESCE(n.user_name, w.user_name) AS user_name,
+                       w.cluster IS NOT NULL AS written, n.cluster IS NOT NULL AS computed,
+                       n.raw_usage, n.jobs, n.pass_usage
+                  FROM w FULL JOIN n
+                    ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+                 WHERE w.cluster IS NULL OR n.cluster IS NULL
+                    OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage)),
+            gone AS (
+                DELETE FROM @extschema@.usage_checkpoint_rows r
+                 USING d
+                 WHERE d.written AND NOT d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                   AND r.account = d.account AND r.user_name = d.user_name),
+            redone AS (
+                UPDATE @extschema@.usage_checkpoint_rows r
+                   SET raw_usage = d.raw_usage, jobs = d.jobs, pass_usage = d.pass_usage
+                  FROM d
+                 WHERE d.written AND d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                   AND r.account = d.account AND r.user_name = d.user_name),
+            added AS (
+                INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+                SELECT d.cluster, checkpoint_usage.as_of, d.account, d.user_name, d.raw_usage, d.jobs, d.pass_usage
+                  FROM d WHERE NOT d.written)
+            SELECT count(*) INTO changed FROM d;
+        END IF;
         -- the checkpoint chained from, as seen under the lock (a write in
         -- between may have invalidated the one seen before)
         UPDATE @extschema@.usage_checkpoints k
