@@ -438,7 +438,7 @@ COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
 -- every cluster), as one text, each table's rows counted and their text
 -- hashed.  checkpoint_usage computes the factors before taking its lock
 -- and compares this under the lock: a change to the tree committed in
--- between makes it differ, and the factors are computed again.
+-- between makes it differ, and the factors are dropped.
 CREATE FUNCTION @extschema@._checkpoint_tree_fingerprint(cluster text)
 RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
