@@ -2725,8 +2725,10 @@ $$;
 -- by another run, or its name taken by a table that is not a partition).
 --
 -- Locks: those ATTACH PARTITION takes, all taken first, in the order
--- checkpoint_usage takes its own (the tables jobs refers to, then jobs),
--- so that the two cannot deadlock:
+-- checkpoint_usage takes its own (the tables jobs refers to, then jobs);
+-- checkpoint_usage reads jobs before its lock (usage_views.sql), so a
+-- wait here for jobs_default and its wait for partitions can cross, which
+-- the time-out below (or PostgreSQL's deadlock report) undoes:
 --   partitions, account_users  SHARE ROW EXCLUSIVE: ATTACH adds the new
 --                        partition's foreign keys to them; their writers
 --                        and checkpoint_usage wait, their readers do not
@@ -2739,7 +2741,7 @@ $$;
 -- Each wait is cut at 0.5 s (lock_timeout, below the 1 s after which
 -- PostgreSQL looks for deadlocks) and retried: while maintenance waits for
 -- a lock, the imports and reports that queue behind it wait too, so it
--- never waits long.  In steady state the month is made ahead and empty and
+-- never waits long (with an autovacuum worker about: see below).  In steady state the month is made ahead and empty and
 -- jobs_default is empty: the locks are held for milliseconds.
 CREATE FUNCTION @extschema@._jobs_make_partition(month date)
 RETURNS bigint
@@ -2753,6 +2755,7 @@ DECLARE
     cols text;
     moved bigint;
     attempt integer := 0;
+    autovacuum boolean := false;
 BEGIN
     IF month IS NULL OR month <> date_trunc('month', month)::date THEN
         RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
@@ -2761,13 +2764,26 @@ BEGIN
     PERFORM @extschema@._citus_sequential();
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'maintain_partitions: jobs stayed locked by other sessions (20 tries over about 1 minute) while making %', part
                     USING ERRCODE = '55P03',
@@ -3066,20 +3082,34 @@ DECLARE
     chk record;
     fk record;
     attempt integer := 0;
+    autovacuum boolean := false;
     file text;
     rel text;
 BEGIN
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.clusters IN SHARE MODE;
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE @extschema@.qos, @extschema@.allocations IN SHARE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', part);
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed locked by other sessions (20 tries over about 1 minute) while retaining %', part
                     USING ERRCODE = '55P03', HINT = 'A long import, checkpoint or report holds fairshare.jobs; run it again.';
@@ -3108,12 +3138,25 @@ BEGIN
 
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE ONLY @extschema@.jobs IN ACCESS EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 40 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed in use by other sessions while detaching %', part
                     USING ERRCODE = '55P03', HINT = 'A long report reads fairshare.jobs; run it again.';
@@ -6003,7 +6046,33 @@ COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
 REVOKE ALL ON FUNCTION @extschema@._sprio_rows(timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._sprio_rows(timestamptz) TO fairshare_admin, fairshare_reader;
 
--- checkpoint_usage stores the factors of its checkpoints
+-- What a checkpoint's fair-share factors are computed from besides its
+-- usage: the association tree and the settings of one cluster (NULL: of
+-- every cluster), as one text, each table's rows counted and their text
+-- hashed.  checkpoint_usage computes the factors before taking its lock
+-- and compares this under the lock: a change to the tree committed in
+-- between makes it differ, and the factors are dropped.
+CREATE FUNCTION @extschema@._checkpoint_tree_fingerprint(cluster text)
+RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN concat_ws('/',
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(c::text)), 0) FROM @extschema@.clusters c
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR c.cluster = _checkpoint_tree_fingerprint.cluster),
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(a::text)), 0) FROM @extschema@.accounts a
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR a.cluster = _checkpoint_tree_fingerprint.cluster),
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(u::text)), 0) FROM @extschema@.account_users u
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR u.cluster = _checkpoint_tree_fingerprint.cluster));
+END
+$$;
+
+REVOKE ALL ON FUNCTION @extschema@._checkpoint_tree_fingerprint(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._checkpoint_tree_fingerprint(text) TO fairshare_admin, fairshare_reader;
+
+-- checkpoint_usage stores the factors of its checkpoints (computed before its
+-- lock, which it takes after writing the rows: issue 18)
 CREATE OR REPLACE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
                                               as_of timestamptz DEFAULT pg_catalog.now(),
                                               from_jobs boolean DEFAULT false,
@@ -6012,6 +6081,15 @@ CREATE OR REPLACE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NU
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    -- the lock taken before the rows are written (see above)
+    lock_first boolean;
+    -- associations whose usage differs under the lock
+    changed bigint;
+    -- the tree and settings the factors were computed with, and whether
+    -- they were computed before the lock
+    tree_before text;
+    factors_done boolean := false;
 BEGIN
     -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
     PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
@@ -6040,7 +6118,13 @@ BEGIN
         RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
             USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
     END IF;
-    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    lock_first := from_jobs
+                  OR EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                              WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+                                AND k.as_of = checkpoint_usage.as_of);
+    IF lock_first THEN
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    END IF;
 
     -- A checkpoint at the same instant is replaced: the new one chains
     -- from the one before it.  The new checkpoints are written marked
@@ -6060,6 +6144,93 @@ BEGIN
     SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
            NULLIF(u.pass_usage, u.raw_usage)
       FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    IF NOT lock_first THEN
+        -- the fair-share factors of these rows, before the lock too
+        -- (_checkpoint_factors reads valid checkpoints only: marked valid
+        -- for it, invisible outside this transaction, then marked back), and
+        -- what they were computed from besides the usage: the tree and the
+        -- clusters' settings, fingerprinted before
+        tree_before := @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+        -- the same computation under the lock, against the rows written
+        SELECT count(*) INTO changed
+          FROM (SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                  FROM @extschema@.usage_checkpoint_rows r
+                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                   AND r.as_of = checkpoint_usage.as_of) w
+          FULL JOIN
+               (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+            ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+         WHERE w.cluster IS NULL OR n.cluster IS NULL
+            OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
+        -- the associations that differ (a write committed in between) are
+        -- written again, those alone (the usage computed once more: rare)
+        IF changed > 0 THEN
+            WITH n AS MATERIALIZED (
+                SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+            w AS MATERIALIZED (
+                SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                  FROM @extschema@.usage_checkpoint_rows r
+                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                   AND r.as_of = checkpoint_usage.as_of),
+            d AS MATERIALIZED (
+                SELECT COALESCE(n.cluster, w.cluster) AS cluster, COALESCE(n.account, w.account) AS account,
+                       COALESCE(n.user_name, w.user_name) AS user_name,
+                       w.cluster IS NOT NULL AS written, n.cluster IS NOT NULL AS computed,
+                       n.raw_usage, n.jobs, n.pass_usage
+                  FROM w FULL JOIN n
+                    ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+                 WHERE w.cluster IS NULL OR n.cluster IS NULL
+                    OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage)),
+            gone AS (
+                DELETE FROM @extschema@.usage_checkpoint_rows r
+                 USING d
+                 WHERE d.written AND NOT d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                   AND r.account = d.account AND r.user_name = d.user_name),
+            redone AS (
+                UPDATE @extschema@.usage_checkpoint_rows r
+                   SET raw_usage = d.raw_usage, jobs = d.jobs, pass_usage = d.pass_usage
+                  FROM d
+                 WHERE d.written AND d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                   AND r.account = d.account AND r.user_name = d.user_name),
+            added AS (
+                INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+                SELECT d.cluster, checkpoint_usage.as_of, d.account, d.user_name, d.raw_usage, d.jobs, d.pass_usage
+                  FROM d WHERE NOT d.written)
+            SELECT count(*) INTO changed FROM d;
+        END IF;
+        -- the checkpoint chained from, as seen under the lock (a write in
+        -- between may have invalidated the one seen before)
+        UPDATE @extschema@.usage_checkpoints k
+           SET computed_from = (SELECT max(x.as_of) FROM @extschema@.usage_checkpoints x
+                                 WHERE x.cluster = k.cluster AND x.invalidated_at IS NULL
+                                   AND x.as_of <= checkpoint_usage.as_of)
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        -- the factors written before the lock hold if neither the usage nor
+        -- the tree changed; otherwise they are dropped, not computed again
+        -- under the lock (writes would wait for them): sprio_at computes the
+        -- tree itself until the next checkpoint (sprio_cache.sql)
+        IF changed > 0
+           OR tree_before IS DISTINCT FROM @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
+            DELETE FROM @extschema@.usage_checkpoint_factors f
+             WHERE (checkpoint_usage.cluster IS NULL OR f.cluster = checkpoint_usage.cluster)
+               AND f.as_of = checkpoint_usage.as_of;
+        END IF;
+        factors_done := true;
+    END IF;
     UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
      WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
        AND k.as_of = checkpoint_usage.as_of;
@@ -6081,7 +6252,9 @@ BEGIN
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
     -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
-    PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+    IF NOT factors_done THEN
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+    END IF;
 END
 $$;
 COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
@@ -6888,7 +7061,8 @@ COMMENT ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) IS
 
 -- import_sacct: a stored run not started is updated by a line of it started,
 -- whatever its eligible time (a pending run held to a later BeginTime and
--- started early); the feed goes through it
+-- started early); the feed goes through it.  The probe of the stored runs
+-- goes partition by partition (issue 18, docs/performance.md)
 CREATE OR REPLACE FUNCTION @extschema@._import_upsert(with_exclusive boolean,
     OUT imported bigint, OUT updated bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -6911,6 +7085,8 @@ DECLARE
     attempt integer;
     st text;
     msg text;
+    part record;
+    months tstzrange[];
 BEGIN
     -- %1$s narrows the work table's jobs (one line, for the one-by-one retry)
     stored_jobs := format($q$
@@ -6961,13 +7137,46 @@ BEGIN
         -- lookup in the statement that inserts would read back every row
         -- it has inserted so far)
         -- (one index probe per run, in the partition of its submit time:
-        -- a hash join would read every run of the history)
+        -- a hash join would read every run of the history).  One statement
+        -- per monthly partition the runs' submit times fall in, bounded by
+        -- its month as constants: the planner keeps that partition alone
+        -- and each probe is one index lookup; through every partition, the
+        -- Append of 30 partitions was pruned again for each of the 10^5
+        -- probes (0.44-0.60 s -> 0.27-0.37 s at 10^6 runs,
+        -- docs/performance.md#one-day-into-a-large-history).  Then the runs
+        -- outside every monthly partition (jobs_default) through jobs.  An
+        -- export of more than 3 months (a backfill) is probed through jobs
+        -- at once: each statement reads the whole work table.
         SET LOCAL enable_hashjoin = off;
         SET LOCAL enable_mergejoin = off;
+        months := '{}';
+        FOR part IN
+            WITH m AS (
+                SELECT DISTINCT date_trunc('month', w.submit_time AT TIME ZONE 'UTC') AS m
+                  FROM pg_temp._fs_import_jobs w
+                 WHERE w.kind = 'job' AND NOT w.stored),
+            p AS (
+                SELECT DISTINCT p.month_start, p.month_end
+                  FROM @extschema@.job_partitions() p
+                  JOIN m ON p.month_start < (m.m + interval '1 month') AT TIME ZONE 'UTC'
+                        AND p.month_end > m.m AT TIME ZONE 'UTC')
+            SELECT p.month_start, p.month_end FROM p
+             WHERE (SELECT count(*) FROM m) <= 3
+        LOOP
+            EXECUTE format($q$
+                UPDATE pg_temp._fs_import_jobs w SET stored = true
+                  FROM @extschema@.jobs x
+                 WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id
+                   AND x.submit_time = w.submit_time
+                   AND w.submit_time >= %1$L AND w.submit_time < %2$L
+                   AND x.submit_time >= %1$L AND x.submit_time < %2$L$q$, part.month_start, part.month_end);
+            months := months || tstzrange(part.month_start, part.month_end);
+        END LOOP;
         UPDATE pg_temp._fs_import_jobs w SET stored = true
           FROM @extschema@.jobs x
          WHERE w.kind = 'job' AND NOT w.stored AND x.cluster = w.cluster AND x.job_id = w.job_id
-           AND x.submit_time = w.submit_time;
+           AND x.submit_time = w.submit_time
+           AND NOT w.submit_time OPERATOR(pg_catalog.<@) ANY (months);
         RESET enable_hashjoin;
         RESET enable_mergejoin;
         BEGIN
@@ -7047,9 +7256,11 @@ GRANT UPDATE ON @extschema@.slurmdbd_feeds, @extschema@.slurmdbd_associations TO
 -- History at scale: the chained checkpoint's join (issue 18)
 -- ============================================================================
 -- checkpoint_usage joins the previous checkpoint's rows with the
--- associations that ran since by a hash join (usage_views.sql).
+-- associations that ran since by a hash join, and stores the fair-share
+-- factors without the nested loop PostgreSQL planned for sshare_at inlined
+-- there (usage_views.sql).
 ALTER PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer)
-    SET enable_mergejoin = off;
+    SET enable_mergejoin = off SET enable_nestloop = off SET jit = off;
 
 -- ===========================================================================
 -- sshare_at: the TRESRunMins lines joined with the tree on all three keys

@@ -102,8 +102,10 @@ $$;
 -- by another run, or its name taken by a table that is not a partition).
 --
 -- Locks: those ATTACH PARTITION takes, all taken first, in the order
--- checkpoint_usage takes its own (the tables jobs refers to, then jobs),
--- so that the two cannot deadlock:
+-- checkpoint_usage takes its own (the tables jobs refers to, then jobs);
+-- checkpoint_usage reads jobs before its lock (usage_views.sql), so a
+-- wait here for jobs_default and its wait for partitions can cross, which
+-- the time-out below (or PostgreSQL's deadlock report) undoes:
 --   partitions, account_users  SHARE ROW EXCLUSIVE: ATTACH adds the new
 --                        partition's foreign keys to them; their writers
 --                        and checkpoint_usage wait, their readers do not
@@ -116,7 +118,7 @@ $$;
 -- Each wait is cut at 0.5 s (lock_timeout, below the 1 s after which
 -- PostgreSQL looks for deadlocks) and retried: while maintenance waits for
 -- a lock, the imports and reports that queue behind it wait too, so it
--- never waits long.  In steady state the month is made ahead and empty and
+-- never waits long (with an autovacuum worker about: see below).  In steady state the month is made ahead and empty and
 -- jobs_default is empty: the locks are held for milliseconds.
 CREATE FUNCTION @extschema@._jobs_make_partition(month date)
 RETURNS bigint
@@ -130,6 +132,7 @@ DECLARE
     cols text;
     moved bigint;
     attempt integer := 0;
+    autovacuum boolean := false;
 BEGIN
     IF month IS NULL OR month <> date_trunc('month', month)::date THEN
         RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
@@ -138,13 +141,26 @@ BEGIN
     PERFORM @extschema@._citus_sequential();
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'maintain_partitions: jobs stayed locked by other sessions (20 tries over about 1 minute) while making %', part
                     USING ERRCODE = '55P03',
@@ -443,20 +459,34 @@ DECLARE
     chk record;
     fk record;
     attempt integer := 0;
+    autovacuum boolean := false;
     file text;
     rel text;
 BEGIN
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE @extschema@.clusters IN SHARE MODE;
             LOCK TABLE @extschema@.partitions, @extschema@.account_users IN SHARE ROW EXCLUSIVE MODE;
             LOCK TABLE @extschema@.qos, @extschema@.allocations IN SHARE MODE;
             LOCK TABLE ONLY @extschema@.jobs IN SHARE UPDATE EXCLUSIVE MODE;
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', part);
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 20 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed locked by other sessions (20 tries over about 1 minute) while retaining %', part
                     USING ERRCODE = '55P03', HINT = 'A long import, checkpoint or report holds fairshare.jobs; run it again.';
@@ -485,12 +515,25 @@ BEGIN
 
     LOOP
         BEGIN
-            PERFORM set_config('lock_timeout', '500ms', true);
+            PERFORM set_config('lock_timeout',
+                              CASE WHEN autovacuum
+                                   THEN (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000 + 500)::bigint::text
+                                   ELSE '500' END, true);
             LOCK TABLE ONLY @extschema@.jobs IN ACCESS EXCLUSIVE MODE;
             LOCK TABLE ONLY @extschema@.jobs_default IN ACCESS EXCLUSIVE MODE;
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             attempt := attempt + 1;
+            -- an autovacuum worker of this database may be what holds it (a
+            -- partition just loaded): PostgreSQL cancels such a worker only
+            -- for a lock waited on longer than deadlock_timeout, so the next
+            -- try waits that long (a 10^7-job jobs_default failed 20 tries).
+            -- Waiting that long, a checkpoint that read jobs_default and
+            -- waits for partitions is a deadlock PostgreSQL reports here:
+            -- the locks are let go and taken again, as after a time-out
+            autovacuum := EXISTS (SELECT FROM pg_stat_activity a
+                                   WHERE a.backend_type = 'autovacuum worker'
+                                     AND a.datname = current_database());
             IF attempt >= 40 THEN
                 RAISE EXCEPTION 'retain_jobs: jobs stayed in use by other sessions while detaching %', part
                     USING ERRCODE = '55P03', HINT = 'A long report reads fairshare.jobs; run it again.';

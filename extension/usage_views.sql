@@ -433,6 +433,28 @@ CREATE VIEW @extschema@.association_usage AS
 SELECT * FROM @extschema@.association_usage_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
 
+-- What a checkpoint's fair-share factors are computed from besides its
+-- usage: the association tree and the settings of one cluster (NULL: of
+-- every cluster), as one text, each table's rows counted and their text
+-- hashed.  checkpoint_usage computes the factors before taking its lock
+-- and compares this under the lock: a change to the tree committed in
+-- between makes it differ, and the factors are dropped.
+CREATE FUNCTION @extschema@._checkpoint_tree_fingerprint(cluster text)
+RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN concat_ws('/',
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(c::text)), 0) FROM @extschema@.clusters c
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR c.cluster = _checkpoint_tree_fingerprint.cluster),
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(a::text)), 0) FROM @extschema@.accounts a
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR a.cluster = _checkpoint_tree_fingerprint.cluster),
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(u::text)), 0) FROM @extschema@.account_users u
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR u.cluster = _checkpoint_tree_fingerprint.cluster));
+END
+$$;
+
 -- Make (or replace) a usage checkpoint of a cluster, or of every cluster
 -- for NULL, as of an instant: association_usage_at(as_of), stored.  Run it
 -- every few minutes (pg_cron), as Slurm recomputes usage every
@@ -453,19 +475,47 @@ COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
 -- import of jobs that started before it) falls back to an older one, and
 -- invalid ones go; pinned ones (retention) stay.
 --
--- While it computes, it holds a SHARE lock on jobs, partitions, qos and
--- clusters: a change to them committed between the snapshot the checkpoint
--- is computed from and the checkpoint's own commit would find no
--- checkpoint to invalidate, so such writes wait (as long as the
--- computation: the jobs since the previous checkpoint).  For the same
--- reason it runs under READ COMMITTED only: its statements take their
--- snapshots after the lock, when every earlier writer has committed.
+-- Its end holds a SHARE lock on jobs, partitions, qos and clusters: a
+-- change to them committed between the snapshot the checkpoint is computed
+-- from and the checkpoint's own commit would find no checkpoint to
+-- invalidate, so such writes wait.  The lock is taken late: the rows are
+-- first written from a computation without it (writing every association's
+-- row is most of the time), then, under the lock, the usage is computed
+-- again (the jobs since the previous checkpoint, and a hash join with its
+-- rows) and compared with what was written.  Equal, the rows stand: they
+-- are what the computation under the lock gives.  A write committed in
+-- between that changed an association makes its row differ, and those
+-- rows are written again under the lock, and the factors computed before
+-- dropped (also when the tree changed in between).  Either way what is
+-- committed is the computation under the lock, and an import waits only
+-- for the second computation and the pruning, not for the writing of
+-- every row and factor (docs/design.md#usage-checkpoints).  With from_jobs (every job
+-- read: seconds), or a checkpoint at the same instant to replace (its row
+-- is locked by the DELETE, which a writer invalidating it would wait for
+-- while the checkpoint waits for the writer's lock), the lock is taken
+-- first, as before.  It runs under READ COMMITTED only: its statements
+-- take their snapshots after the lock, when every earlier writer has
+-- committed.
 --
 -- enable_mergejoin = off: chained, the previous checkpoint's rows (every
 -- association) are joined with the few associations that ran since; a
 -- merge join sorted the 75,001 rows by their text keys, a hash join of the
 -- few probes them as they come (0.24-0.27 s -> 0.15-0.19 s at 10^7 jobs,
 -- docs/performance.md).
+--
+-- enable_nestloop = off: the last step, _checkpoint_factors, stores
+-- sshare_at's FairShare of every association, and PostgreSQL inlines
+-- sshare_at into that INSERT; planned there it joined each of the tree's
+-- rows with the TRESRunMins lines by a nested loop over a CTE scan (7,499 x
+-- 1,086 rows at 10^6 jobs: 1.0 s of the checkpoint's 1.9 s, and it grows
+-- with associations x running jobs).  Hash joins do the same in 0.1 s.  No
+-- other statement here wants a nested loop: the usage is one range scan of
+-- jobs_end_idx and a hash join, the foreign keys' checks single index probes
+-- (docs/performance.md#history-at-scale).  jit = off: a plan that needs
+-- a nested loop all the same (a lateral call) is priced past
+-- jit_above_cost by the setting, and compiling each statement took longer
+-- than the checkpoint (25 s instead of 1.6 s at 10^6 jobs, where JIT is
+-- on by default).
 CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
                                               as_of timestamptz DEFAULT pg_catalog.now(),
                                               from_jobs boolean DEFAULT false,
@@ -474,7 +524,18 @@ CREATE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET enable_mergejoin = off
+SET enable_nestloop = off
+SET jit = off
 AS $$
+DECLARE
+    -- the lock taken before the rows are written (see above)
+    lock_first boolean;
+    -- associations whose usage differs under the lock
+    changed bigint;
+    -- the tree and settings the factors were computed with, and whether
+    -- they were computed before the lock
+    tree_before text;
+    factors_done boolean := false;
 BEGIN
     -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
     PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
@@ -503,7 +564,13 @@ BEGIN
         RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
             USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
     END IF;
-    LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    lock_first := from_jobs
+                  OR EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                              WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+                                AND k.as_of = checkpoint_usage.as_of);
+    IF lock_first THEN
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    END IF;
 
     -- A checkpoint at the same instant is replaced: the new one chains
     -- from the one before it.  The new checkpoints are written marked
@@ -523,6 +590,93 @@ BEGIN
     SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
            NULLIF(u.pass_usage, u.raw_usage)
       FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u;
+    IF NOT lock_first THEN
+        -- the fair-share factors of these rows, before the lock too
+        -- (_checkpoint_factors reads valid checkpoints only: marked valid
+        -- for it, invisible outside this transaction, then marked back), and
+        -- what they were computed from besides the usage: the tree and the
+        -- clusters' settings, fingerprinted before
+        tree_before := @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+        -- the same computation under the lock, against the rows written
+        SELECT count(*) INTO changed
+          FROM (SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                  FROM @extschema@.usage_checkpoint_rows r
+                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                   AND r.as_of = checkpoint_usage.as_of) w
+          FULL JOIN
+               (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+            ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+         WHERE w.cluster IS NULL OR n.cluster IS NULL
+            OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
+        -- the associations that differ (a write committed in between) are
+        -- written again, those alone (the usage computed once more: rare)
+        IF changed > 0 THEN
+            WITH n AS MATERIALIZED (
+                SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                       NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                  FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+            w AS MATERIALIZED (
+                SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                  FROM @extschema@.usage_checkpoint_rows r
+                 WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                   AND r.as_of = checkpoint_usage.as_of),
+            d AS MATERIALIZED (
+                SELECT COALESCE(n.cluster, w.cluster) AS cluster, COALESCE(n.account, w.account) AS account,
+                       COALESCE(n.user_name, w.user_name) AS user_name,
+                       w.cluster IS NOT NULL AS written, n.cluster IS NOT NULL AS computed,
+                       n.raw_usage, n.jobs, n.pass_usage
+                  FROM w FULL JOIN n
+                    ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+                 WHERE w.cluster IS NULL OR n.cluster IS NULL
+                    OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage)),
+            gone AS (
+                DELETE FROM @extschema@.usage_checkpoint_rows r
+                 USING d
+                 WHERE d.written AND NOT d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                   AND r.account = d.account AND r.user_name = d.user_name),
+            redone AS (
+                UPDATE @extschema@.usage_checkpoint_rows r
+                   SET raw_usage = d.raw_usage, jobs = d.jobs, pass_usage = d.pass_usage
+                  FROM d
+                 WHERE d.written AND d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                   AND r.account = d.account AND r.user_name = d.user_name),
+            added AS (
+                INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+                SELECT d.cluster, checkpoint_usage.as_of, d.account, d.user_name, d.raw_usage, d.jobs, d.pass_usage
+                  FROM d WHERE NOT d.written)
+            SELECT count(*) INTO changed FROM d;
+        END IF;
+        -- the checkpoint chained from, as seen under the lock (a write in
+        -- between may have invalidated the one seen before)
+        UPDATE @extschema@.usage_checkpoints k
+           SET computed_from = (SELECT max(x.as_of) FROM @extschema@.usage_checkpoints x
+                                 WHERE x.cluster = k.cluster AND x.invalidated_at IS NULL
+                                   AND x.as_of <= checkpoint_usage.as_of)
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        -- the factors written before the lock hold if neither the usage nor
+        -- the tree changed; otherwise they are dropped, not computed again
+        -- under the lock (writes would wait for them): sprio_at computes the
+        -- tree itself until the next checkpoint (sprio_cache.sql)
+        IF changed > 0
+           OR tree_before IS DISTINCT FROM @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
+            DELETE FROM @extschema@.usage_checkpoint_factors f
+             WHERE (checkpoint_usage.cluster IS NULL OR f.cluster = checkpoint_usage.cluster)
+               AND f.as_of = checkpoint_usage.as_of;
+        END IF;
+        factors_done := true;
+    END IF;
     UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
      WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
        AND k.as_of = checkpoint_usage.as_of;
@@ -544,7 +698,9 @@ BEGIN
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
     -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
-    PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+    IF NOT factors_done THEN
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+    END IF;
 END
 $$;
 COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS

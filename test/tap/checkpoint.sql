@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(46);
+SELECT plan(56);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -160,6 +160,98 @@ SET LOCAL ROLE regress_cp_u1;
 SELECT results_eq($$SELECT job_id, priority FROM fairshare.my_sprio_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
                   $$VALUES ('3'::text, 100::bigint)$$, 'u1: an invalid checkpoint is not used: 100 × 1 = 100');
 RESET ROLE;
+
+-- ---------------------------------------------------------------------------
+-- The lock taken late (issue 18): checkpoint_usage writes the rows and the
+-- fair-share factors before its SHARE lock on jobs, then computes the usage
+-- again under the lock and compares.  A write committed in between is played
+-- here by hooks of this test that write from inside those first writes (an
+-- AFTER INSERT trigger on the rows, one on the factors): the first
+-- computation does not see the write, the one under the lock does, as with
+-- an import that commits in between.
+-- Cluster tlate, no decay, CPU billing: usage = CPUs × seconds.
+--   u1: job 1, 1 CPU, 00:00-00:10 = 600;  u2: job 2, 2 CPUs, 00:00-00:05 = 600
+--   checkpoint P at 00:20 from the jobs; the hook adds u1's job 3, 1 CPU,
+--   00:25-00:30 = 300 (after P: P stays valid); the checkpoint at 00:40:
+--   u1 600 + 300 = 900 (2 jobs), u2 600 (1 job), chained from P.
+--   Fair Tree, one account: u1 900 of 1500 against shares 1 of 2 → level
+--   0.5 / 0.6 = 0.83; u2 0.5 / 0.4 = 1.25: u2 ranks first (FairShare 1), u1
+--   0.5.  The second hook raises u1's shares to 3: u1 0.75 / 0.6 = 1.25, u2
+--   0.25 / 0.4 = 0.625: u1 first (1), u2 0.5; factors kept from before the
+--   change would say the opposite; such factors are dropped, not computed
+--   again under the lock.
+-- ---------------------------------------------------------------------------
+INSERT INTO fairshare.clusters (cluster, decay_half_life) VALUES ('tlate', '0');
+INSERT INTO fairshare.partitions (cluster, partition, billing_weights, cores_per_node, mem_per_node_mb)
+VALUES ('tlate', 'p', 'CPU=1', 4, 8000);
+INSERT INTO fairshare.accounts (cluster, account, parent_account, shares)
+VALUES ('tlate', 'root', NULL, 1), ('tlate', 'a', 'root', 1);
+INSERT INTO fairshare.account_users (cluster, account, user_name) VALUES ('tlate', 'a', 'u1'), ('tlate', 'a', 'u2');
+INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+VALUES ('tlate', '1', 'u1', 'a', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:00+00', '2026-03-01 00:10+00', 1),
+       ('tlate', '2', 'u2', 'a', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:00+00', '2026-03-01 00:05+00', 2);
+CALL fairshare.checkpoint_usage('tlate', '2026-03-01 00:20+00');
+CREATE FUNCTION public.late_write() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+    IF NOT EXISTS (SELECT FROM fairshare.jobs WHERE cluster = 'tlate' AND job_id = '3') THEN
+        INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+        VALUES ('tlate', '3', 'u1', 'a', 'p', 'COMPLETED', '2026-03-01 00:25+00', '2026-03-01 00:25+00',
+                '2026-03-01 00:30+00', 1);
+    END IF;
+    RETURN NULL;
+END $f$;
+-- (without the tree's own trigger, which would drop the factors of this
+-- very transaction: a concurrent session's change does not see them)
+CREATE FUNCTION public.late_tree() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+    SET LOCAL session_replication_role = replica;
+    UPDATE fairshare.account_users SET shares = 3 WHERE cluster = 'tlate' AND user_name = 'u1' AND shares <> 3;
+    SET LOCAL session_replication_role = origin;
+    RETURN NULL;
+END $f$;
+CREATE TRIGGER late_write AFTER INSERT ON fairshare.usage_checkpoint_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION public.late_write();
+SELECT lives_ok($$CALL fairshare.checkpoint_usage('tlate', '2026-03-01 00:40+00')$$,
+                'late lock: a checkpoint with a job written while it wrote its rows');
+DROP TRIGGER late_write ON fairshare.usage_checkpoint_rows;
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
+                    WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
+                  $$VALUES ('u1'::text, 900::float8, 2::bigint), ('u2', 600, 1)$$,
+                  'late lock: the rows hold the job written in between (u1 600 + 300 = 900, 2 jobs)');
+SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.usage_checkpoints
+                    WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00'$$,
+                  $$VALUES (true, '2026-03-01 00:20+00'::timestamptz)$$,
+                  'late lock: the checkpoint is valid, chained from the one at 00:20');
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
+                    WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
+                  $$SELECT user_name, raw_usage, jobs FROM fairshare._association_usage('2026-03-01 00:40+00', true, 'tlate')
+                     ORDER BY user_name$$,
+                  'late lock: the rows equal the usage from every job');
+SELECT is((SELECT count(*) FROM fairshare.usage_checkpoint_factors
+            WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00'), 0::bigint,
+          'late lock: its factors, computed before the job came, are dropped (sprio_at computes the tree)');
+-- the next one, at 00:50 (no job since), with the tree changed while it
+-- wrote its factors
+CREATE TRIGGER late_tree AFTER INSERT ON fairshare.usage_checkpoint_factor_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION public.late_tree();
+SELECT lives_ok($$CALL fairshare.checkpoint_usage('tlate', '2026-03-01 00:50+00')$$,
+                'late lock: a checkpoint with the tree changed while it wrote its factors');
+DROP TRIGGER late_tree ON fairshare.usage_checkpoint_factor_rows;
+SELECT is((SELECT count(*) FROM fairshare.usage_checkpoint_factors
+            WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:50+00'), 0::bigint,
+          'late lock: its factors, computed before the tree changed (u1 0.5, u2 1), are dropped');
+SELECT results_eq($$SELECT s.user_name, s.fairshare FROM fairshare.sshare_at('2026-03-01 00:50+00') s
+                    WHERE s.cluster = 'tlate' AND s.user_name IS NOT NULL ORDER BY s.user_name$$,
+                  $$VALUES ('u1'::text, 1::float8), ('u2', 0.5)$$,
+                  'late lock: sshare_at from that checkpoint ranks by the changed tree (u1 first: 1, u2 0.5)');
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
+                    WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:50+00' ORDER BY user_name$$,
+                  $$VALUES ('u1'::text, 900::float8, 2::bigint), ('u2', 600, 1)$$,
+                  'late lock: its rows, unchanged since 00:40 (no decay, no job)');
+SELECT is((SELECT p.proconfig FROM pg_catalog.pg_proc p
+            WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz, boolean, integer, integer)'::regprocedure),
+          ARRAY['search_path=pg_catalog, pg_temp', 'enable_mergejoin=off', 'enable_nestloop=off', 'jit=off'],
+          'checkpoint_usage plans without merge joins, nested loops and JIT (docs/performance.md#history-at-scale)');
 
 SELECT * FROM finish();
 ROLLBACK;
