@@ -5670,11 +5670,25 @@ BEGIN
      WHERE (_checkpoint_factors.cluster IS NULL OR k.cluster = _checkpoint_factors.cluster)
        AND k.as_of = _checkpoint_factors.as_of AND k.invalidated_at IS NULL
        AND c.fairshare_algorithm IN ('fair_tree', 'classic');
+    -- sshare_at's FairShare, from the same tree function over the same
+    -- rows, but without the rest of sshare_at: its TRESRunMins read every
+    -- running job, which at 10^7 runs was 1.6 s of this statement's 4 s and
+    -- planned as a nested loop (docs/performance.md).  The window is
+    -- partitioned by cluster, so keeping one cluster's rows changes nothing
+    -- in its answers.
     INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
-    SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, s.fairshare
-      FROM @extschema@.sshare_at(_checkpoint_factors.as_of) s
+    SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, (s.f).fairshare
+      FROM (SELECT t.cluster, t.account, t.user_name,
+                   @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                       CASE WHEN t.algorithm = 'classic'
+                            THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                                   WHERE c.cluster = t.cluster) END,
+                       t.raw_usage)
+                     OVER (PARTITION BY t.cluster) AS f
+              FROM @extschema@.association_tree_at(_checkpoint_factors.as_of) t
+             WHERE t.algorithm = ANY (ARRAY['fair_tree', 'classic'])
+               AND (_checkpoint_factors.cluster IS NULL OR t.cluster = _checkpoint_factors.cluster)) s
      WHERE s.user_name IS NOT NULL
-       AND (_checkpoint_factors.cluster IS NULL OR s.cluster = _checkpoint_factors.cluster)
        AND EXISTS (SELECT FROM @extschema@.usage_checkpoint_factors f
                     WHERE f.cluster = s.cluster AND f.as_of = _checkpoint_factors.as_of);
 END

@@ -123,5 +123,40 @@ SELECT strpos(pg_temp.plan($$SELECT job_id, priority, fairshare FROM sprio_at('2
               'concat_ws') = 0 AS no_text_built,
        strpos(pg_temp.plan($$SELECT job_id, explanation FROM sprio_at('2026-06-01 12:02+00')$$),
               'concat_ws') > 0 AS text_built_when_read;
+
+-- The cached factors are computed from the tree directly, not through
+-- sshare_at (whose TRESRunMins read every running job): they must be
+-- sshare_at's FairShare to the bit, for Fair Tree with a Fairshare=parent
+-- account and for classic fair share with a dampening, two clusters
+-- checkpointed at once (cluster NULL), with a job still running at T0.
+INSERT INTO clusters (cluster, fairshare_algorithm, fairshare_dampening, decay_half_life)
+VALUES ('ft', 'fair_tree', 1, '7 days'), ('cl', 'classic', 3, '7 days');
+INSERT INTO partitions (cluster, partition, priority_job_factor, nodes, cores_per_node, mem_per_node_mb)
+VALUES ('ft', 'p', 1, 2, 32, 65536), ('cl', 'p', 1, 2, 32, 65536);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
+  ('ft', 'root', NULL, 1), ('ft', 'x', 'root', 3), ('ft', 'y', 'root', 1), ('ft', 'yp', 'y', NULL),
+  ('cl', 'root', NULL, 1), ('cl', 'x', 'root', 3), ('cl', 'y', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES
+  ('ft', 'x', 'v1', 1), ('ft', 'x', 'v2', 2), ('ft', 'yp', 'v3', 1), ('ft', 'yp', 'v4', 1), ('ft', 'y', 'v5', 1),
+  ('cl', 'x', 'v1', 1), ('cl', 'x', 'v2', 2), ('cl', 'y', 'v3', 1);
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
+                  start_time, end_time, cpus, nodes)
+SELECT c, g::text, u, a, 'p', CASE WHEN g = 9 THEN 'RUNNING' ELSE 'COMPLETED' END,
+       '2026-06-01 00:00+00'::timestamptz + g * interval '1 hour', '2026-06-01 00:00+00'::timestamptz + g * interval '1 hour',
+       '2026-06-01 00:00+00'::timestamptz + g * interval '1 hour',
+       CASE WHEN g = 9 THEN NULL ELSE '2026-06-01 00:30+00'::timestamptz + g * interval '1 hour' + g * interval '7 minutes' END,
+       g, 1
+  FROM (VALUES ('ft'), ('cl')) k(c),
+       LATERAL (VALUES (1, 'v1', 'x'), (2, 'v2', 'x'), (3, 'v3', CASE WHEN c = 'ft' THEN 'yp' ELSE 'y' END),
+                       (4, 'v4', 'yp'), (5, 'v5', 'y'), (9, 'v1', 'x')) j(g, u, a)
+ WHERE c = 'ft' OR g IN (1, 2, 3, 9);
+CALL checkpoint_usage(NULL, '2026-06-01 12:00+00');
+SELECT f.cluster, count(*) AS users,
+       count(*) FILTER (WHERE f.fairshare IS DISTINCT FROM s.fairshare) AS differ,
+       count(DISTINCT f.fairshare) AS distinct_factors
+  FROM usage_checkpoint_factor_rows f
+  JOIN sshare_at('2026-06-01 12:00+00') s USING (cluster, account, user_name)
+ WHERE f.cluster IN ('ft', 'cl') AND f.as_of = '2026-06-01 12:00+00'
+ GROUP BY f.cluster ORDER BY f.cluster;
 SELECT count(*) FROM sprio_at(NULL);
 ROLLBACK;
