@@ -241,12 +241,16 @@ BEGIN ATOMIC
                         AND u.user_name OPERATOR(pg_catalog.=) r.user_name) END),
            COALESCE(m.tres_run_mins, z.tres_run_mins)
       FROM r
-      -- hashable on all three (COALESCE, not IS NOT DISTINCT FROM): joined
-      -- on the cluster alone, 10^5 associations with 10^4 running lines
-      -- compared 10^9 pairs (docs/performance.md)
+      -- one key, the three names as an array (COALESCE, not IS NOT
+      -- DISTINCT FROM, so that it hashes and sorts).  With three equalities
+      -- the planner still merged on the cluster alone, the input being
+      -- sorted by cluster for the window, and filtered the rest: with one
+      -- cluster, 10^5 associations against 11,000 running lines ran for
+      -- minutes at 10^7 jobs (docs/performance.md).  No association's
+      -- account is NULL, so the array's NULL-equals-NULL never matches.
       LEFT JOIN run m
-        ON m.cluster OPERATOR(pg_catalog.=) r.cluster AND m.account OPERATOR(pg_catalog.=) r.account
-       AND COALESCE(m.user_name, '') OPERATOR(pg_catalog.=) COALESCE(r.user_name, '')
+        ON ARRAY[m.cluster, m.account, COALESCE(m.user_name, '')]
+           OPERATOR(pg_catalog.=) ARRAY[r.cluster, r.account, COALESCE(r.user_name, '')]
       LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;

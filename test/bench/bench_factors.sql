@@ -1,0 +1,49 @@
+-- The cached fair-share factors of a checkpoint, two ways, on the benchmark
+-- centre (test/bench/centre.sql) with a checkpoint at its instant: through
+-- sshare_at (what _checkpoint_factors did before: sshare_at's TRESRunMins read
+-- every running job) against the tree function over association_tree_at (what
+-- it does now).  Alternating rounds in one session, the first a warm-up; the
+-- rows of both are compared before the figures are printed.
+-- docs/performance.md#history-at-scale.
+--   PGOPTIONS='-c work_mem=64MB -c jit=off' psql -X -f test/bench/bench_factors.sql
+\set ON_ERROR_STOP 1
+SET work_mem = '64MB'; SET jit = off;
+-- checkpoint_usage's own settings (extension/usage_views.sql)
+SET enable_nestloop = off; SET enable_mergejoin = off;
+SELECT set_config('bench.factors_at', bench.as_of()::text, false) IS NOT NULL AS instant_set;
+CREATE TEMP TABLE t_old (cluster text, account text, user_name text, fairshare float8);
+CREATE TEMP TABLE t_new (LIKE t_old);
+CREATE TEMP TABLE times (round int, variant text, secs float8);
+DO $$
+DECLARE
+    t0 timestamptz;
+    at timestamptz := current_setting('bench.factors_at')::timestamptz;
+BEGIN
+  FOR r IN 0..5 LOOP
+    TRUNCATE t_old; TRUNCATE t_new;
+    t0 := clock_timestamp();
+    INSERT INTO t_old SELECT s.cluster, s.account, s.user_name, s.fairshare
+      FROM fairshare.sshare_at(at) s WHERE s.user_name IS NOT NULL AND s.cluster = 'bench';
+    INSERT INTO times VALUES (r, 'through sshare_at (before)', extract(epoch FROM clock_timestamp() - t0));
+    t0 := clock_timestamp();
+    INSERT INTO t_new SELECT s.cluster, s.account, s.user_name, (s.f).fairshare
+      FROM (SELECT t.cluster, t.account, t.user_name,
+                   fairshare._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                       CASE WHEN t.algorithm = 'classic'
+                            THEN (SELECT c.fairshare_dampening FROM fairshare.clusters c WHERE c.cluster = t.cluster) END,
+                       t.raw_usage) OVER (PARTITION BY t.cluster) AS f
+              FROM fairshare.association_tree_at(at) t
+             WHERE t.algorithm = ANY (ARRAY['fair_tree', 'classic']) AND t.cluster = 'bench') s
+     WHERE s.user_name IS NOT NULL;
+    INSERT INTO times VALUES (r, 'tree function directly (now)', extract(epoch FROM clock_timestamp() - t0));
+  END LOOP;
+END $$;
+SELECT (SELECT count(*) FROM t_old) AS rows_before, (SELECT count(*) FROM t_new) AS rows_now,
+       (SELECT count(*) FROM t_old o FULL JOIN t_new n USING (cluster, account, user_name)
+         WHERE o.fairshare IS DISTINCT FROM n.fairshare) AS rows_differ;
+SELECT variant, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY secs)::numeric, 3) AS median_s,
+       round(min(secs)::numeric, 3) AS min_s, round(max(secs)::numeric, 3) AS max_s, count(*) AS rounds
+  FROM times WHERE round > 0 GROUP BY variant ORDER BY variant;
+SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY n.secs / o.secs)::numeric, 3) AS median_ratio_now_over_before
+  FROM times o JOIN times n USING (round)
+ WHERE o.variant LIKE 'through%' AND n.variant LIKE 'tree%' AND round > 0;
