@@ -503,13 +503,12 @@ $$;
 -- few probes them as they come (0.24-0.27 s -> 0.15-0.19 s at 10^7 jobs,
 -- docs/performance.md).
 --
--- enable_nestloop = off: the last step, _checkpoint_factors, stores
--- sshare_at's FairShare of every association, and PostgreSQL inlines
--- sshare_at into that INSERT; planned there it joined each of the tree's
--- rows with the TRESRunMins lines by a nested loop over a CTE scan (7,499 x
--- 1,086 rows at 10^6 jobs: 1.0 s of the checkpoint's 1.9 s, and it grows
--- with associations x running jobs).  Hash joins do the same in 0.1 s.  No
--- other statement here wants a nested loop: the usage is one range scan of
+-- enable_nestloop = off: _checkpoint_factors, when it read sshare_at
+-- whole (inlined into its INSERT), joined each of the tree's rows with the
+-- TRESRunMins lines by a nested loop over a CTE scan (7,499 x 1,086 rows at
+-- 10^6 jobs: 1.0 s of the checkpoint's 1.9 s).  It now reads the tree
+-- function alone (sprio_cache.sql), and the setting stays as a guard: no
+-- statement here wants a nested loop: the usage is one range scan of
 -- jobs_end_idx and a hash join, the foreign keys' checks single index probes
 -- (docs/performance.md#history-at-scale).  jit = off: a plan that needs
 -- a nested loop all the same (a lateral call) is priced past
