@@ -109,7 +109,12 @@ if grep -qE '\] [0-9A-Z]{5} ERROR:' "$work/log"; then
   echo "== errors by SQLSTATE (server log)"
   grep -oE '\] [0-9A-Z]{5} ERROR:' "$work/log" | awk '{ print $2 }' | sort | uniq -c | sort -rn | head -n 20
 fi
-crashes=$(grep -E 'terminated by signal|exited with exit code' "$work/log")
+# A parallel worker whose query raised an error (a timeout, a bad argument)
+# exits with code 1 and the postmaster logs it: that is not a crash.  A
+# backend that crashed is "terminated by signal", or exits with another
+# code, and the postmaster then reinitializes every process.
+crashes=$(grep -E 'terminated by signal|terminated by exception|exited with exit code|terminating any other active server processes' "$work/log" \
+  | grep -vE 'background worker "parallel worker" \(PID [0-9]+\) exited with exit code 1$')
 if [ -n "$crashes" ]; then
   echo "$crashes"
   # the statement that was running is on the DETAIL line after each crash
