@@ -158,7 +158,7 @@ fi
 
 # 6. The demo centre's charts (the pictures of docs/statements.md): a GENCI
 # allocation with take-backs, the account with the most users, the Slurm
-# cluster's last 30 days
+# cluster's last 30 days (whole days of its time zone, so that no day is cut)
 q -c 'DROP EXTENSION fairshare CASCADE' -c 'CREATE EXTENSION fairshare' >/dev/null \
   && q -f test/demo/centre.sql >/dev/null && q -f test/demo/report_genci.sql >/dev/null \
   || bail "load the demo centre"
@@ -167,7 +167,8 @@ svg burndown_demo "SELECT fairshare.burndown_svg(a.allocation_id, '2026-04-16 00
                      FROM fairshare.allocations a WHERE a.cluster = 'ada' AND a.account = 'gen7002'" \
   && svg usage_demo "SELECT fairshare.account_usage_svg('proteus', 'biofisica',
                             (date_trunc('month', now()) - interval '5 months')::date, (date_trunc('month', now()) + interval '1 month')::date)" \
-  && svg utilisation_demo "SELECT fairshare.cluster_utilisation_svg('cali', date_trunc('day', now()) - interval '30 days', date_trunc('day', now()))" \
+  && svg utilisation_demo "SELECT fairshare.cluster_utilisation_svg('cali', (date_trunc('day', now() AT TIME ZONE 'Europe/Paris') - interval '30 days') AT TIME ZONE 'Europe/Paris',
+                                                            date_trunc('day', now() AT TIME ZONE 'Europe/Paris') AT TIME ZONE 'Europe/Paris')" \
   || demo_ok=0
 for c in burndown_demo usage_demo utilisation_demo; do
   if [ $demo_ok = 1 ] && shot $c; then check $c blank; else fail "$c rendered"; fi
