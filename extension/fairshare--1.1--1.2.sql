@@ -7670,10 +7670,14 @@ CREATE TABLE @extschema@.usage_hourly (
     -- runs started in the period, and their waits (start - eligible)
     jobs                 bigint NOT NULL,
     wait_secs            bigint NOT NULL,
+    -- runs already running when the period began: with the runs started
+    -- in a report's window, the runs that ran in it, which sreport's job
+    -- reports count (docs/reports.md, "Job sizes")
+    jobs_at_start        bigint NOT NULL,
     PRIMARY KEY (cluster, period_start, account, user_name, partition, qos, cpus)
 );
 COMMENT ON TABLE @extschema@.usage_hourly IS
-'Usage by hour (UTC hours), cluster, account, user, partition, QOS and job size: TRES-seconds without suspended time, suspended seconds, runs started and their wait. Kept by refresh_rollups().';
+'Usage by hour (UTC hours), cluster, account, user, partition, QOS and job size: TRES-seconds without suspended time, suspended seconds, runs started and their wait, runs already running at the start. Kept by refresh_rollups().';
 CREATE TABLE @extschema@.usage_daily (LIKE @extschema@.usage_hourly INCLUDING ALL);
 COMMENT ON TABLE @extschema@.usage_daily IS
 'usage_hourly summed by day of the cluster''s time zone (period_start: the local midnight). Kept by refresh_rollups().';
@@ -8067,7 +8071,7 @@ BEGIN
     INSERT INTO @extschema@.usage_hourly
     SELECT c, to_timestamp((g.h / 1000000)::float8), g.account, g.user_name, g.partition, g.qos, g.cpus,
            g.run::bigint, (g.run * g.cpus)::bigint, g.mem::bigint, g.node::bigint, g.billing::bigint, g.gpu::bigint,
-           g.energy::bigint, g.susp::bigint, (g.susp * g.cpus)::bigint, g.jobs, g.wait::bigint
+           g.energy::bigint, g.susp::bigint, (g.susp * g.cpus)::bigint, g.jobs, g.wait::bigint, g.at_start
       FROM (SELECT h.h, j.account, j.user_name, j.partition, j.qos, j.cpus,
                    sum(p.run::float8) AS run, sum((p.run * j.mem_mb)::float8) AS mem,
                    sum((p.run * j.nodes)::float8) AS node, sum((p.run * j.billing)::float8) AS billing,
@@ -8076,7 +8080,9 @@ BEGIN
                    sum(p.susp::float8) AS susp,
                    -- the runs started in the hour, and their waits
                    count(*) FILTER (WHERE j.s_us >= h.h AND j.s_us < h.h + hour_us) AS jobs,
-                   COALESCE(sum(j.wait::float8) FILTER (WHERE j.s_us >= h.h AND j.s_us < h.h + hour_us), 0) AS wait
+                   COALESCE(sum(j.wait::float8) FILTER (WHERE j.s_us >= h.h AND j.s_us < h.h + hour_us), 0) AS wait,
+                   -- the runs that started before the hour (and run in it)
+                   count(*) FILTER (WHERE j.s_us < h.h) AS at_start
               FROM (SELECT x.account, x.user_name, x.partition, COALESCE(x.qos, '') AS qos, x.cpus,
                            x.mem_mb, x.nodes, x.gpus,
                            extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
@@ -8108,7 +8114,7 @@ BEGIN
     INSERT INTO @extschema@.usage_hourly
     SELECT r.cluster, h.h, x.account, x.user_name, '', '', 0,
            sum(o.secs / r.n), sum(o.secs * r.cpu / r.n), sum(o.secs * r.mem / r.n), sum(o.secs * r.node / r.n),
-           sum(o.secs * r.billing / r.n), sum(o.secs * r.gpu / r.n), 0, 0, 0, 0, 0
+           sum(o.secs * r.billing / r.n), sum(o.secs * r.gpu / r.n), 0, 0, 0, 0, 0, 0
       FROM (SELECT v.*, GREATEST(pg_catalog.cardinality(v.accounts), 1) AS n,
                    round(@extschema@.tres_count(v.tres, 'cpu'))::bigint AS cpu,
                    round(@extschema@.tres_count(v.tres, 'mem'))::bigint AS mem,
@@ -8251,7 +8257,9 @@ BEGIN
         INSERT INTO @extschema@.usage_daily
         SELECT u.cluster, date_trunc('day', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
                sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
-               sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
+               sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs),
+               -- the runs at the day's start: those at the start of its first hour
+               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start < date_trunc('day', u.period_start, tz) + interval '1 hour'), 0)
           FROM @extschema@.usage_hourly u
          WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
@@ -8259,7 +8267,9 @@ BEGIN
         INSERT INTO @extschema@.usage_monthly
         SELECT u.cluster, date_trunc('month', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
                sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
-               sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs)
+               sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs),
+               -- and at the month's start: those of its first day
+               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start = date_trunc('month', u.period_start, tz)), 0)
           FROM @extschema@.usage_daily u
          WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
@@ -8756,7 +8766,9 @@ COMMENT ON FUNCTION @extschema@._report_size_buckets(integer[]) IS
 'The job-size buckets of sreport''s grouping= with their labels; raises 22023 on a list that is not ascending positive CPU counts.';
 
 -- sreport job SizesByAccount: each account's jobs' CPU time (or number of
--- runs started, job_count) by job size, and its share of the cluster's.
+-- runs that ran in the window, job_count) by job size, and its share of the
+-- cluster's.  sreport reads these from slurmdbd's job table (every run
+-- with time in the window, cut to it); here they come from the rollups.
 -- accounts NULL: root (every job); flat: each account's own jobs only.
 CREATE FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamptz, time_to timestamptz,
         cpu_groups integer[] DEFAULT '{50,250,500,1000}', units text DEFAULT 'minutes',
@@ -8767,8 +8779,13 @@ LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT @extschema@._report_check_args(time_from, time_to, units, 'cpu'), @extschema@._report_check_groups(cpu_groups);
     WITH RECURSIVE b AS (SELECT * FROM @extschema@._report_size_buckets(cpu_groups)),
+    -- the runs that ran in the window, as sreport counts them: those
+    -- started in it, and those already running at its start (the rows of
+    -- its first period)
     u AS (SELECT x.cluster, x.account, x.cpus,
-                 CASE WHEN job_count THEN x.jobs ELSE x.cpu_secs END AS v
+                 CASE WHEN NOT job_count THEN x.cpu_secs
+                      WHEN x.period_start OPERATOR(pg_catalog.=) time_from THEN x.jobs OPERATOR(pg_catalog.+) x.jobs_at_start
+                      ELSE x.jobs END AS v
             FROM @extschema@.usage_between(sreport_job_sizes_by_account.cluster, time_from, time_to) x
            WHERE x.partition OPERATOR(pg_catalog.<>) ''),
     total AS (SELECT u.cluster, sum(u.v)::bigint AS v FROM u GROUP BY u.cluster),
@@ -8810,7 +8827,7 @@ BEGIN ATOMIC
      ORDER BY 1;
 END;
 COMMENT ON FUNCTION @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text) IS
-'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= in a -t unit (job_count: runs started), and the share of the cluster''s.';
+'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= in a -t unit (job_count: the runs that ran in the window), and the share of the cluster''s.';
 
 -- ---------------------------------------------------------------------------
 -- Events and reservations in from sacctmgr

@@ -25,6 +25,23 @@ SELECT count(*) AS marks FROM rollup_dirty WHERE cluster = 'r1';
 SELECT * FROM refresh_rollups('r1', '2026-02-01 12:10+00');
 SELECT count(*) AS marks_left FROM rollup_dirty WHERE cluster = 'r1';
 
+-- The runs sreport's job SizesByAccount counts (PrintJobCount): every run
+-- with time in the window, so also a run already running at its start
+-- (jobs_at_start of the window's first period: an hour, a day or a month).
+-- Sizes 0-3, 4-15, >= 16 CPUs; j1 has 8 CPUs, j2 4:
+--   Paris February (from 2026-01-31 23:00 UTC; the month row):  j1 at the
+--     start, j2 started in it                                  {0,2,0}
+--   Paris February 1 (the day row): the same                  {0,2,0}
+--   00:00-01:00 UTC Feb 1 (an hour row): j1 at the start       {0,1,0}
+--   02:00-12:00 UTC: j1 ended at 01:30; j2                     {0,1,0}
+SELECT w.k, r.sizes
+  FROM (VALUES (1, 'month', '2026-01-31 23:00+00'::timestamptz, '2026-02-28 23:00+00'::timestamptz),
+               (2, 'day', '2026-01-31 23:00+00', '2026-02-01 23:00+00'),
+               (3, 'hour', '2026-02-01 00:00+00', '2026-02-01 01:00+00'),
+               (4, 'hours', '2026-02-01 02:00+00', '2026-02-01 12:00+00')) AS w (i, k, f, t)
+ CROSS JOIN LATERAL sreport_job_sizes_by_account(w.f, w.t, '{4,16}', job_count => true, cluster => 'r1') r
+ ORDER BY w.i;
+
 -- j1 per hour: 22:30-23:00 1800 s, 23-00 3600, 00-01 3600, 01-01:30 1800
 -- (10800 s).  Its 3600 s suspended are spread in proportion:
 -- floor(3600 * elapsed / 10800) at each end: 600, 1200, 1200, 600.

@@ -145,5 +145,14 @@ DELETE FROM accounts WHERE cluster = 'oracle' AND account <> 'root';
 DELETE FROM accounts WHERE cluster = 'oracle';
 DELETE FROM partitions WHERE cluster = 'oracle';
 DELETE FROM clusters WHERE cluster = 'oracle';
+-- the rollups are not tied to the cluster's row: a deleted cluster's
+-- hours stay until deleted
+DELETE FROM usage_hourly WHERE cluster = 'oracle';
+DELETE FROM usage_daily WHERE cluster = 'oracle';
+DELETE FROM usage_monthly WHERE cluster = 'oracle';
+DELETE FROM usage_monthly_by_account WHERE cluster = 'oracle';
+DELETE FROM cluster_usage_hourly WHERE cluster = 'oracle';
+DELETE FROM cluster_usage_daily WHERE cluster = 'oracle';
+DELETE FROM cluster_usage_monthly WHERE cluster = 'oracle';
 SELECT (SELECT count(*) FROM usage_hourly WHERE cluster = 'oracle') AS hourly_left,
        (SELECT count(*) FROM rollup_state WHERE cluster = 'oracle') AS state_left;
