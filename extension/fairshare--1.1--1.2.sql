@@ -102,6 +102,8 @@ ALTER TABLE @extschema@.jobs
            OR suspended OPERATOR(pg_catalog.<=) (end_time OPERATOR(pg_catalog.-) start_time)),
     DROP CONSTRAINT jobs_pkey,
     ADD PRIMARY KEY (cluster, job_id, submit_time);
+-- the reservation a run ran in (NULL: none, as for every run stored so far)
+ALTER TABLE @extschema@.jobs ADD COLUMN resv_id integer CHECK (resv_id OPERATOR(pg_catalog.>) 0);
 COMMENT ON TABLE @extschema@.jobs IS 'Job runs as the scheduler accounted them, one row per run (cluster, job id, submit time): who, where, when, what was allocated.';
 
 -- What an import could tell but not fix.
@@ -119,8 +121,9 @@ GRANT SELECT ON @extschema@.import_warnings TO fairshare_admin, fairshare_reader
 GRANT INSERT, DELETE ON @extschema@.import_warnings TO fairshare_admin;
 GRANT UPDATE ON @extschema@.import_warnings TO fairshare_admin;
 
--- The parsers return the run's Suspended time.
+-- The parsers return the run's Suspended time and ReservationId.
 ALTER TYPE @extschema@._sacct_line ADD ATTRIBUTE suspended interval;
+ALTER TYPE @extschema@._sacct_line ADD ATTRIBUTE resv_id integer;
 DROP FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text);
 CREATE FUNCTION @extschema@._sacct_parse(staging regclass, header text, header_no bigint,
                                          time_zone text, cluster text)
@@ -129,7 +132,7 @@ RETURNS TABLE (line_no bigint, kind text, cluster text, job_id text, step text, 
                eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
                time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
                nodes integer, exclusive boolean, stored boolean, sqlstate text, reason text,
-               line text, folded bigint, suspended interval)
+               line text, folded bigint, suspended interval, resv_id integer)
 AS 'MODULE_PATHNAME', 'fs_sacct_parse'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 100000;
 COMMENT ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) IS
@@ -317,11 +320,11 @@ AS $$
 DECLARE
     cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
                   eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
-                  nodes, exclusive, suspended';
+                  nodes, exclusive, suspended, resv_id';
     vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
                   w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
                   w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false),
-                  w.suspended';
+                  w.suspended, w.resv_id';
     excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
     stored_jobs text;
     new_jobs text;
@@ -344,16 +347,16 @@ BEGIN
                    start_time = excluded.start_time, end_time = excluded.end_time,
                    time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
                    mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
-                   exclusive = %1$s, suspended = excluded.suspended
+                   exclusive = %1$s, suspended = excluded.suspended, resv_id = excluded.resv_id
              WHERE (j.user_name, j.account, j.partition, j.qos, j.state,
                     j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
-                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended)
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended, j.resv_id)
                    IS DISTINCT FROM
                    (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
                     excluded.state, excluded.eligible_time,
                     excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
                     excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
-                    excluded.suspended)
+                    excluded.suspended, excluded.resv_id)
                AND GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
                    >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
             RETURNING 1)
@@ -832,7 +835,7 @@ BEGIN
            COALESCE(s.nodes, s.j_nodes, 1) AS nodes,
            COALESCE(s.exclusive, s.j_exclusive, false) AS exclusive,
            NULL::text AS sqlstate, NULL::text AS reason, s.stored,
-           '0'::interval AS suspended
+           '0'::interval AS suspended, NULL::integer AS resv_id
       FROM s;
     ANALYZE pg_temp._fs_import_jobs;
 
@@ -2136,6 +2139,10 @@ CREATE TABLE @extschema@.jobs (
     -- it out.
     suspended            interval NOT NULL DEFAULT '0'
                          CHECK (suspended OPERATOR(pg_catalog.>=) '0'::interval),
+    -- the reservation the run ran in (sacct ReservationId, slurmdbd's
+    -- id_resv), NULL for none: the rollups take the run's time in it out
+    -- of the reservation's idle time, as slurmdbd does (docs/reports.md)
+    resv_id              integer CHECK (resv_id OPERATOR(pg_catalog.>) 0),
     -- A run is identified as slurmdbd identifies it (UNIQUE (id_job,
     -- time_submit) in its job table): ids wrap at MaxJobId and are reused,
     -- and each run of a requeued job is its own row, submitted at the
@@ -2264,6 +2271,9 @@ BEGIN
 END
 $$;
 ALTER TABLE @extschema@.jobs ATTACH PARTITION @extschema@.jobs_default DEFAULT;
+-- The runs in a reservation (model.sql); made after the attach, the old
+-- table having no such index to adopt.
+CREATE INDEX jobs_resv_idx ON @extschema@.jobs (cluster, resv_id) WHERE resv_id IS NOT NULL;
 COMMENT ON TABLE @extschema@.jobs_default IS 'The runs of the months without a partition of their own (maintain_partitions makes them); read and written through jobs.';
 
 -- jobs' own triggers (usage_views.sql)
@@ -6611,7 +6621,7 @@ BEGIN
         id_array_job bigint, id_array_task bigint, id_assoc bigint, id_job bigint, id_qos bigint,
         het_job_id bigint, het_job_offset bigint, nodes_alloc bigint, cpus_req bigint, "partition" text,
         state bigint, timelimit bigint, time_submit bigint, time_eligible bigint, time_start bigint,
-        time_end bigint, time_suspended bigint, tres_alloc text, tres_req text)
+        time_end bigint, time_suspended bigint, tres_alloc text, tres_req text, id_resv bigint)
         SERVER %I OPTIONS (dbname %L, table_name %L)$f$, sch, server, database, sc OPERATOR(pg_catalog.||) '_job_table');
     EXECUTE format($f$CREATE FOREIGN TABLE %I.assoc_table (
         mod_time bigint, deleted integer, id_assoc bigint, "user" text, acct text, "partition" text,
@@ -6838,7 +6848,7 @@ BEGIN
      WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND (w.unknown_tres IS NOT NULL OR w.f_user IS NULL);
 
     INSERT INTO pg_temp._fs_sdbd_lines (line)
-    VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended');
+    VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended|ReservationId');
     INSERT INTO pg_temp._fs_sdbd_lines (line)
     -- (every field given, NULL as empty: concat_ws would drop a NULL's field)
     SELECT pg_catalog.array_to_string(ARRAY[
@@ -6853,7 +6863,9 @@ BEGIN
              -- instant the suspension began less the time suspended before
              @extschema@._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
                   THEN (pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.-) w.time_suspended)
-                  ELSE w.time_suspended END)], '|', '')
+                  ELSE w.time_suspended END),
+             -- the reservation it ran in (0: none)
+             w.id_resv::text], '|', '')
       FROM pg_temp._fs_sdbd_work w
      WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND w.unknown_tres IS NULL AND w.f_user IS NOT NULL
      ORDER BY w.time_submit, w.job_db_inx;
@@ -7087,11 +7099,11 @@ AS $$
 DECLARE
     cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
                   eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
-                  nodes, exclusive, suspended';
+                  nodes, exclusive, suspended, resv_id';
     vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
                   w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
                   w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false),
-                  w.suspended';
+                  w.suspended, w.resv_id';
     excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
     stored_jobs text;
     new_jobs text;
@@ -7116,16 +7128,16 @@ BEGIN
                    start_time = excluded.start_time, end_time = excluded.end_time,
                    time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
                    mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
-                   exclusive = %1$s, suspended = excluded.suspended
+                   exclusive = %1$s, suspended = excluded.suspended, resv_id = excluded.resv_id
              WHERE (j.user_name, j.account, j.partition, j.qos, j.state,
                     j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
-                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended)
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended, j.resv_id)
                    IS DISTINCT FROM
                    (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
                     excluded.state, excluded.eligible_time,
                     excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
                     excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
-                    excluded.suspended)
+                    excluded.suspended, excluded.resv_id)
                AND (GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
                     >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
                     -- a run seen started (or ended) is newer than a record of it
@@ -8030,6 +8042,21 @@ $$;
 COMMENT ON FUNCTION @extschema@._citus_no_rollups(text) IS
 'Raises 0A000 when jobs is a Citus table: the rollups cannot be kept up to date there.';
 
+-- Whether a run's reservation takes its time (slurmdbd: a job with a
+-- reservation id adds nothing to the cluster's allocated and planned time,
+-- the reservation's whole time being allocated).  A reservation flagged
+-- IGNORE_JOBS, or one that was not imported, does not: its runs count as
+-- runs outside any reservation.
+CREATE FUNCTION @extschema@._rollup_in_reservation(c text, resv bigint)
+RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.reservations v
+                    WHERE v.cluster OPERATOR(pg_catalog.=) c AND v.resv_id OPERATOR(pg_catalog.=) resv
+                      AND NOT 'IGNORE_JOBS' OPERATOR(pg_catalog.=) ANY (pg_catalog.string_to_array(pg_catalog.upper(v.flags), ',')));
+END;
+COMMENT ON FUNCTION @extschema@._rollup_in_reservation(text, bigint) IS
+'true when a run of reservation resv (a reservation of cluster c, not IGNORE_JOBS) counts in the reservation''s time, not as allocated time of its own.';
+
 -- Recompute the hours of one range [a, b) of one cluster from the jobs, the
 -- events and the reservations; w is the refresh's instant (the end of a
 -- running job).
@@ -8109,12 +8136,31 @@ BEGIN
      -- in hour order: the index takes the rows near each other
      ORDER BY g.h;
 
-    -- the reservations' time: charged to their associations (split evenly),
-    -- as slurmdbd does, in rows of partition '' (no job has that partition)
+    -- the reservations' idle time: charged to their associations (split
+    -- evenly), as slurmdbd does, in rows of partition '' (no job has that
+    -- partition).  Idle is the reservation's TRES-seconds of the hour less
+    -- what the runs in it used: slurmdbd 22.05 takes each run's seconds
+    -- inside the reservation times the reservation's TRES, not the run's
+    -- (a run of 8 CPUs for 2000 s in a reservation of 64 leaves 1600 s x 64
+    -- idle of an hour; the capture sreport_resv shows it), and charges
+    -- nothing when no time of the hour was left idle.
     INSERT INTO @extschema@.usage_hourly
+    WITH used AS (
+        SELECT v.resv_id, v.time_start AS v_start, h.h, sum(p.secs) AS secs
+          FROM @extschema@.jobs j
+          JOIN @extschema@.reservations v ON v.cluster = j.cluster AND v.resv_id = j.resv_id
+         CROSS JOIN LATERAL (SELECT GREATEST(j.start_time, v.time_start) AS s,
+                                    LEAST(COALESCE(j.end_time, w), w, v.time_end) AS e) q
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', q.s), a), LEAST(q.e, b) - interval '1 microsecond',
+                                            interval '1 hour') AS h (h)
+         CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(q.e, h.h + interval '1 hour') - GREATEST(q.s, h.h))::bigint AS secs) p
+         WHERE j.cluster = c AND j.resv_id IS NOT NULL AND j.start_time IS NOT NULL AND j.start_time < b
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) > a AND q.e > q.s
+         GROUP BY 1, 2, 3
+    )
     SELECT r.cluster, h.h, x.account, x.user_name, '', '', 0,
-           sum(o.secs / r.n), sum(o.secs * r.cpu / r.n), sum(o.secs * r.mem / r.n), sum(o.secs * r.node / r.n),
-           sum(o.secs * r.billing / r.n), sum(o.secs * r.gpu / r.n), 0, 0, 0, 0, 0, 0
+           sum(d.secs / r.n), sum(i.cpu / r.n), sum(i.mem / r.n), sum(i.node / r.n),
+           sum(i.billing / r.n), sum(i.gpu / r.n), 0, 0, 0, 0, 0, 0
       FROM (SELECT v.*, GREATEST(pg_catalog.cardinality(v.accounts), 1) AS n,
                    round(@extschema@.tres_count(v.tres, 'cpu'))::bigint AS cpu,
                    round(@extschema@.tres_count(v.tres, 'mem'))::bigint AS mem,
@@ -8129,7 +8175,11 @@ BEGIN
      CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), a),
                                         LEAST(r.time_end, b) - interval '1 microsecond', interval '1 hour') AS h (h)
      CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(r.time_end, h.h + interval '1 hour') - GREATEST(r.time_start, h.h))::bigint AS secs) o
-     WHERE x.account IS NOT NULL
+      LEFT JOIN used u ON u.resv_id = r.resv_id AND u.v_start = r.time_start AND u.h = h.h
+     CROSS JOIN LATERAL (SELECT o.secs - COALESCE(u.secs, 0) AS secs) d
+     CROSS JOIN LATERAL (SELECT d.secs * r.cpu AS cpu, d.secs * r.mem AS mem, d.secs * r.node AS node,
+                                d.secs * r.billing AS billing, d.secs * r.gpu AS gpu) i
+     WHERE x.account IS NOT NULL AND d.secs > 0
      GROUP BY r.cluster, h.h, x.account, x.user_name
     ON CONFLICT (cluster, period_start, account, user_name, partition, qos, cpus) DO UPDATE
        SET run_secs = @extschema@.usage_hourly.run_secs + EXCLUDED.run_secs,
@@ -8177,8 +8227,37 @@ BEGIN
          WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
            AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
          GROUP BY 1, 2
+    ), in_resv AS (     -- the runs in a reservation (not IGNORE_JOBS): slurmdbd
+                        -- counts the reservation's whole time as allocated
+                        -- (resv below) and not their own time again; their
+                        -- parts of each hour as the runs' rows have them
+        SELECT h.h, sum((r.run * j.cpus)::float8) AS cpu, sum((r.run * j.mem_mb)::float8) AS mem,
+               sum((r.run * j.nodes)::float8) AS node, sum((r.run * j.billing)::float8) AS billing,
+               sum((r.run * j.gpus)::float8) AS gpu
+          FROM (SELECT x.cpus, x.mem_mb, x.nodes, x.gpus,
+                       COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
+                       extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                       (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
+                       (extract(epoch FROM LEAST(COALESCE(x.end_time, w), w)) * 1000000)::bigint AS e_us,
+                       (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), a)) * 1000000)::bigint AS h0,
+                       extract(epoch FROM x.suspended)::bigint AS susp_total
+                  FROM @extschema@.jobs x
+                 WHERE x.cluster = c AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < b
+                   AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
+                   AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
+                   AND @extschema@._rollup_in_reservation(c, x.resv_id)
+                OFFSET 0) j
+         CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS g (g)
+         CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, g.g + hour_us) - GREATEST(j.s_us, g.g) + 500000) / 1000000
+                                    - CASE WHEN j.dur > 0 AND j.susp_total > 0
+                                           THEN j.susp_total * ((LEAST(j.e_us, g.g + hour_us) - j.s_us + 500000) / 1000000) / j.dur
+                                                - j.susp_total * ((GREATEST(j.s_us, g.g) - j.s_us + 500000) / 1000000) / j.dur
+                                           ELSE 0 END AS run) r
+         CROSS JOIN LATERAL (SELECT to_timestamp((g.g / 1000000)::float8) AS h) h
+         GROUP BY h.h
     ), alloc AS (       -- the runs, from the rows just written: one pass, each
-                        -- hour's sums then one row per TRES
+                        -- hour's sums (less the runs in reservations) then one
+                        -- row per TRES
         SELECT s.h, t.tres, t.secs
           FROM (SELECT u.period_start AS h, sum(u.cpu_secs) AS cpu, sum(u.mem_secs) AS mem,
                        sum(u.node_secs) AS node, sum(u.billing_secs) AS billing, sum(u.gpu_secs) AS gpu,
@@ -8186,8 +8265,11 @@ BEGIN
                   FROM @extschema@.usage_hourly u
                  WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b AND u.partition <> ''
                  GROUP BY 1) s
-         CROSS JOIN LATERAL (VALUES ('cpu', s.cpu), ('mem', s.mem), ('energy', s.energy), ('node', s.node),
-                                    ('billing', s.billing), ('gres/gpu', s.gpu)) AS t (tres, secs)
+          LEFT JOIN in_resv ir ON ir.h = s.h
+         CROSS JOIN LATERAL (VALUES ('cpu', s.cpu - COALESCE(ir.cpu, 0)::bigint), ('mem', s.mem - COALESCE(ir.mem, 0)::bigint),
+                                    ('energy', s.energy), ('node', s.node - COALESCE(ir.node, 0)::bigint),
+                                    ('billing', s.billing - COALESCE(ir.billing, 0)::bigint),
+                                    ('gres/gpu', s.gpu - COALESCE(ir.gpu, 0)::bigint)) AS t (tres, secs)
     ), planned AS (     -- eligible runs not yet started, from eligible to start (or end):
                         -- their CPUs only, as slurmdbd counts them; cut into
                         -- hours in microseconds, as the runs are
@@ -8201,6 +8283,8 @@ BEGIN
                          WHERE x.cluster = c AND x.eligible_time < b
                            AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a
                            AND COALESCE(x.start_time, x.end_time, w) > x.eligible_time
+                           -- slurmdbd counts no planned time for a job of a reservation
+                           AND (x.resv_id IS NULL OR NOT @extschema@._rollup_in_reservation(c, x.resv_id))
                         OFFSET 0) j
                  CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
                  GROUP BY h.h) g

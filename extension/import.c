@@ -597,13 +597,14 @@ typedef enum SacctCol
 	SC_CLUSTER,
 	SC_TIMELIMIT,
 	SC_SUSPENDED,
+	SC_RESVID,
 	SC_NCOLS
 } SacctCol;
 
 static const char *const sacct_col_names[SC_NCOLS] = {
 	"JobID", "User", "Account", "Partition", "QOS", "AllocCPUS", "ReqTRES",
 	"AllocTRES", "Submit", "Eligible", "Start", "End", "State", "NNodes",
-	"Cluster", "Timelimit", "Suspended"
+	"Cluster", "Timelimit", "Suspended", "ReservationId"
 };
 
 /* Result columns: the type @extschema@._sacct_line. */
@@ -631,6 +632,7 @@ enum
 	SO_SQLSTATE,
 	SO_REASON,
 	SO_SUSPENDED,				/* added in 1.2: after the columns of 1.1 */
+	SO_RESV_ID,
 	SO_NATTS
 };
 
@@ -1073,6 +1075,27 @@ sacct_suspended(SacctState *st, Row *r, const Span *f)
 	return true;
 }
 
+/*
+ * ReservationId: the reservation the run ran in (slurmdbd's id_resv); NULL
+ * when the column is absent, empty or 0 (no reservation).  The rollups take
+ * a run's time in its reservation out of the reservation's idle time, as
+ * slurmdbd does.
+ */
+static bool
+sacct_resv_id(SacctState *st, Row *r, const Span *f)
+{
+	Span		s = sacct_field(st, f, SC_RESVID);
+	int64		id;
+
+	if (s.len == 0)
+		return true;
+	if (!span_uint(s, PG_INT32_MAX, &id))
+		return reject(r, "22P02", psprintf("ReservationId \"%s\" is not a reservation id (a whole number)", span_show(s)));
+	if (id > 0)
+		row_set(r, SO_RESV_ID, Int32GetDatum((int32) id));
+	return true;
+}
+
 /* Fill r from one data line; false when the line is rejected. */
 static bool
 sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
@@ -1204,7 +1227,7 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	if (strcmp(state, "PENDING") != 0 && strcmp(state, "RUNNING") != 0
 		&& strcmp(state, "SUSPENDED") != 0 && r->nulls[SO_END])
 		return reject(r, "23514", psprintf("a %s job has ended: its End cannot be Unknown", state));
-	if (!sacct_suspended(st, r, f))
+	if (!sacct_suspended(st, r, f) || !sacct_resv_id(st, r, f))
 		return false;
 
 	/* size: AllocTRES, or ReqTRES when nothing was allocated (pending, or
@@ -1501,6 +1524,7 @@ enum
 	SP_LINE,
 	SP_FOLDED,
 	SP_SUSPENDED,
+	SP_RESV_ID,
 	SP_NATTS
 };
 
@@ -1543,6 +1567,8 @@ sacct_put(Tuplestorestate *ts, TupleDesc desc, SacctHeld *h)
 	n[SP_FOLDED] = false;
 	v[SP_SUSPENDED] = h->r.values[SO_SUSPENDED];
 	n[SP_SUSPENDED] = h->r.nulls[SO_SUSPENDED];
+	v[SP_RESV_ID] = h->r.values[SO_RESV_ID];
+	n[SP_RESV_ID] = h->r.nulls[SO_RESV_ID];
 	tuplestore_putvalues(ts, desc, v, n);
 }
 

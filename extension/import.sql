@@ -95,7 +95,7 @@ CREATE TYPE @extschema@._sacct_line AS (
     partition text, qos text, state text, submit_time timestamptz,
     eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
     time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
-    nodes integer, sqlstate text, reason text, suspended interval);
+    nodes integer, sqlstate text, reason text, suspended interval, resv_id integer);
 
 CREATE TYPE @extschema@._pbs_record AS (
     kind text, rec_time timestamptz, rec_type text, job_id text, user_name text,
@@ -125,7 +125,7 @@ RETURNS TABLE (line_no bigint, kind text, cluster text, job_id text, step text, 
                eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
                time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
                nodes integer, exclusive boolean, stored boolean, sqlstate text, reason text,
-               line text, folded bigint, suspended interval)
+               line text, folded bigint, suspended interval, resv_id integer)
 AS 'MODULE_PATHNAME', 'fs_sacct_parse'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 100000;
 COMMENT ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) IS
@@ -397,11 +397,11 @@ AS $$
 DECLARE
     cols text := 'cluster, job_id, user_name, account, partition, qos, state, submit_time,
                   eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus,
-                  nodes, exclusive, suspended';
+                  nodes, exclusive, suspended, resv_id';
     vals text := 'w.cluster, w.job_id, w.user_name, w.account, w.partition, w.qos, w.state,
                   w.submit_time, w.eligible_time, w.start_time, w.end_time, w.time_limit,
                   w.tres, w.cpus, w.mem_mb, w.gpus, w.nodes, COALESCE(w.exclusive, false),
-                  w.suspended';
+                  w.suspended, w.resv_id';
     excl text := CASE WHEN with_exclusive THEN 'excluded.exclusive' ELSE 'j.exclusive' END;
     stored_jobs text;
     new_jobs text;
@@ -426,16 +426,16 @@ BEGIN
                    start_time = excluded.start_time, end_time = excluded.end_time,
                    time_limit = excluded.time_limit, tres = excluded.tres, cpus = excluded.cpus,
                    mem_mb = excluded.mem_mb, gpus = excluded.gpus, nodes = excluded.nodes,
-                   exclusive = %1$s, suspended = excluded.suspended
+                   exclusive = %1$s, suspended = excluded.suspended, resv_id = excluded.resv_id
              WHERE (j.user_name, j.account, j.partition, j.qos, j.state,
                     j.eligible_time, j.start_time, j.end_time, j.time_limit, j.tres, j.cpus,
-                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended)
+                    j.mem_mb, j.gpus, j.nodes, j.exclusive, j.suspended, j.resv_id)
                    IS DISTINCT FROM
                    (excluded.user_name, excluded.account, excluded.partition, excluded.qos,
                     excluded.state, excluded.eligible_time,
                     excluded.start_time, excluded.end_time, excluded.time_limit, excluded.tres,
                     excluded.cpus, excluded.mem_mb, excluded.gpus, excluded.nodes, %1$s,
-                    excluded.suspended)
+                    excluded.suspended, excluded.resv_id)
                AND (GREATEST(excluded.submit_time, excluded.eligible_time, excluded.start_time, excluded.end_time)
                     >= GREATEST(j.submit_time, j.eligible_time, j.start_time, j.end_time)
                     -- a run seen started (or ended) is newer than a record of it
@@ -1212,7 +1212,7 @@ BEGIN
            COALESCE(s.nodes, s.j_nodes, 1) AS nodes,
            COALESCE(s.exclusive, s.j_exclusive, false) AS exclusive,
            NULL::text AS sqlstate, NULL::text AS reason, s.stored,
-           '0'::interval AS suspended
+           '0'::interval AS suspended, NULL::integer AS resv_id
       FROM s;
     ANALYZE pg_temp._fs_import_jobs;
 

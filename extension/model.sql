@@ -236,6 +236,10 @@ CREATE TABLE @extschema@.jobs (
     -- it out.
     suspended            interval NOT NULL DEFAULT '0'
                          CHECK (suspended OPERATOR(pg_catalog.>=) '0'::interval),
+    -- the reservation the run ran in (sacct ReservationId, slurmdbd's
+    -- id_resv), NULL for none: the rollups take the run's time in it out
+    -- of the reservation's idle time, as slurmdbd does (docs/reports.md)
+    resv_id              integer CHECK (resv_id OPERATOR(pg_catalog.>) 0),
     -- A run is identified as slurmdbd identifies it (UNIQUE (id_job,
     -- time_submit) in its job table): ids wrap at MaxJobId and are reused,
     -- and each run of a requeued job is its own row, submitted at the
@@ -285,6 +289,9 @@ CREATE INDEX ON @extschema@.jobs (account, cluster, start_time)
 -- The pending jobs: the stored remainders of job arrays that an import
 -- replaces (import_sacct), found without reading every job.
 CREATE INDEX jobs_pending_idx ON @extschema@.jobs (cluster, submit_time) WHERE state OPERATOR(pg_catalog.=) 'PENDING';
+-- The runs in a reservation, few: the rollups take their time out of the
+-- reservation's idle time (reports.sql, _rollup_hours).
+CREATE INDEX jobs_resv_idx ON @extschema@.jobs (cluster, resv_id) WHERE resv_id IS NOT NULL;
 -- Each index costs every job stored: an import of 296,132 jobs spends 0.3
 -- to 0.7 s in each index of the table (docs/performance.md#importing-jobs).
 -- No query reads a cluster's jobs by start time, so there is no index on

@@ -421,6 +421,21 @@ $$;
 COMMENT ON FUNCTION @extschema@._citus_no_rollups(text) IS
 'Raises 0A000 when jobs is a Citus table: the rollups cannot be kept up to date there.';
 
+-- Whether a run's reservation takes its time (slurmdbd: a job with a
+-- reservation id adds nothing to the cluster's allocated and planned time,
+-- the reservation's whole time being allocated).  A reservation flagged
+-- IGNORE_JOBS, or one that was not imported, does not: its runs count as
+-- runs outside any reservation.
+CREATE FUNCTION @extschema@._rollup_in_reservation(c text, resv bigint)
+RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.reservations v
+                    WHERE v.cluster OPERATOR(pg_catalog.=) c AND v.resv_id OPERATOR(pg_catalog.=) resv
+                      AND NOT 'IGNORE_JOBS' OPERATOR(pg_catalog.=) ANY (pg_catalog.string_to_array(pg_catalog.upper(v.flags), ',')));
+END;
+COMMENT ON FUNCTION @extschema@._rollup_in_reservation(text, bigint) IS
+'true when a run of reservation resv (a reservation of cluster c, not IGNORE_JOBS) counts in the reservation''s time, not as allocated time of its own.';
+
 -- Recompute the hours of one range [a, b) of one cluster from the jobs, the
 -- events and the reservations; w is the refresh's instant (the end of a
 -- running job).
@@ -500,12 +515,31 @@ BEGIN
      -- in hour order: the index takes the rows near each other
      ORDER BY g.h;
 
-    -- the reservations' time: charged to their associations (split evenly),
-    -- as slurmdbd does, in rows of partition '' (no job has that partition)
+    -- the reservations' idle time: charged to their associations (split
+    -- evenly), as slurmdbd does, in rows of partition '' (no job has that
+    -- partition).  Idle is the reservation's TRES-seconds of the hour less
+    -- what the runs in it used: slurmdbd 22.05 takes each run's seconds
+    -- inside the reservation times the reservation's TRES, not the run's
+    -- (a run of 8 CPUs for 2000 s in a reservation of 64 leaves 1600 s x 64
+    -- idle of an hour; the capture sreport_resv shows it), and charges
+    -- nothing when no time of the hour was left idle.
     INSERT INTO @extschema@.usage_hourly
+    WITH used AS (
+        SELECT v.resv_id, v.time_start AS v_start, h.h, sum(p.secs) AS secs
+          FROM @extschema@.jobs j
+          JOIN @extschema@.reservations v ON v.cluster = j.cluster AND v.resv_id = j.resv_id
+         CROSS JOIN LATERAL (SELECT GREATEST(j.start_time, v.time_start) AS s,
+                                    LEAST(COALESCE(j.end_time, w), w, v.time_end) AS e) q
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', q.s), a), LEAST(q.e, b) - interval '1 microsecond',
+                                            interval '1 hour') AS h (h)
+         CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(q.e, h.h + interval '1 hour') - GREATEST(q.s, h.h))::bigint AS secs) p
+         WHERE j.cluster = c AND j.resv_id IS NOT NULL AND j.start_time IS NOT NULL AND j.start_time < b
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) > a AND q.e > q.s
+         GROUP BY 1, 2, 3
+    )
     SELECT r.cluster, h.h, x.account, x.user_name, '', '', 0,
-           sum(o.secs / r.n), sum(o.secs * r.cpu / r.n), sum(o.secs * r.mem / r.n), sum(o.secs * r.node / r.n),
-           sum(o.secs * r.billing / r.n), sum(o.secs * r.gpu / r.n), 0, 0, 0, 0, 0, 0
+           sum(d.secs / r.n), sum(i.cpu / r.n), sum(i.mem / r.n), sum(i.node / r.n),
+           sum(i.billing / r.n), sum(i.gpu / r.n), 0, 0, 0, 0, 0, 0
       FROM (SELECT v.*, GREATEST(pg_catalog.cardinality(v.accounts), 1) AS n,
                    round(@extschema@.tres_count(v.tres, 'cpu'))::bigint AS cpu,
                    round(@extschema@.tres_count(v.tres, 'mem'))::bigint AS mem,
@@ -520,7 +554,11 @@ BEGIN
      CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), a),
                                         LEAST(r.time_end, b) - interval '1 microsecond', interval '1 hour') AS h (h)
      CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(r.time_end, h.h + interval '1 hour') - GREATEST(r.time_start, h.h))::bigint AS secs) o
-     WHERE x.account IS NOT NULL
+      LEFT JOIN used u ON u.resv_id = r.resv_id AND u.v_start = r.time_start AND u.h = h.h
+     CROSS JOIN LATERAL (SELECT o.secs - COALESCE(u.secs, 0) AS secs) d
+     CROSS JOIN LATERAL (SELECT d.secs * r.cpu AS cpu, d.secs * r.mem AS mem, d.secs * r.node AS node,
+                                d.secs * r.billing AS billing, d.secs * r.gpu AS gpu) i
+     WHERE x.account IS NOT NULL AND d.secs > 0
      GROUP BY r.cluster, h.h, x.account, x.user_name
     ON CONFLICT (cluster, period_start, account, user_name, partition, qos, cpus) DO UPDATE
        SET run_secs = @extschema@.usage_hourly.run_secs + EXCLUDED.run_secs,
@@ -568,8 +606,37 @@ BEGIN
          WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
            AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
          GROUP BY 1, 2
+    ), in_resv AS (     -- the runs in a reservation (not IGNORE_JOBS): slurmdbd
+                        -- counts the reservation's whole time as allocated
+                        -- (resv below) and not their own time again; their
+                        -- parts of each hour as the runs' rows have them
+        SELECT h.h, sum((r.run * j.cpus)::float8) AS cpu, sum((r.run * j.mem_mb)::float8) AS mem,
+               sum((r.run * j.nodes)::float8) AS node, sum((r.run * j.billing)::float8) AS billing,
+               sum((r.run * j.gpus)::float8) AS gpu
+          FROM (SELECT x.cpus, x.mem_mb, x.nodes, x.gpus,
+                       COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
+                       extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                       (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
+                       (extract(epoch FROM LEAST(COALESCE(x.end_time, w), w)) * 1000000)::bigint AS e_us,
+                       (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), a)) * 1000000)::bigint AS h0,
+                       extract(epoch FROM x.suspended)::bigint AS susp_total
+                  FROM @extschema@.jobs x
+                 WHERE x.cluster = c AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < b
+                   AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
+                   AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
+                   AND @extschema@._rollup_in_reservation(c, x.resv_id)
+                OFFSET 0) j
+         CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS g (g)
+         CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, g.g + hour_us) - GREATEST(j.s_us, g.g) + 500000) / 1000000
+                                    - CASE WHEN j.dur > 0 AND j.susp_total > 0
+                                           THEN j.susp_total * ((LEAST(j.e_us, g.g + hour_us) - j.s_us + 500000) / 1000000) / j.dur
+                                                - j.susp_total * ((GREATEST(j.s_us, g.g) - j.s_us + 500000) / 1000000) / j.dur
+                                           ELSE 0 END AS run) r
+         CROSS JOIN LATERAL (SELECT to_timestamp((g.g / 1000000)::float8) AS h) h
+         GROUP BY h.h
     ), alloc AS (       -- the runs, from the rows just written: one pass, each
-                        -- hour's sums then one row per TRES
+                        -- hour's sums (less the runs in reservations) then one
+                        -- row per TRES
         SELECT s.h, t.tres, t.secs
           FROM (SELECT u.period_start AS h, sum(u.cpu_secs) AS cpu, sum(u.mem_secs) AS mem,
                        sum(u.node_secs) AS node, sum(u.billing_secs) AS billing, sum(u.gpu_secs) AS gpu,
@@ -577,8 +644,11 @@ BEGIN
                   FROM @extschema@.usage_hourly u
                  WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b AND u.partition <> ''
                  GROUP BY 1) s
-         CROSS JOIN LATERAL (VALUES ('cpu', s.cpu), ('mem', s.mem), ('energy', s.energy), ('node', s.node),
-                                    ('billing', s.billing), ('gres/gpu', s.gpu)) AS t (tres, secs)
+          LEFT JOIN in_resv ir ON ir.h = s.h
+         CROSS JOIN LATERAL (VALUES ('cpu', s.cpu - COALESCE(ir.cpu, 0)::bigint), ('mem', s.mem - COALESCE(ir.mem, 0)::bigint),
+                                    ('energy', s.energy), ('node', s.node - COALESCE(ir.node, 0)::bigint),
+                                    ('billing', s.billing - COALESCE(ir.billing, 0)::bigint),
+                                    ('gres/gpu', s.gpu - COALESCE(ir.gpu, 0)::bigint)) AS t (tres, secs)
     ), planned AS (     -- eligible runs not yet started, from eligible to start (or end):
                         -- their CPUs only, as slurmdbd counts them; cut into
                         -- hours in microseconds, as the runs are
@@ -592,6 +662,8 @@ BEGIN
                          WHERE x.cluster = c AND x.eligible_time < b
                            AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a
                            AND COALESCE(x.start_time, x.end_time, w) > x.eligible_time
+                           -- slurmdbd counts no planned time for a job of a reservation
+                           AND (x.resv_id IS NULL OR NOT @extschema@._rollup_in_reservation(c, x.resv_id))
                         OFFSET 0) j
                  CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
                  GROUP BY h.h) g

@@ -164,7 +164,7 @@ BEGIN
         id_array_job bigint, id_array_task bigint, id_assoc bigint, id_job bigint, id_qos bigint,
         het_job_id bigint, het_job_offset bigint, nodes_alloc bigint, cpus_req bigint, "partition" text,
         state bigint, timelimit bigint, time_submit bigint, time_eligible bigint, time_start bigint,
-        time_end bigint, time_suspended bigint, tres_alloc text, tres_req text)
+        time_end bigint, time_suspended bigint, tres_alloc text, tres_req text, id_resv bigint)
         SERVER %I OPTIONS (dbname %L, table_name %L)$f$, sch, server, database, sc OPERATOR(pg_catalog.||) '_job_table');
     EXECUTE format($f$CREATE FOREIGN TABLE %I.assoc_table (
         mod_time bigint, deleted integer, id_assoc bigint, "user" text, acct text, "partition" text,
@@ -405,7 +405,7 @@ BEGIN
      WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND (w.unknown_tres IS NOT NULL OR w.f_user IS NULL);
 
     INSERT INTO pg_temp._fs_sdbd_lines (line)
-    VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended');
+    VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended|ReservationId');
     INSERT INTO pg_temp._fs_sdbd_lines (line)
     -- (every field given, NULL as empty: concat_ws would drop a NULL's field)
     SELECT pg_catalog.array_to_string(ARRAY[
@@ -420,7 +420,9 @@ BEGIN
              -- instant the suspension began less the time suspended before
              @extschema@._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
                   THEN (pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.-) w.time_suspended)
-                  ELSE w.time_suspended END)], '|', '')
+                  ELSE w.time_suspended END),
+             -- the reservation it ran in (0: none)
+             w.id_resv::text], '|', '')
       FROM pg_temp._fs_sdbd_work w
      WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND w.unknown_tres IS NULL AND w.f_user IS NOT NULL
      ORDER BY w.time_submit, w.job_db_inx;

@@ -75,7 +75,7 @@ CREATE TABLE captured.job_table (
     id_array_job bigint, id_array_task bigint, id_assoc bigint, id_job bigint, id_qos bigint,
     het_job_id bigint, het_job_offset bigint, nodes_alloc bigint, cpus_req bigint, "partition" text,
     state bigint, timelimit bigint, time_submit bigint, time_eligible bigint, time_start bigint,
-    time_end bigint, time_suspended bigint, tres_alloc text, tres_req text);
+    time_end bigint, time_suspended bigint, tres_alloc text, tres_req text, id_resv bigint);
 CREATE TABLE captured.assoc_table (
     mod_time bigint, deleted integer, id_assoc bigint, "user" text, acct text, "partition" text,
     parent_acct text, lft bigint, shares bigint, grp_tres_mins text, def_qos_id bigint, qos text);

@@ -154,7 +154,7 @@ sacctdb -c "SELECT fairshare.import_stage()" -c "\\copy import_staging (line) FR
   || bail "import_sacct of the sacct export"
 # what slurmdbd holds, kept with the rest in $OUT
 # (the columns of the feed's foreign tables: test/fixtures/slurm/feed/ keeps a capture)
-mysql --protocol=socket slurm_acct_db -B -e 'SELECT job_db_inx, mod_time, deleted, account, array_task_str, id_array_job, id_array_task, id_assoc, id_job, id_qos, het_job_id, het_job_offset, nodes_alloc, cpus_req, `partition`, state, timelimit, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req FROM oracle_job_table ORDER BY job_db_inx' > "$OUT/job_table.tsv"
+mysql --protocol=socket slurm_acct_db -B -e 'SELECT job_db_inx, mod_time, deleted, account, array_task_str, id_array_job, id_array_task, id_assoc, id_job, id_qos, het_job_id, het_job_offset, nodes_alloc, cpus_req, `partition`, state, timelimit, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req, id_resv FROM oracle_job_table ORDER BY job_db_inx' > "$OUT/job_table.tsv"
 mysql --protocol=socket slurm_acct_db -B -e 'SELECT mod_time, deleted, id_assoc, user, acct, `partition`, parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos FROM oracle_assoc_table ORDER BY id_assoc' > "$OUT/assoc_table.tsv"
 mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, type, name FROM tres_table ORDER BY id' > "$OUT/tres_table.tsv"
 mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, name FROM qos_table ORDER BY id' > "$OUT/qos_table.tsv"

@@ -13,7 +13,7 @@ CTLD_LOG=/var/log/slurm/slurmctld.log
 # sacct's columns: first every column import_sacct reads (extension/import.c,
 # sacct_col_names), then the ones kept for the identity of runs, suspension
 # and the checks of the tests.  sacct 22.05 has no Restarts column.
-SACCT_FIELDS=JobID,User,Account,Partition,QOS,AllocCPUS,ReqTRES,AllocTRES,Submit,Eligible,Start,End,State,NNodes,Cluster,Timelimit,JobIDRaw,DBIndex,AssocID,Suspended,Elapsed,ElapsedRaw,TimelimitRaw,Flags,Priority,ExitCode,ReqMem,NodeList
+SACCT_FIELDS=JobID,User,Account,Partition,QOS,AllocCPUS,ReqTRES,AllocTRES,Submit,Eligible,Start,End,State,NNodes,Cluster,Timelimit,JobIDRaw,DBIndex,AssocID,Suspended,Elapsed,ElapsedRaw,TimelimitRaw,Flags,Priority,ExitCode,ReqMem,NodeList,ReservationId
 
 say() { echo "[$SCENARIO $(date -u +%H:%M:%S) +$((SECONDS - T0))s] $*"; }
 fail() { echo "capture $SCENARIO: FAILED: $*" >&2; exit 1; }
