@@ -9157,6 +9157,8 @@ GRANT EXECUTE ON FUNCTION @extschema@._rollup_bounds(tz text, f timestamp with t
 GRANT EXECUTE ON FUNCTION @extschema@._rollup_bounds(tz text, f timestamp with time zone, t timestamp with time zone, OUT d0 timestamp with time zone, OUT d1 timestamp with time zone, OUT m0 timestamp with time zone, OUT m1 timestamp with time zone) TO fairshare_user;
 REVOKE ALL ON FUNCTION @extschema@._rollup_days_months(c text, tz text, a timestamp with time zone, b timestamp with time zone) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._rollup_days_months(c text, tz text, a timestamp with time zone, b timestamp with time zone) TO fairshare_admin;
+REVOKE ALL ON FUNCTION @extschema@._rollup_in_reservation(c text, resv bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._rollup_in_reservation(c text, resv bigint) TO fairshare_admin, fairshare_reader;
 REVOKE ALL ON FUNCTION @extschema@._rollup_hours(c text, a timestamp with time zone, b timestamp with time zone, w timestamp with time zone) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@._rollup_hours(c text, a timestamp with time zone, b timestamp with time zone, w timestamp with time zone) TO fairshare_admin;
 REVOKE ALL ON FUNCTION @extschema@._usage_tres_secs(u @extschema@.usage_hourly, tres text) FROM PUBLIC;

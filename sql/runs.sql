@@ -169,6 +169,27 @@ INSERT INTO import_staging (line) VALUES
   ('1|alice|a|p|4|2026-03-01T10:10:00|2026-03-01T10:10:00|2026-03-01T10:15:00|2026-03-01T10:45:00|COMPLETED|01:00:00|00:00:00');
 SELECT * FROM import_sacct('h', 'UTC', all_or_nothing => true);
 
+-- ReservationId: the reservation a run ran in (resv_id; empty or 0: none,
+-- NULL); a value that is not a whole number rejects its line.  A later
+-- export that gives the run another one updates it.
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|AllocCPUS|Submit|Eligible|Start|End|State|Timelimit|Suspended|ReservationId'),
+  ('71|alice|a|p|1|2026-03-02T10:00:00|2026-03-02T10:00:00|2026-03-02T10:05:00|2026-03-02T10:35:00|COMPLETED|01:00:00|00:00:00|7'),
+  ('72|alice|a|p|1|2026-03-02T10:00:00|2026-03-02T10:00:00|2026-03-02T10:05:00|2026-03-02T10:35:00|COMPLETED|01:00:00|00:00:00|'),
+  ('73|alice|a|p|1|2026-03-02T10:00:00|2026-03-02T10:00:00|2026-03-02T10:05:00|2026-03-02T10:35:00|COMPLETED|01:00:00|00:00:00|0'),
+  ('74|alice|a|p|1|2026-03-02T10:00:00|2026-03-02T10:00:00|2026-03-02T10:05:00|2026-03-02T10:35:00|COMPLETED|01:00:00|00:00:00|r_chem');
+SELECT imported, rejected FROM import_sacct('h', 'UTC');
+SELECT line_no, sqlstate, reason FROM import_rejects
+ WHERE import_id = (SELECT max(import_id) FROM imports WHERE cluster = 'h');
+SELECT job_id, resv_id FROM jobs WHERE cluster = 'h' AND job_id IN ('71', '72', '73', '74') ORDER BY job_id;
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|AllocCPUS|Submit|Eligible|Start|End|State|Timelimit|Suspended|ReservationId'),
+  ('71|alice|a|p|1|2026-03-02T10:00:00|2026-03-02T10:00:00|2026-03-02T10:05:00|2026-03-02T10:35:00|COMPLETED|01:00:00|00:00:00|8');
+SELECT imported, updated, unchanged FROM import_sacct('h', 'UTC');
+SELECT job_id, resv_id FROM jobs WHERE cluster = 'h' AND job_id = '71';
+
 -- ===========================================================================
 -- 4. PBS: an R (rerun) record ends a run, and the records after it are the
 --    next run, submitted at the R record's instant (the same shape as a
