@@ -50,7 +50,10 @@ SELECT import_events('oracle', :'events');
 \set q '\\set assocs `cat ' :f '/assoc.txt`'
 :q
 SELECT import_reservations('oracle', :'resv', :'assocs');
-SELECT resv_id, name, time_start, time_end, flags, tres, accounts, users FROM reservations WHERE cluster = 'oracle';
+SELECT resv_id, name, flags, tres, accounts, users,
+       extract(epoch FROM time_start)::bigint - (SELECT epoch FROM win WHERE k = 'H') AS start_h,
+       extract(epoch FROM time_end)::bigint - (SELECT epoch FROM win WHERE k = 'H') AS end_h
+  FROM reservations WHERE cluster = 'oracle';
 \endif
 SELECT cluster, hours_recomputed
   FROM refresh_rollups('oracle', (SELECT to_timestamp(epoch) FROM win WHERE k = 'E'));

@@ -31,7 +31,6 @@ source "$(dirname "$0")/lib.sh"
 
 begin sreport_runs
 standard_tree
-DB=(mysql --protocol=socket slurm_acct_db -N -B)
 
 # requeue ID: requeue a running job, then make it eligible at once (Slurm
 # holds a requeued job back for about two minutes otherwise)
@@ -65,7 +64,7 @@ declare -A T=(
 sql=""
 for i in 1 2 3 4; do
   id=${ids[$((i - 1))]}
-  mapfile -t inx < <("${DB[@]}" -e "SELECT job_db_inx FROM oracle_job_table WHERE id_job=$id ORDER BY time_submit, job_db_inx")
+  mapfile -t inx < <("${SDBD[@]}" -e "SELECT job_db_inx FROM oracle_job_table WHERE id_job=$id ORDER BY time_submit, job_db_inx")
   IFS=';' read -r -a runs <<< "${T[$i]}"
   [ "${#inx[@]}" = "${#runs[@]}" ] || fail "job $id has ${#inx[@]} rows in slurmdbd, expected ${#runs[@]}"
   for k in "${!runs[@]}"; do
@@ -75,62 +74,12 @@ for i in 1 2 3 4; do
   done
 done
 sql+="UPDATE oracle_event_table SET time_start=$((H - 3600)) WHERE node_name='' AND time_end=0;"
-for t in assoc_usage_hour assoc_usage_day assoc_usage_month usage_hour usage_day usage_month \
-         wckey_usage_hour wckey_usage_day wckey_usage_month; do
-  sql+="DELETE FROM oracle_${t}_table;"
-done
-sql+="DELETE FROM oracle_last_ran_table;"
-sql+="INSERT INTO oracle_last_ran_table (hourly_rollup, daily_rollup, monthly_rollup) VALUES ($((H - 7200)), $((H - 7200)), $((H - 7200)));"
-"${DB[@]}" -e "$sql" || fail "back-dating in MariaDB"
+REROLL_SQL=$sql reroll $((H - 7200)) "$E"
 
-# slurmdbd rolls up when it starts: restart it and wait for the hours
-kill "$(cat /run/slurmdbd.pid)" || fail "stop slurmdbd"
-end=$((SECONDS + 60))
-while kill -0 "$(cat /run/slurmdbd.pid 2>/dev/null)" 2>/dev/null; do
-  [ $SECONDS -ge $end ] && fail "slurmdbd did not stop"; sleep 1
-done
-bash "$SLURM_DIR/cluster.sh" start < /dev/null > /dev/null || fail "cluster.sh start"
-end=$((SECONDS + 120))
-until [ "$("${DB[@]}" -e 'SELECT hourly_rollup FROM oracle_last_ran_table')" -ge "$E" ] 2>/dev/null; do
-  [ $SECONDS -ge $end ] && fail "slurmdbd did not roll up to $E"; sleep 2
-done
-sleep 2
-say "rolled up to $E"
-
-S=$(date -u -d @$H +%FT%T)
-ST=$(date -u -d @$E +%FT%T)
-M=$(date -u -d @$((H + 3600)) +%FT%T)
-MT=$(date -u -d @$((H + 4 * 3600)) +%FT%T)
-{
-  echo "H|$H|$S"
-  echo "E|$E|$ST"
-} > "$OUT/window.txt"
-timeout 60 sacct -a -P --duplicates -S "$(date -u -d @$((H - 3600)) +%FT%T)" -E now \
-  --format="$SACCT_FIELDS" > "$OUT/sacct.txt" || fail "sacct"
-timeout 30 sacctmgr show event -P all_time \
-  format=Cluster,ClusterNodes,Event,NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User > "$OUT/events.txt" || fail "sacctmgr show event"
-timeout 30 sacctmgr show assoc tree -P format=Cluster,Account,User,Partition,Share,ParentName,ID,LFT,RGT,DefaultQOS,QOS > "$OUT/assoc.txt"
-
-# sreport, each as one file named after its options; commands.txt lists them
-n=0
-rep() { # rep NAME ARGS...
-  local name=$1; shift
-  n=$((n + 1))
-  echo "$name|sreport -P $*" >> "$OUT/commands.txt"
-  timeout 60 sreport -P "$@" > "$OUT/$name.txt" 2>&1 || fail "sreport $*"
-}
-: > "$OUT/commands.txt"
-for w in all part; do
-  if [ $w = all ]; then a=$S; b=$ST; else a=$M; b=$MT; fi
-  rep "utilization_$w" cluster Utilization start="$a" end="$b" -t Seconds
-  rep "acct_by_user_$w" cluster AccountUtilizationByUser start="$a" end="$b" -t Seconds
-  rep "user_by_acct_$w" cluster UserUtilizationByAccount start="$a" end="$b" -t Seconds
-  rep "top_usage_$w" user TopUsage start="$a" end="$b" -t Seconds
-  rep "sizes_$w" job SizesByAccount start="$a" end="$b" grouping=4,16,32 -t Seconds
-  rep "sizes_count_$w" job SizesByAccount start="$a" end="$b" grouping=4,16,32 PrintJobCount
-  rep "sizes_flat_count_$w" job SizesByAccount start="$a" end="$b" grouping=4,16,32 FlatView PrintJobCount
-done
-say "$n sreport outputs"
+export_window "$H" "$E"
+rep_windows "$(date -u -d @$H +%FT%T)" "$(date -u -d @$E +%FT%T)" \
+            "$(date -u -d @$((H + 3600)) +%FT%T)" "$(date -u -d @$((H + 4 * 3600)) +%FT%T)" \
+            utilization acct_by_user user_by_acct top_usage sizes sizes_count sizes_flat_count
 {
   echo "jobs: ${ids[*]}"
   echo "ended: $(date -u +%s) $(date -u +%FT%TZ)"

@@ -208,3 +208,87 @@ finish() {
 log_slice() {
   grep -vE '_handle_(assoc|qos)_tres_run_secs|_get_priority_internal: (Weighted|Site priority)' "$CTLD_LOG"
 }
+
+# The sreport scenarios (capture_sreport_*.sh): real jobs are back-dated in
+# slurmdbd's MariaDB tables, then slurmdbd rolls those hours up again.
+SDBD=(mysql --protocol=socket slurm_acct_db -N -B)
+
+# reroll FROM TO: run the SQL in $REROLL_SQL (the back-dating), empty
+# slurmdbd's usage tables, make it believe it last rolled up at FROM, and
+# restart it: it rolls up every hour since, when it starts; wait until it
+# has rolled up to TO
+reroll() {
+  local from=$1 to=$2 t sql=$REROLL_SQL end
+  for t in assoc_usage_hour assoc_usage_day assoc_usage_month usage_hour usage_day usage_month \
+           wckey_usage_hour wckey_usage_day wckey_usage_month; do
+    sql+="DELETE FROM oracle_${t}_table;"
+  done
+  sql+="DELETE FROM oracle_last_ran_table;"
+  sql+="INSERT INTO oracle_last_ran_table (hourly_rollup, daily_rollup, monthly_rollup) VALUES ($from, $from, $from);"
+  "${SDBD[@]}" -e "$sql" || fail "back-dating in MariaDB"
+  kill "$(cat /run/slurmdbd.pid)" || fail "stop slurmdbd"
+  end=$((SECONDS + 60))
+  while kill -0 "$(cat /run/slurmdbd.pid 2>/dev/null)" 2>/dev/null; do
+    [ $SECONDS -ge $end ] && fail "slurmdbd did not stop"; sleep 1
+  done
+  bash "$SLURM_DIR/cluster.sh" start < /dev/null > /dev/null || fail "cluster.sh start"
+  end=$((SECONDS + 120))
+  until [ "$("${SDBD[@]}" -e 'SELECT hourly_rollup FROM oracle_last_ran_table')" -ge "$to" ] 2>/dev/null; do
+    [ $SECONDS -ge $end ] && fail "slurmdbd did not roll up to $to"; sleep 2
+  done
+  sleep 2
+  say "rolled up to $to"
+}
+
+# export_window H E: window.txt (H and E, epoch and ISO), and what sacct and
+# sacctmgr print of the runs, events, reservations and associations since
+# an hour before H
+export_window() {
+  local h=$1 e=$2
+  {
+    echo "H|$h|$(date -u -d @"$h" +%FT%T)"
+    echo "E|$e|$(date -u -d @"$e" +%FT%T)"
+  } > "$OUT/window.txt"
+  timeout 60 sacct -a -P --duplicates -S "$(date -u -d @$((h - 3600)) +%FT%T)" -E now \
+    --format="$SACCT_FIELDS" > "$OUT/sacct.txt" || fail "sacct"
+  timeout 30 sacctmgr show event -P all_time \
+    format=Cluster,ClusterNodes,Event,NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User > "$OUT/events.txt" || fail "sacctmgr show event"
+  timeout 30 sacctmgr show reservation -P start=2000-01-01T00:00:00 \
+    format=Cluster,Name,ID,TRES,TimeStart,TimeEnd,Flags,NodeNames,UnusedWall,Associations > "$OUT/reservations.txt" || fail "sacctmgr show reservation"
+  timeout 30 sacctmgr show assoc tree -P format=Cluster,Account,User,Partition,Share,ParentName,ID,LFT,RGT,DefaultQOS,QOS > "$OUT/assoc.txt"
+  : > "$OUT/commands.txt"
+  NREP=0
+}
+
+# rep NAME ARGS...: what sreport -P ARGS prints, in NAME.txt; commands.txt
+# lists them
+rep() {
+  local name=$1; shift
+  NREP=$((NREP + 1))
+  echo "$name|sreport -P $*" >> "$OUT/commands.txt"
+  timeout 60 sreport -P "$@" > "$OUT/$name.txt" 2>&1 || fail "sreport $*"
+}
+
+# rep_windows S E M MT REPORT...: each report (utilization, acct_by_user,
+# user_by_acct, top_usage, sizes, sizes_count, sizes_flat_count) in CPU
+# seconds over all of the window [S, E) and over its part [M, MT)
+rep_windows() {
+  local w a b r s=$1 e=$2 m=$3 mt=$4
+  shift 4
+  for w in all part; do
+    if [ $w = all ]; then a=$s; b=$e; else a=$m; b=$mt; fi
+    for r in "$@"; do
+      case $r in
+        utilization) rep "${r}_$w" cluster Utilization start="$a" end="$b" -t Seconds ;;
+        acct_by_user) rep "${r}_$w" cluster AccountUtilizationByUser start="$a" end="$b" -t Seconds ;;
+        user_by_acct) rep "${r}_$w" cluster UserUtilizationByAccount start="$a" end="$b" -t Seconds ;;
+        top_usage) rep "${r}_$w" user TopUsage start="$a" end="$b" -t Seconds ;;
+        sizes) rep "${r}_$w" job SizesByAccount start="$a" end="$b" grouping=4,16,32 -t Seconds ;;
+        sizes_count) rep "${r}_$w" job SizesByAccount start="$a" end="$b" grouping=4,16,32 PrintJobCount ;;
+        sizes_flat_count) rep "${r}_$w" job SizesByAccount start="$a" end="$b" grouping=4,16,32 FlatView PrintJobCount ;;
+        *) fail "rep_windows: no report $r" ;;
+      esac
+    done
+  done
+  say "$NREP sreport outputs"
+}
