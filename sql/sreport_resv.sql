@@ -23,8 +23,8 @@
 -- chem's usage: its own 89600 + 115200 = 204800, alice (jobs 2 and 4)
 -- 2000 x 8 + 200 x 2 = 16400, bob (job 3) 3600 x 16 = 57600.
 SELECT ((extract(epoch FROM u.period_start)::bigint - (SELECT epoch FROM win WHERE k = 'H')) / 3600)::int AS hour, u.account, u.user_name,
-       u.partition, u.cpu_secs
-  FROM usage_hourly u WHERE u.cluster = 'oracle' ORDER BY 1, 2, 3, 4;
+       u.partition, u.cpus, u.cpu_secs
+  FROM usage_hourly u WHERE u.cluster = 'oracle' ORDER BY 1, 2, 3, 4, 5;
 SELECT ((extract(epoch FROM c.period_start)::bigint - (SELECT epoch FROM win WHERE k = 'H')) / 3600)::int AS hour, c.alloc_secs, c.planned_secs, c.idle_secs
   FROM cluster_usage_hourly c WHERE c.cluster = 'oracle' AND c.tres = 'cpu' ORDER BY 1;
 
