@@ -107,7 +107,8 @@ SELECT a.cluster, a.account, a.user_name, g AS seq,
   -- cali (1,280 cores) gets fewer jobs per association than proteus (2,592):
   -- with as many, its days averaged 87 % of its cores and some went above
   -- 100 %, which no scheduler allows.  Now its days average about 67 %
-  -- (the draws are not a scheduler: a peak of an hour can still exceed it).
+  -- (the draws are not a scheduler: the busiest instants can still ask more
+  -- cores than it has).
   CROSS JOIN LATERAL generate_series(1, (2 + a.activity * CASE a.cluster WHEN 'cali' THEN 300 ELSE 400 END)::int) g;
 
 CREATE TEMP TABLE job_plan AS
