@@ -148,6 +148,45 @@ SELECT cluster, hours_recomputed FROM refresh_rollups('r1', '2026-02-01 13:05+00
 SELECT count(*) AS job_rows_left FROM usage_hourly WHERE cluster = 'r1';
 ROLLBACK;
 
+-- Runs with a reservation id whose reservation does not take their time
+-- count as runs outside any (_rollup_in_reservation): one in a reservation
+-- flagged IGNORE_JOBS, one whose reservation was never imported.  Cluster
+-- r2, 64 CPUs, UTC:
+--   10:00-11:00  reservation 5 (IGNORE_JOBS, 64 CPUs): nothing of it is
+--                allocated nor charged; k1 (8 CPUs, resv 5) 10:00-10:30
+--                1800 x 8 = 14400 and k2 (4 CPUs, resv 9, not imported)
+--                10:30-11:00 1800 x 4 = 7200: allocated 21600
+--   11:00-12:00  reservation 7 (64 CPUs, for account a): allocated
+--                3600 x 64 = 230400; k3 (16 CPUs, resv 7) 11:00-11:15 adds
+--                nothing to it; a's own row gets (3600 - 900) x 64 = 172800
+INSERT INTO clusters (cluster) VALUES ('r2');
+INSERT INTO partitions (cluster, partition, nodes, cores_per_node, mem_per_node_mb) VALUES ('r2', 'p', 1, 64, 256000);
+INSERT INTO accounts (cluster, account, parent_account) VALUES ('r2', 'root', NULL), ('r2', 'a', 'root');
+INSERT INTO account_users (cluster, account, user_name) VALUES ('r2', 'a', 'u1');
+INSERT INTO node_events (cluster, node_name, time_start, tres) VALUES ('r2', '', '2026-03-01 00:00+00', 'cpu=64');
+INSERT INTO reservations (cluster, resv_id, name, time_start, time_end, flags, tres, accounts, users) VALUES
+  ('r2', 5, 'ign', '2026-03-01 10:00+00', '2026-03-01 11:00+00', 'IGNORE_JOBS', 'cpu=64', '{a}', '{""}'),
+  ('r2', 7, 'res', '2026-03-01 11:00+00', '2026-03-01 12:00+00', '', 'cpu=64', '{a}', '{""}');
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time, start_time, end_time,
+                  cpus, nodes, tres, resv_id) VALUES
+  ('r2', 'k1', 'u1', 'a', 'p', 'COMPLETED', '2026-03-01 10:00+00', '2026-03-01 10:00+00', '2026-03-01 10:00+00', '2026-03-01 10:30+00', 8, 1, 'cpu=8', 5),
+  ('r2', 'k2', 'u1', 'a', 'p', 'COMPLETED', '2026-03-01 10:30+00', '2026-03-01 10:30+00', '2026-03-01 10:30+00', '2026-03-01 11:00+00', 4, 1, 'cpu=4', 9),
+  ('r2', 'k3', 'u1', 'a', 'p', 'COMPLETED', '2026-03-01 11:00+00', '2026-03-01 11:00+00', '2026-03-01 11:00+00', '2026-03-01 11:15+00', 16, 1, 'cpu=16', 7);
+SELECT cluster, hours_recomputed FROM refresh_rollups('r2', '2026-03-01 12:00+00');
+SELECT period_start, alloc_secs, planned_secs, idle_secs FROM cluster_usage_hourly
+ WHERE cluster = 'r2' AND tres = 'cpu' AND period_start >= '2026-03-01 10:00+00' ORDER BY 1;
+SELECT period_start, account, user_name, partition, cpus, cpu_secs FROM usage_hourly
+ WHERE cluster = 'r2' ORDER BY 1, 2, 3, 4, 5;
+DELETE FROM jobs WHERE cluster = 'r2';
+DELETE FROM clusters WHERE cluster = 'r2';
+DELETE FROM usage_hourly WHERE cluster = 'r2';
+DELETE FROM usage_daily WHERE cluster = 'r2';
+DELETE FROM usage_monthly WHERE cluster = 'r2';
+DELETE FROM usage_monthly_by_account WHERE cluster = 'r2';
+DELETE FROM cluster_usage_hourly WHERE cluster = 'r2';
+DELETE FROM cluster_usage_daily WHERE cluster = 'r2';
+DELETE FROM cluster_usage_monthly WHERE cluster = 'r2';
+
 -- Bad input: each names the value and says what is expected
 \set VERBOSITY default
 \set SHOW_CONTEXT never
