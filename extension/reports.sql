@@ -63,7 +63,7 @@ CREATE TABLE @extschema@.usage_hourly (
     wait_secs            bigint NOT NULL,
     -- runs already running when the period began: with the runs started
     -- in a report's window, the runs that ran in it, which sreport's job
-    -- reports count (docs/reports.md, "Job sizes")
+    -- reports count (docs/reports.md#rollups, "Job size")
     jobs_at_start        bigint NOT NULL,
     PRIMARY KEY (cluster, period_start, account, user_name, partition, qos, cpus)
 );
