@@ -10376,3 +10376,267 @@ BEGIN ATOMIC
       FROM @extschema@._sprio_rows(my_sprio_at.as_of) s
      WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
 END;
+
+-- ===========================================================================
+-- checkpoint_usage under its lock (issue 18): when the checkpoint it chains
+-- from is still the newest valid one and the runs it read are unchanged,
+-- the rows written before the lock stand without computing them again
+-- (usage_views.sql).
+-- ===========================================================================
+-- What a chained checkpoint as of as_of reads (of one cluster, or every
+-- cluster for NULL), as text, to compare before and under its lock: per
+-- cluster the newest valid checkpoint at or before as_of, which it chains
+-- from, then every run it reads (started by as_of, and running or ended
+-- after that checkpoint), whole, in key order.  NULL when a cluster has no
+-- checkpoint to chain from (every run is read: no shortcut).  A few
+-- thousand runs in 5 minutes at 10^7: one range scan of jobs_end_idx.
+CREATE FUNCTION @extschema@._checkpoint_runs_read(cluster text, as_of timestamptz)
+RETURNS text[]
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    clusters text[];
+    bases timestamptz[];
+    oldest timestamptz;
+    runs text[];
+BEGIN
+    SELECT array_agg(c.cluster ORDER BY c.cluster),
+           array_agg((SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k
+                       WHERE k.cluster = c.cluster AND k.invalidated_at IS NULL
+                         AND k.as_of <= _checkpoint_runs_read.as_of) ORDER BY c.cluster)
+      INTO clusters, bases
+      FROM @extschema@.clusters c
+     WHERE _checkpoint_runs_read.cluster IS NULL OR c.cluster = _checkpoint_runs_read.cluster;
+    IF clusters IS NULL THEN
+        RETURN '{}';
+    END IF;
+    IF array_position(bases, NULL) IS NOT NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT min(b) INTO oldest FROM unnest(bases) b;
+    SELECT COALESCE(array_agg(j::text ORDER BY j.cluster, j.job_id, j.submit_time), '{}') INTO runs
+      FROM @extschema@.jobs j
+     WHERE j.start_time IS NOT NULL AND j.start_time <= _checkpoint_runs_read.as_of
+       AND COALESCE(j.end_time, 'infinity'::timestamptz) > oldest
+       AND j.cluster = ANY (clusters)
+       AND COALESCE(j.end_time, 'infinity'::timestamptz) > bases[array_position(clusters, j.cluster)];
+    RETURN ARRAY(SELECT format('%s as of %s', c, b) FROM unnest(clusters, bases) x(c, b)) || runs;
+END
+$$;
+
+REVOKE ALL ON FUNCTION @extschema@._checkpoint_runs_read(text, timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@._checkpoint_runs_read(text, timestamptz) TO fairshare_admin, fairshare_reader;
+
+CREATE OR REPLACE PROCEDURE @extschema@.checkpoint_usage(cluster text DEFAULT NULL,
+                                              as_of timestamptz DEFAULT pg_catalog.now(),
+                                              from_jobs boolean DEFAULT false,
+                                              keep_recent integer DEFAULT 3,
+                                              keep_days integer DEFAULT 7)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET enable_mergejoin = off
+SET enable_nestloop = off
+SET jit = off
+AS $$
+DECLARE
+    -- the lock taken before the rows are written (see above)
+    lock_first boolean;
+    -- associations whose usage differs under the lock
+    changed bigint;
+    -- the tree and settings the factors were computed with, and whether
+    -- they were computed before the lock
+    tree_before text;
+    factors_done boolean := false;
+    -- what the rows written before the lock were computed from
+    runs_read text[];
+BEGIN
+    -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
+    PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
+    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    IF checkpoint_usage.as_of > now() THEN
+        RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
+            USING ERRCODE = '22023',
+                  HINT = 'Every job that starts before a checkpoint invalidates it: make it as of now() or earlier.';
+    END IF;
+    IF from_jobs IS NULL OR keep_recent IS NULL OR keep_days IS NULL THEN
+        RAISE EXCEPTION 'checkpoint_usage: from_jobs, keep_recent and keep_days must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Leave them out for their defaults (false, 3, 7).';
+    END IF;
+    IF keep_recent NOT BETWEEN 1 AND 1000 OR keep_days NOT BETWEEN 0 AND 3660 THEN
+        RAISE EXCEPTION 'checkpoint_usage: keep_recent % and keep_days % out of range', keep_recent, keep_days
+            USING ERRCODE = '22023',
+                  HINT = 'keep_recent counts checkpoints to keep (1 to 1000, the new one included), keep_days the days back with one kept each (0 to 3660).';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'checkpoint_usage: cannot run in a % transaction', current_setting('transaction_isolation')
+            USING ERRCODE = '25000',
+                  HINT = 'Call it under READ COMMITTED: it must see every job committed before it takes its lock.';
+    END IF;
+    IF checkpoint_usage.cluster IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = checkpoint_usage.cluster) THEN
+        RAISE EXCEPTION 'checkpoint_usage: cluster "%" does not exist', checkpoint_usage.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+    lock_first := from_jobs
+                  OR EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                              WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+                                AND k.as_of = checkpoint_usage.as_of);
+    IF lock_first THEN
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+    END IF;
+
+    -- A checkpoint at the same instant is replaced: the new one chains
+    -- from the one before it.  The new checkpoints are written marked
+    -- invalid, so that the computation, which reads the valid ones, does
+    -- not start from them, then marked valid; all in this transaction.
+    DELETE FROM @extschema@.usage_checkpoints k
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, invalidated_at, invalidated_by, computed_from)
+    SELECT c.cluster, checkpoint_usage.as_of, now(), 'being computed',
+           (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k
+             WHERE NOT from_jobs AND k.cluster = c.cluster AND k.invalidated_at IS NULL
+               AND k.as_of <= checkpoint_usage.as_of)
+      FROM @extschema@.clusters c
+     WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
+    -- The rows, and (chained, lock taken late) what they were computed
+    -- from, in one statement, so from one snapshot: the runs read and the
+    -- checkpoint chained from (_checkpoint_runs_read).
+    WITH written AS (
+        INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+        SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
+               NULLIF(u.pass_usage, u.raw_usage)
+          FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u
+        RETURNING 1)
+    SELECT CASE WHEN NOT lock_first
+                THEN @extschema@._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) END
+      INTO runs_read;
+    IF NOT lock_first THEN
+        -- the fair-share factors of these rows, before the lock too
+        -- (_checkpoint_factors reads valid checkpoints only: marked valid
+        -- for it, invisible outside this transaction, then marked back), and
+        -- what they were computed from besides the usage: the tree and the
+        -- clusters' settings, fingerprinted before
+        tree_before := @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+
+        LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
+        -- Nothing the rows were computed from changed if, under the lock,
+        -- the same checkpoint is the newest valid one to chain from and the
+        -- runs it reads are the same, column for column: then the rows are
+        -- what the computation under the lock gives, without computing it
+        -- (a change to any other run that counts before that checkpoint
+        -- invalidates it; a change to the partitions, QOS or decay settings
+        -- invalidates every checkpoint of the cluster).
+        IF runs_read IS NOT NULL
+           AND runs_read = @extschema@._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) THEN
+            changed := 0;
+            RAISE DEBUG 'checkpoint_usage: nothing it read changed before the lock; its rows stand';
+        ELSE
+            -- the same computation under the lock, against the rows written
+            SELECT count(*) INTO changed
+              FROM (SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                      FROM @extschema@.usage_checkpoint_rows r
+                     WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                       AND r.as_of = checkpoint_usage.as_of) w
+              FULL JOIN
+                   (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                           NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                      FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+                ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+             WHERE w.cluster IS NULL OR n.cluster IS NULL
+                OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
+            -- the associations that differ (a write committed in between) are
+            -- written again, those alone (the usage computed once more: rare)
+            IF changed > 0 THEN
+                WITH n AS MATERIALIZED (
+                    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
+                           NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
+                      FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+                w AS MATERIALIZED (
+                    SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+                      FROM @extschema@.usage_checkpoint_rows r
+                     WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+                       AND r.as_of = checkpoint_usage.as_of),
+                d AS MATERIALIZED (
+                    SELECT COALESCE(n.cluster, w.cluster) AS cluster, COALESCE(n.account, w.account) AS account,
+                           COALESCE(n.user_name, w.user_name) AS user_name,
+                           w.cluster IS NOT NULL AS written, n.cluster IS NOT NULL AS computed,
+                           n.raw_usage, n.jobs, n.pass_usage
+                      FROM w FULL JOIN n
+                        ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
+                     WHERE w.cluster IS NULL OR n.cluster IS NULL
+                        OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage)),
+                gone AS (
+                    DELETE FROM @extschema@.usage_checkpoint_rows r
+                     USING d
+                     WHERE d.written AND NOT d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                       AND r.account = d.account AND r.user_name = d.user_name),
+                redone AS (
+                    UPDATE @extschema@.usage_checkpoint_rows r
+                       SET raw_usage = d.raw_usage, jobs = d.jobs, pass_usage = d.pass_usage
+                      FROM d
+                     WHERE d.written AND d.computed AND r.cluster = d.cluster AND r.as_of = checkpoint_usage.as_of
+                       AND r.account = d.account AND r.user_name = d.user_name),
+                added AS (
+                    INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+                    SELECT d.cluster, checkpoint_usage.as_of, d.account, d.user_name, d.raw_usage, d.jobs, d.pass_usage
+                      FROM d WHERE NOT d.written)
+                SELECT count(*) INTO changed FROM d;
+            END IF;
+        END IF;
+        -- the checkpoint chained from, as seen under the lock (a write in
+        -- between may have invalidated the one seen before)
+        UPDATE @extschema@.usage_checkpoints k
+           SET computed_from = (SELECT max(x.as_of) FROM @extschema@.usage_checkpoints x
+                                 WHERE x.cluster = k.cluster AND x.invalidated_at IS NULL
+                                   AND x.as_of <= checkpoint_usage.as_of)
+         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+           AND k.as_of = checkpoint_usage.as_of;
+        -- the factors written before the lock hold if neither the usage nor
+        -- the tree changed; otherwise they are dropped, not computed again
+        -- under the lock (writes would wait for them): sprio_at computes the
+        -- tree itself until the next checkpoint (sprio_cache.sql)
+        IF changed > 0
+           OR tree_before IS DISTINCT FROM @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
+            DELETE FROM @extschema@.usage_checkpoint_factors f
+             WHERE (checkpoint_usage.cluster IS NULL OR f.cluster = checkpoint_usage.cluster)
+               AND f.as_of = checkpoint_usage.as_of;
+        END IF;
+        factors_done := true;
+    END IF;
+    UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+     WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+       AND k.as_of = checkpoint_usage.as_of;
+
+    -- prune: invalid ones, and valid ones neither among the keep_recent
+    -- newest nor the newest of a day of the last keep_days
+    DELETE FROM @extschema@.usage_checkpoints k
+     USING (SELECT x.cluster, x.as_of,
+                   x.invalidated_at IS NULL
+                   AND (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL ORDER BY x.as_of DESC)
+                          <= keep_recent
+                        OR (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL,
+                                                            (x.as_of AT TIME ZONE c.timezone)::date
+                                               ORDER BY x.as_of DESC) = 1
+                            AND (x.as_of AT TIME ZONE c.timezone)::date
+                                > (checkpoint_usage.as_of AT TIME ZONE c.timezone)::date - keep_days)) AS kept
+              FROM @extschema@.usage_checkpoints x
+              JOIN @extschema@.clusters c ON c.cluster = x.cluster
+             WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
+     WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
+    -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
+    IF NOT factors_done THEN
+        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+    END IF;
+END
+$$;
+COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
+'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), chained from the newest valid checkpoint before it (from_jobs: from the jobs alone), keeping keep_recent recent checkpoints and one per day for keep_days days; run it every few minutes, like Slurm''s PriorityCalcPeriod.';

@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(56);
+SELECT plan(63);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -248,6 +248,91 @@ SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_check
                     WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:50+00' ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 900::float8, 2::bigint), ('u2', 600, 1)$$,
                   'late lock: its rows, unchanged since 00:40 (no decay, no job)');
+-- ---------------------------------------------------------------------------
+-- Under the lock, the rows stand without computing them again when the
+-- checkpoint chained from is still the newest valid one and the runs read
+-- are unchanged (_checkpoint_runs_read); any other case computes again.
+-- track_functions counts _association_usage's calls in this transaction:
+-- one for the rows, one for the factors (association_tree_at); a second
+-- computation of the rows would be a third.
+-- Cluster tshort, no decay, CPU billing: usage = CPUs × seconds.
+--   u1: job 1, 1 CPU, 00:00-00:10 = 600
+--   u2: job 3, 1 CPU, 00:00-00:05 = 300; job 2, 2 CPUs, running from 00:15
+--   checkpoint at 00:20 from the jobs: u2 300 + 2 × 300 = 900
+--   at 00:30, nothing written in between: u2 300 + 2 × 900 = 2100
+--   at 00:40, job 2 ends at 00:35 in between (after 00:30: the checkpoint
+--   at 00:30 stays valid, the run read changed): u2 300 + 2 × 1200 = 2700,
+--   not 300 + 2 × 1500 = 3300 as the rows written before would say
+--   at 00:50, job 3's end moves to 00:08 in between (before every
+--   checkpoint: all invalid): u2 480 + 2400 = 2880, from the jobs alone
+-- ---------------------------------------------------------------------------
+INSERT INTO fairshare.clusters (cluster, decay_half_life) VALUES ('tshort', '0');
+INSERT INTO fairshare.partitions (cluster, partition, billing_weights, cores_per_node, mem_per_node_mb)
+VALUES ('tshort', 'p', 'CPU=1', 4, 8000);
+INSERT INTO fairshare.accounts (cluster, account, parent_account, shares)
+VALUES ('tshort', 'root', NULL, 1), ('tshort', 'a', 'root', 1);
+INSERT INTO fairshare.account_users (cluster, account, user_name) VALUES ('tshort', 'a', 'u1'), ('tshort', 'a', 'u2');
+INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+VALUES ('tshort', '1', 'u1', 'a', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:00+00', '2026-03-01 00:10+00', 1),
+       ('tshort', '3', 'u2', 'a', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:00+00', '2026-03-01 00:05+00', 1),
+       ('tshort', '2', 'u2', 'a', 'p', 'RUNNING', '2026-03-01 00:15+00', '2026-03-01 00:15+00', NULL, 2);
+CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:20+00');
+SET LOCAL track_functions = 'pl';
+CREATE TEMP TABLE usage_calls AS
+SELECT COALESCE((SELECT calls FROM pg_stat_xact_user_functions
+                  WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure), 0) AS n;
+CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:30+00');
+SELECT is((SELECT calls FROM pg_stat_xact_user_functions
+            WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure)
+          - (SELECT n FROM usage_calls), 2::bigint,
+          'under the lock, nothing changed: the usage computed once for the rows, once for the factors');
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
+                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:30+00' ORDER BY user_name$$,
+                  $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2100, 2)$$,
+                  'the rows at 00:30 (u2 300 + 2 × 900 = 2100)');
+CREATE FUNCTION public.late_end() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+    UPDATE fairshare.jobs SET state = 'COMPLETED', end_time = '2026-03-01 00:35+00'
+     WHERE cluster = 'tshort' AND job_id = '2' AND end_time IS NULL;
+    RETURN NULL;
+END $f$;
+CREATE TRIGGER late_end AFTER INSERT ON fairshare.usage_checkpoint_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION public.late_end();
+UPDATE usage_calls SET n = (SELECT calls FROM pg_stat_xact_user_functions
+                             WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure);
+CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:40+00');
+DROP TRIGGER late_end ON fairshare.usage_checkpoint_rows;
+SELECT cmp_ok((SELECT calls FROM pg_stat_xact_user_functions
+                WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure)
+              - (SELECT n FROM usage_calls), '>', 2::bigint,
+              'under the lock, a run read has ended in between: the usage computed again');
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
+                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
+                  $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2700, 2)$$,
+                  'the rows at 00:40 hold the end written in between (u2 300 + 2 × 1200 = 2700)');
+SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.usage_checkpoints
+                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:40+00'$$,
+                  $$VALUES (true, '2026-03-01 00:30+00'::timestamptz)$$,
+                  'the checkpoint at 00:40 is valid, chained from the one at 00:30');
+CREATE FUNCTION public.late_old() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+    UPDATE fairshare.jobs SET end_time = '2026-03-01 00:08+00'
+     WHERE cluster = 'tshort' AND job_id = '3' AND end_time <> '2026-03-01 00:08+00';
+    RETURN NULL;
+END $f$;
+CREATE TRIGGER late_old AFTER INSERT ON fairshare.usage_checkpoint_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION public.late_old();
+CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:50+00');
+DROP TRIGGER late_old ON fairshare.usage_checkpoint_rows;
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
+                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:50+00' ORDER BY user_name$$,
+                  $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2880, 2)$$,
+                  'a run before every checkpoint changed in between: the rows at 00:50 from the jobs (u2 480 + 2400 = 2880)');
+SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.usage_checkpoints
+                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:50+00'$$,
+                  $$VALUES (true, NULL::timestamptz)$$,
+                  'the checkpoint at 00:50 is valid, computed from the jobs alone (every earlier one invalid)');
+
 SELECT is((SELECT p.proconfig FROM pg_catalog.pg_proc p
             WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz, boolean, integer, integer)'::regprocedure),
           ARRAY['search_path=pg_catalog, pg_temp', 'enable_mergejoin=off', 'enable_nestloop=off', 'jit=off'],
