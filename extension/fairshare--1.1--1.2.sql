@@ -10640,3 +10640,312 @@ END
 $$;
 COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, integer, integer) IS
 'Store every association''s decayed usage as of an instant (default now()) for one cluster or all (NULL), chained from the newest valid checkpoint before it (from_jobs: from the jobs alone), keeping keep_recent recent checkpoints and one per day for keep_days days; run it every few minutes, like Slurm''s PriorityCalcPeriod.';
+
+-- ===========================================================================
+-- import: the partition shapes of _import_resolve computed only when
+-- partitions may be created (issue 18 measurements; import.sql)
+-- ===========================================================================
+CREATE OR REPLACE FUNCTION @extschema@._import_resolve(create_missing boolean,
+    OUT created_accounts bigint, OUT created_users bigint, OUT created_partitions bigint)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    created_accounts := 0; created_users := 0; created_partitions := 0;
+    -- one scan of the work table; the rest works on these few rows.  The
+    -- shapes a created partition needs are computed only when partitions
+    -- may be created: in numeric, per job, they were most of this scan
+    -- (0.38 s of 10^5 lines, against 0.07 s without them)
+    IF to_regclass('pg_temp._fs_import_assoc') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_assoc; END IF;
+    CREATE TEMP TABLE _fs_import_assoc AS
+    SELECT w.cluster, w.account, w.user_name, w.partition,
+           max(w.nodes) FILTER (WHERE create_missing) AS nodes,
+           max(ceil(w.cpus::numeric / GREATEST(w.nodes, 1))) FILTER (WHERE create_missing) AS cpus_per_node,
+           max(ceil(w.mem_mb::numeric / GREATEST(w.nodes, 1))) FILTER (WHERE create_missing) AS mem_per_node,
+           max(ceil(w.gpus::numeric / GREATEST(w.nodes, 1))) FILTER (WHERE create_missing) AS gpus_per_node
+      FROM pg_temp._fs_import_jobs w
+     WHERE w.kind = 'job'
+     GROUP BY 1, 2, 3, 4;
+
+    -- clusters: never created, they carry the centre's policy parameters
+    -- (the known ones read first: the statements below change work tables)
+    IF to_regclass('pg_temp._fs_import_clusters') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_clusters; END IF;
+    CREATE TEMP TABLE _fs_import_clusters AS SELECT c.cluster FROM @extschema@.clusters c;
+    DELETE FROM _fs_import_assoc a
+     WHERE NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_clusters c WHERE c.cluster = a.cluster);
+    IF FOUND THEN
+        UPDATE pg_temp._fs_import_jobs w
+           SET kind = 'reject', sqlstate = '23503',
+               reason = format('cluster %s is not in fairshare.clusters', quote_literal(w.cluster))
+         WHERE w.kind = 'job'
+           AND NOT EXISTS (SELECT 1 FROM pg_temp._fs_import_clusters c WHERE c.cluster = w.cluster);
+    END IF;
+    DROP TABLE pg_temp._fs_import_clusters;
+
+    IF create_missing THEN
+        INSERT INTO @extschema@.partitions (cluster, partition, nodes, cores_per_node, mem_per_node_mb, gpus_per_node)
+        SELECT a.cluster, a.partition, GREATEST(max(a.nodes), 1),
+               GREATEST(max(a.cpus_per_node), 1)::integer, GREATEST(max(a.mem_per_node), 1)::bigint,
+               GREATEST(max(a.gpus_per_node), 0)::integer
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                            WHERE p.cluster = a.cluster AND p.partition = a.partition)
+         GROUP BY a.cluster, a.partition;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_partitions := n;
+
+        -- root first: every other account hangs under it
+        INSERT INTO @extschema@.accounts (cluster, account, parent_account, shares)
+        SELECT DISTINCT a.cluster, 'root', NULL::text, 1
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.accounts x WHERE x.cluster = a.cluster AND x.account = 'root');
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_accounts := n;
+        INSERT INTO @extschema@.accounts (cluster, account, parent_account, shares)
+        SELECT DISTINCT a.cluster, a.account, 'root', 1
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.accounts x WHERE x.cluster = a.cluster AND x.account = a.account);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_accounts := created_accounts + n;
+
+        INSERT INTO @extschema@.account_users (cluster, account, user_name, shares)
+        SELECT DISTINCT a.cluster, a.account, a.user_name, 1
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.account_users u
+                            WHERE u.cluster = a.cluster AND u.account = a.account AND u.user_name = a.user_name);
+        GET DIAGNOSTICS n = ROW_COUNT;
+        created_users := n;
+    ELSE
+        -- the first thing missing, in the order partition, account, user
+        IF to_regclass('pg_temp._fs_import_missing') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_missing; END IF;
+        CREATE TEMP TABLE _fs_import_missing AS
+        SELECT a.cluster, a.account, a.user_name, a.partition,
+               CASE
+                 WHEN NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                                   WHERE p.cluster = a.cluster AND p.partition = a.partition)
+                   THEN format('partition %s is not in fairshare.partitions for cluster %s',
+                               quote_literal(a.partition), quote_literal(a.cluster))
+                 WHEN NOT EXISTS (SELECT 1 FROM @extschema@.accounts x
+                                   WHERE x.cluster = a.cluster AND x.account = a.account)
+                   THEN format('account %s is not in fairshare.accounts for cluster %s',
+                               quote_literal(a.account), quote_literal(a.cluster))
+                 ELSE format('user %s has no association with account %s on cluster %s (fairshare.account_users)',
+                             quote_literal(a.user_name), quote_literal(a.account), quote_literal(a.cluster))
+               END AS reason
+          FROM _fs_import_assoc a
+         WHERE NOT EXISTS (SELECT 1 FROM @extschema@.partitions p
+                            WHERE p.cluster = a.cluster AND p.partition = a.partition)
+            OR NOT EXISTS (SELECT 1 FROM @extschema@.account_users u
+                            WHERE u.cluster = a.cluster AND u.account = a.account AND u.user_name = a.user_name);
+        IF EXISTS (SELECT 1 FROM _fs_import_missing) THEN
+            UPDATE pg_temp._fs_import_jobs w
+               SET kind = 'reject', sqlstate = '23503', reason = m.reason
+              FROM _fs_import_missing m
+             WHERE w.kind = 'job' AND w.cluster = m.cluster AND w.account = m.account
+               AND w.user_name = m.user_name AND w.partition = m.partition;
+        END IF;
+        DROP TABLE _fs_import_missing;
+    END IF;
+    DROP TABLE _fs_import_assoc;
+END
+$$;
+
+-- ===========================================================================
+-- sshare_at at 10^7 jobs (issue 18: sshare from a checkpoint under 1 s):
+-- TRESRunMins summed per association in columns, the accounts' ancestors of
+-- the running accounts only, the TRESRunMins join on one text key in the C
+-- collation, and _association_usage without merge joins (sshare.sql,
+-- usage_views.sql)
+-- ===========================================================================
+CREATE OR REPLACE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+#variable_conflict use_column
+DECLARE
+    -- the accounts with jobs running at as_of, then each with its
+    -- ancestors (itself included), read by queries of their own: on a
+    -- Citus cluster a recursive query cannot read the distributed jobs,
+    -- and a SQL function reading jobs cannot be planned inside
+    -- my_sshare_at (docs/citus.md).  Only the accounts that run: every
+    -- account of 25,000 with its ancestors was 0.29 s at 10^7 jobs.
+    run_cluster text[];
+    run_account text[];
+    anc_cluster text[];
+    anc_account text[];
+    anc_ancestor text[];
+BEGIN
+    SELECT COALESCE(pg_catalog.array_agg(x.cluster), '{}'), COALESCE(pg_catalog.array_agg(x.account), '{}')
+      INTO run_cluster, run_account
+      FROM (SELECT DISTINCT j.cluster, j.account
+              FROM @extschema@.jobs j
+             WHERE j.start_time OPERATOR(pg_catalog.<) _tres_run_mins_at.as_of
+               AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
+               AND j.time_limit IS NOT NULL) x;
+    WITH RECURSIVE anc AS (
+        SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
+          FROM @extschema@.accounts a
+          JOIN ROWS FROM (pg_catalog.unnest(run_cluster), pg_catalog.unnest(run_account)) AS r (cluster, account)
+            ON a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account
+        UNION ALL
+        SELECT x.cluster, x.account, p.account, p.parent_account
+          FROM anc x
+          JOIN @extschema@.accounts p
+            ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
+    )
+    SELECT COALESCE(pg_catalog.array_agg(x.cluster), '{}'), COALESCE(pg_catalog.array_agg(x.account), '{}'),
+           COALESCE(pg_catalog.array_agg(x.ancestor), '{}')
+      INTO anc_cluster, anc_account, anc_ancestor
+      FROM anc x;
+    -- One row per association with the seconds left of each TRES summed
+    -- in columns, and the text built at the end: a row per TRES (nine per
+    -- association), grouped and joined by text keys, was 2 to 3 s of
+    -- sshare_at's 4.4 s at 10^7 jobs (11,000 associations with running
+    -- jobs).  energy, fs/disk, vmem and pages are always 0 (no job
+    -- requests them here); gres/gpu only where a partition has GPUs.
+    RETURN QUERY
+    WITH names AS (
+        SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+               EXISTS (SELECT FROM @extschema@.partitions p
+                        WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster
+                          AND p.gpus_per_node OPERATOR(pg_catalog.>) 0) AS has_gpu
+          FROM @extschema@.clusters c
+         WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), running AS (
+        -- the jobs running at as_of and the seconds left of their time limit
+        SELECT j.cluster, j.account, j.user_name, j.tres, j.cpus, j.mem_mb, j.nodes, j.gpus,
+               GREATEST(0::bigint,
+                        pg_catalog.floor(pg_catalog.date_part('epoch', j.time_limit))::bigint
+                        OPERATOR(pg_catalog.-) GREATEST(0::bigint, pg_catalog.floor(pg_catalog.date_part('epoch',
+                            CASE WHEN n.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'
+                                 THEN @extschema@.slurm_last_pass(_tres_run_mins_at.as_of, n.priority_calc_period,
+                                                                  n.priority_last_decay)
+                                 ELSE _tres_run_mins_at.as_of END
+                            OPERATOR(pg_catalog.-) j.start_time))::bigint)) AS secs_left
+          FROM @extschema@.jobs j
+          JOIN names n ON n.cluster OPERATOR(pg_catalog.=) j.cluster
+         WHERE j.start_time OPERATOR(pg_catalog.<) _tres_run_mins_at.as_of
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
+           AND j.time_limit IS NOT NULL
+    ), user_secs AS MATERIALIZED (
+        SELECT r.cluster, r.account, r.user_name,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*) r.cpus::bigint) AS cpu,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'mem')::bigint, r.mem_mb)) AS mem,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'node')::bigint, r.nodes::bigint)) AS node,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'billing')::bigint, 0::bigint)) AS billing,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'gres/gpu')::bigint, r.gpus::bigint)) AS gpu
+          FROM running r
+         GROUP BY r.cluster, r.account, r.user_name
+    ), anc AS (
+        SELECT x.cluster, x.account, x.ancestor
+          FROM ROWS FROM (pg_catalog.unnest(anc_cluster), pg_catalog.unnest(anc_account),
+                          pg_catalog.unnest(anc_ancestor)) AS x (cluster, account, ancestor)
+    ), secs AS (
+        SELECT u.cluster, u.account, u.user_name, u.cpu, u.mem, u.node, u.billing, u.gpu FROM user_secs u
+        UNION ALL
+        SELECT u.cluster, x.ancestor, NULL::text, pg_catalog.sum(u.cpu), pg_catalog.sum(u.mem),
+               pg_catalog.sum(u.node), pg_catalog.sum(u.billing), pg_catalog.sum(u.gpu)
+          FROM user_secs u
+          JOIN anc x ON x.cluster OPERATOR(pg_catalog.=) u.cluster AND x.account OPERATOR(pg_catalog.=) u.account
+         GROUP BY u.cluster, x.ancestor
+        UNION ALL
+        -- for every cluster the line of the others (account NULL): every TRES 0
+        SELECT n.cluster, NULL::text, NULL::text, 0, 0, 0, 0, 0 FROM names n
+    )
+    -- whole minutes, truncated: sshare divides integers
+    SELECT v.cluster, v.account, v.user_name,
+           'cpu=' OPERATOR(pg_catalog.||) pg_catalog.div(v.cpu, 60)::text
+           OPERATOR(pg_catalog.||) ',mem=' OPERATOR(pg_catalog.||) pg_catalog.div(v.mem, 60)::text
+           OPERATOR(pg_catalog.||) ',energy=0,node=' OPERATOR(pg_catalog.||) pg_catalog.div(v.node, 60)::text
+           OPERATOR(pg_catalog.||) ',billing=' OPERATOR(pg_catalog.||) pg_catalog.div(v.billing, 60)::text
+           OPERATOR(pg_catalog.||) ',fs/disk=0,vmem=0,pages=0'
+           OPERATOR(pg_catalog.||) CASE WHEN n.has_gpu
+                                        THEN ',gres/gpu=' OPERATOR(pg_catalog.||) pg_catalog.div(v.gpu, 60)::text
+                                        ELSE '' END
+      FROM secs v
+      JOIN names n ON n.cluster OPERATOR(pg_catalog.=) v.cluster
+     WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION @extschema@.sshare_at(as_of timestamptz)
+RETURNS TABLE (cluster text, account text, user_name text, parent text, depth integer,
+               tree_order bigint, algorithm text,
+               raw_shares integer, norm_shares float8, raw_usage float8, raw_usage_int bigint,
+               norm_usage float8, effectv_usage float8, fairshare float8, level_fs float8,
+               fs_rank bigint, grp_tres_mins text, tres_run_mins text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH r AS (
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+               @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   -- a subquery, not a join: a join with clusters would leave
+                   -- the planner guessing 1/200 of the rows (docs/performance.md)
+                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
+                   t.raw_usage)
+                 OVER (PARTITION BY t.cluster) AS f
+          FROM @extschema@.association_tree_at(sshare_at.as_of) t
+         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), run AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins,
+               -- the join key below: the lengths make it one-to-one
+               pg_catalog.length(m.cluster)::text OPERATOR(pg_catalog.||) ','
+               OPERATOR(pg_catalog.||) pg_catalog.length(m.account)::text OPERATOR(pg_catalog.||) ':'
+               OPERATOR(pg_catalog.||) m.cluster OPERATOR(pg_catalog.||) m.account
+               OPERATOR(pg_catalog.||) COALESCE(m.user_name, '') AS k
+          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
+    )
+    SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
+           -- sshare: RawShares empty for the root, "parent" for NULL shares
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE r.shares END,
+           (r.f).norm_shares,
+           (r.f).raw_usage,
+           pg_catalog.trunc((r.f).raw_usage)::bigint,
+           -- sshare leaves the root's NormUsage empty
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE (r.f).norm_usage END,
+           (r.f).effectv_usage,
+           (r.f).fairshare,
+           (r.f).level_fs,
+           (r.f).fs_rank,
+           -- GrpTRESMins: the association's limit as it is now (limits
+           -- keep no history), in sshare's order
+           @extschema@._grp_tres_mins_text(CASE WHEN r.user_name IS NULL
+               THEN (SELECT a.grp_tres_mins FROM @extschema@.accounts a
+                      WHERE a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account)
+               ELSE (SELECT u.grp_tres_mins FROM @extschema@.account_users u
+                      WHERE u.cluster OPERATOR(pg_catalog.=) r.cluster AND u.account OPERATOR(pg_catalog.=) r.account
+                        AND u.user_name OPERATOR(pg_catalog.=) r.user_name) END),
+           COALESCE(m.tres_run_mins, z.tres_run_mins)
+      FROM r
+      -- one key for the three names (COALESCE, not IS NOT DISTINCT FROM,
+      -- so that it hashes and sorts).  With three equalities the planner
+      -- still merged on the cluster alone, the input being sorted by
+      -- cluster for the window, and filtered the rest: with one cluster,
+      -- 10^5 associations against 11,000 running lines ran for minutes at
+      -- 10^7 jobs (docs/performance.md).  The key is one text, the names
+      -- prefixed by the lengths of the first two (no user is named ''),
+      -- compared in the C collation: the planner sorts both sides for a
+      -- merge join, and sorting 10^5 arrays of names in the database's
+      -- collation was 0.4 s of sshare_at's 1.2 s at 10^7 jobs.
+      LEFT JOIN run m
+        ON m.k COLLATE "C"
+           OPERATOR(pg_catalog.=)
+           (pg_catalog.length(r.cluster)::text OPERATOR(pg_catalog.||) ','
+            OPERATOR(pg_catalog.||) pg_catalog.length(r.account)::text OPERATOR(pg_catalog.||) ':'
+            OPERATOR(pg_catalog.||) r.cluster OPERATOR(pg_catalog.||) r.account
+            OPERATOR(pg_catalog.||) COALESCE(r.user_name, '')) COLLATE "C"
+      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
+     WHERE @extschema@._check_as_of(sshare_at.as_of);
+END;
+
+ALTER FUNCTION @extschema@._association_usage(timestamptz, boolean, text) SET enable_mergejoin = off;

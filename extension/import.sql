@@ -263,14 +263,17 @@ DECLARE
     n bigint;
 BEGIN
     created_accounts := 0; created_users := 0; created_partitions := 0;
-    -- one scan of the work table; the rest works on these few rows
+    -- one scan of the work table; the rest works on these few rows.  The
+    -- shapes a created partition needs are computed only when partitions
+    -- may be created: in numeric, per job, they were most of this scan
+    -- (0.38 s of 10^5 lines, against 0.07 s without them)
     IF to_regclass('pg_temp._fs_import_assoc') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_assoc; END IF;
     CREATE TEMP TABLE _fs_import_assoc AS
     SELECT w.cluster, w.account, w.user_name, w.partition,
-           max(w.nodes) AS nodes,
-           max(ceil(w.cpus::numeric / GREATEST(w.nodes, 1))) AS cpus_per_node,
-           max(ceil(w.mem_mb::numeric / GREATEST(w.nodes, 1))) AS mem_per_node,
-           max(ceil(w.gpus::numeric / GREATEST(w.nodes, 1))) AS gpus_per_node
+           max(w.nodes) FILTER (WHERE create_missing) AS nodes,
+           max(ceil(w.cpus::numeric / GREATEST(w.nodes, 1))) FILTER (WHERE create_missing) AS cpus_per_node,
+           max(ceil(w.mem_mb::numeric / GREATEST(w.nodes, 1))) FILTER (WHERE create_missing) AS mem_per_node,
+           max(ceil(w.gpus::numeric / GREATEST(w.nodes, 1))) FILTER (WHERE create_missing) AS gpus_per_node
       FROM pg_temp._fs_import_jobs w
      WHERE w.kind = 'job'
      GROUP BY 1, 2, 3, 4;

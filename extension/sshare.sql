@@ -98,17 +98,30 @@ SET plan_cache_mode = force_custom_plan
 AS $$
 #variable_conflict use_column
 DECLARE
-    -- every account with each of its ancestors (itself included), read by
-    -- a query of its own: on a Citus cluster a recursive query cannot read
-    -- the distributed jobs, and a SQL function reading jobs cannot be
-    -- planned inside my_sshare_at (docs/citus.md)
+    -- the accounts with jobs running at as_of, then each with its
+    -- ancestors (itself included), read by queries of their own: on a
+    -- Citus cluster a recursive query cannot read the distributed jobs,
+    -- and a SQL function reading jobs cannot be planned inside
+    -- my_sshare_at (docs/citus.md).  Only the accounts that run: every
+    -- account of 25,000 with its ancestors was 0.29 s at 10^7 jobs.
+    run_cluster text[];
+    run_account text[];
     anc_cluster text[];
     anc_account text[];
     anc_ancestor text[];
 BEGIN
+    SELECT COALESCE(pg_catalog.array_agg(x.cluster), '{}'), COALESCE(pg_catalog.array_agg(x.account), '{}')
+      INTO run_cluster, run_account
+      FROM (SELECT DISTINCT j.cluster, j.account
+              FROM @extschema@.jobs j
+             WHERE j.start_time OPERATOR(pg_catalog.<) _tres_run_mins_at.as_of
+               AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
+               AND j.time_limit IS NOT NULL) x;
     WITH RECURSIVE anc AS (
         SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
           FROM @extschema@.accounts a
+          JOIN ROWS FROM (pg_catalog.unnest(run_cluster), pg_catalog.unnest(run_account)) AS r (cluster, account)
+            ON a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account
         UNION ALL
         SELECT x.cluster, x.account, p.account, p.parent_account
           FROM anc x
@@ -119,19 +132,23 @@ BEGIN
            COALESCE(pg_catalog.array_agg(x.ancestor), '{}')
       INTO anc_cluster, anc_account, anc_ancestor
       FROM anc x;
+    -- One row per association with the seconds left of each TRES summed
+    -- in columns, and the text built at the end: a row per TRES (nine per
+    -- association), grouped and joined by text keys, was 2 to 3 s of
+    -- sshare_at's 4.4 s at 10^7 jobs (11,000 associations with running
+    -- jobs).  energy, fs/disk, vmem and pages are always 0 (no job
+    -- requests them here); gres/gpu only where a partition has GPUs.
     RETURN QUERY
     WITH names AS (
         SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
-               ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages']
-               OPERATOR(pg_catalog.||) CASE WHEN EXISTS (
-                   SELECT FROM @extschema@.partitions p
-                    WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster AND p.gpus_per_node OPERATOR(pg_catalog.>) 0)
-                 THEN ARRAY['gres/gpu'] ELSE '{}'::text[] END AS tres
+               EXISTS (SELECT FROM @extschema@.partitions p
+                        WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster
+                          AND p.gpus_per_node OPERATOR(pg_catalog.>) 0) AS has_gpu
           FROM @extschema@.clusters c
          WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     ), running AS (
         -- the jobs running at as_of and the seconds left of their time limit
-        SELECT j.cluster, j.account, j.user_name, j.tres, j.cpus, j.mem_mb, j.nodes, j.gpus, n.tres AS names,
+        SELECT j.cluster, j.account, j.user_name, j.tres, j.cpus, j.mem_mb, j.nodes, j.gpus,
                GREATEST(0::bigint,
                         pg_catalog.floor(pg_catalog.date_part('epoch', j.time_limit))::bigint
                         OPERATOR(pg_catalog.-) GREATEST(0::bigint, pg_catalog.floor(pg_catalog.date_part('epoch',
@@ -145,51 +162,48 @@ BEGIN
          WHERE j.start_time OPERATOR(pg_catalog.<) _tres_run_mins_at.as_of
            AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) _tres_run_mins_at.as_of
            AND j.time_limit IS NOT NULL
-    ), user_secs AS (
-        SELECT r.cluster, r.account, r.user_name, x.i,
-               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*) CASE x.t
-                   WHEN 'cpu' THEN r.cpus::bigint
-                   WHEN 'mem' THEN COALESCE(@extschema@.tres_count(r.tres, 'mem')::bigint, r.mem_mb)
-                   WHEN 'node' THEN COALESCE(@extschema@.tres_count(r.tres, 'node')::bigint, r.nodes::bigint)
-                   WHEN 'billing' THEN COALESCE(@extschema@.tres_count(r.tres, 'billing')::bigint, 0::bigint)
-                   WHEN 'gres/gpu' THEN COALESCE(@extschema@.tres_count(r.tres, 'gres/gpu')::bigint, r.gpus::bigint)
-                   ELSE 0::bigint END) AS secs
+    ), user_secs AS MATERIALIZED (
+        SELECT r.cluster, r.account, r.user_name,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*) r.cpus::bigint) AS cpu,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'mem')::bigint, r.mem_mb)) AS mem,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'node')::bigint, r.nodes::bigint)) AS node,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'billing')::bigint, 0::bigint)) AS billing,
+               pg_catalog.sum(r.secs_left OPERATOR(pg_catalog.*)
+                              COALESCE(@extschema@.tres_count(r.tres, 'gres/gpu')::bigint, r.gpus::bigint)) AS gpu
           FROM running r
-         CROSS JOIN LATERAL pg_catalog.unnest(r.names) WITH ORDINALITY x(t, i)
-         GROUP BY r.cluster, r.account, r.user_name, x.i
+         GROUP BY r.cluster, r.account, r.user_name
     ), anc AS (
         SELECT x.cluster, x.account, x.ancestor
           FROM ROWS FROM (pg_catalog.unnest(anc_cluster), pg_catalog.unnest(anc_account),
                           pg_catalog.unnest(anc_ancestor)) AS x (cluster, account, ancestor)
     ), secs AS (
-        SELECT u.cluster, u.account, u.user_name, u.i, u.secs FROM user_secs u
+        SELECT u.cluster, u.account, u.user_name, u.cpu, u.mem, u.node, u.billing, u.gpu FROM user_secs u
         UNION ALL
-        SELECT u.cluster, x.ancestor, NULL::text, u.i, pg_catalog.sum(u.secs)
+        SELECT u.cluster, x.ancestor, NULL::text, pg_catalog.sum(u.cpu), pg_catalog.sum(u.mem),
+               pg_catalog.sum(u.node), pg_catalog.sum(u.billing), pg_catalog.sum(u.gpu)
           FROM user_secs u
           JOIN anc x ON x.cluster OPERATOR(pg_catalog.=) u.cluster AND x.account OPERATOR(pg_catalog.=) u.account
-         GROUP BY u.cluster, x.ancestor, u.i
-    ), assocs AS (
-        -- the associations with running jobs, and for every cluster the
-        -- line of the others (account NULL): every TRES 0
-        SELECT DISTINCT v.cluster, v.account, v.user_name FROM secs v
+         GROUP BY u.cluster, x.ancestor
         UNION ALL
-        SELECT n.cluster, NULL::text, NULL::text FROM names n
+        -- for every cluster the line of the others (account NULL): every TRES 0
+        SELECT n.cluster, NULL::text, NULL::text, 0, 0, 0, 0, 0 FROM names n
     )
-    SELECT s.cluster, s.account, s.user_name,
-           -- whole minutes, truncated: sshare divides integers
-           pg_catalog.string_agg(x.t OPERATOR(pg_catalog.||) '='
-                                 OPERATOR(pg_catalog.||) pg_catalog.div(COALESCE(v.secs, 0), 60)::text,
-                                 ',' ORDER BY x.i)
-      FROM assocs s
-      JOIN names n ON n.cluster OPERATOR(pg_catalog.=) s.cluster
-     CROSS JOIN LATERAL pg_catalog.unnest(n.tres) WITH ORDINALITY x(t, i)
-      -- user_name NULL is an account's line: COALESCE with '' (no user is
-      -- named '') keeps the join hashable, where IS NOT DISTINCT FROM is not
-      LEFT JOIN secs v ON v.cluster OPERATOR(pg_catalog.=) s.cluster AND v.account OPERATOR(pg_catalog.=) s.account
-                      AND COALESCE(v.user_name, '') OPERATOR(pg_catalog.=) COALESCE(s.user_name, '')
-                      AND v.i OPERATOR(pg_catalog.=) x.i
-     WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of)
-     GROUP BY s.cluster, s.account, s.user_name;
+    -- whole minutes, truncated: sshare divides integers
+    SELECT v.cluster, v.account, v.user_name,
+           'cpu=' OPERATOR(pg_catalog.||) pg_catalog.div(v.cpu, 60)::text
+           OPERATOR(pg_catalog.||) ',mem=' OPERATOR(pg_catalog.||) pg_catalog.div(v.mem, 60)::text
+           OPERATOR(pg_catalog.||) ',energy=0,node=' OPERATOR(pg_catalog.||) pg_catalog.div(v.node, 60)::text
+           OPERATOR(pg_catalog.||) ',billing=' OPERATOR(pg_catalog.||) pg_catalog.div(v.billing, 60)::text
+           OPERATOR(pg_catalog.||) ',fs/disk=0,vmem=0,pages=0'
+           OPERATOR(pg_catalog.||) CASE WHEN n.has_gpu
+                                        THEN ',gres/gpu=' OPERATOR(pg_catalog.||) pg_catalog.div(v.gpu, 60)::text
+                                        ELSE '' END
+      FROM secs v
+      JOIN names n ON n.cluster OPERATOR(pg_catalog.=) v.cluster
+     WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of);
 END
 $$;
 COMMENT ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) IS
@@ -216,7 +230,12 @@ BEGIN ATOMIC
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     ), run AS MATERIALIZED (
-        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins,
+               -- the join key below: the lengths make it one-to-one
+               pg_catalog.length(m.cluster)::text OPERATOR(pg_catalog.||) ','
+               OPERATOR(pg_catalog.||) pg_catalog.length(m.account)::text OPERATOR(pg_catalog.||) ':'
+               OPERATOR(pg_catalog.||) m.cluster OPERATOR(pg_catalog.||) m.account
+               OPERATOR(pg_catalog.||) COALESCE(m.user_name, '') AS k
           FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
@@ -241,16 +260,23 @@ BEGIN ATOMIC
                         AND u.user_name OPERATOR(pg_catalog.=) r.user_name) END),
            COALESCE(m.tres_run_mins, z.tres_run_mins)
       FROM r
-      -- one key, the three names as an array (COALESCE, not IS NOT
-      -- DISTINCT FROM, so that it hashes and sorts).  With three equalities
-      -- the planner still merged on the cluster alone, the input being
-      -- sorted by cluster for the window, and filtered the rest: with one
-      -- cluster, 10^5 associations against 11,000 running lines ran for
-      -- minutes at 10^7 jobs (docs/performance.md).  No association's
-      -- account is NULL, so the array's NULL-equals-NULL never matches.
+      -- one key for the three names (COALESCE, not IS NOT DISTINCT FROM,
+      -- so that it hashes and sorts).  With three equalities the planner
+      -- still merged on the cluster alone, the input being sorted by
+      -- cluster for the window, and filtered the rest: with one cluster,
+      -- 10^5 associations against 11,000 running lines ran for minutes at
+      -- 10^7 jobs (docs/performance.md).  The key is one text, the names
+      -- prefixed by the lengths of the first two (no user is named ''),
+      -- compared in the C collation: the planner sorts both sides for a
+      -- merge join, and sorting 10^5 arrays of names in the database's
+      -- collation was 0.4 s of sshare_at's 1.2 s at 10^7 jobs.
       LEFT JOIN run m
-        ON ARRAY[m.cluster, m.account, COALESCE(m.user_name, '')]
-           OPERATOR(pg_catalog.=) ARRAY[r.cluster, r.account, COALESCE(r.user_name, '')]
+        ON m.k COLLATE "C"
+           OPERATOR(pg_catalog.=)
+           (pg_catalog.length(r.cluster)::text OPERATOR(pg_catalog.||) ','
+            OPERATOR(pg_catalog.||) pg_catalog.length(r.account)::text OPERATOR(pg_catalog.||) ':'
+            OPERATOR(pg_catalog.||) r.cluster OPERATOR(pg_catalog.||) r.account
+            OPERATOR(pg_catalog.||) COALESCE(r.user_name, '')) COLLATE "C"
       LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;

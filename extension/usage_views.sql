@@ -217,6 +217,10 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 -- joined after (association_usage_at): one scan of the job table
 -- (parallel, hash-aggregated) instead of one index probe per association,
 -- which reads a large table in random order (docs/performance.md).
+-- No merge joins: the checkpoint's rows (every association) and the
+-- associations that ran since are joined by hash; a merge join sorted the
+-- 75,001 rows by their names, in the database's collation (0.19 s of the
+-- function's 0.49 s at 10^7 jobs, against 0.23 s in all without).
 -- PL/pgSQL plans each call with its values (force_custom_plan): the
 -- checkpoints, resets and pass clusters found decide which branches run (a
 -- branch whose condition is false is dropped from the plan), and the
@@ -226,6 +230,7 @@ RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, job
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = force_custom_plan
+SET enable_mergejoin = off
 AS $$
 DECLARE
     -- the clusters starting from a checkpoint, its instant T0, where its
