@@ -10387,7 +10387,9 @@ END;
 -- cluster for NULL), as text, to compare before and under its lock: per
 -- cluster the newest valid checkpoint at or before as_of, which it chains
 -- from, then every run it reads (started by as_of, and running or ended
--- after that checkpoint), whole, in key order.  NULL when a cluster has no
+-- after that checkpoint) as the usage reads it: its association, start,
+-- end and billing (job_billing), so that a write of anything else (a
+-- state, a priority, a nice) leaves the rows standing.  NULL when a cluster has no
 -- checkpoint to chain from (every run is read: no shortcut).  A few
 -- thousand runs in 5 minutes at 10^7: one range scan of jobs_end_idx.
 CREATE FUNCTION @extschema@._checkpoint_runs_read(cluster text, as_of timestamptz)
@@ -10415,8 +10417,10 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT min(b) INTO oldest FROM unnest(bases) b;
-    SELECT COALESCE(array_agg(j::text ORDER BY j.cluster, j.job_id, j.submit_time), '{}') INTO runs
-      FROM @extschema@.jobs j
+    SELECT COALESCE(array_agg(ROW(j.cluster, j.job_id, j.account, j.user_name, j.start_time, j.end_time,
+                                  j.billing)::text
+                              ORDER BY j.cluster, j.job_id, j.start_time, j.end_time, j.billing), '{}') INTO runs
+      FROM @extschema@.job_billing j
      WHERE j.start_time IS NOT NULL AND j.start_time <= _checkpoint_runs_read.as_of
        AND COALESCE(j.end_time, 'infinity'::timestamptz) > oldest
        AND j.cluster = ANY (clusters)
@@ -10530,7 +10534,8 @@ BEGIN
         LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
         -- Nothing the rows were computed from changed if, under the lock,
         -- the same checkpoint is the newest valid one to chain from and the
-        -- runs it reads are the same, column for column: then the rows are
+        -- runs it reads are the same as the usage reads them (association,
+        -- start, end, billing): then the rows are
         -- what the computation under the lock gives, without computing it
         -- (a change to any other run that counts before that checkpoint
         -- invalidates it; a change to the partitions, QOS or decay settings

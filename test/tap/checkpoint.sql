@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(63);
+SELECT plan(65);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -260,8 +260,10 @@ SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_check
 --   u2: job 3, 1 CPU, 00:00-00:05 = 300; job 2, 2 CPUs, running from 00:15
 --   checkpoint at 00:20 from the jobs: u2 300 + 2 × 300 = 900
 --   at 00:30, nothing written in between: u2 300 + 2 × 900 = 2100
---   at 00:40, job 2 ends at 00:35 in between (after 00:30: the checkpoint
---   at 00:30 stays valid, the run read changed): u2 300 + 2 × 1200 = 2700,
+--   at 00:35, only job 2's nice written in between: the rows stand,
+--   u2 300 + 2 × 1200 = 2700
+--   at 00:40, job 2 ends at 00:35 in between (not before 00:35: the
+--   checkpoint at 00:35 stays valid, the run read changed): u2 300 + 2 × 1200 = 2700,
 --   not 300 + 2 × 1500 = 3300 as the rows written before would say
 --   at 00:50, job 3's end moves to 00:08 in between (before every
 --   checkpoint: all invalid): u2 480 + 2400 = 2880, from the jobs alone
@@ -290,6 +292,27 @@ SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_check
                     WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:30+00' ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2100, 2)$$,
                   'the rows at 00:30 (u2 300 + 2 × 900 = 2100)');
+-- at 00:35, only job 2's nice written in between: not something the usage
+-- reads, so the rows stand (u2 300 + 2 × 1200 = 2700)
+CREATE FUNCTION public.late_nice() RETURNS trigger LANGUAGE plpgsql AS $f$
+BEGIN
+    UPDATE fairshare.jobs SET nice = 10 WHERE cluster = 'tshort' AND job_id = '2' AND nice IS DISTINCT FROM 10;
+    RETURN NULL;
+END $f$;
+CREATE TRIGGER late_nice AFTER INSERT ON fairshare.usage_checkpoint_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION public.late_nice();
+UPDATE usage_calls SET n = (SELECT calls FROM pg_stat_xact_user_functions
+                             WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure);
+CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:35+00');
+DROP TRIGGER late_nice ON fairshare.usage_checkpoint_rows;
+SELECT is((SELECT calls FROM pg_stat_xact_user_functions
+            WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure)
+          - (SELECT n FROM usage_calls), 2::bigint,
+          'under the lock, only a nice written in between: the rows stand (usage computed once for them)');
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
+                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:35+00' ORDER BY user_name$$,
+                  $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2700, 2)$$,
+                  'the rows at 00:35 (u2 300 + 2 × 1200 = 2700)');
 CREATE FUNCTION public.late_end() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
     UPDATE fairshare.jobs SET state = 'COMPLETED', end_time = '2026-03-01 00:35+00'
@@ -312,8 +335,8 @@ SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_check
                   'the rows at 00:40 hold the end written in between (u2 300 + 2 × 1200 = 2700)');
 SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.usage_checkpoints
                     WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:40+00'$$,
-                  $$VALUES (true, '2026-03-01 00:30+00'::timestamptz)$$,
-                  'the checkpoint at 00:40 is valid, chained from the one at 00:30');
+                  $$VALUES (true, '2026-03-01 00:35+00'::timestamptz)$$,
+                  'the checkpoint at 00:40 is valid, chained from the one at 00:35');
 CREATE FUNCTION public.late_old() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
     UPDATE fairshare.jobs SET end_time = '2026-03-01 00:08+00'
