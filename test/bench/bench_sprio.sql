@@ -7,7 +7,10 @@
 -- is sshare_at from the same checkpoint, interleaved with it: the
 -- difference is sprio's own work on the pending jobs.  Target (docs/performance.md):
 -- under 2 s.  Also measured: the checkpoint itself (the periodic cost, each
--- round rolled back), and sprio from the jobs alone (no checkpoint).
+-- round rolled back), sprio from the jobs alone (no checkpoint), and sprio
+-- as slurmctld answers it: decay_mode 'slurm_passes', a checkpoint at the
+-- last pass, and sprio_at inside the pass, which joins the pending jobs with
+-- the fair-share factors that checkpoint cached (docs/priority.md).
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 SELECT count(*) AS n_pending FROM fairshare.jobs WHERE state = 'PENDING' \gset
@@ -35,3 +38,32 @@ DELETE FROM fairshare.usage_checkpoints;
 SELECT bench.measure(format('sprio_at: %s pending jobs, no checkpoint (every job read)', :n_pending),
   $q$SELECT * FROM fairshare.sprio_at(bench.as_of())$q$, 1);
 \o
+
+-- As slurmctld answers sprio: its decay passes every PriorityCalcPeriod
+-- (decay_mode 'slurm_passes', a pass at the benchmark instant), a checkpoint
+-- at that pass, and sprio_at 150 s later, inside the pass, from the factors
+-- the checkpoint cached.  The baseline is sshare_at at the same instant: the
+-- tree that sprio_at computes when no cached factors hold.  sprio -l's
+-- columns (the target), then every column (with the explanation text).
+-- The cluster is put back afterwards, without checkpoints, as above.
+UPDATE fairshare.clusters SET decay_mode = 'slurm_passes', priority_last_decay = bench.as_of()
+ WHERE cluster = 'bench';
+CALL fairshare.checkpoint_usage('bench', bench.as_of());
+DO $$
+BEGIN
+    IF (SELECT count(*) FROM fairshare._sprio_cached_checkpoints(bench.as_of() + interval '150 seconds')) <> 1 THEN
+        RAISE EXCEPTION 'bench_sprio: the checkpoint''s cached factors do not hold 150 s after the pass';
+    END IF;
+END $$;
+\o /dev/null
+SELECT bench.compare(format('sprio_at, sprio -l''s columns: %s pending jobs, factors cached at slurmctld''s last pass', :n_pending),
+  $q$SELECT job_id, partition, user_name, priority, age, fairshare, job_size, partition_prio, qos_prio, nice
+       FROM fairshare.sprio_at(bench.as_of() + interval '150 seconds')$q$,
+  'sshare_at at the same instant (the tree without the cached factors)',
+  $q$SELECT * FROM fairshare.sshare_at(bench.as_of() + interval '150 seconds')$q$,
+  :reps, 1000, NULL, '< 1 s');
+SELECT bench.measure(format('sprio_at, every column: %s pending jobs, factors cached at slurmctld''s last pass', :n_pending),
+  $q$SELECT * FROM fairshare.sprio_at(bench.as_of() + interval '150 seconds')$q$, :reps);
+\o
+UPDATE fairshare.clusters SET decay_mode = 'exact', priority_last_decay = NULL WHERE cluster = 'bench';
+DELETE FROM fairshare.usage_checkpoints;
