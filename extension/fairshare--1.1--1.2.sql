@@ -10760,9 +10760,9 @@ $$;
 -- ===========================================================================
 -- sshare_at at 10^7 jobs (issue 18: sshare from a checkpoint under 1 s):
 -- TRESRunMins summed per association in columns, the accounts' ancestors of
--- the running accounts only, the TRESRunMins join on one text key in the C
--- collation, and _association_usage without merge joins (sshare.sql,
--- usage_views.sql)
+-- the running accounts only, the TRESRunMins lines and the GrpTRESMins
+-- limits joined below the tree's window on the three names, and
+-- _association_usage without merge joins (sshare.sql, usage_views.sql)
 -- ===========================================================================
 CREATE OR REPLACE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
@@ -10889,8 +10889,22 @@ RETURNS TABLE (cluster text, account text, user_name text, parent text, depth in
                fs_rank bigint, grp_tres_mins text, tres_run_mins text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH r AS (
+    WITH lim AS (
+        -- GrpTRESMins: the association's limit as it is now (limits keep no
+        -- history); an account's line has user_name '' here
+        SELECT a.cluster, a.account, ''::text AS user_name, a.grp_tres_mins
+          FROM @extschema@.accounts a
+         WHERE a.grp_tres_mins IS NOT NULL
+        UNION ALL
+        SELECT u.cluster, u.account, u.user_name, u.grp_tres_mins
+          FROM @extschema@.account_users u
+         WHERE u.grp_tres_mins IS NOT NULL
+    ), run AS MATERIALIZED (
+        SELECT m.cluster, m.account, COALESCE(m.user_name, '') AS user_name, m.tres_run_mins
+          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
+    ), r AS (
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+               g.grp_tres_mins, m.tres_run_mins,
                @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
@@ -10900,15 +10914,20 @@ BEGIN ATOMIC
                    t.raw_usage)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
+          -- The limits and the TRESRunMins lines are joined here, below the
+          -- window, on the three names: the rows are not sorted yet, so the
+          -- planner sorts or hashes them on all three.  Joined above the
+          -- window, whose rows come out sorted by cluster, it merged on the
+          -- cluster alone and filtered the other names pair by pair (minutes
+          -- at 10^7 jobs); and a lookup of the limits per line was a fifth
+          -- of sshare_at's time there (docs/performance.md).
+          LEFT JOIN lim g
+            ON g.cluster OPERATOR(pg_catalog.=) t.cluster AND g.account OPERATOR(pg_catalog.=) t.account
+           AND g.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
+          LEFT JOIN run m
+            ON m.cluster OPERATOR(pg_catalog.=) t.cluster AND m.account OPERATOR(pg_catalog.=) t.account
+           AND m.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
-    ), run AS MATERIALIZED (
-        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins,
-               -- the join key below: the lengths make it one-to-one
-               pg_catalog.length(m.cluster)::text OPERATOR(pg_catalog.||) ','
-               OPERATOR(pg_catalog.||) pg_catalog.length(m.account)::text OPERATOR(pg_catalog.||) ':'
-               OPERATOR(pg_catalog.||) m.cluster OPERATOR(pg_catalog.||) m.account
-               OPERATOR(pg_catalog.||) COALESCE(m.user_name, '') AS k
-          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
@@ -10922,33 +10941,12 @@ BEGIN ATOMIC
            (r.f).fairshare,
            (r.f).level_fs,
            (r.f).fs_rank,
-           -- GrpTRESMins: the association's limit as it is now (limits
-           -- keep no history), in sshare's order
-           @extschema@._grp_tres_mins_text(CASE WHEN r.user_name IS NULL
-               THEN (SELECT a.grp_tres_mins FROM @extschema@.accounts a
-                      WHERE a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account)
-               ELSE (SELECT u.grp_tres_mins FROM @extschema@.account_users u
-                      WHERE u.cluster OPERATOR(pg_catalog.=) r.cluster AND u.account OPERATOR(pg_catalog.=) r.account
-                        AND u.user_name OPERATOR(pg_catalog.=) r.user_name) END),
-           COALESCE(m.tres_run_mins, z.tres_run_mins)
+           -- in sshare's order
+           @extschema@._grp_tres_mins_text(r.grp_tres_mins),
+           -- an association without running jobs: its cluster's line of
+           -- zeros (account NULL)
+           COALESCE(r.tres_run_mins, z.tres_run_mins)
       FROM r
-      -- one key for the three names (COALESCE, not IS NOT DISTINCT FROM,
-      -- so that it hashes and sorts).  With three equalities the planner
-      -- still merged on the cluster alone, the input being sorted by
-      -- cluster for the window, and filtered the rest: with one cluster,
-      -- 10^5 associations against 11,000 running lines ran for minutes at
-      -- 10^7 jobs (docs/performance.md).  The key is one text, the names
-      -- prefixed by the lengths of the first two (no user is named ''),
-      -- compared in the C collation: the planner sorts both sides for a
-      -- merge join, and sorting 10^5 arrays of names in the database's
-      -- collation was 0.4 s of sshare_at's 1.2 s at 10^7 jobs.
-      LEFT JOIN run m
-        ON m.k COLLATE "C"
-           OPERATOR(pg_catalog.=)
-           (pg_catalog.length(r.cluster)::text OPERATOR(pg_catalog.||) ','
-            OPERATOR(pg_catalog.||) pg_catalog.length(r.account)::text OPERATOR(pg_catalog.||) ':'
-            OPERATOR(pg_catalog.||) r.cluster OPERATOR(pg_catalog.||) r.account
-            OPERATOR(pg_catalog.||) COALESCE(r.user_name, '')) COLLATE "C"
       LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@._check_as_of(sshare_at.as_of);
 END;
