@@ -10952,3 +10952,25 @@ BEGIN ATOMIC
 END;
 
 ALTER FUNCTION @extschema@._association_usage(timestamptz, boolean, text) SET enable_mergejoin = off;
+
+-- ===========================================================================
+-- PL/pgSQL functions without JIT (security.sql says why)
+-- ===========================================================================
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN
+        SELECT p.oid::pg_catalog.regprocedure AS routine
+          FROM pg_catalog.pg_proc p
+          JOIN pg_catalog.pg_language l ON l.oid OPERATOR(pg_catalog.=) p.prolang
+          JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+         WHERE n.nspname OPERATOR(pg_catalog.=) '@extschema@'
+           AND l.lanname OPERATOR(pg_catalog.=) 'plpgsql'
+           AND p.prokind OPERATOR(pg_catalog.=) 'f'
+         ORDER BY p.oid
+    LOOP
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SET jit = off', r.routine);
+    END LOOP;
+END
+$$;

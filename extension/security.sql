@@ -405,3 +405,39 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- ---------------------------------------------------------------------------
+-- Every PL/pgSQL function of the extension runs with jit = off.
+--
+-- PostgreSQL compiles a query with LLVM when its estimated cost is above
+-- jit_above_cost (and inlines and optimises it above 500,000), and JIT is on
+-- in a stock server.  The queries inside these routines read functions and
+-- trees whose row counts the planner can only guess, so their estimates are
+-- far above what they cost, and compiling them took longer than running
+-- them: at 10^7 jobs with jit on, sprio_at took 17 s instead of 4.3 s and
+-- sshare_at 7.6 s instead of 1.8 s (docs/performance.md#jit).  A SQL function
+-- that PostgreSQL inlines into the calling query is left alone (a SET clause
+-- would keep it from being inlined): that query follows the session's
+-- setting.  So is a procedure: one with a SET clause cannot commit
+-- (maintain_partitions and retain_jobs do), and their heavy queries run in
+-- the functions they call.  Run last, so that it sees every function; an
+-- upgrade script that adds functions runs it again.
+-- ---------------------------------------------------------------------------
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN
+        SELECT p.oid::pg_catalog.regprocedure AS routine
+          FROM pg_catalog.pg_proc p
+          JOIN pg_catalog.pg_language l ON l.oid OPERATOR(pg_catalog.=) p.prolang
+          JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
+         WHERE n.nspname OPERATOR(pg_catalog.=) '@extschema@'
+           AND l.lanname OPERATOR(pg_catalog.=) 'plpgsql'
+           AND p.prokind OPERATOR(pg_catalog.=) 'f'
+         ORDER BY p.oid
+    LOOP
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SET jit = off', r.routine);
+    END LOOP;
+END
+$$;

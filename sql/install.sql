@@ -36,6 +36,16 @@ SELECT p.oid::regprocedure AS definer_without_search_path
  WHERE p.pronamespace = 'fairshare'::regnamespace AND p.prosecdef
    AND NOT coalesce(p.proconfig::text LIKE '%search_path=%', false);
 
+-- every PL/pgSQL function runs with jit = off (security.sql says why):
+-- none without it; procedures cannot (a SET clause forbids their COMMIT)
+SELECT p.oid::regprocedure AS plpgsql_function_with_jit
+  FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+ WHERE p.pronamespace = 'fairshare'::regnamespace AND l.lanname = 'plpgsql' AND p.prokind = 'f'
+   AND NOT coalesce('jit=off' = ANY (p.proconfig), false);
+SELECT count(*) > 90 AS many_plpgsql_functions_checked
+  FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+ WHERE p.pronamespace = 'fairshare'::regnamespace AND l.lanname = 'plpgsql' AND p.prokind = 'f';
+
 -- For the other suites: err(sql) runs a statement and returns its SQLSTATE
 -- and message (or 'no error'), so expected files show the code of every
 -- rejected input without line numbers of C files.

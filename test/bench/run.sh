@@ -21,7 +21,9 @@
 # median of the per-round ratios, the target, and whether it is met.
 # Two settings differ from PostgreSQL's defaults: work_mem = 64MB (the
 # aggregates over 10^5 associations spill to disk at 4MB) and jit = off (on
-# these queries JIT compilation costs 0.3 to 1.6 s and never pays back).
+# these queries JIT compilation costs 0.3 to 1.6 s and never pays back; the
+# extension's PL/pgSQL functions run without it in any session, and
+# bench_jit.sql measures what a session with JIT on still pays).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scale=${BENCH_SCALE:-1}
