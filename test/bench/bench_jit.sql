@@ -11,21 +11,11 @@
 SET client_min_messages = warning;
 CALL fairshare.checkpoint_usage('bench', bench.as_of() - interval '10 minutes');
 \o /dev/null
-SELECT bench.compare('JIT on: sprio_at (checkpoint 10 min before)',
-  $q$SELECT * FROM fairshare.sprio_at(bench.as_of())$q$,
-  'JIT off', $q$SELECT * FROM fairshare.sprio_at(bench.as_of())$q$,
-  :reps, NULL, 1.1, NULL, 'jit=on', 'jit=off');
-SELECT bench.compare('JIT on: sshare_at (checkpoint 10 min before)',
-  $q$SELECT * FROM fairshare.sshare_at(bench.as_of())$q$,
-  'JIT off', $q$SELECT * FROM fairshare.sshare_at(bench.as_of())$q$,
-  :reps, NULL, 1.1, NULL, 'jit=on', 'jit=off');
-SELECT bench.compare('JIT on: association_usage_at (checkpoint 10 min before)',
-  $q$SELECT * FROM fairshare.association_usage_at(bench.as_of())$q$,
-  'JIT off', $q$SELECT * FROM fairshare.association_usage_at(bench.as_of())$q$,
-  :reps, NULL, 1.1, NULL, 'jit=on', 'jit=off');
-SELECT bench.compare('JIT on: r_wlm_usage_at',
-  $q$SELECT * FROM fairshare.r_wlm_usage_at(bench.as_of())$q$,
-  'JIT off', $q$SELECT * FROM fairshare.r_wlm_usage_at(bench.as_of())$q$,
-  :reps, NULL, 1.1, NULL, 'jit=on', 'jit=off');
+SELECT bench.compare('JIT on: ' || v.name, v.q, 'JIT off', v.q, :reps, NULL, 1.1, NULL, 'jit=on', 'jit=off')
+  FROM (VALUES
+    ('sprio_at (checkpoint 10 min before)', $q$SELECT * FROM fairshare.sprio_at(bench.as_of())$q$),
+    ('sshare_at (checkpoint 10 min before)', $q$SELECT * FROM fairshare.sshare_at(bench.as_of())$q$),
+    ('association_usage_at (checkpoint 10 min before)', $q$SELECT * FROM fairshare.association_usage_at(bench.as_of())$q$),
+    ('r_wlm_usage_at', $q$SELECT * FROM fairshare.r_wlm_usage_at(bench.as_of())$q$)) v (name, q);
 \o
 DELETE FROM fairshare.usage_checkpoints;
