@@ -467,9 +467,14 @@ $$;
 -- after that checkpoint) as the usage reads it: its association, start,
 -- end and billing (job_billing), so that a write of anything else (a
 -- state, a priority, a nice) leaves the rows standing.  NULL when a cluster has no
--- checkpoint to chain from (every run is read: no shortcut).  A few
+-- checkpoint to chain from (every run is read: no shortcut), and NULL
+-- past max_runs runs: a checkpoint chained from one months or years back
+-- reads millions, whose text outgrows PostgreSQL's 1 GB array (at 3×10^7
+-- runs, chained from a checkpoint two years back, it failed); it then
+-- computes again under its lock, as it did before this shortcut.  A few
 -- thousand runs in 5 minutes at 10^7: one range scan of jobs_end_idx.
-CREATE FUNCTION @extschema@._checkpoint_runs_read(cluster text, as_of timestamptz)
+CREATE FUNCTION @extschema@._checkpoint_runs_read(cluster text, as_of timestamptz,
+                                                     max_runs integer DEFAULT 250000)
 RETURNS text[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -479,7 +484,12 @@ DECLARE
     bases timestamptz[];
     oldest timestamptz;
     runs text[];
+    n bigint;
 BEGIN
+    IF max_runs IS NULL OR max_runs < 0 THEN
+        RAISE EXCEPTION '_checkpoint_runs_read: max_runs must be 0 or more, not %', max_runs
+            USING ERRCODE = '22023', HINT = 'Pass the most runs to compare, or leave the default.';
+    END IF;
     SELECT array_agg(c.cluster ORDER BY c.cluster),
            array_agg((SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k
                        WHERE k.cluster = c.cluster AND k.invalidated_at IS NULL
@@ -494,14 +504,20 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT min(b) INTO oldest FROM unnest(bases) b;
-    SELECT COALESCE(array_agg(ROW(j.cluster, j.job_id, j.account, j.user_name, j.start_time, j.end_time,
-                                  j.billing)::text
-                              ORDER BY j.cluster, j.job_id, j.start_time, j.end_time, j.billing), '{}') INTO runs
-      FROM @extschema@.job_billing j
-     WHERE j.start_time IS NOT NULL AND j.start_time <= _checkpoint_runs_read.as_of
-       AND COALESCE(j.end_time, 'infinity'::timestamptz) > oldest
-       AND j.cluster = ANY (clusters)
-       AND COALESCE(j.end_time, 'infinity'::timestamptz) > bases[array_position(clusters, j.cluster)];
+    SELECT COALESCE(array_agg(r.t ORDER BY r.cluster, r.job_id, r.start_time, r.end_time, r.billing), '{}'),
+           count(*)
+      INTO runs, n
+      FROM (SELECT j.cluster, j.job_id, j.start_time, j.end_time, j.billing,
+                   ROW(j.cluster, j.job_id, j.account, j.user_name, j.start_time, j.end_time, j.billing)::text AS t
+              FROM @extschema@.job_billing j
+             WHERE j.start_time IS NOT NULL AND j.start_time <= _checkpoint_runs_read.as_of
+               AND COALESCE(j.end_time, 'infinity'::timestamptz) > oldest
+               AND j.cluster = ANY (clusters)
+               AND COALESCE(j.end_time, 'infinity'::timestamptz) > bases[array_position(clusters, j.cluster)]
+             LIMIT max_runs::bigint + 1) r;
+    IF n > max_runs THEN
+        RETURN NULL;
+    END IF;
     RETURN ARRAY(SELECT format('%s as of %s', c, b) FROM unnest(clusters, bases) x(c, b)) || runs;
 END
 $$;

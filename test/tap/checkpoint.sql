@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(65);
+SELECT plan(68);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -292,6 +292,21 @@ SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_check
                     WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:30+00' ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2100, 2)$$,
                   'the rows at 00:30 (u2 300 + 2 × 900 = 2100)');
+-- what is compared, as of 00:25: the checkpoint at 00:20 it chains from,
+-- then the runs started by 00:25 that run or end after 00:20: job 2 only
+-- (jobs 1 and 3 ended at 00:10 and 00:05).  Past max_runs it is NULL, and
+-- the checkpoint then computes again under its lock (the 00:50 case below
+-- shows that path); a chain over years of runs would otherwise outgrow
+-- PostgreSQL's 1 GB array.
+SELECT is(fairshare._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', 1),
+          ARRAY['tshort as of 2026-03-01 00:20:00+00',
+                '(tshort,2,a,u2,"2026-03-01 00:15:00+00",,2)'],
+          'runs read as of 00:25, max_runs 1: the checkpoint at 00:20 and job 2 (2 CPUs, running)');
+SELECT is(fairshare._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', 0), NULL,
+          'the same past max_runs (0 runs allowed, 1 read): NULL, no shortcut');
+SELECT throws_ok($$SELECT fairshare._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', -1)$$, '22023',
+                 '_checkpoint_runs_read: max_runs must be 0 or more, not -1',
+                 'a negative max_runs is refused');
 -- at 00:35, only job 2's nice written in between: not something the usage
 -- reads, so the rows stand (u2 300 + 2 × 1200 = 2700)
 CREATE FUNCTION public.late_nice() RETURNS trigger LANGUAGE plpgsql AS $f$
