@@ -10,13 +10,20 @@ MODULE_big = fairshare
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
 
 # The install script of the current version is assembled from one SQL piece per
-# policy area, in dependency order.  Released versions' scripts and upgrade
-# scripts are kept verbatim as extension/fairshare--A.sql / --A--B.sql.
+# policy area, in dependency order.  Released versions' scripts are kept
+# verbatim as extension/fairshare--A.sql, and so are the upgrade scripts up to
+# the last release (--A--B.sql).  The upgrade from the last release to the
+# current version is built: the hand-written data-change file
+# extension/updates/A--B.sql (tables, types, indexes, data, drops), then every
+# function, procedure, aggregate, view, trigger, comment and grant of the
+# pieces, re-created (tools/sql_code.pl; CONTRIBUTING.md#upgrades).
 SQL_ORDER  = head billing decay model limits usage_views fair_tree pbs metacentrum \
              priority sshare sprio sprio_cache genci rwth import nice history citus reports \
              efficiency statements slurmdbd security
 SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
-DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql
+UPDATES    = $(wildcard extension/updates/*--$(EXTVERSION).sql)
+UPGRADES_built = $(patsubst extension/updates/%.sql,extension/$(EXTENSION)--%.sql,$(UPDATES))
+DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql $(UPGRADES_built)
 DATA       = $(filter-out $(DATA_built),$(wildcard extension/$(EXTENSION)--*.sql))
 
 # pg_regress: `install` first (it creates the extension), then every suite.
@@ -33,8 +40,13 @@ include $(PGXS)
 # every C file includes the shared header
 $(OBJS): extension/fairshare.h
 
-$(DATA_built): $(SQL_PIECES) $(EXTENSION).control
+extension/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PIECES) $(EXTENSION).control
 	cat $(SQL_PIECES) > $@
+
+$(UPGRADES_built): extension/$(EXTENSION)--%.sql: extension/updates/%.sql $(SQL_PIECES) tools/sql_code.pl $(EXTENSION).control
+	{ printf '%s\n' '-- built by the Makefile from $< and the pieces (tools/sql_code.pl): do not edit' \
+	    '\echo Use "ALTER EXTENSION $(EXTENSION) UPDATE TO '"'"'$(EXTVERSION)'"'"'" to load this file. \quit' ''; \
+	  cat $<; perl tools/sql_code.pl $(SQL_PIECES); } > $@.tmp && mv $@.tmp $@
 
 PG_PROVE ?= pg_prove
 PGTAP_TESTS = $(sort $(wildcard test/tap/*.sql))

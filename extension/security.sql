@@ -37,7 +37,10 @@
 -- must belong to a superuser, nobody else may create objects in it, and it
 -- must hold nothing but this extension's objects.  Nothing the pieces above
 -- created has run yet (no rows, no calls), so refusing here, which rolls the
--- whole script back, is in time.
+-- whole script back, is in time.  An update does not run it again: by then
+-- the schema holds the partitions and other objects the extension made at
+-- run time.
+-- @once
 DO $$
 DECLARE
     ext oid;
@@ -397,8 +400,11 @@ BEGIN
         -- the administrator see every row
         IF r.per_user THEN
             EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', r.name);
+            EXECUTE pg_catalog.format('DROP POLICY IF EXISTS fairshare_reader_all ON %s', r.name);
             EXECUTE pg_catalog.format('CREATE POLICY fairshare_reader_all ON %s FOR SELECT TO fairshare_reader USING (true)', r.name);
+            EXECUTE pg_catalog.format('DROP POLICY IF EXISTS fairshare_admin_all ON %s', r.name);
             EXECUTE pg_catalog.format('CREATE POLICY fairshare_admin_all ON %s FOR ALL TO fairshare_admin USING (true) WITH CHECK (true)', r.name);
+            EXECUTE pg_catalog.format('DROP POLICY IF EXISTS fairshare_user_own ON %s', r.name);
             EXECUTE pg_catalog.format('CREATE POLICY fairshare_user_own ON %s FOR SELECT TO fairshare_user '
                                       'USING (user_name OPERATOR(pg_catalog.=) CURRENT_USER::text)', r.name);
         END IF;

@@ -10,7 +10,7 @@
 # Runs inside the test cluster (test/cluster.sh test); prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-previous=${FAIRSHARE_PREVIOUS_VERSIONS:-1.0 1.1}
+previous=${FAIRSHARE_PREVIOUS_VERSIONS:-1.0 1.1 1.2}
 cur=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" fairshare.control)
 up=fs_upgrade_old fresh=fs_upgrade_new copy=fs_upgrade_copy
 dbs="$up $fresh $copy"
