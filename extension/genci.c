@@ -20,8 +20,8 @@
  *                             the mid-term regulation
  *
  * They answer exactly what the rules' SQL arithmetic answers, to the last
- * bit and to the error (sql/genci_c.sql compares them with that arithmetic
- * over a grid of inputs):
+ * bit and to the error (sql/genci_reference.sql compares them with that
+ * arithmetic, written in PL/pgSQL, over a grid of inputs):
  *   - hours are float8, combined with utils/float.h's float8_mul,
  *     float8_div ... in the order the rules write them: the same overflow
  *     and underflow errors (22003) as the SQL operators;
