@@ -21,7 +21,7 @@
 # citations are mapped in docs/citations.md); nor is this script, which
 # holds the patterns it looks for.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 # the tracked files, or every file when this is not a git checkout (a
 # tarball): build products and test output left out

@@ -68,7 +68,7 @@ timed() {
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 minimum() { sort -g | head -1; }
 
-base=() ; stage=() ; imp=() ; total=()
+base=() ; stage=() ; total=()
 for i in $(seq "$runs"); do
   psql -X -q -d "$db" -c 'TRUNCATE plain' -c 'TRUNCATE fairshare.jobs' -c 'VACUUM ANALYZE fairshare.jobs' >/dev/null
   b=$(timed <<SQL

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# port_<node> variables come from the ports file each node is written to
+# shellcheck disable=SC2154
 # The Citus suite (TAP): the same centre on a single server and on a Citus
 # cluster of a coordinator and two workers, every report compared row for
 # row; the plans' shape; what Citus cannot do refused clearly.  Runs against
@@ -15,7 +17,7 @@
 #          distributed tables through Citus; the GENCI regulation run on
 #          both; each table compared by digest, each report row by row
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 : "${CITUS_DIR:?set CITUS_DIR to the directory test/citus/cluster.sh start made}"
 . test/citus/lib.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/fairshare-citus-test.XXXXXX")
