@@ -30,7 +30,7 @@ SELECT is_procedure('fairshare', 'checkpoint_usage',
 SELECT is((SELECT p.pronargdefaults::int FROM pg_catalog.pg_proc p
             WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz, boolean, integer, integer)'::regprocedure),
           5, 'cluster defaults to NULL (every cluster), as_of to now(), from_jobs to false, keep_recent to 3, keep_days to 7');
-SELECT volatility_is('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'], 'stable',
+SELECT volatility_is('fairshare_internal', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'], 'stable',
                      '_association_usage is STABLE (it reads tables)');
 SELECT is((SELECT p.proparallel FROM pg_catalog.pg_proc p
             WHERE p.oid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure),
@@ -65,7 +65,7 @@ SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timest
                           'fairshare_reader', ARRAY[]::text[], 'reader: no checkpoint_usage');
 SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone', 'boolean', 'integer', 'integer'],
                           'fairshare_user', ARRAY[]::text[], 'user: no checkpoint_usage');
-SELECT function_privs_are('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'],
+SELECT function_privs_are('fairshare_internal', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'],
                           'fairshare_user', ARRAY['EXECUTE'], 'user: _association_usage, as association_usage_at');
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_admin', ARRAY['DELETE', 'INSERT', 'SELECT', 'UPDATE']);
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_reader', ARRAY['SELECT']);

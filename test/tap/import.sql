@@ -24,7 +24,7 @@ SELECT volatility_is('fairshare', 'import_sacct', ARRAY['text', 'text', 'boolean
                      'import_sacct is VOLATILE (it writes)');
 SELECT volatility_is('fairshare', 'import_pbs', ARRAY['text', 'text', 'text', 'boolean', 'boolean', 'text'], 'volatile',
                      'import_pbs is VOLATILE (it writes)');
-SELECT volatility_is('fairshare', '_sacct_line', ARRAY['text', 'text', 'text', 'text'], 'volatile',
+SELECT volatility_is('fairshare_internal', '_sacct_line', ARRAY['text', 'text', 'text', 'text'], 'volatile',
                      '_sacct_line is VOLATILE (a step''s kind depends on the line before it)');
 SELECT function_returns('fairshare', 'import_stage', ARRAY['text'], 'regclass', 'import_stage returns the table');
 SELECT has_table('fairshare', 'imports', 'the import log');

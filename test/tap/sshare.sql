@@ -11,16 +11,16 @@ SELECT plan(17);
 -- _sshare_tree: sshare's tree columns from one build of the tree
 -- (docs/design.md#window-functions).
 -- API shape: a WINDOW function, IMMUTABLE, not STRICT, PARALLEL SAFE.
-SELECT has_function('fairshare', '_sshare_tree',
+SELECT has_function('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
        'fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening) exists');
-SELECT function_returns('fairshare', '_sshare_tree',
+SELECT function_returns('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
        'fairshare_internal._sshare_tree_row', 'it returns a _sshare_tree_row');
-SELECT volatility_is('fairshare', '_sshare_tree',
+SELECT volatility_is('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
        'immutable', 'it is IMMUTABLE');
-SELECT isnt_strict('fairshare', '_sshare_tree',
+SELECT isnt_strict('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
        'it is not STRICT (NULL parent_id and shares mean something)');
 SELECT is((SELECT p.prokind::text || p.proparallel::text FROM pg_proc p
