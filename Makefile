@@ -51,6 +51,18 @@ $(UPGRADES_built): extension/$(EXTENSION)--%.sql: extension/updates/%.sql $(SQL_
 PG_PROVE ?= pg_prove
 PGTAP_TESTS = $(sort $(wildcard test/tap/*.sql))
 
+# The C layout (.clang-format, .editorconfig; CONTRIBUTING.md#layout):
+# `make indent` rewrites extension/*.c and *.h in place, `make indent-check`
+# lists what it would change and fails if anything.
+CLANG_FORMAT ?= clang-format
+C_SOURCES = $(sort $(wildcard extension/*.c extension/*.h))
+.PHONY: indent indent-check
+indent:
+	$(CLANG_FORMAT) --style=file -i $(C_SOURCES)
+indent-check:
+	@status=0; for f in $(C_SOURCES); do \
+	  $(CLANG_FORMAT) --style=file "$$f" | diff -u "$$f" - || status=1; done; exit $$status
+
 .PHONY: prove_installcheck test demo bench
 prove_installcheck:
 	$(PG_PROVE) --verbose --failures $(PGTAP_TESTS)

@@ -262,7 +262,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.regulation_notifications
 -- ledger entry effective on or before as_of, except the take-backs the
 -- regulation itself made on as_of (so that the same day evaluates the same
 -- way before and after it was applied).
-CREATE FUNCTION @extschema@._genci_net_before(allocation_id bigint, as_of date)
+CREATE FUNCTION @extschema@_internal._genci_net_before(allocation_id bigint, as_of date)
 RETURNS float8 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT a.hours OPERATOR(pg_catalog.+) COALESCE(pg_catalog.sum(
@@ -294,7 +294,7 @@ END;
 -- (at most 2.2 × 10^9) below 10^31.  The net is summed only once the
 -- entries are known to be within the bound.  used is the allocation's
 -- consumption on as_of (allocation_consumption).
-CREATE FUNCTION @extschema@._genci_refusal(allocation_id bigint, as_of date, used float8,
+CREATE FUNCTION @extschema@_internal._genci_refusal(allocation_id bigint, as_of date, used float8,
                                            OUT net float8, OUT why text)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -312,7 +312,7 @@ BEGIN
     IF why IS NOT NULL THEN
         RETURN;
     END IF;
-    net := @extschema@._genci_net_before(allocation_id, as_of);
+    net := @extschema@_internal._genci_net_before(allocation_id, as_of);
     IF net < 0 THEN
         why := format('its take-backs exceed what it was granted: the net allocation is %s hours', net);
     ELSIF used >= 1e15 THEN
@@ -326,7 +326,7 @@ $$;
 
 -- The row of an allocation _genci_refusal refused, in genci_report_at: a
 -- WARNING naming the allocation and why, and the status 'error'.
-CREATE FUNCTION @extschema@._genci_report_error(allocation_id bigint, cluster text, account text, why text)
+CREATE FUNCTION @extschema@_internal._genci_report_error(allocation_id bigint, cluster text, account text, why text)
 RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -341,7 +341,7 @@ $$;
 -- period for the monthly regime (the status is reviewed every month; hours
 -- are only taken from month 3 on), the first days of months 5 and 6 for the
 -- mid-term regime.
-CREATE FUNCTION @extschema@._genci_check_days(period_start date, period_end date, regime text, variant text)
+CREATE FUNCTION @extschema@_internal._genci_check_days(period_start date, period_end date, regime text, variant text)
 RETURNS TABLE (rule text, check_day date)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -414,12 +414,12 @@ BEGIN
                   LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
                  WHERE al.policy = 'genci'
                 OFFSET 0) u
-         CROSS JOIN LATERAL @extschema@._genci_refusal(u.allocation_id, $1, u.used) g
+         CROSS JOIN LATERAL @extschema@_internal._genci_refusal(u.allocation_id, $1, u.used) g
     )
     SELECT a.cluster, a.account, a.allocation_id, a.period_start, a.period_end, a.regime, a.variant,
            a.hours, a.net, a.used, st.theoretical, st.lag, st.lag_days, st.monthly, st.ratio,
            CASE WHEN a.why IS NULL THEN st.status
-                ELSE @extschema@._genci_report_error(a.allocation_id, a.cluster, a.account, a.why) END,
+                ELSE @extschema@_internal._genci_report_error(a.allocation_id, a.cluster, a.account, a.why) END,
            st.allocation_month,
            CASE WHEN a.regime = 'monthly' THEN st.check_day ELSE mt.check_day END,
            ex.exempt,
@@ -530,7 +530,7 @@ BEGIN
               FROM @extschema@.allocations a
              WHERE a.cluster = cl.cluster AND a.policy = 'genci' AND a.period_start <= upto
                AND EXISTS (SELECT 1
-                             FROM @extschema@._genci_check_days(a.period_start, a.period_end,
+                             FROM @extschema@_internal._genci_check_days(a.period_start, a.period_end,
                                       CASE WHEN a.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
                                       cl.variant) d
                             WHERE d.check_day <= upto
@@ -544,7 +544,7 @@ BEGIN
             PERFORM 1 FROM @extschema@.allocations a WHERE a.allocation_id = al.allocation_id FOR NO KEY UPDATE;
             FOR cd IN
                 SELECT d.rule, d.check_day
-                  FROM @extschema@._genci_check_days(al.period_start, al.period_end,
+                  FROM @extschema@_internal._genci_check_days(al.period_start, al.period_end,
                            CASE WHEN al.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
                            cl.variant) d
                  WHERE d.check_day <= upto
@@ -556,7 +556,7 @@ BEGIN
                 used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
                 -- figures that cannot be computed (_genci_refusal): this
                 -- allocation's days stay pending, the others go on
-                SELECT * INTO checked FROM @extschema@._genci_refusal(al.allocation_id, cd.check_day, used);
+                SELECT * INTO checked FROM @extschema@_internal._genci_refusal(al.allocation_id, cd.check_day, used);
                 IF checked.why IS NOT NULL THEN
                     RAISE WARNING 'apply_genci_regulation: allocation % (cluster "%", account "%") skipped from %: %',
                                   al.allocation_id, cl.cluster, al.account, to_char(cd.check_day, 'YYYY-MM-DD'), checked.why
