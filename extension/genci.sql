@@ -340,31 +340,36 @@ $$;
 -- The check days of an allocation, each with its rule: every 15th of the
 -- period for the monthly regime (the status is reviewed every month; hours
 -- are only taken from month 3 on), the first days of months 5 and 6 for the
--- mid-term regime.
+-- mid-term regime.  None when an argument is NULL, nor 15ths for a period
+-- with an infinite start or end (their series would never end).  SQL that
+-- PostgreSQL inlines into the procedure's queries, which read it for every
+-- allocation (so neither STRICT nor SET: either would stop the inlining):
+-- each regime's arithmetic is reached only for that regime, behind a CASE.
 CREATE FUNCTION @extschema@_internal._genci_check_days(period_start date, period_end date, regime text, variant text)
 RETURNS TABLE (rule text, check_day date)
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    first15 date;
-BEGIN
-    IF regime = 'monthly' THEN
-        first15 := date_trunc('month', period_start)::date + 14;
-        IF first15 < period_start THEN
-            first15 := (first15 + interval '1 month')::date;
-        END IF;
-        RETURN QUERY
-            SELECT CASE WHEN variant = 'tgcc' THEN 'tgcc_monthly' ELSE 'genci_monthly' END, g::date
-              FROM generate_series(first15::timestamp, period_end::timestamp, interval '1 month') g;
-    ELSE
-        RETURN QUERY
-            SELECT r, (period_start + i)::date
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN variant OPERATOR(pg_catalog.=) 'tgcc' THEN 'tgcc_monthly' ELSE 'genci_monthly' END,
+           g::date
+      FROM (SELECT CASE WHEN regime OPERATOR(pg_catalog.=) 'monthly' AND variant IS NOT NULL
+                             AND pg_catalog.isfinite(period_start) AND pg_catalog.isfinite(period_end)
+                        THEN pg_catalog.date_trunc('month', period_start::timestamp)::date OPERATOR(pg_catalog.+) 14
+                   END AS first15) f
+     CROSS JOIN LATERAL pg_catalog.generate_series(
+                CASE WHEN f.first15 OPERATOR(pg_catalog.<) period_start
+                     THEN f.first15 OPERATOR(pg_catalog.+) interval '1 month'
+                     ELSE f.first15::timestamp END,
+                CASE WHEN f.first15 IS NOT NULL THEN period_end::timestamp END,
+                interval '1 month') g
+    UNION ALL
+    SELECT m.rule, m.check_day
+      FROM (SELECT v.r AS rule,
+                   CASE WHEN regime OPERATOR(pg_catalog.<>) 'monthly' AND variant IS NOT NULL
+                        THEN (period_start OPERATOR(pg_catalog.+) v.i)::date END AS check_day
               FROM (VALUES ('genci_midterm_alert', interval '4 months'),
-                           ('genci_midterm', interval '5 months')) v(r, i)
-             WHERE (period_start + i)::date <= period_end;
-    END IF;
-END
-$$;
+                           ('genci_midterm', interval '5 months')) v(r, i)) m
+     WHERE m.check_day OPERATOR(pg_catalog.<=) period_end;
+END;
 
 -- The GENCI regulation of every allocation as of a day: consumption
 -- against theoretical consumption, lag in hours and days, status, what the

@@ -1,7 +1,8 @@
 -- genci_reference: the GENCI pure functions (C, extension/genci.c) answer
 -- exactly what the rules' arithmetic answers when written in PL/pgSQL, line
 -- for line as docs/policies.md#genci-monthly-regulation states it: the same
--- bits, the same NULLs, the same errors (SQLSTATE, message and hint).  The
+-- bits, the same NULLs, the same errors (SQLSTATE, message and hint); so do
+-- the check days of the procedure (_genci_check_days, inlinable SQL).  The
 -- reference is the PL/pgSQL of extension/fairshare--1.2.sql, recreated in a
 -- schema of its own; both are called over a grid of inputs with the edge
 -- cases (month ends, leap years and leap days, 1 BC / 1 AD, the last day of
@@ -177,6 +178,31 @@ BEGIN ATOMIC
     SELECT s.take_back
       FROM genci_ref.genci_midterm_status(allocation, consumed, period_start, period_end, as_of, cap, used_limit) s;
 END;
+
+CREATE FUNCTION genci_ref._genci_check_days(period_start date, period_end date, regime text, variant text)
+RETURNS TABLE (rule text, check_day date)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    first15 date;
+BEGIN
+    IF regime = 'monthly' THEN
+        first15 := date_trunc('month', period_start)::date + 14;
+        IF first15 < period_start THEN
+            first15 := (first15 + interval '1 month')::date;
+        END IF;
+        RETURN QUERY
+            SELECT CASE WHEN variant = 'tgcc' THEN 'tgcc_monthly' ELSE 'genci_monthly' END, g::date
+              FROM generate_series(first15::timestamp, period_end::timestamp, interval '1 month') g;
+    ELSE
+        RETURN QUERY
+            SELECT r, (period_start + i)::date
+              FROM (VALUES ('genci_midterm_alert', interval '4 months'),
+                           ('genci_midterm', interval '5 months')) v(r, i)
+             WHERE (period_start + i)::date <= period_end;
+    END IF;
+END
+$$;
 
 -- ---------------------------------------------------------------------------
 -- One call's outcome as text: the result (a row as its text), or the error
@@ -391,3 +417,65 @@ SELECT fn, count(*) > 1000 AS many_calls,
        bool_or(c_outcome LIKE 'ERROR 22008%') AS e22008,
        bool_or(c_outcome LIKE 'ERROR 22003%') AS e22003
   FROM genci_ref.outcomes GROUP BY fn ORDER BY fn;
+
+-- ---------------------------------------------------------------------------
+-- The check days (fairshare_internal._genci_check_days): the same rows,
+-- or the same error, for every period of the grid, periods of a year, of
+-- 41 days and of one day starting on each day of the grid from 1900 to
+-- 2100, each regime ('monthly', 'mid-term', another word, NULL) and
+-- variant ('genci', 'tgcc', another word, NULL).
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION genci_ref.days_outcome(impl text, ps date, pe date, regime text, variant text)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    st text;
+    msg text;
+    hint text;
+BEGIN
+    IF impl = 'c' THEN
+        RETURN (SELECT coalesce(string_agg(d.rule || ' ' || d.check_day, ', ' ORDER BY d.check_day, d.rule), 'none')
+                  FROM fairshare_internal._genci_check_days(ps, pe, regime, variant) d);
+    END IF;
+    RETURN (SELECT coalesce(string_agg(d.rule || ' ' || d.check_day, ', ' ORDER BY d.check_day, d.rule), 'none')
+              FROM genci_ref._genci_check_days(ps, pe, regime, variant) d);
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+    RETURN format('ERROR %s: %s (HINT: %s)', st, msg, hint);
+END
+$$;
+CREATE TABLE genci_ref.day_calls AS
+SELECT p.ps, p.pe, r.regime, v.variant
+  FROM (SELECT ps, pe FROM genci_ref.periods
+        UNION
+        SELECT d, (d + k * interval '1 day')::date
+          FROM genci_ref.days, unnest(ARRAY[0, 40, 364]) k
+         WHERE d BETWEEN '1900-01-01' AND '2100-12-31') p,
+       unnest(ARRAY['monthly', 'mid-term', 'weekly', NULL]) r(regime),
+       unnest(ARRAY['genci', 'tgcc', 'idris', NULL]) v(variant);
+-- (the reference's series of 15ths from -infinity, or up to infinity,
+-- never ends: those calls are shown below, not compared)
+CREATE TABLE genci_ref.day_outcomes AS
+SELECT c.*, genci_ref.days_outcome('c', ps, pe, regime, variant) AS c_outcome,
+            genci_ref.days_outcome('ref', ps, pe, regime, variant) AS ref_outcome
+  FROM genci_ref.day_calls c
+ WHERE NOT (regime IS NOT DISTINCT FROM 'monthly' AND variant IS NOT NULL
+            AND (NOT isfinite(ps) OR NOT isfinite(pe)));
+SELECT ps, pe, regime, variant, c_outcome AS outcome FROM genci_ref.day_outcomes
+EXCEPT ALL
+SELECT ps, pe, regime, variant, ref_outcome FROM genci_ref.day_outcomes;
+SELECT ps, pe, regime, variant, ref_outcome AS outcome FROM genci_ref.day_outcomes
+EXCEPT ALL
+SELECT ps, pe, regime, variant, c_outcome FROM genci_ref.day_outcomes;
+-- covered: many calls, rows of both regimes' rules, no rows (NULLs), and
+-- errors (22008: a period past the timestamps' last day)
+SELECT count(*) > 1000 AS many_calls,
+       bool_or(c_outcome LIKE 'genci_monthly%') AS genci_monthly,
+       bool_or(c_outcome LIKE 'tgcc_monthly%') AS tgcc_monthly,
+       bool_or(c_outcome LIKE '%genci_midterm_alert%genci_midterm %') AS midterm,
+       bool_or(c_outcome = 'none') AS none,
+       bool_or(c_outcome LIKE 'ERROR 22008%') AS e22008
+  FROM genci_ref.day_outcomes;
+-- an infinite period in the monthly regime: no check days
+SELECT ps, pe, genci_ref.days_outcome('c', ps, pe, 'monthly', 'genci') AS outcome
+  FROM genci_ref.periods WHERE NOT isfinite(ps) OR NOT isfinite(pe) ORDER BY ps, pe;
+
