@@ -479,3 +479,5 @@ SELECT count(*) > 1000 AS many_calls,
 SELECT ps, pe, genci_ref.days_outcome('c', ps, pe, 'monthly', 'genci') AS outcome
   FROM genci_ref.periods WHERE NOT isfinite(ps) OR NOT isfinite(pe) ORDER BY ps, pe;
 
+-- leave nothing behind for the suites that follow
+DROP SCHEMA genci_ref CASCADE;
