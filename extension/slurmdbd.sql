@@ -4,7 +4,8 @@
 --
 --   In:  SELECT fairshare.slurmdbd_connect('oracle', 'slurmdbd');   -- once
 --        CALL fairshare.sync_slurmdbd('oracle');                   -- every minute
---   Out: SELECT command, reason FROM fairshare.slurm_decisions('oracle');
+--   Out: fairshare_apply_decisions oracle     (tools/: runs the rows of
+--        fairshare.slurm_decisions('oracle') with sacctmgr, no shell)
 --
 -- slurmdbd's MariaDB tables are read through mysql_fdw foreign tables that
 -- slurmdbd_connect makes in a schema of the centre's choosing.  A sync reads
