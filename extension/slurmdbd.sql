@@ -65,7 +65,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmdbd_associations', 
 
 -- A memory size in MB as sacct prints it (Slurm's convert_num_unit, exact):
 -- divided by 1024 while it divides, 4096 -> 4G, 1500 -> 1500M.
-CREATE FUNCTION @extschema@._slurm_mem_text(mb numeric)
+CREATE FUNCTION @extschema@_internal._slurm_mem_text(mb numeric)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE
@@ -76,12 +76,12 @@ BEGIN ATOMIC
         WHEN mb OPERATOR(pg_catalog.%) 1024 OPERATOR(pg_catalog.=) 0 THEN (mb OPERATOR(pg_catalog./) 1024)::bigint::text OPERATOR(pg_catalog.||) 'G'
         ELSE mb::bigint::text OPERATOR(pg_catalog.||) 'M' END;
 END;
-COMMENT ON FUNCTION @extschema@._slurm_mem_text(numeric) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_mem_text(numeric) IS
 'A size in MB as sacct prints it: 4096 -> 4G, 1500 -> 1500M (internal to sync_slurmdbd).';
 
 -- A Slurm time limit in minutes as sacct prints it: [D-]HH:MM:SS,
 -- UNLIMITED (INFINITE, 0xffffffff) or Partition_Limit (NO_VAL, 0xfffffffe).
-CREATE FUNCTION @extschema@._slurm_minutes_text(minutes bigint)
+CREATE FUNCTION @extschema@_internal._slurm_minutes_text(minutes bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE
@@ -94,22 +94,22 @@ BEGIN ATOMIC
         ELSE pg_catalog.to_char(minutes OPERATOR(pg_catalog./) 60, 'FM00')
              OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char(minutes OPERATOR(pg_catalog.%) 60, 'FM00') OPERATOR(pg_catalog.||) ':00' END;
 END;
-COMMENT ON FUNCTION @extschema@._slurm_minutes_text(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_minutes_text(bigint) IS
 'A Slurm time limit in minutes as sacct prints it: 00:10:00, 1-00:00:00, UNLIMITED, Partition_Limit (internal to sync_slurmdbd).';
 
 -- An instant of slurmdbd (Unix seconds, 0: none) as sacct prints it in UTC.
-CREATE FUNCTION @extschema@._slurmdbd_time(t bigint)
+CREATE FUNCTION @extschema@_internal._slurmdbd_time(t bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN t OPERATOR(pg_catalog.<=) 0 THEN 'Unknown'
                 ELSE pg_catalog.to_char(pg_catalog.timezone('UTC', pg_catalog.to_timestamp(t::float8)), 'YYYY-MM-DD"T"HH24:MI:SS') END;
 END;
-COMMENT ON FUNCTION @extschema@._slurmdbd_time(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_time(bigint) IS
 'A slurmdbd time (Unix seconds) as sacct prints it in UTC; 0 is Unknown (internal to sync_slurmdbd).';
 
 -- A job_table state as sacct prints it: the base state (Slurm's enum
 -- job_states, the low byte) unless the run was requeued (JOB_REQUEUE, 0x400).
-CREATE FUNCTION @extschema@._slurmdbd_state(state bigint)
+CREATE FUNCTION @extschema@_internal._slurmdbd_state(state bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN state OPERATOR(pg_catalog.&) 1024 OPERATOR(pg_catalog.<>) 0 THEN 'REQUEUED'
@@ -117,11 +117,11 @@ BEGIN ATOMIC
                             'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'OUT_OF_MEMORY'])
                      [(state OPERATOR(pg_catalog.&) 255) OPERATOR(pg_catalog.+) 1] END;
 END;
-COMMENT ON FUNCTION @extschema@._slurmdbd_state(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_state(bigint) IS
 'A slurmdbd job state as sacct prints it: PENDING ... OUT_OF_MEMORY, REQUEUED (internal to sync_slurmdbd).';
 
 -- A duration in seconds as sacct prints it: [D-]HH:MM:SS.
-CREATE FUNCTION @extschema@._slurm_seconds_text(seconds bigint)
+CREATE FUNCTION @extschema@_internal._slurm_seconds_text(seconds bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN seconds OPERATOR(pg_catalog.>=) 86400
@@ -130,7 +130,7 @@ BEGIN ATOMIC
            OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char((seconds OPERATOR(pg_catalog.%) 3600) OPERATOR(pg_catalog./) 60, 'FM00')
            OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char(seconds OPERATOR(pg_catalog.%) 60, 'FM00');
 END;
-COMMENT ON FUNCTION @extschema@._slurm_seconds_text(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_seconds_text(bigint) IS
 'A duration in seconds as sacct prints it: 00:00:42, 1-02:03:04 (internal to sync_slurmdbd).';
 
 -- Whose code the feed and the decisions run when they read the foreign
@@ -142,7 +142,7 @@ COMMENT ON FUNCTION @extschema@._slurm_seconds_text(bigint) IS
 -- code), and hold only columns of the built-in types bigint, integer and
 -- text (docs/security.md#the-slurm-loop).  Checked at every use, not only
 -- when the feed was made: the row may change after.
-CREATE FUNCTION @extschema@._slurmdbd_trusted_schema(sch name, caller text, tables boolean DEFAULT true)
+CREATE FUNCTION @extschema@_internal._slurmdbd_trusted_schema(sch name, caller text, tables boolean DEFAULT true)
 RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -182,7 +182,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._slurmdbd_trusted_schema(name, text, boolean) IS
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_trusted_schema(name, text, boolean) IS
 'Refuses (42501) a slurmdbd foreign schema, or tables in it, that neither the caller nor a superuser owns, a view, or a column of a non built-in type: reading it could run another role''s code (internal to the slurmdbd feed).';
 
 -- What is wrong with a job row of slurmdbd, NULL if nothing: a sync turns
@@ -194,7 +194,7 @@ COMMENT ON FUNCTION @extschema@._slurmdbd_trusted_schema(name, text, boolean) IS
 -- (docs/slurmdbd.md#the-feed-sync_slurmdbd).  horizon: the latest mod_time
 -- believed (a row stamped in the far future would move the mark past every
 -- row to come).
-CREATE FUNCTION @extschema@._slurmdbd_job_problem(tres_alloc text, tres_req text, mod_time bigint,
+CREATE FUNCTION @extschema@_internal._slurmdbd_job_problem(tres_alloc text, tres_req text, mod_time bigint,
     time_submit bigint, time_eligible bigint, time_start bigint, time_end bigint, time_suspended bigint,
     timelimit bigint, state bigint, horizon bigint)
 RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -222,7 +222,7 @@ BEGIN ATOMIC
              OR state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.>) 11
         THEN pg_catalog.format('state %s is not a job state of Slurm', state) END;
 END;
-COMMENT ON FUNCTION @extschema@._slurmdbd_job_problem(text, text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_job_problem(text, text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint) IS
 'Why a slurmdbd job row cannot be synced (malformed TRES, an instant out of range, a bad time limit or state), NULL if it can (internal to sync_slurmdbd).';
 
 -- The foreign tables of a cluster's slurmdbd, in a schema of their own.
@@ -257,7 +257,7 @@ BEGIN
     -- a schema that exists already must be one whose code the caller may
     -- run (docs/security.md#the-slurm-loop); a new one is the caller's
     IF EXISTS (SELECT FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) sch) THEN
-        PERFORM @extschema@._slurmdbd_trusted_schema(sch, 'slurmdbd_connect', false);
+        PERFORM @extschema@_internal._slurmdbd_trusted_schema(sch, 'slurmdbd_connect', false);
     END IF;
     EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I', sch);
     EXECUTE format($f$CREATE FOREIGN TABLE %I.job_table (
@@ -287,7 +287,7 @@ COMMENT ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) I
 -- What slurmdbd holds, read once per sync into TEMP tables: nothing of the
 -- sync reads MariaDB after this, so a connection lost half-way fails here,
 -- before anything is written.
-CREATE FUNCTION @extschema@._slurmdbd_read(sch name, job_mark bigint, assoc_mark bigint, cluster text)
+CREATE FUNCTION @extschema@_internal._slurmdbd_read(sch name, job_mark bigint, assoc_mark bigint, cluster text)
 RETURNS void LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -318,7 +318,7 @@ $$;
 -- changed since assoc_mark, that are new to the feed, or whose name changed
 -- (a rename keeps the id).  Partition associations are not in fairshare's
 -- tree and are left out.
-CREATE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
+CREATE FUNCTION @extschema@_internal._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
 RETURNS bigint LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
@@ -332,7 +332,7 @@ BEGIN
                CASE WHEN a.shares OPERATOR(pg_catalog.=) 2147483647 THEN NULL ELSE a.shares::integer END AS shares,
                -- GrpTRESMins: slurmdbd's TRES ids as names; no limit (-1,
                -- or 2^64-1 as slurmdbd may keep it) left out
-               @extschema@._grp_tres_mins_text((
+               @extschema@_internal._grp_tres_mins_text((
                    SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
                                                 pg_catalog.split_part(e, '=', 2), ',')
                      FROM pg_catalog.regexp_split_to_table(NULLIF(a.grp_tres_mins, ''), ',') e
@@ -437,8 +437,8 @@ BEGIN
         RAISE EXCEPTION 'sync_slurmdbd: cluster "%" has no slurmdbd feed', cluster USING ERRCODE = '42704',
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
-    PERFORM @extschema@._slurmdbd_trusted_schema(f.foreign_schema, 'sync_slurmdbd');
-    PERFORM @extschema@._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
+    PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'sync_slurmdbd');
+    PERFORM @extschema@_internal._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
     SELECT coalesce(max(mod_time), f.assoc_mark) INTO new_assoc_mark FROM pg_temp._fs_sdbd_assocs;
     horizon := pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.+) 86400;
     -- a row stamped in the far future is rejected below and does not move
@@ -446,7 +446,7 @@ BEGIN
     SELECT coalesce(max(mod_time), f.job_mark) INTO new_job_mark FROM pg_temp._fs_sdbd_jobs
      WHERE mod_time OPERATOR(pg_catalog.<=) horizon;
     new_job_mark := greatest(new_job_mark, f.job_mark);
-    n_assocs := @extschema@._slurmdbd_sync_tree(cluster, f.assoc_mark);
+    n_assocs := @extschema@_internal._slurmdbd_sync_tree(cluster, f.assoc_mark);
 
     -- the jobs as sacct prints them
     CREATE TEMP TABLE _fs_sdbd_lines (line_no bigint GENERATED ALWAYS AS IDENTITY, line text) ON COMMIT DROP;
@@ -457,7 +457,7 @@ BEGIN
     CREATE TEMP TABLE _fs_sdbd_tresfmt ON COMMIT DROP AS
     SELECT r.raw,
            (SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
-                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@._slurm_mem_text(x.v) ELSE x.v::text END,
+                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@_internal._slurm_mem_text(x.v) ELSE x.v::text END,
                        ',' ORDER BY t.tres COLLATE "C")
               FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
               CROSS JOIN LATERAL (SELECT pg_catalog.split_part(e, '=', 1) AS id, pg_catalog.split_part(e, '=', 2)::numeric AS v) x
@@ -487,7 +487,7 @@ BEGIN
            fa.formatted AS alloc_text, fr.formatted AS req_text,
            NULLIF(pg_catalog.concat_ws(',', fa.unknown, fr.unknown), '') AS unknown_tres,
            fa.cpus AS alloc_cpus,
-           @extschema@._slurmdbd_job_problem(j.tres_alloc, j.tres_req, j.mod_time, j.time_submit, j.time_eligible,
+           @extschema@_internal._slurmdbd_job_problem(j.tres_alloc, j.tres_req, j.mod_time, j.time_submit, j.time_eligible,
                j.time_start, j.time_end, j.time_suspended, j.timelimit, j.state, horizon) AS problem
       FROM pg_temp._fs_sdbd_jobs j
       LEFT JOIN @extschema@.slurmdbd_associations m
@@ -525,14 +525,14 @@ BEGIN
     SELECT pg_catalog.array_to_string(ARRAY[
              w.job_key, w.f_user, w.f_account, w.partition, w.qos_name,
              coalesce(w.alloc_cpus, w.cpus_req::text), w.req_text, w.alloc_text,
-             @extschema@._slurmdbd_time(w.time_submit), @extschema@._slurmdbd_time(w.time_eligible),
-             @extschema@._slurmdbd_time(w.time_start), @extschema@._slurmdbd_time(w.time_end),
-             @extschema@._slurmdbd_state(w.state),
+             @extschema@_internal._slurmdbd_time(w.time_submit), @extschema@_internal._slurmdbd_time(w.time_eligible),
+             @extschema@_internal._slurmdbd_time(w.time_start), @extschema@_internal._slurmdbd_time(w.time_end),
+             @extschema@_internal._slurmdbd_state(w.state),
              CASE WHEN w.nodes_alloc OPERATOR(pg_catalog.>) 0 THEN w.nodes_alloc ELSE 1 END::text,
-             cluster, @extschema@._slurm_minutes_text(w.timelimit),
+             cluster, @extschema@_internal._slurm_minutes_text(w.timelimit),
              -- seconds suspended; while suspended, slurmdbd holds the
              -- instant the suspension began less the time suspended before
-             @extschema@._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
+             @extschema@_internal._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
                   THEN (pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.-) w.time_suspended)
                   ELSE w.time_suspended END),
              -- the reservation it ran in (0: none)
@@ -578,7 +578,7 @@ COMMENT ON PROCEDURE @extschema@.sync_slurmdbd(text) IS
 -- file carries the command.  Only lowercase letters, digits and _ . @ -
 -- (not - first) are taken: every name Slurm's own tools create that way
 -- (docs/security.md#the-slurm-loop).
-CREATE FUNCTION @extschema@._slurm_name_problem(name text)
+CREATE FUNCTION @extschema@_internal._slurm_name_problem(name text)
 RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE
@@ -593,30 +593,30 @@ BEGIN ATOMIC
         WHEN name OPERATOR(pg_catalog.~) '[^a-z0-9_.@-]' THEN 'holds a character other than a-z, 0-9, _ . @ -'
         WHEN pg_catalog.length(name) OPERATOR(pg_catalog.>) 64 THEN 'is longer than 64 characters' END;
 END;
-COMMENT ON FUNCTION @extschema@._slurm_name_problem(text) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_name_problem(text) IS
 'Why sacctmgr could not take a name as one argument naming one entity (a comma, a leading -, a control character, a blank, a quote, =, a capital, another character than a-z 0-9 _ . @ -), NULL if it can (internal to slurm_decisions).';
 
 -- A name as a reason shows it: as it is when sacctmgr can take it, else as
 -- a JSON string (a newline as \n, every control character escaped), so
 -- that a reason is one line whatever the name holds.
-CREATE FUNCTION @extschema@._slurm_name_shown(name text)
+CREATE FUNCTION @extschema@_internal._slurm_name_shown(name text)
 RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN name IS NULL THEN 'none'
-                WHEN @extschema@._slurm_name_problem(name) IS NULL THEN name
+                WHEN @extschema@_internal._slurm_name_problem(name) IS NULL THEN name
                 ELSE pg_catalog.to_json(name)::text END;
 END;
-COMMENT ON FUNCTION @extschema@._slurm_name_shown(text) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_name_shown(text) IS
 'A name for a reason: as it is when sacctmgr can take it, else JSON-escaped on one line (internal to slurm_decisions).';
 
 -- A GrpTRESMins minutes value as slurmdbd keeps it, -1 for no limit: -1,
 -- INFINITE64 and NO_VAL64 (2^64-1, 2^64-2) or anything else not a count.
-CREATE FUNCTION @extschema@._slurm_limit_minutes(v text)
+CREATE FUNCTION @extschema@_internal._slurm_limit_minutes(v text)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN v OPERATOR(pg_catalog.~) '^[0-9]{1,18}$' THEN v::bigint ELSE -1 END;
 END;
-COMMENT ON FUNCTION @extschema@._slurm_limit_minutes(text) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_limit_minutes(text) IS
 'A GrpTRESMins value of slurmdbd as minutes, -1 for no limit (-1, INFINITE64, NO_VAL64, anything not a count) (internal to slurm_decisions).';
 
 -- What to run so that the cluster's slurmdbd holds what fairshare decided,
@@ -658,7 +658,7 @@ BEGIN
         RAISE EXCEPTION 'slurm_decisions: cluster "%" has no slurmdbd feed', $1 USING ERRCODE = '42704',
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
-    PERFORM @extschema@._slurmdbd_trusted_schema(f.foreign_schema, 'slurm_decisions');
+    PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'slurm_decisions');
     d := ($2 AT TIME ZONE f.tz)::date;
     BEGIN
         EXECUTE format('CREATE TEMP TABLE _fs_dec_assoc ON COMMIT DROP AS SELECT coalesce("user", %L) AS user_name, acct, parent_acct,
@@ -739,8 +739,8 @@ BEGIN
                ARRAY['account', 'parent account', 'cluster'] AS labels, ARRAY[t.account, t.parent_account, f.slurm_cluster] AS names,
                ARRAY['name=' || t.account, 'cluster=' || f.slurm_cluster] AS keys,
                ARRAY['parent=' || t.parent_account, 'fairshare=' || coalesce(t.shares::text, 'parent')] AS attributes,
-               format('account %s is in fairshare (under %s, %s shares), not in slurmdbd', @extschema@._slurm_name_shown(t.account),
-                      @extschema@._slurm_name_shown(t.parent_account), coalesce(t.shares::text, 'parent')) AS reason
+               format('account %s is in fairshare (under %s, %s shares), not in slurmdbd', @extschema@_internal._slurm_name_shown(t.account),
+                      @extschema@_internal._slurm_name_shown(t.parent_account), coalesce(t.shares::text, 'parent')) AS reason
           FROM tree t WHERE t.parent_account IS NOT NULL
            AND NOT EXISTS (SELECT FROM s_acct s WHERE s.acct = t.account)
         UNION ALL
@@ -753,10 +753,10 @@ BEGIN
                                        THEN 'fairshare=' || coalesce(t.shares::text, 'parent') END], NULL),
                concat_ws('; ',
                    CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account
-                        THEN format('parent of %s in fairshare %s, in slurmdbd %s', @extschema@._slurm_name_shown(t.account),
-                                    @extschema@._slurm_name_shown(t.parent_account), @extschema@._slurm_name_shown(s.parent_acct)) END,
+                        THEN format('parent of %s in fairshare %s, in slurmdbd %s', @extschema@_internal._slurm_name_shown(t.account),
+                                    @extschema@_internal._slurm_name_shown(t.parent_account), @extschema@_internal._slurm_name_shown(s.parent_acct)) END,
                    CASE WHEN s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647)
-                        THEN format('Fairshare of %s in fairshare %s, in slurmdbd %s', @extschema@._slurm_name_shown(t.account),
+                        THEN format('Fairshare of %s in fairshare %s, in slurmdbd %s', @extschema@_internal._slurm_name_shown(t.account),
                                     coalesce(t.shares::text, 'parent'),
                                     CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END) END)
           FROM tree t JOIN s_acct s ON s.acct = t.account
@@ -768,8 +768,8 @@ BEGIN
                ARRAY['user', 'account', 'cluster'], ARRAY[u.user_name, u.account, f.slurm_cluster],
                ARRAY['name=' || u.user_name, 'account=' || u.account, 'cluster=' || f.slurm_cluster],
                ARRAY['fairshare=' || coalesce(u.shares::text, 'parent')],
-               format('user %s in account %s is in fairshare (%s shares), not in slurmdbd', @extschema@._slurm_name_shown(u.user_name),
-                      @extschema@._slurm_name_shown(u.account), coalesce(u.shares::text, 'parent'))
+               format('user %s in account %s is in fairshare (%s shares), not in slurmdbd', @extschema@_internal._slurm_name_shown(u.user_name),
+                      @extschema@_internal._slurm_name_shown(u.account), coalesce(u.shares::text, 'parent'))
           FROM @extschema@.account_users u
          WHERE u.cluster = $1 AND NOT EXISTS (SELECT FROM s_user s WHERE s.acct = u.account AND s.user_name = u.user_name)
         UNION ALL
@@ -777,8 +777,8 @@ BEGIN
                ARRAY['user', 'account', 'cluster'], ARRAY[u.user_name, u.account, f.slurm_cluster],
                ARRAY['name=' || u.user_name, 'account=' || u.account, 'cluster=' || f.slurm_cluster],
                ARRAY['fairshare=' || coalesce(u.shares::text, 'parent')],
-               format('Fairshare of user %s in account %s: in fairshare %s, in slurmdbd %s', @extschema@._slurm_name_shown(u.user_name),
-                      @extschema@._slurm_name_shown(u.account), coalesce(u.shares::text, 'parent'),
+               format('Fairshare of user %s in account %s: in fairshare %s, in slurmdbd %s', @extschema@_internal._slurm_name_shown(u.user_name),
+                      @extschema@_internal._slurm_name_shown(u.account), coalesce(u.shares::text, 'parent'),
                       CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END)
           FROM @extschema@.account_users u JOIN s_user s ON s.acct = u.account AND s.user_name = u.user_name
          WHERE u.cluster = $1 AND s.shares IS DISTINCT FROM coalesce(u.shares::bigint, 2147483647)
@@ -794,7 +794,7 @@ BEGIN
           FROM wanted w
           LEFT JOIN s_acct s ON s.acct = w.account
           LEFT JOIN LATERAL (
-                SELECT @extschema@._slurm_limit_minutes(split_part(e, '=', 2)) AS minutes
+                SELECT @extschema@_internal._slurm_limit_minutes(split_part(e, '=', 2)) AS minutes
                   FROM regexp_split_to_table(NULLIF(s.grp_tres_mins, ''), ',') e
                  WHERE split_part(e, '=', 1) = (SELECT l.id::text FROM limit_id l)
                  LIMIT 1) cur ON true
@@ -805,7 +805,7 @@ BEGIN
                ARRAY['account', 'cluster', 'QOS'], ARRAY[w.account, f.slurm_cluster, w.qos],
                ARRAY['name=' || w.account, 'cluster=' || f.slurm_cluster],
                ARRAY['QOS=' || w.qos, 'DefaultQOS=' || w.qos],
-               format('%s: QOS %s (slurmdbd has %s)', w.qos_why, @extschema@._slurm_name_shown(w.qos), @extschema@._slurm_name_shown(q.name))
+               format('%s: QOS %s (slurmdbd has %s)', w.qos_why, @extschema@_internal._slurm_name_shown(w.qos), @extschema@_internal._slurm_name_shown(q.name))
           FROM wanted w
           LEFT JOIN s_acct s ON s.acct = w.account
           LEFT JOIN pg_temp._fs_dec_qos q ON q.id = s.def_qos_id
@@ -816,7 +816,7 @@ BEGIN
         SELECT o.*,
                (SELECT string_agg(format('the %s name %s', n.label, p.problem), '; ' ORDER BY n.i)
                   FROM unnest(o.labels, o.names) WITH ORDINALITY n (label, name, i)
-                 CROSS JOIN LATERAL (SELECT @extschema@._slurm_name_problem(n.name) AS problem) p
+                 CROSS JOIN LATERAL (SELECT @extschema@_internal._slurm_name_problem(n.name) AS problem) p
                  WHERE n.name IS NOT NULL AND p.problem IS NOT NULL) AS problem
           FROM out o)
     SELECT c.step, c.entity, c.account, c.user_name,
