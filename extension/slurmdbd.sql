@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
 -- slurmdbd: the live feed from a Slurm accounting database and the
--- decisions back to it (issue 13; docs/slurmdbd.md).
+-- decisions back to it (docs/slurmdbd.md).
 --
 --   In:  SELECT fairshare.slurmdbd_connect('oracle', 'slurmdbd');   -- once
 --        CALL fairshare.sync_slurmdbd('oracle');                   -- every minute

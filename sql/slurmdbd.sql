@@ -1,4 +1,4 @@
--- slurmdbd: the live feed and the decisions (issue 13; docs/slurmdbd.md),
+-- slurmdbd: the live feed and the decisions (docs/slurmdbd.md),
 -- without a Slurm: the helpers that print slurmdbd's values as sacct does,
 -- the errors, a foreign server that cannot be read, and a real capture of
 -- slurmdbd's tables (test/fixtures/slurm/feed/, written by

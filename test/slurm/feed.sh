@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The loop with a real Slurm (issue 13; docs/slurmdbd.md): a fresh Slurm
+# The loop with a real Slurm (docs/slurmdbd.md): a fresh Slurm
 # 22.05 cluster "oracle" (test/slurm/cluster.sh: slurmctld, slurmd, slurmdbd,
 # MariaDB, munge; no decay), real jobs (a requeued one, a suspended one, one
 # cancelled while pending, an array), then in the PostgreSQL the PG*
