@@ -572,8 +572,10 @@ COMMENT ON PROCEDURE @extschema@.sync_slurmdbd(text) IS
 
 -- Why sacctmgr could not take a name as the one name it is, NULL if it can.
 -- sacctmgr splits a value at commas into a list of names (proj,root is two
--- accounts), strips quotes, lowercases account and user names, reads an
--- argument beginning with - as an option wherever it stands (getopt), and
+-- accounts), expands brackets as a host list (a[1-2] is a1 and a2), ends a
+-- name at the quote matching a leading one and turns other quotes into `,
+-- lowercases account and user names, reads an argument beginning with - as
+-- an option wherever it stands (getopt), and
 -- a newline or other control character ends a line for whatever shell or
 -- file carries the command.  Only lowercase letters, digits and _ . @ -
 -- (not - first) are taken: every name Slurm's own tools create that way
@@ -587,6 +589,7 @@ BEGIN ATOMIC
         WHEN name OPERATOR(pg_catalog.~) '[[:space:]]' THEN 'holds a blank (sacctmgr takes one word per argument)'
         WHEN pg_catalog.strpos(name, ',') OPERATOR(pg_catalog.>) 0 THEN 'holds a comma (sacctmgr reads a list of names)'
         WHEN name OPERATOR(pg_catalog.~) '^-' THEN 'begins with - (sacctmgr reads an option)'
+        WHEN name OPERATOR(pg_catalog.~) '[][]' THEN 'holds a bracket (sacctmgr expands a[1-2] into a1,a2)'
         WHEN name OPERATOR(pg_catalog.~) '[''"`]' THEN 'holds a quote (sacctmgr strips quotes)'
         WHEN pg_catalog.strpos(name, '=') OPERATOR(pg_catalog.>) 0 THEN 'holds = (sacctmgr reads a setting)'
         WHEN name OPERATOR(pg_catalog.~) '[A-Z]' THEN 'holds a capital (sacctmgr lowercases names)'
@@ -594,7 +597,7 @@ BEGIN ATOMIC
         WHEN pg_catalog.length(name) OPERATOR(pg_catalog.>) 64 THEN 'is longer than 64 characters' END;
 END;
 COMMENT ON FUNCTION @extschema@_internal._slurm_name_problem(text) IS
-'Why sacctmgr could not take a name as one argument naming one entity (a comma, a leading -, a control character, a blank, a quote, =, a capital, another character than a-z 0-9 _ . @ -), NULL if it can (internal to slurm_decisions).';
+'Why sacctmgr could not take a name as one argument naming one entity (a comma, a leading -, a bracket, a control character, a blank, a quote, =, a capital, another character than a-z 0-9 _ . @ -), NULL if it can (internal to slurm_decisions).';
 
 -- A name as a reason shows it: as it is when sacctmgr can take it, else as
 -- a JSON string (a newline as \n, every control character escaped), so

@@ -35,7 +35,7 @@ SELECT fairshare_internal._slurmdbd_time(0) AS "0", fairshare_internal._slurmdbd
 -- names sacctmgr takes as one argument naming one entity, and why not
 SELECT to_json(n) AS name, fairshare_internal._slurm_name_problem(n) AS problem, fairshare_internal._slurm_name_shown(n) AS shown
   FROM unnest(ARRAY['chem', 'john.doe@lab', 'a_1-b', 'proj,root', '-Mother', '-V', E'csub\ntouch x #', E'tab\tbed',
-                    'a b', 'it''s', '"q"', 'x=y', 'Chem', 'café', '', repeat('a', 65), repeat('a', 64)]) n;
+                    'a b', 'a[1-2]', 'it''s', '"q"', 'x=y', 'Chem', 'café', '', repeat('a', 65), repeat('a', 64)]) n;
 
 -- ===========================================================================
 -- 2. Errors
