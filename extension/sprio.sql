@@ -17,7 +17,7 @@
 -- operators only (format() is not strict), so that the planner inlines it
 -- into sprio_at instead of running a SQL function per pending job
 -- (docs/performance.md).
-CREATE FUNCTION @extschema@._slurm_duration(seconds float8)
+CREATE FUNCTION @extschema@_internal._slurm_duration(seconds float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.floor(seconds OPERATOR(pg_catalog./) 86400)::bigint::text
     OPERATOR(pg_catalog.||) '-' OPERATOR(pg_catalog.||)
@@ -28,7 +28,7 @@ RETURN pg_catalog.floor(seconds OPERATOR(pg_catalog./) 86400)::bigint::text
     pg_catalog.lpad((pg_catalog.floor(seconds)::bigint OPERATOR(pg_catalog.%) 60)::text, 2, '0');
 
 -- An interval in seconds, a month counting 30 days, as age_factor reads it.
-CREATE FUNCTION @extschema@._interval_seconds(iv interval)
+CREATE FUNCTION @extschema@_internal._interval_seconds(iv interval)
 RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (((((pg_catalog.date_part('year', iv) OPERATOR(pg_catalog.*) 12)
              OPERATOR(pg_catalog.+) pg_catalog.date_part('month', iv)) OPERATOR(pg_catalog.*) 30)
@@ -38,13 +38,13 @@ RETURN (((((pg_catalog.date_part('year', iv) OPERATOR(pg_catalog.*) 12)
        OPERATOR(pg_catalog.+) pg_catalog.date_part('second', iv);
 
 -- A number for the explanation: fixed decimals, no trailing zeros.
-CREATE FUNCTION @extschema@._num(x float8, decimals integer)
+CREATE FUNCTION @extschema@_internal._num(x float8, decimals integer)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.trim_scale(pg_catalog.round(x::numeric, decimals))::text;
 
 -- sprio_at's rows, without the explanation: with what it prints besides
 -- them (the x_ columns), from which sprio_at builds it when it is read.
-CREATE FUNCTION @extschema@._sprio_rows(as_of timestamptz)
+CREATE FUNCTION @extschema@_internal._sprio_rows(as_of timestamptz)
 RETURNS TABLE (
     cluster            text,
     job_id             text,
@@ -130,7 +130,7 @@ BEGIN
       JOIN @extschema@.usage_checkpoint_factors f
         ON f.cluster = k.cluster AND f.as_of = k.as_of AND _sprio_rows.as_of < f.valid_before
      WHERE upper(c.usage_reset_period) = 'NONE'
-        OR NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+        OR NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                        c.decay_mode, c.priority_calc_period, c.priority_last_decay,
                                                        _sprio_rows.as_of) > k.as_of, false);
     SELECT NOT EXISTS (SELECT FROM @extschema@.clusters c
@@ -146,13 +146,13 @@ BEGIN
                         pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
                GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
                -- PriorityMaxAge as the explanation prints it, once per cluster
-               @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
+               @extschema@_internal._slurm_duration(@extschema@_internal._interval_seconds(c.priority_max_age)) AS max_age_text,
                (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
                  WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
           FROM @extschema@.clusters c
           LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
          WHERE (pg_catalog.isfinite(_sprio_rows.as_of)
-                OR @extschema@._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
+                OR @extschema@_internal._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
                                                                  _sprio_rows.as_of),
                                       'Pass a real instant for as_of.', false))
          GROUP BY c.cluster, c.total_nodes, c.total_cpus
@@ -245,7 +245,7 @@ BEGIN
       FROM summed s;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._sprio_rows(timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._sprio_rows(timestamptz) IS
 'sprio_at''s rows without the explanation, and what the explanation prints besides them (x_*). STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
 
 -- PROTEUS's procedure (docs/policies.md#job-priority): order the pending

@@ -52,7 +52,7 @@ COMMENT ON TABLE @extschema@.usage_checkpoint_factor_rows IS
 -- Store the factors of the checkpoints as of an instant (one cluster, or
 -- every cluster for NULL): called by checkpoint_usage once its checkpoints
 -- are valid, so that sshare_at(as_of) starts from them.
-CREATE FUNCTION @extschema@._checkpoint_factors(cluster text, as_of timestamptz)
+CREATE FUNCTION @extschema@_internal._checkpoint_factors(cluster text, as_of timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -82,7 +82,7 @@ BEGIN
     INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
     SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, (s.f).fairshare
       FROM (SELECT t.cluster, t.account, t.user_name,
-                   @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                        CASE WHEN t.algorithm = 'classic'
                             THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
                                    WHERE c.cluster = t.cluster) END,
@@ -96,14 +96,14 @@ BEGIN
                     WHERE f.cluster = s.cluster AND f.as_of = _checkpoint_factors.as_of);
 END
 $$;
-COMMENT ON FUNCTION @extschema@._checkpoint_factors(text, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_factors(text, timestamptz) IS
 'Cache sshare_at(as_of)''s FairShare of every user association of the valid usage checkpoints as of as_of (of one cluster, or all for NULL), for sprio_at; checkpoint_usage calls it.';
 
 -- A change to the association tree deletes the cached factors of the
 -- clusters concerned (TRUNCATE: all of them).  Per statement, over its
 -- rows; a role that writes the tree needs DELETE on
 -- usage_checkpoint_factors (fairshare_admin has it).
-CREATE FUNCTION @extschema@._tree_drop_checkpoint_factors() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -123,31 +123,31 @@ END
 $$;
 CREATE TRIGGER drop_checkpoint_factors_insert AFTER INSERT ON @extschema@.accounts
     REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 CREATE TRIGGER drop_checkpoint_factors_update AFTER UPDATE ON @extschema@.accounts
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 CREATE TRIGGER drop_checkpoint_factors_delete AFTER DELETE ON @extschema@.accounts
     REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 CREATE TRIGGER drop_checkpoint_factors_truncate AFTER TRUNCATE ON @extschema@.accounts
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 CREATE TRIGGER drop_checkpoint_factors_insert AFTER INSERT ON @extschema@.account_users
     REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 CREATE TRIGGER drop_checkpoint_factors_update AFTER UPDATE ON @extschema@.account_users
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 CREATE TRIGGER drop_checkpoint_factors_delete AFTER DELETE ON @extschema@.account_users
     REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 CREATE TRIGGER drop_checkpoint_factors_truncate AFTER TRUNCATE ON @extschema@.account_users
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 -- the cluster's algorithm and dampening (its decay settings invalidate the
 -- checkpoint itself: usage_views.sql)
 CREATE TRIGGER drop_checkpoint_factors AFTER UPDATE ON @extschema@.clusters
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._tree_drop_checkpoint_factors();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 
 -- ---------------------------------------------------------------------------
 -- sprio_at's fast path: from the cached factors, in SQL (issue 21).
@@ -164,7 +164,7 @@ CREATE TRIGGER drop_checkpoint_factors AFTER UPDATE ON @extschema@.clusters
 -- Per cluster, the checkpoint association_usage_at starts from at as_of
 -- (the newest valid one at or before it, none when the usage was reset
 -- since), when its factors are cached and hold at as_of.
-CREATE FUNCTION @extschema@._sprio_cached_checkpoints(as_of timestamptz)
+CREATE FUNCTION @extschema@_internal._sprio_cached_checkpoints(as_of timestamptz)
 RETURNS TABLE (cluster text, as_of timestamptz)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
@@ -178,19 +178,19 @@ BEGIN ATOMIC
         ON f.cluster OPERATOR(pg_catalog.=) k.cluster AND f.as_of OPERATOR(pg_catalog.=) k.as_of
        AND _sprio_cached_checkpoints.as_of OPERATOR(pg_catalog.<) f.valid_before
      WHERE pg_catalog.upper(c.usage_reset_period) OPERATOR(pg_catalog.=) 'NONE'
-        OR NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+        OR NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                        c.decay_mode, c.priority_calc_period, c.priority_last_decay,
                                                        _sprio_cached_checkpoints.as_of) OPERATOR(pg_catalog.>) k.as_of,
                         false);
 END;
-COMMENT ON FUNCTION @extschema@._sprio_cached_checkpoints(timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._sprio_cached_checkpoints(timestamptz) IS
 'Per cluster, the usage checkpoint whose cached fair-share factors hold at as_of (sprio_at''s fast path).';
 
 -- sprio_at's explanation of one job, from _sprio_rows's columns.  A SQL
 -- expression that the planner inlines where it is read, and only there:
 -- a query that does not select the explanation neither plans nor
 -- computes it.
-CREATE FUNCTION @extschema@._sprio_explanation(
+CREATE FUNCTION @extschema@_internal._sprio_explanation(
     x_w_age float8,
     x_pending_s float8,
     x_max_age_text text,
@@ -227,13 +227,13 @@ CREATE FUNCTION @extschema@._sprio_explanation(
 RETURNS text LANGUAGE sql STABLE PARALLEL SAFE
 RETURN pg_catalog.concat_ws('; ',
          CASE WHEN _sprio_explanation.x_w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
-              @extschema@._slurm_duration(GREATEST(_sprio_explanation.x_pending_s, 0)), _sprio_explanation.x_max_age_text,
-              @extschema@._num(_sprio_explanation.age_factor, 4), _sprio_explanation.x_w_age, @extschema@._num(_sprio_explanation.age_weighted, 2)) END,
+              @extschema@_internal._slurm_duration(GREATEST(_sprio_explanation.x_pending_s, 0)), _sprio_explanation.x_max_age_text,
+              @extschema@_internal._num(_sprio_explanation.age_factor, 4), _sprio_explanation.x_w_age, @extschema@_internal._num(_sprio_explanation.age_weighted, 2)) END,
          CASE WHEN _sprio_explanation.x_w_fs OPERATOR(pg_catalog.<>) 0 THEN
               CASE WHEN _sprio_explanation.x_no_share
                    THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', _sprio_explanation.account, _sprio_explanation.user_name)
                    ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
-                        @extschema@._num(_sprio_explanation.fairshare_factor, 6), _sprio_explanation.x_w_fs, @extschema@._num(_sprio_explanation.fairshare_weighted, 2)) END END,
+                        @extschema@_internal._num(_sprio_explanation.fairshare_factor, 6), _sprio_explanation.x_w_fs, @extschema@_internal._num(_sprio_explanation.fairshare_weighted, 2)) END END,
          CASE WHEN _sprio_explanation.x_w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
               CASE WHEN _sprio_explanation.x_favor_small AND _sprio_explanation.x_cpus OPERATOR(pg_catalog.<>) 0
                      THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', _sprio_explanation.x_total_nodes, _sprio_explanation.x_nodes,
@@ -243,21 +243,21 @@ RETURN pg_catalog.concat_ws('; ',
                    WHEN _sprio_explanation.x_cpus OPERATOR(pg_catalog.<>) 0
                      THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes, _sprio_explanation.x_cpus, _sprio_explanation.x_total_cpus)
                    ELSE pg_catalog.format('%s nodes/%s', _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes) END,
-              @extschema@._num(_sprio_explanation.job_size_factor, 4), _sprio_explanation.x_w_js, @extschema@._num(_sprio_explanation.job_size_weighted, 2)) END,
+              @extschema@_internal._num(_sprio_explanation.job_size_factor, 4), _sprio_explanation.x_w_js, @extschema@_internal._num(_sprio_explanation.job_size_weighted, 2)) END,
          CASE WHEN _sprio_explanation.x_w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
-              _sprio_explanation.x_pjf, _sprio_explanation.x_max_pjf, @extschema@._num(_sprio_explanation.partition_factor, 4), _sprio_explanation.x_w_part, @extschema@._num(_sprio_explanation.partition_weighted, 2)) END,
+              _sprio_explanation.x_pjf, _sprio_explanation.x_max_pjf, @extschema@_internal._num(_sprio_explanation.partition_factor, 4), _sprio_explanation.x_w_part, @extschema@_internal._num(_sprio_explanation.partition_weighted, 2)) END,
          CASE WHEN _sprio_explanation.x_w_qos OPERATOR(pg_catalog.<>) 0 THEN
               CASE WHEN _sprio_explanation.qos IS NULL THEN 'qos: none = 0'
                    WHEN _sprio_explanation.x_qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', _sprio_explanation.qos)
                    ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', _sprio_explanation.qos, _sprio_explanation.x_qos_priority,
-                        _sprio_explanation.x_max_qos, @extschema@._num(_sprio_explanation.qos_factor, 4), _sprio_explanation.x_w_qos, @extschema@._num(_sprio_explanation.qos_weighted, 2)) END END,
+                        _sprio_explanation.x_max_qos, @extschema@_internal._num(_sprio_explanation.qos_factor, 4), _sprio_explanation.x_w_qos, @extschema@_internal._num(_sprio_explanation.qos_weighted, 2)) END END,
          CASE WHEN _sprio_explanation.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', _sprio_explanation.nice) END,
-         pg_catalog.format('total %s → %s%s', @extschema@._num(_sprio_explanation.priority_exact, 2), _sprio_explanation.priority,
+         pg_catalog.format('total %s → %s%s', @extschema@_internal._num(_sprio_explanation.priority_exact, 2), _sprio_explanation.priority,
               CASE WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
                    WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
                    WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(_sprio_explanation.priority_exact) THEN ' (truncated)'
                    ELSE '' END));
-COMMENT ON FUNCTION @extschema@._sprio_explanation(float8, float8, text, float8, float8, float8, boolean, text, text, float8, float8, float8, boolean, integer, bigint, integer, bigint, float8, float8, float8, integer, integer, float8, float8, float8, text, integer, integer, float8, float8, integer, float8, bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._sprio_explanation(float8, float8, text, float8, float8, float8, boolean, text, text, float8, float8, float8, boolean, integer, bigint, integer, bigint, float8, float8, float8, integer, integer, float8, float8, float8, text, integer, integer, float8, float8, integer, float8, bigint) IS
 'sprio_at''s explanation of a job''s priority, from the columns of _sprio_rows (sprio_at, my_sprio_at).';
 
 -- sprio -l as of an instant.  A SQL function that the planner inlines into
@@ -304,7 +304,7 @@ LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH cp AS MATERIALIZED (
         -- per cluster, the checkpoint whose cached factors hold at as_of
-        SELECT k.cluster, k.as_of FROM @extschema@._sprio_cached_checkpoints(sprio_at.as_of) k
+        SELECT k.cluster, k.as_of FROM @extschema@_internal._sprio_cached_checkpoints(sprio_at.as_of) k
     ), hold AS MATERIALIZED (
         -- every fair_tree and classic cluster has them
         SELECT sprio_at.as_of IS NOT NULL AND pg_catalog.isfinite(sprio_at.as_of)
@@ -320,7 +320,7 @@ BEGIN ATOMIC
                         pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
                GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
                -- PriorityMaxAge as the explanation prints it, once per cluster
-               @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
+               @extschema@_internal._slurm_duration(@extschema@_internal._interval_seconds(c.priority_max_age)) AS max_age_text,
                (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
                  WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos,
                -- the checkpoint whose factors the cluster's jobs read
@@ -444,7 +444,7 @@ BEGIN ATOMIC
           FROM summed s
          WHERE (SELECT h.cached FROM hold h)
         UNION ALL
-        SELECT * FROM @extschema@._sprio_rows(sprio_at.as_of)
+        SELECT * FROM @extschema@_internal._sprio_rows(sprio_at.as_of)
          WHERE NOT (SELECT h.cached FROM hold h)
     )
     SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos, s.priority,
@@ -452,12 +452,18 @@ BEGIN ATOMIC
            s.age_weighted, s.fairshare_weighted, s.job_size_weighted, s.partition_weighted, s.qos_weighted,
            s.priority_exact, s.age_factor, s.fairshare_factor, s.job_size_factor, s.partition_factor, s.qos_factor,
            s.submit_time, s.eligible_time,
-           @extschema@._sprio_explanation(s.x_w_age, s.x_pending_s, s.x_max_age_text, s.age_factor,
-               s.age_weighted, s.x_w_fs, s.x_no_share, s.account, s.user_name, s.fairshare_factor,
-               s.fairshare_weighted, s.x_w_js, s.x_favor_small, s.x_cpus, s.x_total_nodes, s.x_nodes,
-               s.x_total_cpus, s.job_size_factor, s.job_size_weighted, s.x_w_part, s.x_pjf, s.x_max_pjf,
-               s.partition_factor, s.partition_weighted, s.x_w_qos, s.qos, s.x_qos_priority, s.x_max_qos,
-               s.qos_factor, s.qos_weighted, s.nice, s.priority_exact, s.priority)
+           @extschema@_internal._sprio_explanation(
+                x_w_age => s.x_w_age, x_pending_s => s.x_pending_s, x_max_age_text => s.x_max_age_text,
+                age_factor => s.age_factor, age_weighted => s.age_weighted, x_w_fs => s.x_w_fs,
+                x_no_share => s.x_no_share, account => s.account, user_name => s.user_name,
+                fairshare_factor => s.fairshare_factor, fairshare_weighted => s.fairshare_weighted, x_w_js => s.x_w_js,
+                x_favor_small => s.x_favor_small, x_cpus => s.x_cpus, x_total_nodes => s.x_total_nodes,
+                x_nodes => s.x_nodes, x_total_cpus => s.x_total_cpus, job_size_factor => s.job_size_factor,
+                job_size_weighted => s.job_size_weighted, x_w_part => s.x_w_part, x_pjf => s.x_pjf,
+                x_max_pjf => s.x_max_pjf, partition_factor => s.partition_factor, partition_weighted => s.partition_weighted,
+                x_w_qos => s.x_w_qos, qos => s.qos, x_qos_priority => s.x_qos_priority,
+                x_max_qos => s.x_max_qos, qos_factor => s.qos_factor, qos_weighted => s.qos_weighted,
+                nice => s.nice, priority_exact => s.priority_exact, priority => s.priority)
       FROM r s;
 END;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS

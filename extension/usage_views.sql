@@ -23,7 +23,7 @@ COMMENT ON VIEW @extschema@.job_billing IS 'Each job''s Slurm billing rate under
 -- instant 22008, whatever rows the tables hold.  Used as a WHERE clause
 -- without columns, it is evaluated once per query (a one-time filter, or
 -- at plan time for a constant), and keeps the SQL functions inlinable.
-CREATE FUNCTION @extschema@._check_as_of(as_of timestamptz)
+CREATE FUNCTION @extschema@_internal._check_as_of(as_of timestamptz)
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -48,7 +48,7 @@ $$;
 -- start: with 'slurm_passes' that pass is the reset instant (and when it
 -- comes after as_of, the previous period's is).  Usage charged from the
 -- reset instant on counts (usage_views.sql, _association_usage).
-CREATE FUNCTION @extschema@._usage_reset_at(period text, last_reset timestamptz, time_zone text,
+CREATE FUNCTION @extschema@_internal._usage_reset_at(period text, last_reset timestamptz, time_zone text,
                                             decay_mode text, calc_period interval, phase timestamptz,
                                             as_of timestamptz)
 RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -69,7 +69,7 @@ BEGIN
                        WHEN 'MONTHLY' THEN interval '1 month' WHEN 'QUARTERLY' THEN interval '3 months'
                        WHEN 'YEARLY' THEN interval '1 year' END;
         IF step IS NULL THEN
-            PERFORM @extschema@._check_usage_reset(period, last_reset);
+            PERFORM @extschema@_internal._check_usage_reset(period, last_reset);
         END IF;
         local_start := CASE p
             WHEN 'WEEKLY' THEN date_trunc('week', timezone(time_zone, as_of) + interval '1 day') - interval '1 day'
@@ -93,7 +93,7 @@ BEGIN
     RETURN CASE WHEN r <= as_of THEN r END;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._usage_reset_at(text, timestamptz, text, text, interval, timestamptz, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._usage_reset_at(text, timestamptz, text, text, interval, timestamptz, timestamptz) IS
 'The instant of a cluster''s last usage reset (PriorityUsageResetPeriod) at or before as_of, or NULL: the period''s start in the cluster''s time zone, with decay_mode slurm_passes the first pass of slurmctld from then.';
 
 -- ---------------------------------------------------------------------------
@@ -225,7 +225,7 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 -- checkpoints, resets and pass clusters found decide which branches run (a
 -- branch whose condition is false is dropped from the plan), and the
 -- planner sees how few jobs end after the oldest checkpoint.
-CREATE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
+CREATE FUNCTION @extschema@_internal._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
 RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint, pass_usage float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -256,7 +256,7 @@ DECLARE
     any_rs boolean;
     any_ps boolean;
 BEGIN
-    PERFORM @extschema@._check_as_of(_association_usage.as_of);
+    PERFORM @extschema@_internal._check_as_of(_association_usage.as_of);
     -- per cluster: its last pass and its last reset, once
     SELECT COALESCE(array_agg(x.cluster ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
            COALESCE(array_agg(x.reset_at ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
@@ -269,7 +269,7 @@ BEGIN
                               ORDER BY x.cluster) FILTER (WHERE x.decay_mode = 'slurm_passes'), '{}')
       INTO rs_clusters, rs_at, rs_from, ps_clusters, ps_last
       FROM (SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
-                   @extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+                   @extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                c.decay_mode, c.priority_calc_period, c.priority_last_decay,
                                                _association_usage.as_of) AS reset_at
               FROM @extschema@.clusters c
@@ -410,7 +410,7 @@ BEGIN
       FULL JOIN kept k ON k.cluster = a.cluster AND k.account = a.account AND k.user_name = a.user_name;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._association_usage(timestamptz, boolean, text) IS
+COMMENT ON FUNCTION @extschema@_internal._association_usage(timestamptz, boolean, text) IS
 'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL), and for slurm_passes clusters the usage as their last pass left it: for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
 
 -- Decayed usage (billing-seconds) of every user association as of an
@@ -425,11 +425,11 @@ BEGIN ATOMIC
            COALESCE(u.jobs, 0) AS jobs
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@._association_usage(association_usage_at.as_of, false, NULL) u
+      LEFT JOIN @extschema@_internal._association_usage(association_usage_at.as_of, false, NULL) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
        AND u.user_name OPERATOR(pg_catalog.=) au.user_name
-     WHERE @extschema@._check_as_of(association_usage_at.as_of);
+     WHERE @extschema@_internal._check_as_of(association_usage_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.association_usage_at(timestamptz) IS
 'Decayed usage (billing-seconds) of every user association as of an instant, under its cluster''s decay.';
@@ -444,7 +444,7 @@ COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
 -- hashed.  checkpoint_usage computes the factors before taking its lock
 -- and compares this under the lock: a change to the tree committed in
 -- between makes it differ, and the factors are dropped.
-CREATE FUNCTION @extschema@._checkpoint_tree_fingerprint(cluster text)
+CREATE FUNCTION @extschema@_internal._checkpoint_tree_fingerprint(cluster text)
 RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -473,7 +473,7 @@ $$;
 -- runs, chained from a checkpoint two years back, it failed); it then
 -- computes again under its lock, as it did before this shortcut.  A few
 -- thousand runs in 5 minutes at 10^7: one range scan of jobs_end_idx.
-CREATE FUNCTION @extschema@._checkpoint_runs_read(cluster text, as_of timestamptz,
+CREATE FUNCTION @extschema@_internal._checkpoint_runs_read(cluster text, as_of timestamptz,
                                                      max_runs integer DEFAULT 250000)
 RETURNS text[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -606,8 +606,8 @@ DECLARE
     runs_read text[];
 BEGIN
     -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
-    PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
-    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    PERFORM @extschema@_internal._citus_no_checkpoints('checkpoint_usage');
+    PERFORM @extschema@_internal._check_as_of(checkpoint_usage.as_of);
     IF checkpoint_usage.as_of > now() THEN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
             USING ERRCODE = '22023',
@@ -661,10 +661,10 @@ BEGIN
         INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
         SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
                NULLIF(u.pass_usage, u.raw_usage)
-          FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u
+          FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u
         RETURNING 1)
     SELECT CASE WHEN NOT lock_first
-                THEN @extschema@._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) END
+                THEN @extschema@_internal._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) END
       INTO runs_read;
     IF NOT lock_first THEN
         -- the fair-share factors of these rows, before the lock too
@@ -672,11 +672,11 @@ BEGIN
         -- for it, invisible outside this transaction, then marked back), and
         -- what they were computed from besides the usage: the tree and the
         -- clusters' settings, fingerprinted before
-        tree_before := @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        tree_before := @extschema@_internal._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
         UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
          WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
            AND k.as_of = checkpoint_usage.as_of;
-        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
         UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
          WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
            AND k.as_of = checkpoint_usage.as_of;
@@ -691,7 +691,7 @@ BEGIN
         -- invalidates it; a change to the partitions, QOS or decay settings
         -- invalidates every checkpoint of the cluster).
         IF runs_read IS NOT NULL
-           AND runs_read = @extschema@._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) THEN
+           AND runs_read = @extschema@_internal._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) THEN
             changed := 0;
             RAISE DEBUG 'checkpoint_usage: nothing it read changed before the lock; its rows stand';
         ELSE
@@ -704,7 +704,7 @@ BEGIN
               FULL JOIN
                    (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
                            NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-                      FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+                      FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
                 ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
              WHERE w.cluster IS NULL OR n.cluster IS NULL
                 OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
@@ -714,7 +714,7 @@ BEGIN
                 WITH n AS MATERIALIZED (
                     SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
                            NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-                      FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+                      FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
                 w AS MATERIALIZED (
                     SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
                       FROM @extschema@.usage_checkpoint_rows r
@@ -760,7 +760,7 @@ BEGIN
         -- under the lock (writes would wait for them): sprio_at computes the
         -- tree itself until the next checkpoint (sprio_cache.sql)
         IF changed > 0
-           OR tree_before IS DISTINCT FROM @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
+           OR tree_before IS DISTINCT FROM @extschema@_internal._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
             DELETE FROM @extschema@.usage_checkpoint_factors f
              WHERE (checkpoint_usage.cluster IS NULL OR f.cluster = checkpoint_usage.cluster)
                AND f.as_of = checkpoint_usage.as_of;
@@ -789,7 +789,7 @@ BEGIN
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
     -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
     IF NOT factors_done THEN
-        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
     END IF;
 END
 $$;
@@ -807,7 +807,7 @@ COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, in
 -- statement, over the statement's rows: while no checkpoint is valid, a
 -- write pays one lookup of usage_checkpoints.  A role that writes jobs
 -- needs SELECT and UPDATE on usage_checkpoints (fairshare_admin has them).
-CREATE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -860,15 +860,15 @@ END
 $$;
 CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.jobs
     REFERENCING NEW TABLE AS new_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.jobs
     REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.jobs
     REFERENCING OLD TABLE AS old_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 
 -- The settings a checkpoint was computed with: a cluster's decay, a
 -- partition's billing weights and mode, a QOS's UsageFactor (a job's QOS
@@ -876,7 +876,7 @@ CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschem
 -- whose factor is not 1 changes the billing too).  A change marks the
 -- checkpoints of the clusters concerned invalid (TRUNCATE: every one).
 -- The trigger argument says what changed.
-CREATE FUNCTION @extschema@._settings_invalidate_usage_checkpoints() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -915,23 +915,23 @@ CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.clusters
                        -- the periods of a reset start in the cluster's time zone
                        OR (OLD.timezone IS DISTINCT FROM NEW.timezone
                            AND pg_catalog.upper(NEW.usage_reset_period) NOT IN ('NONE', 'NOW')))
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('decay settings changed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('decay settings changed');
 CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.partitions
     FOR EACH ROW WHEN (OLD.billing_weights IS DISTINCT FROM NEW.billing_weights
                        OR OLD.billing_mode IS DISTINCT FROM NEW.billing_mode)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('billing weights or mode changed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('billing weights or mode changed');
 CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.qos
     FOR EACH ROW WHEN (NEW.usage_factor OPERATOR(pg_catalog.<>) 1)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 added');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 added');
 CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.qos
     FOR EACH ROW WHEN (OLD.usage_factor IS DISTINCT FROM NEW.usage_factor
                        OR OLD.cluster IS DISTINCT FROM NEW.cluster OR OLD.qos IS DISTINCT FROM NEW.qos)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('UsageFactor or name changed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('UsageFactor or name changed');
 CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.qos
     FOR EACH ROW WHEN (OLD.usage_factor OPERATOR(pg_catalog.<>) 1)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 removed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 removed');
 CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.qos
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('every QOS removed');
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('every QOS removed');
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoints', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_rows', '');

@@ -28,7 +28,7 @@ BEGIN
     t0 := clock_timestamp();
     INSERT INTO t_new SELECT s.cluster, s.account, s.user_name, (s.f).fairshare
       FROM (SELECT t.cluster, t.account, t.user_name,
-                   fairshare._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   fairshare_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                        CASE WHEN t.algorithm = 'classic'
                             THEN (SELECT c.fairshare_dampening FROM fairshare.clusters c WHERE c.cluster = t.cluster) END,
                        t.raw_usage) OVER (PARTITION BY t.cluster) AS f

@@ -66,7 +66,7 @@ load_bench() {
 # the other flags false), and as_of by AS_OF: a statement to EXPLAIN
 usage_query() {
   val coordinator "$1" "SELECT prosrc FROM pg_proc
-                         WHERE oid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure" |
+                         WHERE oid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure" |
   AS_OF=$2 perl -e '
     my $src = do { local $/; <STDIN> };
     my ($decl) = $src =~ /\bDECLARE\b(.*?)\nBEGIN\b/s;

@@ -209,7 +209,7 @@ echo "== plans"
 { echo 'EXPLAIN (VERBOSE, COSTS OFF)'; usage_query demo "$as_of"; } > "$work/usage.sql"
 q coordinator demo -f "$work/usage.sql" > "$work/usage.plan" 2>&1
 # the RWTH report's SQL function (inlined)
-q coordinator demo -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM fairshare._rwth_usage('$as_of')" > "$work/rwth.plan" 2>&1
+q coordinator demo -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM fairshare_internal._rwth_usage('$as_of')" > "$work/rwth.plan" 2>&1
 # plan_shape FILE AGGREGATE DESCRIPTION: the aggregate is a partial one in
 # the task each worker runs (worker_partial_agg), combined on the
 # coordinator (coord_combine_agg); the jobs are scanned only in the tasks
