@@ -17,8 +17,8 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
 # extension/updates/A--B.sql (tables, types, indexes, data, drops), then every
 # function, procedure, aggregate, view, trigger, comment and grant of the
 # pieces, re-created (tools/sql_code.pl; CONTRIBUTING.md#upgrades).
-SQL_ORDER  = head billing decay model limits usage_views fair_tree pbs metacentrum \
-             priority sshare sprio sprio_cache genci rwth import nice history citus reports \
+SQL_ORDER  = head billing decay model limits usage checkpoint fair_tree pbs metacentrum \
+             priority sshare sprio genci rwth import nice history citus reports \
              efficiency statements slurmdbd security
 SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
 UPDATES    = $(wildcard extension/updates/*--$(EXTVERSION).sql)
