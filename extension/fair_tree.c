@@ -52,7 +52,7 @@
  * after, plus 24 bytes of answer kept per row (peak resident memory
  * measured by test/bench: 248 bytes per association at 10^5, 215 at 10^6,
  * against 259 and 234 for the 144-byte node of 1.1 in the same run;
- * docs/performance.md#fair-tree-over-106-associations-third-pass).  Bad trees
+ * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
  * negative, NaN or infinite shares or usage.
