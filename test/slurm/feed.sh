@@ -97,8 +97,8 @@ else
 fi
 
 # ---------------------------------------------------------------- jobs
-j1=$(submit alice chem std 2 4G 20)
-j2=$(submit bob chem std 1 2G 30)
+submit alice chem std 2 4G 20 > /dev/null
+submit bob chem std 1 2G 30 > /dev/null
 rq=$(submit carol phys big 4 2G 40)
 su=$(submit bob phys low 8 8G 35)
 ar=$(submit alice chem std 1 1G 10 --array=1-2)
