@@ -17,8 +17,8 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
 # extension/updates/A--B.sql (tables, types, indexes, data, drops), then every
 # function, procedure, aggregate, view, trigger, comment and grant of the
 # pieces, re-created (tools/sql_code.pl; CONTRIBUTING.md#upgrades).
-SQL_ORDER  = head billing decay model limits usage_views fair_tree pbs metacentrum \
-             priority sshare sprio sprio_cache genci rwth import nice history citus reports \
+SQL_ORDER  = head billing decay model limits usage checkpoint fair_tree pbs metacentrum \
+             priority sshare sprio genci rwth import nice history citus reports \
              efficiency statements slurmdbd security
 SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
 UPDATES    = $(wildcard extension/updates/*--$(EXTVERSION).sql)
@@ -39,6 +39,19 @@ include $(PGXS)
 
 # every C file includes the shared header
 $(OBJS): extension/fairshare.h
+
+# The program that applies slurm_decisions' rows with sacctmgr, without a
+# shell (docs/slurmdbd.md#applying-the-decisions): built with the module,
+# installed beside PostgreSQL's programs.
+APPLIER = tools/fairshare_apply_decisions
+all: $(APPLIER)
+$(APPLIER): $(APPLIER).c
+	$(CC) $(CFLAGS) $(COPT) -Wall -Wextra -Wno-sign-compare -I$(includedir) -o $@ $< -L$(libdir) -lpq
+install: install-applier
+.PHONY: install-applier
+install-applier: $(APPLIER) installdirs
+	$(INSTALL_PROGRAM) $(APPLIER) '$(DESTDIR)$(bindir)/fairshare_apply_decisions'
+EXTRA_CLEAN += $(APPLIER)
 
 extension/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PIECES) $(EXTENSION).control
 	cat $(SQL_PIECES) > $@

@@ -23,7 +23,7 @@
 --
 -- What Citus does not do, and what is done instead:
 --   * triggers on distributed tables: the usage checkpoints are kept valid
---     by statement triggers with transition tables on jobs (usage_views.sql),
+--     by statement triggers with transition tables on jobs (checkpoint.sql),
 --     which cannot fire on the shards.  distribute() marks every checkpoint
 --     invalid and drops those triggers and the settings triggers that only
 --     invalidate checkpoints; checkpoint_usage then refuses to run
@@ -138,7 +138,7 @@ DECLARE
         'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
         'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
         'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
-        -- the fair-share factors cached with the checkpoints (sprio_cache.sql)
+        -- the fair-share factors cached with the checkpoints (sprio.sql)
         'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
         'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
         'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',

@@ -103,7 +103,7 @@ $$;
 --
 -- Locks: those ATTACH PARTITION takes, all taken first, in the order
 -- checkpoint_usage takes its own (the tables jobs refers to, then jobs);
--- checkpoint_usage reads jobs before its lock (usage_views.sql), so a
+-- checkpoint_usage reads jobs before its lock (checkpoint.sql), so a
 -- wait here for jobs_default and its wait for partitions can cross, which
 -- the time-out below (or PostgreSQL's deadlock report) undoes:
 --   partitions, account_users  SHARE ROW EXCLUSIVE: ATTACH adds the new

@@ -8,7 +8,7 @@
 --   PGOPTIONS='-c work_mem=64MB -c jit=off' psql -X -f test/bench/bench_factors.sql
 \set ON_ERROR_STOP 1
 SET work_mem = '64MB'; SET jit = off;
--- checkpoint_usage's own settings (extension/usage_views.sql)
+-- checkpoint_usage's own settings (extension/checkpoint.sql)
 SET enable_nestloop = off; SET enable_mergejoin = off;
 SELECT set_config('bench.factors_at', bench.as_of()::text, false) IS NOT NULL AS instant_set;
 CREATE TEMP TABLE t_old (cluster text, account text, user_name text, fairshare float8);
