@@ -281,8 +281,8 @@ END;
 
 -- The net allocation a check on as_of is decided on (_genci_net_before),
 -- and why, if it cannot be, the regulation cannot be computed for the
--- allocation on that day (issue 20): net is then NULL.  An initial grant or
--- a ledger entry above 10^12 hours (accepted before 1.2, see
+-- allocation on that day (docs/bad-input.md#the-six-defects): net is then
+-- NULL.  An initial grant or a ledger entry above 10^12 hours (accepted before 1.2, see
 -- _allocation_hours_bounded) made the float8 sums and the status overflow:
 -- one entry of 1e308 failed the GENCI report of every allocation with a
 -- bare 22003, for good, the ledger being append-only.  Take-backs beyond
@@ -380,8 +380,8 @@ END;
 -- regulation_threshold; NULL threshold = 0) or 'mid-term'.  An allocation
 -- whose figures cannot be computed (_genci_refusal) gets status 'error',
 -- NULL figures and a WARNING that names it; the other rows are computed
--- (issue 20).  Without an EXCEPTION block, which would make the report
--- PARALLEL UNSAFE: the refusal is decided before any arithmetic, and the
+-- (docs/bad-input.md#the-six-defects).  Without an EXCEPTION block, which
+-- would make the report PARALLEL UNSAFE: the refusal is decided before any arithmetic, and the
 -- sums over the ledger run only for the allocations it lets through.
 CREATE FUNCTION @extschema@.genci_report_at(as_of date)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
