@@ -282,8 +282,9 @@ END;
 -- The net allocation a check on as_of is decided on (_genci_net_before),
 -- and why, if it cannot be, the regulation cannot be computed for the
 -- allocation on that day (docs/bad-input.md#the-six-defects): net is then
--- NULL.  An initial grant or a ledger entry above 10^12 hours (accepted before 1.2, see
--- _allocation_hours_bounded) made the float8 sums and the status overflow:
+-- NULL.  An initial grant or a ledger entry above 10^12 hours (accepted
+-- before 1.2, see _allocation_hours_bounded) made the float8 sums and the
+-- status overflow:
 -- one entry of 1e308 failed the GENCI report of every allocation with a
 -- bare 22003, for good, the ledger being append-only.  Take-backs beyond
 -- the grant (a negative net) failed it with 22023.  And a consumption of
