@@ -361,6 +361,47 @@ BEGIN
 END
 $$;
 
+-- Times a centre cannot have (docs/import.md#times-a-centre-cannot-have):
+-- a run submitted, eligible, started or ended before its cluster's
+-- accounting_start (default 2000-01-01 UTC), or more than a year after
+-- now(), is rejected (22008) with the time named.  Such a time is a typing
+-- or clock error, never accounting: stored, one Submit of 1900-01-01 made
+-- the next maintain_partitions make 1,527 monthly partitions, after which
+-- every query of jobs ran out of lock slots ("out of shared memory").  A
+-- year ahead bounds a BeginTime as well and leaves any clock skew room.
+-- Shared by import_sacct (and so sync_slurmdbd) and import_pbs; rejected
+-- before _import_resolve, so that nothing is created for such a run.
+CREATE FUNCTION @extschema@._import_times()
+RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    horizon timestamptz := now() + interval '1 year';
+BEGIN
+    -- the floors read first: the statement below changes a work table
+    -- (docs/citus.md)
+    IF to_regclass('pg_temp._fs_import_floors') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_floors; END IF;
+    CREATE TEMP TABLE _fs_import_floors AS SELECT c.cluster, c.accounting_start FROM @extschema@.clusters c;
+    UPDATE pg_temp._fs_import_jobs w
+       SET kind = 'reject', sqlstate = '22008',
+           reason = (SELECT CASE WHEN v.at < f.accounting_start
+                                 THEN format('job %s: %s %s is before %s, the accounting start of cluster %s (clusters.accounting_start)',
+                                             w.job_id, v.name, v.at, f.accounting_start, quote_literal(w.cluster))
+                                 ELSE format('job %s: %s %s is more than a year ahead of the database''s clock',
+                                             w.job_id, v.name, v.at) END
+                       FROM (VALUES (1, 'Submit', w.submit_time), (2, 'Eligible', w.eligible_time),
+                                    (3, 'Start', w.start_time), (4, 'End', w.end_time)) v (i, name, at)
+                      WHERE v.at < f.accounting_start OR v.at > horizon
+                      ORDER BY v.i LIMIT 1)
+      FROM pg_temp._fs_import_floors f
+     WHERE w.kind = 'job' AND f.cluster = w.cluster
+       AND (LEAST(w.submit_time, w.eligible_time, w.start_time, w.end_time) < f.accounting_start
+            OR GREATEST(w.submit_time, w.eligible_time, w.start_time, w.end_time) > horizon);
+    DROP TABLE pg_temp._fs_import_floors;
+END
+$$;
+
 -- The work table's jobs (kind 'job') into fairshare.jobs, in two statements:
 -- the jobs already stored go through INSERT ... ON CONFLICT DO UPDATE, the
 -- new ones through a plain INSERT (a third faster than ON CONFLICT, which
@@ -862,6 +903,7 @@ BEGIN
     VALUES ('sacct', cluster, tz, src::text)
     RETURNING imports.import_id INTO import_sacct.import_id;
 
+    PERFORM @extschema@._import_times();
     created := @extschema@._import_resolve(create_missing);
     created_accounts := created.created_accounts;
     created_users := created.created_users;
@@ -1240,6 +1282,7 @@ BEGIN
      WHERE w.user_name IS NULL OR w.account IS NULL OR w.partition IS NULL OR w.submit_time IS NULL
         OR w.eligible_time < w.submit_time OR w.end_time < w.start_time;
 
+    PERFORM @extschema@._import_times();
     created := @extschema@._import_resolve(create_missing);
     created_accounts := created.created_accounts;
     created_users := created.created_users;

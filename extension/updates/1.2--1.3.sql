@@ -8,3 +8,10 @@
 -- longer has or whose signature, return type or view columns changed.
 -- test/upgrade.sh proves the result equal to a fresh install of 1.3.
 
+
+-- safe-import: the first instant a cluster's accounting can hold; imports
+-- reject runs before it and maintain_partitions makes no month before it
+-- (docs/import.md#times-a-centre-cannot-have)
+ALTER TABLE @extschema@.clusters
+    ADD COLUMN accounting_start timestamptz NOT NULL DEFAULT '2000-01-01 00:00:00+00'
+               CHECK (pg_catalog.isfinite(accounting_start));
