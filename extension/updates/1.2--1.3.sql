@@ -15,3 +15,16 @@
 ALTER TABLE @extschema@.clusters
     ADD COLUMN accounting_start timestamptz NOT NULL DEFAULT '2000-01-01 00:00:00+00'
                CHECK (pg_catalog.isfinite(accounting_start));
+
+-- safe-import: the efficiency, event, reservation and nice imports record
+-- themselves in imports, their rejected lines in import_rejects
+ALTER TABLE @extschema@.imports DROP CONSTRAINT imports_source_check;
+ALTER TABLE @extschema@.imports ADD CONSTRAINT imports_source_check
+    CHECK (source IN ('sacct', 'pbs', 'sacct_efficiency', 'events', 'reservations', 'nice'));
+-- the efficiency parser's row (import.c)
+CREATE TYPE @extschema@._sacct_efficiency_line AS (
+    kind text, job_id text, step text, submit_time timestamptz, user_name text, account text,
+    total_cpu_secs float8, max_rss_mb float8, req_mem_mb float8, req_tres text,
+    energy_joules float8, gpu_util_percent float8, sqlstate text, reason text);
+-- (_sacct_duration and _sacct_size_mb are C now, same signatures: the
+-- pieces re-create them)
