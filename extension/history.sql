@@ -100,7 +100,7 @@ BEGIN
       FROM ONLY @extschema@.jobs_default d;
     IF early > 0 THEN
         RAISE WARNING 'maintain_partitions: % run(s) in jobs_default were submitted before %, the month of the earliest clusters.accounting_start (%): no partition is made for their months',
-                      early, to_char(floor_month, 'YYYY-MM'), floor_at
+                      early, to_char(floor_month, 'YYYY-MM'), to_char(floor_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')
             USING HINT = 'Such a Submit is a typing or clock error: correct or delete those runs (SELECT * FROM ONLY fairshare.jobs_default ORDER BY submit_time), or set clusters.accounting_start earlier if the centre''s accounting truly began then.';
     END IF;
     SELECT min(m) INTO oldest

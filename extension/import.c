@@ -358,6 +358,7 @@ typedef struct TresCounts
 	bool		has_mem;
 	bool		has_node;
 	bool		has_gpu;
+	double		max;			/* the largest count of any item */
 } TresCounts;
 
 /* NULL when s is a valid TRES string (counts filled), else why not. */
@@ -442,6 +443,7 @@ scan_tres(Span s, TresCounts *c)
 			v *= ldexp(1.0, 10 * (pw - (pg_strcasecmp(tok, "mem") == 0 ? 2 : 0)));
 		if (!isfinite(v))
 			return psprintf("value out of range for \"%s\"", tok);
+		c->max = Max(c->max, v);
 
 		if (pg_strcasecmp(tok, "cpu") == 0)
 			c->cpu = v, c->has_cpu = true;
@@ -2171,14 +2173,26 @@ eff_line(EffState *st, Row *r, text *line_t)
 	}
 	else if ((bad = span_invalid_at(line)) >= 0)
 	{
+		/* the field and its column named, the job id when it is valid */
+		Span		f[SACCT_MAX_FIELDS];
+		Span		hf[SACCT_MAX_FIELDS];
+		int			n = split(line, '|', f, SACCT_MAX_FIELDS);
 		int			field = 0;
 		int			i;
+		Span		job,
+					step;
 
 		for (i = 0; i < bad; i++)
 			if (line.p[i] == '|')
 				field++;
-		(void) reject(r, "22021", psprintf("field %d holds an invalid byte sequence for encoding \"%s\": %s",
-										   field + 1, GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
+		if (n == st->nfields && span_invalid_at(f[st->col[EC_JOBID]]) < 0
+			&& sacct_job_id(f[st->col[EC_JOBID]], &job, &step))
+			row_set(r, EO_JOB_ID, span_text(job));
+		(void) split(span_make(st->header, st->header_len), '|', hf, SACCT_MAX_FIELDS);
+		(void) reject(r, "22021", psprintf("field %d%s holds an invalid byte sequence for encoding \"%s\": %s",
+										   field + 1,
+										   field < st->nfields ? psprintf(" (%s)", span_show(hf[field])) : "",
+										   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
 	}
 	else if (sacct_header_like(line))
 	{
@@ -2308,6 +2322,37 @@ fs_sacct_size_mb(PG_FUNCTION_ARGS)
 	if (res == VAL_NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_FLOAT8(v);
+}
+
+PG_FUNCTION_INFO_V1(fs_tres_problem);
+
+/*
+ * _tres_problem(tres text) -> text: NULL when tres is a TRES string the
+ * rollups can read ('' is none) whose every count is at most 10^12, else
+ * why not.  The event and reservation imports reject such a line with it
+ * (docs/bad-input.md): stored, one "cpu=abc" made refresh_rollups fail for
+ * every cluster, and a count past 10^12 (more of any TRES than a cluster
+ * has; a month of it in seconds still fits a bigint) would overflow the
+ * rollups' sums.
+ */
+Datum
+fs_tres_problem(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+	Span		s = span_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	TresCounts	c;
+	const char *why;
+
+	if (s.len == 0)
+		PG_RETURN_NULL();
+	if (span_invalid_at(s) >= 0)
+		PG_RETURN_TEXT_P(cstring_to_text("it is not valid text"));
+	why = scan_tres(s, &c);
+	if (why == NULL && c.max > 1e12)
+		why = psprintf("a count of %g is more than any cluster has (at most 10^12)", c.max);
+	if (why == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(why));
 }
 
 /* ===========================================================================

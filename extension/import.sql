@@ -148,6 +148,51 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'fs_import_line_text'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Why a TRES string cannot be stored for the rollups, or NULL ('' is none
+-- of any TRES): the TRES grammar of the jobs table, every count at most
+-- 10^12 (import.c; docs/bad-input.md).
+CREATE FUNCTION @extschema@._tres_problem(tres text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'fs_tres_problem'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The end of an import of a text argument (import_events,
+-- import_reservations, import_nice): when it rejected lines
+-- (pg_temp._fs_text_rejects: line_no, job_id, sqlstate, reason, line), a
+-- row in imports, the lines in import_rejects and a WARNING naming the
+-- import.  Nothing when every line was read: import_nice may run every few
+-- minutes, and imports is the log of what went wrong there.  Returns the
+-- lines rejected.
+CREATE FUNCTION @extschema@._import_text_done(source text, cluster text, time_zone text,
+                                              lines_read bigint, written bigint)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    imp_id bigint;
+    n bigint;
+BEGIN
+    SELECT count(*) INTO n FROM pg_temp._fs_text_rejects;
+    IF n = 0 THEN
+        DROP TABLE pg_temp._fs_text_rejects;
+        RETURN 0;
+    END IF;
+    INSERT INTO @extschema@.imports (source, cluster, time_zone, staging, lines_read, imported, skipped, rejected)
+    VALUES (source, cluster, COALESCE(time_zone, 'UTC'), 'argument', lines_read, written, 0, n)
+    RETURNING imports.import_id INTO imp_id;
+    INSERT INTO @extschema@.import_rejects (import_id, line_no, job_id, sqlstate, reason, line)
+    SELECT imp_id, r.line_no, r.job_id, r.sqlstate, r.reason, pg_catalog.left(r.line, 1000)
+      FROM pg_temp._fs_text_rejects r;
+    DROP TABLE pg_temp._fs_text_rejects;
+    IF n > 0 THEN
+        RAISE WARNING 'import_%: % line(s) rejected, the other lines imported (import %)', _import_text_done.source, n, imp_id
+            USING HINT = format('SELECT * FROM fairshare.import_rejects WHERE import_id = %s;', imp_id);
+    END IF;
+    RETURN n;
+END
+$$;
+
 CREATE FUNCTION @extschema@._import_time_zone(name text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'fs_import_time_zone'
