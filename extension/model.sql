@@ -406,12 +406,13 @@ CREATE TRIGGER hours_bounded BEFORE INSERT OR UPDATE OF hours ON @extschema@.all
 -- PostgreSQL's last timestamp (year 294276) that fails, and one allocation
 -- so made every report fail for every allocation.  Four-digit years are
 -- ample for any grant and keep that arithmetic far from the limit
--- (docs/regulation.md#allocations).  A trigger, as for the hours: an
+-- (docs/bad-input.md).  A trigger, as for the hours: an
 -- update keeps the rows already stored, which the update names.
 CREATE FUNCTION @extschema@._allocation_period_bounded() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    IF NEW.period_end > '9999-12-31'::date THEN
+    -- (infinity is the CHECK's to refuse, with its own SQLSTATE)
+    IF pg_catalog.isfinite(NEW.period_end) AND NEW.period_end > '9999-12-31'::date THEN
         RAISE EXCEPTION 'allocation % of account "%" on cluster "%": period_end % is past 9999-12-31, the last day an allocation may end',
                         NEW.allocation_id, NEW.account, NEW.cluster, NEW.period_end
             USING ERRCODE = '22008',
