@@ -12,9 +12,14 @@
 -- safe-import: the first instant a cluster's accounting can hold; imports
 -- reject runs before it and maintain_partitions makes no month before it
 -- (docs/import.md#times-a-centre-cannot-have)
+-- (added without a default, then filled: a constant default would be kept
+-- as the column's "missing value", which a fresh install does not have)
+ALTER TABLE @extschema@.clusters ADD COLUMN accounting_start timestamptz;
+UPDATE @extschema@.clusters SET accounting_start = '2000-01-01 00:00:00+00';
 ALTER TABLE @extschema@.clusters
-    ADD COLUMN accounting_start timestamptz NOT NULL DEFAULT '2000-01-01 00:00:00+00'
-               CHECK (pg_catalog.isfinite(accounting_start));
+    ALTER COLUMN accounting_start SET DEFAULT '2000-01-01 00:00:00+00',
+    ALTER COLUMN accounting_start SET NOT NULL,
+    ADD CONSTRAINT clusters_accounting_start_check CHECK (pg_catalog.isfinite(accounting_start));
 
 -- safe-import: the efficiency, event, reservation and nice imports record
 -- themselves in imports, their rejected lines in import_rejects
