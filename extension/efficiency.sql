@@ -36,35 +36,35 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_efficiency', '');
 
 -- sacct's [DD-][HH:]MM:SS[.fff] as seconds (NULL when empty or Unknown);
 -- the parser the efficiency import reads TotalCPU with (import.c).
-CREATE FUNCTION @extschema@._sacct_duration(v text)
+CREATE FUNCTION @extschema@_internal._sacct_duration(v text)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'fs_sacct_duration'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._sacct_duration(text) IS
+COMMENT ON FUNCTION @extschema@_internal._sacct_duration(text) IS
 'A sacct duration ([DD-][HH:]MM:SS[.fff], e.g. TotalCPU) in seconds; NULL when empty or Unknown; raises 22007 naming a value of another form.';
 
 -- sacct's sizes (MaxRSS 2572K, ReqMem 16G; a bare number is bytes) in MiB;
 -- the parser the efficiency import reads MaxRSS and ReqMem with (import.c).
-CREATE FUNCTION @extschema@._sacct_size_mb(v text)
+CREATE FUNCTION @extschema@_internal._sacct_size_mb(v text)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'fs_sacct_size_mb'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._sacct_size_mb(text) IS
+COMMENT ON FUNCTION @extschema@_internal._sacct_size_mb(text) IS
 'A sacct size (MaxRSS, ReqMem; K, M, G, T, P suffixes, a bare number in bytes, a trailing n or c ignored) in MiB; raises 22023 naming a value of another form.';
 
 -- What the efficiency parser returns for one staged line (import.c).
-CREATE TYPE @extschema@._sacct_efficiency_line AS (
+CREATE TYPE @extschema@_internal._sacct_efficiency_line AS (
     kind text, job_id text, step text, submit_time timestamptz, user_name text, account text,
     total_cpu_secs float8, max_rss_mb float8, req_mem_mb float8, req_tres text,
     energy_joules float8, gpu_util_percent float8, sqlstate text, reason text);
 
 -- VOLATILE: a later header changes how the lines after it read, so the
 -- lines must be passed in file order, in one scan.
-CREATE FUNCTION @extschema@._sacct_efficiency_line(line text, header text, time_zone text)
-RETURNS @extschema@._sacct_efficiency_line
+CREATE FUNCTION @extschema@_internal._sacct_efficiency_line(line text, header text, time_zone text)
+RETURNS @extschema@_internal._sacct_efficiency_line
 AS 'MODULE_PATHNAME', 'fs_sacct_efficiency_line'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._sacct_efficiency_line(text, text, text) IS
+COMMENT ON FUNCTION @extschema@_internal._sacct_efficiency_line(text, text, text) IS
 'One line of an sacct --parsable2 export read for its efficiency columns: kind job, step, header, blank or reject (with sqlstate and reason); ReqMem in MiB for the whole job.';
 
 -- Reads the staged export (before import_sacct, which empties it): one
@@ -85,7 +85,7 @@ RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    rel regclass := @extschema@._import_staging(staging);
+    rel regclass := @extschema@_internal._import_staging(staging);
     tz text;
     hdr text;
     hdr_no bigint;
@@ -101,7 +101,7 @@ BEGIN
         RAISE EXCEPTION 'import_sacct_efficiency: cluster "%" does not exist', import_sacct_efficiency.cluster
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
-    tz := @extschema@._import_time_zone(COALESCE(time_zone, tz));
+    tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
     -- the export's header: its first non-blank line
     EXECUTE format('SELECT s.line_no, s.line FROM %s s WHERE s.line <> '''' ORDER BY s.line_no LIMIT 1', rel)
        INTO hdr_no, hdr;
@@ -119,7 +119,7 @@ BEGIN
     EXECUTE format($q$
         CREATE TEMP TABLE _fs_eff_lines AS
         SELECT q.line_no, (q.r).*, CASE WHEN (q.r).kind = 'reject' THEN q.line END AS line
-          FROM (SELECT s.line_no, s.line, @extschema@._sacct_efficiency_line(s.line, $1, $2) AS r
+          FROM (SELECT s.line_no, s.line, @extschema@_internal._sacct_efficiency_line(s.line, $1, $2) AS r
                   FROM (SELECT x.line_no, x.line FROM %s x WHERE x.line_no > $3 ORDER BY x.line_no OFFSET 0) s
                 OFFSET 0) q$q$, rel)
     USING hdr, tz, hdr_no;
@@ -149,7 +149,7 @@ BEGIN
            energy_joules = EXCLUDED.energy_joules, gpu_util_percent = EXCLUDED.gpu_util_percent;
     GET DIAGNOSTICS n = ROW_COUNT;
 
-    n_rejected := @extschema@._import_rejects(imp_id, 'pg_temp._fs_eff_lines', rel, false);
+    n_rejected := @extschema@_internal._import_rejects(imp_id, 'pg_temp._fs_eff_lines', rel, false);
     SELECT count(*) FILTER (WHERE l.kind IN ('header', 'blank')) INTO n_skipped FROM pg_temp._fs_eff_lines l;
     -- (the header line counted as read and skipped, as import_sacct counts it)
     UPDATE @extschema@.imports i

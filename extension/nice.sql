@@ -73,7 +73,7 @@ BEGIN
         RETURNING 1
     )
     SELECT count(*) INTO n FROM u;
-    PERFORM @extschema@._import_text_done('nice', cluster, NULL, n_lines, n);
+    PERFORM @extschema@_internal._import_text_done('nice', cluster, NULL, n_lines, n);
     RETURN n;
 END
 $$;

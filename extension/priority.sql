@@ -119,14 +119,14 @@ BEGIN
                                     -- a range that runs backwards is a typing error:
                                     -- counted as hi - lo + 1 it would take nodes
                                     -- away from the cluster (docs/priority.md)
-                                    THEN @extschema@._raise('22023',
+                                    THEN @extschema@_internal._raise('22023',
                                              format('slurm_cluster_size: the host range "%s" in "%s" runs backwards (%s is below %s)',
                                                     x, names, split_part(x, '-', 2), split_part(x, '-', 1)),
                                              'A range is low-high, e.g. n[01-16]: write n[1-10], not n[10-1].', NULL::bigint)
                                     WHEN x ~ '^\d+-\d+$'
                                     THEN split_part(x, '-', 2)::bigint - split_part(x, '-', 1)::bigint + 1
                                     WHEN x ~ '^\d+$' THEN 1
-                                    ELSE @extschema@._raise('22P02',
+                                    ELSE @extschema@_internal._raise('22P02',
                                              format('slurm_cluster_size: cannot read the host range "%s" in "%s"', x, names),
                                              'Host lists look like n[01-16,20].', NULL::bigint) END)
                       FROM unnest(string_to_array(part, ',')) x);

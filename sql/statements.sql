@@ -250,7 +250,7 @@ SELECT count(*) AS bars FROM regexp_matches(cluster_utilisation_svg('st', '2026-
 SELECT cluster_utilisation_svg('st', '2026-02-01', '2026-03-01', 'hours', 'day') LIKE '%<title>2026-02-10 00:00: 360.00</title>%' AS tenth;
 
 -- the series' colours: ten, then again (the tenth is "others")
-SELECT _chart_colour(1) AS c1, _chart_colour(9) AS c9, _chart_colour(10) AS c10, _chart_colour(11) AS c11;
+SELECT fairshare_internal._chart_colour(1) AS c1, fairshare_internal._chart_colour(9) AS c9, fairshare_internal._chart_colour(10) AS c10, fairshare_internal._chart_colour(11) AS c11;
 
 -- bad input: SQLSTATE, message, hint
 SELECT pg_temp.refused($$SELECT fairshare.burndown_svg(999)$$);

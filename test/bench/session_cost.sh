@@ -39,7 +39,7 @@ for q in "$@"; do
 done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-for r in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
   for q in "$@"; do
     label=${q%%=*}
     label=${label// /_}

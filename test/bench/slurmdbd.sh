@@ -26,6 +26,8 @@ median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 
 [ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 1; }
 bash test/slurm/cluster.sh fresh > /dev/null
+# read by the functions of test/slurm/lib.sh
+# shellcheck disable=SC2034
 SCENARIO=bench T0=$SECONDS
 standard_tree
 mysql --protocol=socket <<'SQL'
