@@ -29,7 +29,7 @@ COMMENT ON FUNCTION @extschema@.tres_weights_valid(text) IS
 -- own because format() is STABLE (it prints timestamps in the session's time
 -- zone): an IMMUTABLE SQL function whose body calls it is never inlined, and
 -- core_hours runs once per job in the GENCI and RWTH reports
--- (docs/performance.md#what-was-fixed-and-how-it-was-found).
+-- (docs/performance-history.md#what-was-fixed-and-how-it-was-found).
 CREATE FUNCTION @extschema@_internal._core_hours_invalid(cpus integer, nodes integer, gpus integer,
                                                 gpu_hour_factor float8, started timestamptz, ended timestamptz)
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-slurm (issue 21): sprio_at and sshare_at against a real slurmctld,
+# bench-slurm: sprio_at and sshare_at against a real slurmctld,
 # side by side, on the same data.  `bash test/run.sh bench-slurm` (root;
 # not in CI; docs/performance.md#sprio-and-sshare-against-slurmctld).
 #

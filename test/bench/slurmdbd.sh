@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live feed's speed (issue 13; docs/performance.md#the-slurmdbd-feed):
+# The live feed's speed (docs/performance.md#the-slurmdbd-feed):
 # N new finished jobs in slurmdbd (default 10^5), brought in by CALL
 # fairshare.sync_slurmdbd, as a ratio to import_sacct of the same jobs as
 # `sacct -a -P --duplicates` exports them (stage + \copy + import), the
