@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
--- efficiency: what jobs did with what they were given, like seff (issue 14;
--- docs/reports.md#job-efficiency).
+-- efficiency: what jobs did with what they were given, like seff
+-- (docs/reports.md#job-efficiency).
 --
 -- sacct's TotalCPU (CPU time of every step), MaxRSS (the largest resident
 -- set of any task of any step), ReqMem and ReqTRES, and the energy
