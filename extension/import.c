@@ -1894,6 +1894,7 @@ typedef struct EffState
 	int			first_len;
 	char	   *header;			/* the header in force */
 	int			header_len;
+	int			header_cap;
 	int			nfields;
 	int			col[EC_NCOLS];	/* field index, or -1 */
 	char	   *refused_why;	/* as in SacctState */
@@ -1934,10 +1935,18 @@ eff_read_header(EffState *st, Span h)
 	return NULL;
 }
 
+/* h becomes the header in force (its copy in st->cxt, the buffer reused:
+ * an export may switch headers on every other line). */
 static void
 eff_set_header(EffState *st, Span h)
 {
-	st->header = MemoryContextAlloc(st->cxt, h.len + 1);
+	if (st->header == NULL || h.len + 1 > st->header_cap)
+	{
+		st->header_cap = Max(h.len + 1, 256);
+		st->header = st->header
+			? repalloc(st->header, st->header_cap)
+			: MemoryContextAlloc(st->cxt, st->header_cap);
+	}
 	memcpy(st->header, h.p, h.len);
 	st->header_len = h.len;
 }
