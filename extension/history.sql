@@ -65,9 +65,9 @@ $$;
 -- 2000-01-01) is made, its runs stay in jobs_default; and at most
 -- max_months (120) months are made in one call, the newest first, the
 -- older ones left to the next call.  A partition costs every query of
--- jobs a lock per table and index: one run submitted in 1900 made 1,527
--- partitions (64-75 s), after which every query of jobs, and even DROP
--- EXTENSION, failed with "out of shared memory" at the default
+-- jobs a lock per table and index: one run submitted in 1900 would make
+-- 1,527 partitions (64-75 s), after which every query of jobs, and even
+-- DROP EXTENSION, fails with "out of shared memory" at the default
 -- max_locks_per_transaction.
 CREATE FUNCTION @extschema@_internal._jobs_months_to_make(months_ahead integer)
 RETURNS SETOF date

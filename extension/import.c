@@ -2339,8 +2339,8 @@ PG_FUNCTION_INFO_V1(fs_tres_problem);
  * _tres_problem(tres text) -> text: NULL when tres is a TRES string the
  * rollups can read ('' is none) whose every count is at most 10^12, else
  * why not.  The event and reservation imports reject such a line with it
- * (docs/bad-input.md): stored, one "cpu=abc" made refresh_rollups fail for
- * every cluster, and a count past 10^12 (more of any TRES than a cluster
+ * (docs/bad-input.md): stored, one "cpu=abc" would make refresh_rollups
+ * fail for every cluster, and a count past 10^12 (more of any TRES than a cluster
  * has; a month of it in seconds still fits a bigint) would overflow the
  * rollups' sums.
  */

@@ -411,9 +411,10 @@ $$;
 -- a run submitted, eligible, started or ended before its cluster's
 -- accounting_start (default 2000-01-01 UTC), or more than a year after
 -- now(), is rejected (22008) with the time named.  Such a time is a typing
--- or clock error, never accounting: stored, one Submit of 1900-01-01 made
--- the next maintain_partitions make 1,527 monthly partitions, after which
--- every query of jobs ran out of lock slots ("out of shared memory").  A
+-- or clock error, never accounting: stored, one Submit of 1900-01-01 would
+-- make the next maintain_partitions make 1,527 monthly partitions, after
+-- which every query of jobs runs out of lock slots ("out of shared
+-- memory").  A
 -- year ahead bounds a BeginTime as well and leaves any clock skew room.
 -- Shared by import_sacct (and so sync_slurmdbd) and import_pbs; rejected
 -- before _import_resolve, so that nothing is created for such a run.

@@ -404,9 +404,9 @@ CREATE TRIGGER hours_bounded BEFORE INSERT OR UPDATE OF hours ON @extschema@.all
 -- allocation's days into instants and add months and days to them
 -- (genci_report, check_allocation_alerts, allocation_statements); past
 -- PostgreSQL's last timestamp (year 294276) that fails, and one allocation
--- so made every report fail for every allocation.  Four-digit years are
--- ample for any grant and keep that arithmetic far from the limit
--- (docs/bad-input.md).  A trigger, as for the hours: an
+-- ending there would make every report fail for every allocation.
+-- Four-digit years are ample for any grant and keep that arithmetic far
+-- from the limit (docs/regulation.md#genci-the-model-side).  A trigger, as for the hours: an
 -- update keeps the rows already stored, which the update names.
 CREATE FUNCTION @extschema@_internal._allocation_period_bounded() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$

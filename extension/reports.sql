@@ -811,11 +811,12 @@ BEGIN
               WHERE refresh_rollups.cluster_name IS NULL OR x.cluster = refresh_rollups.cluster_name
               ORDER BY x.cluster LOOP
         -- each cluster in a subtransaction: a stored row one cluster's
-        -- rollups cannot read (an event's TRES stored before import_events
-        -- checked it) fails that cluster alone, with a WARNING naming it and
-        -- the error; its marks stay for the next call, and the other
-        -- clusters are refreshed (docs/bad-input.md).  (The block's body is
-        -- left at the loop's indentation.)
+        -- rollups cannot read (an event TRES written by hand, or kept from
+        -- a version that did not check it) fails that cluster alone, with a
+        -- WARNING naming it and the error; its marks stay for the next
+        -- call, and the other clusters are refreshed
+        -- (docs/reports.md#events-and-reservations).  (The block's body
+        -- keeps the loop's indentation.)
         BEGIN
         SELECT s.rolled_from, s.rolled_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
         WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster = k.cluster RETURNING x.hours)
@@ -1366,8 +1367,8 @@ COMMENT ON FUNCTION @extschema@_internal._psv_time(text, text) IS
 -- that is not one, before the cluster's accounting_start or more than a
 -- year ahead, an end before the start, a StateRaw that is not an integer,
 -- a TRES string the rollups cannot read (_tres_problem), a line whose
--- fields do not match the header.  Stored, one "cpu=abc" made every later
--- refresh_rollups fail, for every cluster.  The checks run line by line,
+-- fields do not match the header.  Stored, one "cpu=abc" would make every
+-- later refresh_rollups fail, for every cluster.  The checks run line by line,
 -- each in a subtransaction, so that any value PostgreSQL refuses rejects
 -- its line alone: an export holds a few thousand events.
 CREATE FUNCTION @extschema@.import_events(cluster text, export text, time_zone text DEFAULT NULL)
