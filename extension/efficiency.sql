@@ -110,6 +110,17 @@ BEGIN
        OR NOT 'jobid' = ANY (header) OR NOT 'submit' = ANY (header) THEN
         RETURN 0;       -- an export without them: nothing to read
     END IF;
+    -- a header naming one of the columns read here twice cannot be read:
+    -- said, and nothing read, so that import_sacct after it still runs
+    -- (it reads other columns)
+    IF EXISTS (SELECT FROM unnest(header) h
+                WHERE h = ANY (ARRAY['jobid', 'submit', 'user', 'account', 'allocnodes', 'nnodes', 'alloccpus',
+                                     'totalcpu', 'maxrss', 'reqmem', 'reqtres', 'consumedenergyraw', 'tresusageinave'])
+                GROUP BY h HAVING count(*) > 1) THEN
+        RAISE WARNING 'import_sacct_efficiency: the header names a column it reads twice: nothing read'
+            USING HINT = 'List each column once in sacct -o.';
+        RETURN 0;
+    END IF;
 
     INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
     VALUES ('sacct_efficiency', import_sacct_efficiency.cluster, tz, rel::text)
