@@ -60,7 +60,7 @@ for n in "${sizes[@]}"; do
                  (index($1, ".") ? int(rand() * 4000000) "K" : ""), int(rand() * 100000),
                  (index($1, ".") ? "cpu=00:01:00,gres/gpuutil=" int(rand() * 100) : "") }' > "$file"
   eff=(); imp=(); rows=
-  for i in 1 2 3; do
+  for _ in 1 2 3; do
     psql -X -q -d "$db" -c 'TRUNCATE fairshare.jobs, fairshare.job_efficiency' >/dev/null
     e=$(timed <<SQL
 SELECT fairshare.import_stage();
