@@ -479,5 +479,19 @@ SELECT count(*) > 1000 AS many_calls,
 SELECT ps, pe, genci_ref.days_outcome('c', ps, pe, 'monthly', 'genci') AS outcome
   FROM genci_ref.periods WHERE NOT isfinite(ps) OR NOT isfinite(pe) ORDER BY ps, pe;
 
+-- The declarations are the reference's too: arguments (names, types,
+-- defaults), result, volatility, strictness, parallel safety; C, where the
+-- reference is PL/pgSQL or SQL.
+SELECT p.proname, l.lanname AS language, rl.lanname AS reference_language,
+       pg_get_function_arguments(p.oid) = pg_get_function_arguments(r.oid) AS same_arguments,
+       pg_get_function_result(p.oid) = pg_get_function_result(r.oid) AS same_result,
+       (p.provolatile, p.proisstrict, p.proparallel) = (r.provolatile, r.proisstrict, r.proparallel) AS same_attributes
+  FROM pg_proc p
+  JOIN pg_language l ON l.oid = p.prolang
+  JOIN pg_proc r ON r.proname = p.proname AND r.pronamespace = 'genci_ref'::regnamespace
+  JOIN pg_language rl ON rl.oid = r.prolang
+ WHERE p.pronamespace = 'fairshare'::regnamespace
+ ORDER BY p.proname;
+
 -- leave nothing behind for the suites that follow
 DROP SCHEMA genci_ref CASCADE;
