@@ -8,6 +8,10 @@
 -- longer has or whose signature, return type or view columns changed.
 -- test/upgrade.sh proves the result equal to a fresh install of 1.3.
 
+-- genci: the pure GENCI functions are C (extension/genci.c) and check their
+-- own arguments; the PL/pgSQL helper they shared is gone.
+DROP FUNCTION @extschema@._genci_check(text, float8, float8, date, date, date);
+
 -- safe-import: the first instant a cluster's accounting can hold; imports
 -- reject runs before it and maintain_partitions makes no month before it
 -- (docs/import.md#times-a-centre-cannot-have)
