@@ -49,7 +49,8 @@ $(APPLIER): $(APPLIER).c
 	$(CC) $(CFLAGS) $(COPT) -Wall -Wextra -Wno-sign-compare -I$(includedir) -o $@ $< -L$(libdir) -lpq
 install: install-applier
 .PHONY: install-applier
-install-applier: $(APPLIER) installdirs
+install-applier: $(APPLIER)
+	$(MKDIR_P) '$(DESTDIR)$(bindir)'
 	$(INSTALL_PROGRAM) $(APPLIER) '$(DESTDIR)$(bindir)/fairshare_apply_decisions'
 EXTRA_CLEAN += $(APPLIER)
 
