@@ -181,10 +181,44 @@ CREATE TABLE @extschema@.rollup_state (
     rolled_from          timestamptz NOT NULL,
     rolled_to            timestamptz NOT NULL,
     refreshed_at         timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- the hours before it are final: retain_jobs detached runs that ran
+    -- in them, so recomputing them from jobs would lose those runs
+    -- (docs/history.md#retention-retain_jobs); NULL: none
+    retained_to          timestamptz,
     CHECK (rolled_to OPERATOR(pg_catalog.>=) rolled_from)
 );
 COMMENT ON TABLE @extschema@.rollup_state IS
-'Per cluster, the hours the rollups cover [rolled_from, rolled_to) and when refresh_rollups() last ran.';
+'Per cluster, the hours the rollups cover [rolled_from, rolled_to), when refresh_rollups() last ran, and retained_to: the hours before it are final (retain_jobs detached their runs) and never recomputed.';
+
+-- A mark of hours a retention made final (rollup_state.retained_to) keeps
+-- only its hours from retained_to on: the rollups of the retained months
+-- are what remains of their runs, and recomputing them from jobs would
+-- give 0 allocated (docs/history.md#retention-retain_jobs).  Whatever made
+-- the mark (a run, an event or a reservation imported, invalidate_rollups)
+-- is still stored; the importer is told which hours it does not change.
+CREATE FUNCTION @extschema@._rollup_dirty_final() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    final timestamptz;
+BEGIN
+    SELECT s.retained_to INTO final FROM @extschema@.rollup_state s WHERE s.cluster = NEW.cluster;
+    IF final IS NULL OR NOT (NEW.hours && tstzrange(NULL, final)) THEN
+        RETURN NEW;
+    END IF;
+    RAISE NOTICE 'rollups of cluster % before % are final (retain_jobs): hours % of this write are not recomputed',
+                 NEW.cluster, final, NEW.hours * tstzrange(NULL, final)
+        USING HINT = 'The runs of those hours were retained; their rollups stay as they were (docs/history.md).';
+    IF NEW.hours <@ tstzrange(NULL, final) THEN
+        RETURN NULL;
+    END IF;
+    NEW.hours := NEW.hours - tstzrange(NULL, final);
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER final_hours BEFORE INSERT ON @extschema@.rollup_dirty
+    FOR EACH ROW EXECUTE FUNCTION @extschema@._rollup_dirty_final();
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
@@ -808,7 +842,8 @@ BEGIN
     FOR k IN SELECT x.cluster, x.timezone FROM @extschema@.clusters x
               WHERE refresh_rollups.cluster_name IS NULL OR x.cluster = refresh_rollups.cluster_name
               ORDER BY x.cluster LOOP
-        SELECT s.rolled_from, s.rolled_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
+        -- (retained_to: the hours before it are final, whatever was marked)
+        SELECT s.rolled_from, s.rolled_to, s.retained_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
         WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster = k.cluster RETURNING x.hours)
         SELECT range_agg(d.hours) INTO m FROM d;
         m := COALESCE(m, '{}'::tstzmultirange);
@@ -824,7 +859,7 @@ BEGIN
                     (SELECT min(lower(x)) FROM unnest(m) x WHERE NOT lower_inf(x)),
                     w);
         m := (m + tstzmultirange(tstzrange(COALESCE(st.rolled_to, lo), w)))
-             * tstzmultirange(tstzrange(lo, w));
+             * tstzmultirange(tstzrange(LEAST(GREATEST(lo, st.retained_to), w), w));
         n := 0;
         FOR r IN SELECT x FROM unnest(m) x ORDER BY lower(x) LOOP
             -- a week of hours at a time: a week's runs aggregate in memory,

@@ -8,3 +8,7 @@
 -- longer has or whose signature, return type or view columns changed.
 -- test/upgrade.sh proves the result equal to a fresh install of 1.3.
 
+
+-- Retention makes the rollups of the retained hours final
+-- (docs/history.md#retention-retain_jobs): rollup_state.retained_to.
+ALTER TABLE @extschema@.rollup_state ADD COLUMN retained_to timestamptz;
