@@ -1213,17 +1213,26 @@ COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timesta
 
 
 
--- sreport's grouping=: ascending positive CPU counts.
+-- sreport's grouping=: ascending positive CPU counts, at most
+-- max_size_groups (100): each group is a column of every row, and a
+-- reader must not be able to ask for an unbounded report
+-- (docs/reports.md#job-sizes).
 CREATE FUNCTION @extschema@._report_check_groups(cpu_groups integer[])
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     i integer;
+    max_size_groups constant integer := 100;
 BEGIN
     IF COALESCE(cardinality(cpu_groups), 0) = 0 OR array_position(cpu_groups, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'grouping must be a list of CPU counts, not %', COALESCE(cpu_groups::text, 'NULL')
             USING ERRCODE = '22023', HINT = 'As sreport''s grouping=: ascending CPU counts, e.g. {50,250,500,1000}.';
+    END IF;
+    IF cardinality(cpu_groups) > max_size_groups THEN
+        RAISE EXCEPTION 'grouping has % CPU counts, more than the % a report takes', cardinality(cpu_groups), max_size_groups
+            USING ERRCODE = '54000',
+                  HINT = 'Give at most 100 ascending CPU counts (sreport''s grouping=, e.g. {50,250,500,1000}): each is a column of every row.';
     END IF;
     FOR i IN 1 .. cardinality(cpu_groups) LOOP
         IF cpu_groups[i] < 1 OR (i > 1 AND cpu_groups[i] <= cpu_groups[i - 1]) THEN
@@ -1305,14 +1314,22 @@ BEGIN ATOMIC
         SELECT t.cluster, t.account, t.account FROM tree t
          WHERE flat AND (sreport_job_sizes_by_account.accounts IS NULL OR t.account OPERATOR(pg_catalog.=) ANY (sreport_job_sizes_by_account.accounts))
     ),
+    -- each row's bucket found by a binary search of the CPU counts
+    -- (width_bucket: 0 below the first, i from the i-th on), summed once;
+    -- then every bucket of every row, the empty ones too.  (A join on
+    -- the bucket's bounds compared every rollup row with every bucket.)
+    sized AS (
+        SELECT q.cluster, q.head, pg_catalog.width_bucket(u.cpus, cpu_groups) OPERATOR(pg_catalog.+) 1 AS bucket,
+               sum(u.v) AS v
+          FROM picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account
+         GROUP BY 1, 2, 3
+    ),
     cells AS (
-        SELECT p.cluster, p.head, b.bucket, b.label, COALESCE(sum(u.v), 0)::bigint AS v
+        SELECT p.cluster, p.head, b.bucket, b.label, COALESCE(s.v, 0)::bigint AS v
           FROM (SELECT DISTINCT p.cluster, p.head FROM picked p) p
          CROSS JOIN b
-          LEFT JOIN (picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account)
-                 ON q.cluster OPERATOR(pg_catalog.=) p.cluster AND q.head OPERATOR(pg_catalog.=) p.head
-                AND u.cpus OPERATOR(pg_catalog.>=) b.lo AND (b.hi IS NULL OR u.cpus OPERATOR(pg_catalog.<) b.hi)
-         GROUP BY p.cluster, p.head, b.bucket, b.label
+          LEFT JOIN sized s ON s.cluster OPERATOR(pg_catalog.=) p.cluster AND s.head OPERATOR(pg_catalog.=) p.head
+                           AND s.bucket OPERATOR(pg_catalog.=) b.bucket
     )
     SELECT pg_catalog.row_number() OVER (ORDER BY c.cluster, c.head), c.cluster, c.head,
            pg_catalog.array_agg(c.label ORDER BY c.bucket),
