@@ -1216,7 +1216,7 @@ COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timesta
 -- sreport's grouping=: ascending positive CPU counts, at most
 -- max_size_groups (100): each group is a column of every row, and a
 -- reader must not be able to ask for an unbounded report
--- (docs/reports.md#job-sizes).
+-- (docs/reports.md#bad-input).
 CREATE FUNCTION @extschema@._report_check_groups(cpu_groups integer[])
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp

@@ -511,10 +511,20 @@ CREATE FUNCTION @extschema@._svg_n(v float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.round(v::numeric, 1)::text;
 
+-- A name as SVG text or attribute value, well-formed whatever it holds
+-- (docs/statements.md#charts): &, <, > and " as entities; tab, newline and
+-- CR as character references (an attribute keeps them, a parser would
+-- turn them into spaces); the 28 other C0 controls, which XML 1.0 forbids
+-- anywhere in a document (U+0001-U+0008, U+000B, U+000C, U+000E-U+001F; a
+-- text holds no U+0000), as U+FFFD.
 CREATE FUNCTION @extschema@._svg_escape(s text)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
-           s, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;');
+RETURN pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
+       pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
+       pg_catalog.translate(s, E'\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f',
+                            pg_catalog.repeat('�', 28)),
+           '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'),
+           E'\t', '&#9;'), E'\n', '&#10;'), E'\r', '&#13;');
 
 -- A tick label: 1 500 000 → 1.5M, 2 500 → 2.5k, 0.25 → 0.25.
 CREATE FUNCTION @extschema@._chart_label(v float8)

@@ -2,8 +2,8 @@
 # Bounded work for readers (docs/performance.md#bounded-work-for-readers):
 # what a reader's arguments can make a chart or a report cost.  A cluster of
 # 1,280 cores with a run every 6 hours over 4 years (2022-2025; 5,844 runs
-# of 4 hours, 1 to 64 CPUs, over 32 accounts), rolled up; then the median of
-# 3 calls of
+# of 4 hours over 32 accounts, each with runs of 1 to 64 CPUs), rolled up;
+# then the median of 3 calls of
 #   cluster_utilisation_svg per hour over 1, 2 and 4 years (8,760, 17,520
 #     and 35,064 bars) and over 40,200 hours (past the cap of 40,000: 54000)
 #   sreport_job_sizes_by_account (flat: 32 accounts) with sreport's default
@@ -27,7 +27,7 @@ INSERT INTO fairshare.accounts (cluster, account, parent_account, shares)
 SELECT 'c', 'root', NULL, 1 UNION ALL SELECT 'c', 'a' || i, 'root', 1 FROM generate_series(1, 32) i;
 INSERT INTO fairshare.account_users (cluster, account, user_name) SELECT 'c', 'a' || i, 'u' || i FROM generate_series(1, 32) i;
 INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
-SELECT 'c', i::text, 'u' || (1 + i % 32), 'a' || (1 + i % 32), 'p', 'COMPLETED', t, t, t + interval '4 hours', 1 + i % 64
+SELECT 'c', i::text, 'u' || (1 + i % 32), 'a' || (1 + i % 32), 'p', 'COMPLETED', t, t, t + interval '4 hours', 1 + (i / 32) % 64
   FROM generate_series(0, 4 * 1461 - 1) i, LATERAL (SELECT '2022-01-01 00:00+00'::timestamptz + i * interval '6 hours' AS t) x;
 CREATE TEMP TABLE refreshed AS SELECT * FROM fairshare.refresh_rollups(up_to => '2026-01-01 00:00+00');
 -- one call: its time in ms and the length of what it returned, or its error
