@@ -17,8 +17,8 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
 # extension/updates/A--B.sql (tables, types, indexes, data, drops), then every
 # function, procedure, aggregate, view, trigger, comment and grant of the
 # pieces, re-created (tools/sql_code.pl; CONTRIBUTING.md#upgrades).
-SQL_ORDER  = head billing decay model limits usage_views fair_tree pbs metacentrum \
-             priority sshare sprio sprio_cache genci rwth import nice history citus reports \
+SQL_ORDER  = head billing decay model limits usage checkpoint fair_tree pbs metacentrum \
+             priority sshare sprio genci rwth import nice history citus reports \
              efficiency statements slurmdbd security
 SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
 UPDATES    = $(wildcard extension/updates/*--$(EXTVERSION).sql)
@@ -50,6 +50,18 @@ $(UPGRADES_built): extension/$(EXTENSION)--%.sql: extension/updates/%.sql $(SQL_
 
 PG_PROVE ?= pg_prove
 PGTAP_TESTS = $(sort $(wildcard test/tap/*.sql))
+
+# The C layout (.clang-format, .editorconfig; CONTRIBUTING.md#layout):
+# `make indent` rewrites extension/*.c and *.h in place, `make indent-check`
+# lists what it would change and fails if anything.
+CLANG_FORMAT ?= clang-format
+C_SOURCES = $(sort $(wildcard extension/*.c extension/*.h))
+.PHONY: indent indent-check
+indent:
+	$(CLANG_FORMAT) --style=file -i $(C_SOURCES)
+indent-check:
+	@status=0; for f in $(C_SOURCES); do \
+	  $(CLANG_FORMAT) --style=file "$$f" | diff -u "$$f" - || status=1; done; exit $$status
 
 .PHONY: prove_installcheck test demo bench
 prove_installcheck:

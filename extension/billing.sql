@@ -29,8 +29,8 @@ COMMENT ON FUNCTION @extschema@.tres_weights_valid(text) IS
 -- own because format() is STABLE (it prints timestamps in the session's time
 -- zone): an IMMUTABLE SQL function whose body calls it is never inlined, and
 -- core_hours runs once per job in the GENCI and RWTH reports
--- (docs/performance.md#what-was-fixed-and-how-it-was-found).
-CREATE FUNCTION @extschema@._core_hours_invalid(cpus integer, nodes integer, gpus integer,
+-- (docs/performance-history.md#what-was-fixed-and-how-it-was-found).
+CREATE FUNCTION @extschema@_internal._core_hours_invalid(cpus integer, nodes integer, gpus integer,
                                                 gpu_hour_factor float8, started timestamptz, ended timestamptz)
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -68,7 +68,7 @@ RETURN CASE
          -- (explicit: from PostgreSQL 17 on, infinity - t is an infinite
          -- interval rather than error 22008, and would bill Infinity)
          OR NOT pg_catalog.isfinite(started) OR NOT pg_catalog.isfinite(ended)
-      THEN @extschema@._core_hours_invalid(cpus, nodes, gpus, gpu_hour_factor, started, ended)
+      THEN @extschema@_internal._core_hours_invalid(cpus, nodes, gpus, gpu_hour_factor, started, ended)
     ELSE GREATEST(
            CASE WHEN exclusive AND cores_per_node IS NOT NULL
                 THEN (nodes OPERATOR(pg_catalog.*) cores_per_node)::float8

@@ -53,6 +53,7 @@ typedef struct
 {
 	PlannerInfo *root;
 	Oid			nsp;			/* the fairshare extension's schema */
+	Oid			internal_nsp;	/* and that of its private routines */
 } fs_inline_context;
 
 static bool fs_inline_walker(Node *node, fs_inline_context *cxt);
@@ -68,12 +69,15 @@ fs_inline_query(Query *query, fs_inline_context *cxt)
 		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 		RangeTblFunction *rtfunc;
 		Query	   *sub;
+		Oid			fn_nsp;
 
 		if (rte->rtekind != RTE_FUNCTION || rte->funcordinality || list_length(rte->functions) != 1)
 			continue;
 		rtfunc = (RangeTblFunction *) linitial(rte->functions);
-		if (!IsA(rtfunc->funcexpr, FuncExpr)
-			|| get_func_namespace(((FuncExpr *) rtfunc->funcexpr)->funcid) != cxt->nsp)
+		if (!IsA(rtfunc->funcexpr, FuncExpr))
+			continue;
+		fn_nsp = get_func_namespace(((FuncExpr *) rtfunc->funcexpr)->funcid);
+		if (fn_nsp != cxt->nsp && fn_nsp != cxt->internal_nsp)
 			continue;
 		/* NULL when the planner would not inline it either (PL/pgSQL, ...) */
 		sub = inline_set_returning_function(cxt->root, rte);
@@ -128,7 +132,10 @@ fs_planner(Query *parse, const char *query_string, int cursorOptions, ParamListI
 	root.glob = &glob;
 	root.parse = parse;
 
-	/* the extension's schema: fixed, not relocatable (fairshare.control) */
+	/*
+	 * the extension's schemas: fixed, not relocatable (fairshare.control;
+	 * CONTRIBUTING.md#writing-sql-in-the-pieces)
+	 */
 	nsp = get_namespace_oid("fairshare", true);
 	if (OidIsValid(nsp))
 	{
@@ -136,6 +143,7 @@ fs_planner(Query *parse, const char *query_string, int cursorOptions, ParamListI
 
 		cxt.root = &root;
 		cxt.nsp = nsp;
+		cxt.internal_nsp = get_namespace_oid("fairshare_internal", true);
 		fs_inline_query(parse, &cxt);
 	}
 

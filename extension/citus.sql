@@ -23,7 +23,7 @@
 --
 -- What Citus does not do, and what is done instead:
 --   * triggers on distributed tables: the usage checkpoints are kept valid
---     by statement triggers with transition tables on jobs (usage_views.sql),
+--     by statement triggers with transition tables on jobs (checkpoint.sql),
 --     which cannot fire on the shards.  distribute() marks every checkpoint
 --     invalid and drops those triggers and the settings triggers that only
 --     invalidate checkpoints; checkpoint_usage then refuses to run
@@ -53,7 +53,7 @@
 -- How Citus holds a table: 'distributed', 'reference', 'local' (a Citus
 -- local table), or NULL when Citus is not installed or the table is not a
 -- Citus table.  Dynamic SQL: pg_dist_partition exists only with Citus.
-CREATE FUNCTION @extschema@._citus_table_kind(rel regclass)
+CREATE FUNCTION @extschema@_internal._citus_table_kind(rel regclass)
 RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -71,7 +71,7 @@ BEGIN
     RETURN kind;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_table_kind(regclass) IS
+COMMENT ON FUNCTION @extschema@_internal._citus_table_kind(regclass) IS
 'How Citus holds a table: distributed, reference, local, or NULL (no Citus, or not a Citus table).';
 
 -- Called first by what needs the usage checkpoints kept valid: refuses
@@ -82,25 +82,25 @@ COMMENT ON FUNCTION @extschema@._citus_table_kind(regclass) IS
 -- reference tables its foreign keys point to (maintain_partitions moving
 -- runs and attaching a partition) must use no parallel connection from its
 -- first distributed query on.  Nothing without Citus.
-CREATE FUNCTION @extschema@._citus_sequential()
+CREATE FUNCTION @extschema@_internal._citus_sequential()
 RETURNS void LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
         PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_sequential() IS
+COMMENT ON FUNCTION @extschema@_internal._citus_sequential() IS
 'On a Citus cluster, makes the rest of the transaction use one connection per node (citus.multi_shard_modify_mode); nothing otherwise.';
 
-CREATE FUNCTION @extschema@._citus_no_checkpoints(caller text)
+CREATE FUNCTION @extschema@_internal._citus_no_checkpoints(caller text)
 RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
         RAISE EXCEPTION '%: usage checkpoints are not available when fairshare.jobs is a Citus table', caller
             USING ERRCODE = '0A000',
                   DETAIL = 'A checkpoint stays valid only while the triggers on jobs see every change to it; Citus fires no trigger of the distributed table on its shards.',
@@ -108,14 +108,14 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_no_checkpoints(text) IS
+COMMENT ON FUNCTION @extschema@_internal._citus_no_checkpoints(text) IS
 'Raises 0A000 when jobs is a Citus table: usage checkpoints cannot be kept valid there.';
 
 -- Whether fairshare's planner hook (citus.c) runs for every query: the
 -- library was loaded with shared_preload_libraries after citus.
-CREATE FUNCTION @extschema@._citus_inliner() RETURNS boolean
+CREATE FUNCTION @extschema@_internal._citus_inliner() RETURNS boolean
 AS 'MODULE_PATHNAME', 'fs_citus_inliner' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._citus_inliner() IS
+COMMENT ON FUNCTION @extschema@_internal._citus_inliner() IS
 'true when fairshare was preloaded after citus (shared_preload_libraries = ''citus,fairshare''), so that its planner hook inlines the reports'' SQL functions before Citus plans a query.';
 
 CREATE FUNCTION @extschema@.distribute(shard_count integer DEFAULT 32)
@@ -138,7 +138,7 @@ DECLARE
         'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
         'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
         'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
-        -- the fair-share factors cached with the checkpoints (sprio_cache.sql)
+        -- the fair-share factors cached with the checkpoints (sprio.sql)
         'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
         'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
         'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',
@@ -185,7 +185,7 @@ BEGIN
             USING ERRCODE = '0A000',
                   HINT = 'SELECT citus_set_coordinator_host(''its host'', its port) first: the coordinator then keeps a copy of every reference table, where the reports run.';
     END IF;
-    IF NOT @extschema@._citus_inliner() THEN
+    IF NOT @extschema@_internal._citus_inliner() THEN
         RAISE EXCEPTION 'fairshare.distribute: fairshare is not in shared_preload_libraries after citus'
             USING ERRCODE = '0A000',
                   DETAIL = 'Citus cannot plan the reports'' SQL functions unless fairshare inlines them first, which it does from a library loaded at server start.',
@@ -200,7 +200,7 @@ BEGIN
      WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.refclassid = 'pg_catalog.pg_extension'::regclass
        AND d.refobjid = ext AND d.deptype = 'e' AND c.relkind IN ('r', 'p') AND NOT c.relispartition;
 
-    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
         -- Checkpoints: those pinned by retention hold the usage of jobs no
         -- longer in the table, which no report on Citus could read.
         SELECT string_agg(format('%s as of %s', k.cluster, k.as_of), ', ') INTO bad
@@ -277,12 +277,12 @@ BEGIN
     END IF;
 
     RETURN QUERY EXECUTE
-        'SELECT x.rel, @extschema@._citus_table_kind(x.rel),
+        'SELECT x.rel, @extschema@_internal._citus_table_kind(x.rel),
                 pg_catalog.column_to_column_name(p.logicalrelid, p.partkey),
                 (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s WHERE s.logicalrelid = x.rel)
            FROM pg_temp._fs_tables x
            LEFT JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = x.rel
-          ORDER BY @extschema@._citus_table_kind(x.rel), x.name';
+          ORDER BY @extschema@_internal._citus_table_kind(x.rel), x.name';
 END
 $$;
 COMMENT ON FUNCTION @extschema@.distribute(integer) IS

@@ -110,7 +110,7 @@ kahan_add(float8 *sum, float8 *comp, double x)
  * same address is one PostgreSQL made from INITCOND or one we returned:
  * either way checked already by construction.  It saves the checks and the
  * AggCheckCallContext call on every row (the per-row cost:
- * docs/performance.md#what-was-fixed-and-how-it-was-found).
+ * docs/performance-history.md#what-was-fixed-and-how-it-was-found).
  */
 /*
  * Slurm's passes (decay_mode 'slurm_passes'): the half-life as slurmctld

@@ -35,7 +35,7 @@ COMMENT ON TABLE @extschema@.job_efficiency IS
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_efficiency', '');
 
 -- sacct's [DD-][HH:]MM:SS[.fff] as seconds (NULL when empty).
-CREATE FUNCTION @extschema@._sacct_duration(v text)
+CREATE FUNCTION @extschema@_internal._sacct_duration(v text)
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -53,11 +53,11 @@ BEGIN
     RETURN COALESCE(m[1]::float8, 0) * 86400 + COALESCE(m[2]::float8, 0) * 3600 + m[3]::float8 * 60 + m[4]::float8;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._sacct_duration(text) IS
+COMMENT ON FUNCTION @extschema@_internal._sacct_duration(text) IS
 'A sacct duration ([DD-][HH:]MM:SS[.fff], e.g. TotalCPU) in seconds; NULL when empty; raises 22007 naming a value of another form.';
 
 -- sacct's sizes (MaxRSS 2572K, ReqMem 16G; a bare number is bytes) in MiB.
-CREATE FUNCTION @extschema@._sacct_size_mb(v text)
+CREATE FUNCTION @extschema@_internal._sacct_size_mb(v text)
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -76,7 +76,7 @@ BEGIN
                                     WHEN 'G' THEN 1024 WHEN 'T' THEN 1048576 ELSE 1073741824 END;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._sacct_size_mb(text) IS
+COMMENT ON FUNCTION @extschema@_internal._sacct_size_mb(text) IS
 'A sacct size (MaxRSS, ReqMem; K, M, G, T, P suffixes, a bare number in bytes, a trailing n or c ignored) in MiB; raises 22023 naming a value of another form.';
 
 -- Reads the staged export (before import_sacct, which empties it): one
@@ -89,7 +89,7 @@ RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    rel regclass := @extschema@._import_staging(staging);
+    rel regclass := @extschema@_internal._import_staging(staging);
     tz text;
     header text[];
     n bigint;
@@ -135,9 +135,9 @@ BEGIN
               FROM l WHERE NULLIF(l.jobid, '') IS NOT NULL
         )
         SELECT j.job AS job_id, timezone($2, j.submit::timestamp) AS submit_time, j.user_name, j.account,
-               @extschema@._sacct_duration(j.total_cpu) AS total_cpu_secs,
-               (SELECT max(@extschema@._sacct_size_mb(o.max_rss)) FROM owned o WHERE o.run_line = j.line_no) AS max_rss_mb,
-               @extschema@._sacct_size_mb(j.req_mem)
+               @extschema@_internal._sacct_duration(j.total_cpu) AS total_cpu_secs,
+               (SELECT max(@extschema@_internal._sacct_size_mb(o.max_rss)) FROM owned o WHERE o.run_line = j.line_no) AS max_rss_mb,
+               @extschema@_internal._sacct_size_mb(j.req_mem)
                  * CASE WHEN j.req_mem LIKE '%%c' THEN COALESCE(NULLIF(j.cpus, '')::float8, 1)
                         WHEN j.req_mem LIKE '%%n' THEN COALESCE(NULLIF(j.nodes, '')::float8, 1) ELSE 1 END AS req_mem_mb,
                NULLIF(j.req_tres, '') AS req_tres,

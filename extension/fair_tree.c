@@ -52,7 +52,7 @@
  * after, plus 24 bytes of answer kept per row (peak resident memory
  * measured by test/bench: 248 bytes per association at 10^5, 215 at 10^6,
  * against 259 and 234 for the 144-byte node of 1.1 in the same run;
- * docs/performance.md#fair-tree-over-106-associations-third-pass).  Bad trees
+ * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
  * negative, NaN or infinite shares or usage.
@@ -76,12 +76,8 @@
  * "previous level_fs" at the start of every sibling list). */
 #define FT_NO_VAL	4294967294.0
 
-/* Arguments of every tree window function, in order. */
-#define ARG_ID			0
-#define ARG_PARENT		1
-#define ARG_SHARES		2
-#define ARG_USAGE		3
-#define ARG_IS_USER		4
+/* Arguments of every tree window function, in order: the five of every
+ * tree (FS_TREE_ARG_ID .. FS_TREE_ARG_IS_USER, fairshare.h), then these. */
 #define ARG_DAMPENING	5
 
 /* What a window function returns for its row. */
@@ -274,192 +270,91 @@ check_value(double x, const char *what, const char *id)
 }
 
 /*
- * Pass 1, the only one over the partition: read id, parent_id, shares,
- * usage and is_user of every row.  Going over the partition twice is
- * expensive once it is larger than work_mem and the tuplestore sits in a
- * temporary file (a second pass starts by walking the file backwards to
- * the first row); so is the order in which one pass reads.  The window API
- * fetches one argument of one row per call, and each call positions the
- * function's read pointer on the row: from the row just before or just
- * after, that is one tuple read, but fetching the row the pointer is
- * already on costs a step forward and a read backward (nodeWindowAgg.c has
- * no call to re-read the current tuple).  Reading the five arguments of a
- * row one after the other made four of its five fetches such double reads.
- * So rows are read in pairs, each argument of the first row then of the
- * second: r, r+1, r, r+1, ... every fetch is a single step, backward or
- * forward, and the pair ends on r+1, one step before the next pair.  (At
- * 10^6 rows this took the temporary file's reads from 9 per row to 5.)
- *
- * A fetched text points into the tuple the read pointer holds, which the
- * next fetch frees: ids and parent ids are copied into their arenas at
- * once.  The checks then run row by row, in the order a row-at-a-time read
- * made them, so a bad row raises the same error as before (only an argument
- * expression that itself fails, on the second row of a pair, now fails
- * before the first row is checked).  The parent ids
+ * Pass 1, the only one over the partition: tree.c reads id, parent_id,
+ * shares, usage and is_user of every row (in the order it says why), and
+ * tree_check_row checks each row and stores it as a node.  The parent ids
  * are kept, as offsets into a second arena (PARENT_NONE for NULL), until
- * tree_link_parents resolves them.  Arguments are evaluated in a per-pair
- * context that is reset after each pair, so an expression argument does
- * not pile up n copies.
+ * tree_link_parents resolves them.
  */
 #define PARENT_NONE		((Size) -1)
 
-/* One row's arguments as fetched, before they are checked. */
-typedef struct RowArgs
+/* What the row check fills (tree_read_rows). */
+typedef struct RowTarget
 {
-	bool		id_null;
-	bool		user_null;
-	bool		is_user;
-	bool		shares_null;
-	bool		usage_null;
-	bool		live_null;
-	double		shares;
-	double		usage;
-	double		live;
-	Size		id_off;			/* into the id arena (when !id_null) */
-	Size		parent_off;		/* into parents, or PARENT_NONE */
-} RowArgs;
+	Tree	   *t;
+	Size	   *parent_off;
+	uint32	   *id_hashes;
+	uint32	   *parent_hashes;
+} RowTarget;
 
-/* Fetch argument argno of row pos (WINDOW_SEEK_HEAD). */
-static inline Datum
-row_arg(WindowObject winobj, int argno, int32 pos, bool *isnull)
+/* One row, checked and stored as a node (fs_tree_read's callback). */
+static void
+tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, const char *parents)
 {
-	bool		isout;
+	RowTarget  *rt = (RowTarget *) state;
+	Tree	   *t = rt->t;
+	int32		i = (int32) row;
+	TreeNode   *node = &t->nodes[i];
+	const char *id;
 
-	return WinGetFuncArgInPartition(winobj, argno, pos, WINDOW_SEEK_HEAD,
-									false, isnull, &isout);
+	if (a->id_null)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("id of row %d of the tree is NULL", i + 1),
+				 errhint("Every association needs a non-NULL id, unique within its window partition.")));
+	/* zeroed here, while it is in the cache, not in a pass of its own */
+	memset(node, 0, sizeof(TreeNode));
+	node->id_off = a->id_off;
+	rt->id_hashes[i] = a->id_hash;
+	id = ids + node->id_off;
+	if (a->is_user_null)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("is_user of association \"%s\" is NULL", id),
+				 errhint("Pass true for a user association, false for an account.")));
+	node->is_user = a->is_user;
+
+	node->use_parent = a->shares_null;
+	node->shares = a->shares;
+	if (!a->shares_null)
+		check_value(node->shares, "shares", id);
+
+	if (a->usage_null)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("usage of association \"%s\" is NULL", id),
+				 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
+	check_value(a->usage, "usage", id);
+	node->total = a->usage;
+
+	if (t->live_total != NULL)
+	{
+		t->live_total[i] = a->usage;
+		if (!a->live_null)
+		{
+			check_value(a->live, "raw_usage", id);
+			t->live_total[i] = a->live;
+		}
+	}
+	rt->parent_off[i] = a->parent_off == FS_TREE_NO_TEXT ? PARENT_NONE : a->parent_off;
+	if (a->parent_off != FS_TREE_NO_TEXT)
+		rt->parent_hashes[i] = a->parent_hash;
 }
 
-/*
- * Copy a fetched text into an arena, NUL-terminated; its offset, and its
- * hash into *hash (for IdIndex).
- */
-static inline Size
-arena_text(StringInfo arena, Datum d, uint32 *hash)
-{
-	text	   *s = DatumGetTextPP(d);
-	Size		off = arena->len;
-	int			len = VARSIZE_ANY_EXHDR(s);
-
-	*hash = hash_bytes((const unsigned char *) VARDATA_ANY(s), len);
-	appendBinaryStringInfo(arena, VARDATA_ANY(s), len);
-	appendStringInfoChar(arena, '\0');
-	return off;
-}
-
+/* Every row of the partition, read by tree.c and checked here. */
 static void
 tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_off,
 			   uint32 *id_hashes, uint32 *parent_hashes)
 {
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
-												 "fair_tree row",
-												 ALLOCSET_SMALL_SIZES);
-	MemoryContext oldcxt;
 	StringInfoData arena;
-	int32		first;
+	RowTarget	rt;
 
+	rt.t = t;
+	rt.parent_off = parent_off;
+	rt.id_hashes = id_hashes;
+	rt.parent_hashes = parent_hashes;
 	initStringInfo(&arena);
-	for (first = 0; first < t->n; first += 2)
-	{
-		RowArgs		a[2];
-		int32		k = (t->n - first >= 2) ? 2 : 1;
-		int32		j;
-		Datum		d;
-
-		oldcxt = MemoryContextSwitchTo(rowcxt);
-
-		/* each argument of row first, then of row first + 1 */
-		for (j = 0; j < k; j++)
-		{
-			d = row_arg(winobj, ARG_ID, first + j, &a[j].id_null);
-			/* an id is copied in row order: the arena is the ids' */
-			if (!a[j].id_null)
-				a[j].id_off = arena_text(&arena, d, &id_hashes[first + j]);
-		}
-		for (j = 0; j < k; j++)
-		{
-			d = row_arg(winobj, ARG_IS_USER, first + j, &a[j].user_null);
-			a[j].is_user = a[j].user_null ? false : DatumGetBool(d);
-		}
-		for (j = 0; j < k; j++)
-		{
-			d = row_arg(winobj, ARG_SHARES, first + j, &a[j].shares_null);
-			a[j].shares = a[j].shares_null ? 0.0 : DatumGetFloat8(d);
-		}
-		for (j = 0; j < k; j++)
-		{
-			d = row_arg(winobj, ARG_USAGE, first + j, &a[j].usage_null);
-			a[j].usage = a[j].usage_null ? 0.0 : DatumGetFloat8(d);
-		}
-		for (j = 0; j < k; j++)
-		{
-			a[j].live_null = true;
-			if (t->live_arg >= 0)
-			{
-				d = row_arg(winobj, t->live_arg, first + j, &a[j].live_null);
-				a[j].live = a[j].live_null ? 0.0 : DatumGetFloat8(d);
-			}
-		}
-		for (j = 0; j < k; j++)
-		{
-			bool		isnull;
-
-			d = row_arg(winobj, ARG_PARENT, first + j, &isnull);
-			a[j].parent_off = isnull ? PARENT_NONE
-				: arena_text(parents, d, &parent_hashes[first + j]);
-		}
-
-		/* the checks, one row after the other */
-		for (j = 0; j < k; j++)
-		{
-			int32		i = first + j;
-			TreeNode   *node = &t->nodes[i];
-			const char *id;
-
-			if (a[j].id_null)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("id of row %d of the tree is NULL", i + 1),
-						 errhint("Every association needs a non-NULL id, unique within its window partition.")));
-			/* zeroed here, while it is in the cache, not in a pass of its own */
-			memset(node, 0, sizeof(TreeNode));
-			node->id_off = a[j].id_off;
-			id = arena.data + node->id_off;
-			if (a[j].user_null)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("is_user of association \"%s\" is NULL", id),
-						 errhint("Pass true for a user association, false for an account.")));
-			node->is_user = a[j].is_user;
-
-			node->use_parent = a[j].shares_null;
-			node->shares = a[j].shares;
-			if (!a[j].shares_null)
-				check_value(node->shares, "shares", id);
-
-			if (a[j].usage_null)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("usage of association \"%s\" is NULL", id),
-						 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
-			check_value(a[j].usage, "usage", id);
-			node->total = a[j].usage;
-
-			if (t->live_total != NULL)
-			{
-				t->live_total[i] = a[j].usage;
-				if (!a[j].live_null)
-				{
-					check_value(a[j].live, "raw_usage", id);
-					t->live_total[i] = a[j].live;
-				}
-			}
-			parent_off[i] = a[j].parent_off;
-		}
-
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextReset(rowcxt);
-	}
-	MemoryContextDelete(rowcxt);
+	fs_tree_read(winobj, t->n, t->live_arg, &arena, parents, tree_check_row, &rt);
 	t->ids = arena.data;
 }
 

@@ -79,4 +79,43 @@ fs_instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 	return (double) fs_timestamp_arg(fcinfo, argno, what) / USECS_PER_SEC;
 }
 
+/*
+ * The tree window functions' arguments (tree.c): every row of the window
+ * partition is (id, parent_id, shares, usage, is_user, ...), fetched two
+ * rows at a time and handed to the area's check, in row order.
+ */
+#define FS_TREE_ARG_ID			0
+#define FS_TREE_ARG_PARENT		1
+#define FS_TREE_ARG_SHARES		2
+#define FS_TREE_ARG_USAGE		3
+#define FS_TREE_ARG_IS_USER		4
+#define FS_TREE_NO_TEXT			((Size) -1)	/* a NULL id or parent_id */
+
+typedef struct FsTreeRow
+{
+	bool		id_null;
+	bool		is_user_null;
+	bool		shares_null;
+	bool		usage_null;
+	bool		live_null;
+	bool		is_user;
+	double		shares;			/* 0 when NULL */
+	double		usage;			/* 0 when NULL */
+	double		live;			/* the live_arg's value, 0 when NULL or none */
+	Size		id_off;			/* into the id arena, or FS_TREE_NO_TEXT */
+	Size		parent_off;		/* into the parent arena, or FS_TREE_NO_TEXT */
+	uint32		id_hash;		/* hash_bytes of the id, when there is one */
+	uint32		parent_hash;
+} FsTreeRow;
+
+/* Called for each row: ids and parents are the arenas as they are now. */
+typedef void (*FsTreeRowCheck) (void *state, int64 row, const FsTreeRow *args,
+								const char *ids, const char *parents);
+
+struct WindowObjectData;
+struct StringInfoData;
+extern void fs_tree_read(struct WindowObjectData *winobj, int64 n, int live_arg,
+						 struct StringInfoData *ids, struct StringInfoData *parents,
+						 FsTreeRowCheck check, void *state);
+
 #endif							/* FAIRSHARE_H */

@@ -13,7 +13,7 @@
 -- Argument checks shared by the GENCI functions: allocation and consumption
 -- are finite and >= 0, dates are finite, the period does not end before it
 -- starts.  `fn` names the calling function in the message.
-CREATE FUNCTION @extschema@._genci_check(fn text, allocation float8, consumed float8,
+CREATE FUNCTION @extschema@_internal._genci_check(fn text, allocation float8, consumed float8,
                                          period_start date, period_end date, as_of date)
 RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -49,7 +49,7 @@ DECLARE
     after date;
     n integer;
 BEGIN
-    PERFORM @extschema@._genci_check('genci_period_months', NULL, NULL, period_start, period_end, period_start);
+    PERFORM @extschema@_internal._genci_check('genci_period_months', NULL, NULL, period_start, period_end, period_start);
     after := period_end + 1;
     n := (extract(year FROM after)::integer - extract(year FROM period_start)::integer) * 12
          + extract(month FROM after)::integer - extract(month FROM period_start)::integer;
@@ -73,7 +73,7 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     n integer;
 BEGIN
-    PERFORM @extschema@._genci_check('genci_allocation_month', NULL, NULL, period_start, period_start, as_of);
+    PERFORM @extschema@_internal._genci_check('genci_allocation_month', NULL, NULL, period_start, period_start, as_of);
     IF as_of < period_start THEN
         RETURN 0;
     END IF;
@@ -96,7 +96,7 @@ CREATE FUNCTION @extschema@.theoretical_consumption(allocation float8, period_st
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM @extschema@._genci_check('theoretical_consumption', allocation, NULL, period_start, period_end, as_of);
+    PERFORM @extschema@_internal._genci_check('theoretical_consumption', allocation, NULL, period_start, period_end, as_of);
     IF as_of <= period_start THEN
         RETURN 0;
     ELSIF as_of > period_end THEN
@@ -129,7 +129,7 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     d integer;
 BEGIN
-    PERFORM @extschema@._genci_check('genci_status', allocation, consumed, period_start, period_end, as_of);
+    PERFORM @extschema@_internal._genci_check('genci_status', allocation, consumed, period_start, period_end, as_of);
     IF variant NOT IN ('genci', 'tgcc') THEN
         RAISE EXCEPTION 'genci_status: unknown variant "%"', variant
             USING ERRCODE = '22023', HINT = 'The variants are ''genci'' (lag in months) and ''tgcc'' (lag in days).';
@@ -191,7 +191,7 @@ CREATE FUNCTION @extschema@.genci_midterm_status(
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM @extschema@._genci_check('genci_midterm_status', allocation, consumed, period_start, period_end, as_of);
+    PERFORM @extschema@_internal._genci_check('genci_midterm_status', allocation, consumed, period_start, period_end, as_of);
     IF NOT (cap >= 0 AND cap <= 1) OR NOT (used_limit >= 0 AND used_limit <= 1) THEN
         RAISE EXCEPTION 'genci_midterm_status: cap % and used_limit % must lie in [0, 1]', cap, used_limit
             USING ERRCODE = '22023', HINT = 'GENCI 2017: cap 0.40 (up to 40 % taken back), used_limit 0.30.';
@@ -367,7 +367,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.regulation_notifications
 -- ledger entry effective on or before as_of, except the take-backs the
 -- regulation itself made on as_of (so that the same day evaluates the same
 -- way before and after it was applied).
-CREATE FUNCTION @extschema@._genci_net_before(allocation_id bigint, as_of date)
+CREATE FUNCTION @extschema@_internal._genci_net_before(allocation_id bigint, as_of date)
 RETURNS float8 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT a.hours OPERATOR(pg_catalog.+) COALESCE(pg_catalog.sum(
@@ -399,7 +399,7 @@ END;
 -- (at most 2.2 × 10^9) below 10^31.  The net is summed only once the
 -- entries are known to be within the bound.  used is the allocation's
 -- consumption on as_of (allocation_consumption).
-CREATE FUNCTION @extschema@._genci_refusal(allocation_id bigint, as_of date, used float8,
+CREATE FUNCTION @extschema@_internal._genci_refusal(allocation_id bigint, as_of date, used float8,
                                            OUT net float8, OUT why text)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -417,7 +417,7 @@ BEGIN
     IF why IS NOT NULL THEN
         RETURN;
     END IF;
-    net := @extschema@._genci_net_before(allocation_id, as_of);
+    net := @extschema@_internal._genci_net_before(allocation_id, as_of);
     IF net < 0 THEN
         why := format('its take-backs exceed what it was granted: the net allocation is %s hours', net);
     ELSIF used >= 1e15 THEN
@@ -431,7 +431,7 @@ $$;
 
 -- The row of an allocation _genci_refusal refused, in genci_report_at: a
 -- WARNING naming the allocation and why, and the status 'error'.
-CREATE FUNCTION @extschema@._genci_report_error(allocation_id bigint, cluster text, account text, why text)
+CREATE FUNCTION @extschema@_internal._genci_report_error(allocation_id bigint, cluster text, account text, why text)
 RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -446,7 +446,7 @@ $$;
 -- period for the monthly regime (the status is reviewed every month; hours
 -- are only taken from month 3 on), the first days of months 5 and 6 for the
 -- mid-term regime.
-CREATE FUNCTION @extschema@._genci_check_days(period_start date, period_end date, regime text, variant text)
+CREATE FUNCTION @extschema@_internal._genci_check_days(period_start date, period_end date, regime text, variant text)
 RETURNS TABLE (rule text, check_day date)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -519,12 +519,12 @@ BEGIN
                   LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
                  WHERE al.policy = 'genci'
                 OFFSET 0) u
-         CROSS JOIN LATERAL @extschema@._genci_refusal(u.allocation_id, $1, u.used) g
+         CROSS JOIN LATERAL @extschema@_internal._genci_refusal(u.allocation_id, $1, u.used) g
     )
     SELECT a.cluster, a.account, a.allocation_id, a.period_start, a.period_end, a.regime, a.variant,
            a.hours, a.net, a.used, st.theoretical, st.lag, st.lag_days, st.monthly, st.ratio,
            CASE WHEN a.why IS NULL THEN st.status
-                ELSE @extschema@._genci_report_error(a.allocation_id, a.cluster, a.account, a.why) END,
+                ELSE @extschema@_internal._genci_report_error(a.allocation_id, a.cluster, a.account, a.why) END,
            st.allocation_month,
            CASE WHEN a.regime = 'monthly' THEN st.check_day ELSE mt.check_day END,
            ex.exempt,
@@ -635,7 +635,7 @@ BEGIN
               FROM @extschema@.allocations a
              WHERE a.cluster = cl.cluster AND a.policy = 'genci' AND a.period_start <= upto
                AND EXISTS (SELECT 1
-                             FROM @extschema@._genci_check_days(a.period_start, a.period_end,
+                             FROM @extschema@_internal._genci_check_days(a.period_start, a.period_end,
                                       CASE WHEN a.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
                                       cl.variant) d
                             WHERE d.check_day <= upto
@@ -649,7 +649,7 @@ BEGIN
             PERFORM 1 FROM @extschema@.allocations a WHERE a.allocation_id = al.allocation_id FOR NO KEY UPDATE;
             FOR cd IN
                 SELECT d.rule, d.check_day
-                  FROM @extschema@._genci_check_days(al.period_start, al.period_end,
+                  FROM @extschema@_internal._genci_check_days(al.period_start, al.period_end,
                            CASE WHEN al.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
                            cl.variant) d
                  WHERE d.check_day <= upto
@@ -661,7 +661,7 @@ BEGIN
                 used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
                 -- figures that cannot be computed (_genci_refusal): this
                 -- allocation's days stay pending, the others go on
-                SELECT * INTO checked FROM @extschema@._genci_refusal(al.allocation_id, cd.check_day, used);
+                SELECT * INTO checked FROM @extschema@_internal._genci_refusal(al.allocation_id, cd.check_day, used);
                 IF checked.why IS NOT NULL THEN
                     RAISE WARNING 'apply_genci_regulation: allocation % (cluster "%", account "%") skipped from %: %',
                                   al.allocation_id, cl.cluster, al.account, to_char(cd.check_day, 'YYYY-MM-DD'), checked.why

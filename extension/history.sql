@@ -38,7 +38,7 @@ COMMENT ON FUNCTION @extschema@.job_partitions() IS
 'The partitions of fairshare.jobs and the month each holds, [month_start, month_end) in UTC (NULL for jobs_default).';
 
 -- Refuses a caller who cannot create or detach partitions of jobs.
-CREATE FUNCTION @extschema@._jobs_owner_check(caller text)
+CREATE FUNCTION @extschema@_internal._jobs_owner_check(caller text)
 RETURNS void
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -59,7 +59,7 @@ $$;
 -- from the oldest one present (a monthly partition, or a run in
 -- jobs_default) up to months_ahead months after the current one, that no
 -- partition covers yet.  One scan of jobs_default (empty in steady state).
-CREATE FUNCTION @extschema@._jobs_months_to_make(months_ahead integer)
+CREATE FUNCTION @extschema@_internal._jobs_months_to_make(months_ahead integer)
 RETURNS SETOF date
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -103,7 +103,7 @@ $$;
 --
 -- Locks: those ATTACH PARTITION takes, all taken first, in the order
 -- checkpoint_usage takes its own (the tables jobs refers to, then jobs);
--- checkpoint_usage reads jobs before its lock (usage_views.sql), so a
+-- checkpoint_usage reads jobs before its lock (checkpoint.sql), so a
 -- wait here for jobs_default and its wait for partitions can cross, which
 -- the time-out below (or PostgreSQL's deadlock report) undoes:
 --   partitions, account_users  SHARE ROW EXCLUSIVE: ATTACH adds the new
@@ -120,7 +120,7 @@ $$;
 -- a lock, the imports and reports that queue behind it wait too, so it
 -- never waits long (with an autovacuum worker about: see below).  In steady state the month is made ahead and empty and
 -- jobs_default is empty: the locks are held for milliseconds.
-CREATE FUNCTION @extschema@._jobs_make_partition(month date)
+CREATE FUNCTION @extschema@_internal._jobs_make_partition(month date)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -138,7 +138,7 @@ BEGIN
         RAISE EXCEPTION '_jobs_make_partition: % is not the first day of a month', month
             USING ERRCODE = '22023';
     END IF;
-    PERFORM @extschema@._citus_sequential();
+    PERFORM @extschema@_internal._citus_sequential();
     LOOP
         BEGIN
             PERFORM set_config('lock_timeout',
@@ -220,10 +220,10 @@ DECLARE
 BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
-    PERFORM @extschema@._jobs_owner_check('maintain_partitions');
-    PERFORM @extschema@._citus_sequential();
-    FOR m IN SELECT x FROM @extschema@._jobs_months_to_make(months_ahead) x LOOP
-        moved := @extschema@._jobs_make_partition(m);
+    PERFORM @extschema@_internal._jobs_owner_check('maintain_partitions');
+    PERFORM @extschema@_internal._citus_sequential();
+    FOR m IN SELECT x FROM @extschema@_internal._jobs_months_to_make(months_ahead) x LOOP
+        moved := @extschema@_internal._jobs_make_partition(m);
         IF moved IS NOT NULL THEN
             RAISE NOTICE 'maintain_partitions: fairshare.jobs_p% made, % run(s) moved from jobs_default',
                          pg_catalog.to_char(m, 'YYYY_MM'), moved;
@@ -266,7 +266,7 @@ COMMENT ON PROCEDURE @extschema@.maintain_partitions(integer) IS
 -- one per cluster with a started run (pin_clusters, pin_times).  Reads them
 -- through jobs (the bounds prune every other partition), so that a reader
 -- can ask too.
-CREATE FUNCTION @extschema@._jobs_retention_check(month_start timestamptz, month_end timestamptz,
+CREATE FUNCTION @extschema@_internal._jobs_retention_check(month_start timestamptz, month_end timestamptz,
     OUT reason text, OUT hint text, OUT jobs bigint, OUT pin_clusters text[], OUT pin_times timestamptz[])
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -318,7 +318,7 @@ BEGIN
             END IF;
         END IF;
         IF reason IS NULL AND r.open_job IS NULL THEN
-            reason := @extschema@._jobs_rollups_behind(r.cluster, r.rollup_end);
+            reason := @extschema@_internal._jobs_rollups_behind(r.cluster, r.rollup_end);
             IF reason IS NOT NULL THEN
                 hint := format('Refresh them first: SELECT * FROM fairshare.refresh_rollups(%L). Retention makes the rollups of the hours its runs ran in final (docs/history.md#retention-retain_jobs).',
                                r.cluster);
@@ -362,7 +362,7 @@ $$;
 -- yet (NULL when they do): retention makes those hours final
 -- (rollup_state.retained_to), so they must be computed, from the runs it
 -- is about to detach, first.
-CREATE FUNCTION @extschema@._jobs_rollups_behind(cluster text, rollup_end timestamptz)
+CREATE FUNCTION @extschema@_internal._jobs_rollups_behind(cluster text, rollup_end timestamptz)
 RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -404,7 +404,7 @@ BEGIN
     RETURN QUERY
     SELECT p.relation, p.month_start, p.month_end, k.jobs, k.reason IS NULL, k.reason, k.hint
       FROM @extschema@.job_partitions() p
-     CROSS JOIN LATERAL @extschema@._jobs_retention_check(p.month_start, p.month_end) k
+     CROSS JOIN LATERAL @extschema@_internal._jobs_retention_check(p.month_start, p.month_end) k
      WHERE p.month_end <= before::timestamp AT TIME ZONE 'UTC'
      ORDER BY p.month_start;
 END
@@ -443,11 +443,11 @@ DECLARE
 BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
-    PERFORM @extschema@._jobs_owner_check('retain_jobs');
+    PERFORM @extschema@_internal._jobs_owner_check('retain_jobs');
     -- retention pins usage checkpoints, which a Citus cluster cannot keep
-    PERFORM @extschema@._citus_no_checkpoints('retain_jobs');
+    PERFORM @extschema@_internal._citus_no_checkpoints('retain_jobs');
     IF archive_dir IS NOT NULL THEN
-        PERFORM @extschema@._jobs_archive_check(archive_dir);
+        PERFORM @extschema@_internal._jobs_archive_check(archive_dir);
     END IF;
     SELECT r.relation, r.reason, r.hint INTO bad
       FROM @extschema@.job_retention(before) r WHERE NOT r.retainable ORDER BY r.month_start LIMIT 1;
@@ -456,7 +456,7 @@ BEGIN
             USING ERRCODE = '55000', HINT = bad.hint;
     END IF;
     FOR p IN SELECT r.relation FROM @extschema@.job_retention(before) r ORDER BY r.month_start LOOP
-        PERFORM @extschema@._jobs_retain_partition(p.relation, archive_dir);
+        PERFORM @extschema@_internal._jobs_retain_partition(p.relation, archive_dir);
         COMMIT;
     END LOOP;
 END
@@ -465,7 +465,7 @@ COMMENT ON PROCEDURE @extschema@.retain_jobs(date, text) IS
 'Detach the monthly partitions of jobs that end by before (UTC) when no report needs their runs any more (job_retention), pinning the usage checkpoints that hold their usage; with archive_dir, COPY each to archive_dir/jobs_pYYYY_MM.csv on the server and drop it. Refuses (55000) with the reason otherwise.';
 
 -- archive_dir: an absolute directory of the server the caller may write.
-CREATE FUNCTION @extschema@._jobs_archive_check(archive_dir text)
+CREATE FUNCTION @extschema@_internal._jobs_archive_check(archive_dir text)
 RETURNS void
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -488,7 +488,7 @@ END
 $$;
 
 -- One partition, in the caller's transaction (see retain_jobs).
-CREATE FUNCTION @extschema@._jobs_retain_partition(part regclass, archive_dir text)
+CREATE FUNCTION @extschema@_internal._jobs_retain_partition(part regclass, archive_dir text)
 RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
@@ -537,7 +537,7 @@ BEGIN
 
     -- again, now that nothing can change it
     SELECT p.month_start, p.month_end INTO bounds FROM @extschema@.job_partitions() p WHERE p.relation = part;
-    chk := @extschema@._jobs_retention_check(bounds.month_start, bounds.month_end);
+    chk := @extschema@_internal._jobs_retention_check(bounds.month_start, bounds.month_end);
     IF chk.reason IS NOT NULL THEN
         RAISE EXCEPTION 'retain_jobs: partition % cannot go: %', part, chk.reason
             USING ERRCODE = '55000', HINT = chk.hint;

@@ -90,14 +90,14 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.import_rejects', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.import_warnings', '');
 
 -- What the line parsers return (import.c).
-CREATE TYPE @extschema@._sacct_line AS (
+CREATE TYPE @extschema@_internal._sacct_line AS (
     kind text, cluster text, job_id text, step text, user_name text, account text,
     partition text, qos text, state text, submit_time timestamptz,
     eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
     time_limit interval, tres text, cpus integer, mem_mb bigint, gpus integer,
     nodes integer, sqlstate text, reason text, suspended interval, resv_id integer);
 
-CREATE TYPE @extschema@._pbs_record AS (
+CREATE TYPE @extschema@_internal._pbs_record AS (
     kind text, rec_time timestamptz, rec_type text, job_id text, user_name text,
     group_name text, account text, project text, queue text, submit_time timestamptz,
     eligible_time timestamptz, start_time timestamptz, end_time timestamptz,
@@ -107,18 +107,18 @@ CREATE TYPE @extschema@._pbs_record AS (
 
 -- VOLATILE: whether a step is 'step' (its job's line came just before) or
 -- 'lone_step' depends on the lines read before it in the same scan.
-CREATE FUNCTION @extschema@._sacct_line(line text, header text, time_zone text, cluster text)
-RETURNS @extschema@._sacct_line
+CREATE FUNCTION @extschema@_internal._sacct_line(line text, header text, time_zone text, cluster text)
+RETURNS @extschema@_internal._sacct_line
 AS 'MODULE_PATHNAME', 'fs_sacct_line'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._sacct_line(text, text, text, text) IS
+COMMENT ON FUNCTION @extschema@_internal._sacct_line(text, text, text, text) IS
 'One line of sacct --parsable2 output read through its header: kind job, step, lone_step, header, blank or reject (with sqlstate and reason).';
 
 -- The whole staging table through the same parser in one call: import_sacct's
 -- work table (its rows but the steps folded, with line_no, the staged text
 -- of rejected lines, and per row the steps folded into it).  Reads the
 -- session's TEMP staging table: PARALLEL RESTRICTED.
-CREATE FUNCTION @extschema@._sacct_parse(staging regclass, header text, header_no bigint,
+CREATE FUNCTION @extschema@_internal._sacct_parse(staging regclass, header text, header_no bigint,
                                          time_zone text, cluster text)
 RETURNS TABLE (line_no bigint, kind text, cluster text, job_id text, step text, user_name text,
                account text, partition text, qos text, state text, submit_time timestamptz,
@@ -128,26 +128,26 @@ RETURNS TABLE (line_no bigint, kind text, cluster text, job_id text, step text, 
                line text, folded bigint, suspended interval, resv_id integer)
 AS 'MODULE_PATHNAME', 'fs_sacct_parse'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 100000;
-COMMENT ON FUNCTION @extschema@._sacct_parse(regclass, text, bigint, text, text) IS
+COMMENT ON FUNCTION @extschema@_internal._sacct_parse(regclass, text, bigint, text, text) IS
 'Every line of an sacct --parsable2 export staged in a table, parsed in one pass: the rows of import_sacct''s work table, steps folded (counted in folded).';
 
-CREATE FUNCTION @extschema@._pbs_record(line text, time_zone text)
-RETURNS @extschema@._pbs_record
+CREATE FUNCTION @extschema@_internal._pbs_record(line text, time_zone text)
+RETURNS @extschema@_internal._pbs_record
 AS 'MODULE_PATHNAME', 'fs_pbs_record'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._pbs_record(text, text) IS
+COMMENT ON FUNCTION @extschema@_internal._pbs_record(text, text) IS
 'One PBS accounting log record: kind job, skip (no job usage in it), blank or reject (with sqlstate and reason).';
 
 -- A staged line as import_rejects keeps it: unchanged, or, when it is not
 -- valid text in the database encoding (staged with ENCODING 'SQL_ASCII'),
 -- with each invalid byte written \xNN, so that the reject is text any client
 -- can read and pg_dump can restore (import.c).
-CREATE FUNCTION @extschema@._import_line_text(line text)
+CREATE FUNCTION @extschema@_internal._import_line_text(line text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'fs_import_line_text'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION @extschema@._import_time_zone(name text)
+CREATE FUNCTION @extschema@_internal._import_time_zone(name text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'fs_import_time_zone'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
@@ -179,7 +179,7 @@ COMMENT ON FUNCTION @extschema@.import_stage(text) IS
 
 -- The staging table named by the caller, checked: it must have line_no
 -- bigint (file order) and line text.
-CREATE FUNCTION @extschema@._import_staging(staging text)
+CREATE FUNCTION @extschema@_internal._import_staging(staging text)
 RETURNS regclass
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -210,7 +210,7 @@ $$;
 -- After a successful import the staging table is emptied (its numbering
 -- restarted), so that the next \copy starts at line 1.  A staging table the
 -- caller may not truncate is left as it is.
-CREATE FUNCTION @extschema@._import_empty(src regclass)
+CREATE FUNCTION @extschema@_internal._import_empty(src regclass)
 RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -224,7 +224,7 @@ $$;
 
 -- The zone the scheduler's local times are read in: the argument, else the
 -- cluster's clusters.timezone.
-CREATE FUNCTION @extschema@._import_zone(cluster text, time_zone text)
+CREATE FUNCTION @extschema@_internal._import_zone(cluster text, time_zone text)
 RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -239,7 +239,7 @@ BEGIN
         RAISE EXCEPTION 'time_zone is NULL and no cluster row gives one' USING ERRCODE = '22004',
             HINT = 'The scheduler writes local times without an offset: pass time_zone => ''Europe/Paris'' (or the cluster, whose clusters.timezone is used).';
     END IF;
-    RETURN @extschema@._import_time_zone(tz);
+    RETURN @extschema@_internal._import_time_zone(tz);
 END
 $$;
 
@@ -254,7 +254,7 @@ $$;
 -- created: accounts under root with 1 share, users with 1 share, partitions
 -- with the smallest shape that fits every imported job in them and no
 -- billing weights (Slurm bills the CPUs then).  The cluster itself must exist.
-CREATE FUNCTION @extschema@._import_resolve(create_missing boolean,
+CREATE FUNCTION @extschema@_internal._import_resolve(create_missing boolean,
     OUT created_accounts bigint, OUT created_users bigint, OUT created_partitions bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -390,7 +390,7 @@ $$;
 -- trigger of the centre's, a concurrent import of the same jobs), the jobs
 -- go one by one and the failing ones are rejected with the error's SQLSTATE
 -- and message.
-CREATE FUNCTION @extschema@._import_upsert(with_exclusive boolean,
+CREATE FUNCTION @extschema@_internal._import_upsert(with_exclusive boolean,
     OUT imported bigint, OUT updated bigint)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -578,7 +578,7 @@ $$;
 -- runs).  A reused id whose older job ended before the export's earliest
 -- start is kept all the same (another submit time is another run); only
 -- its warning is not given.
-CREATE FUNCTION @extschema@._import_runs(import_id bigint)
+CREATE FUNCTION @extschema@_internal._import_runs(import_id bigint)
 RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -697,7 +697,7 @@ $$;
 -- otherwise (a reused id; a run that never started).  Only an export
 -- without --duplicates leaves them: with it, the requeued run's own line
 -- comes and updates the stored one.  Each is noted in import_warnings.
-CREATE FUNCTION @extschema@._import_close_runs(import_id bigint)
+CREATE FUNCTION @extschema@_internal._import_close_runs(import_id bigint)
 RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -729,7 +729,7 @@ $$;
 -- Rejected lines into import_rejects (fetching the text of lines rejected
 -- after parsing from the staging table); with all_or_nothing, any reject
 -- raises the first one's SQLSTATE and nothing stays imported.
-CREATE FUNCTION @extschema@._import_rejects(import_id bigint, lines regclass, src regclass,
+CREATE FUNCTION @extschema@_internal._import_rejects(import_id bigint, lines regclass, src regclass,
                                             all_or_nothing boolean)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -762,7 +762,7 @@ BEGIN
     END IF;
     -- (a line staged with an invalid byte is kept with it written \xNN)
     EXECUTE format('INSERT INTO @extschema@.import_rejects (import_id, line_no, job_id, sqlstate, reason, line)
-                    SELECT $1, l.line_no, l.job_id, l.sqlstate, l.reason, @extschema@._import_line_text(l.line) FROM %s l
+                    SELECT $1, l.line_no, l.job_id, l.sqlstate, l.reason, @extschema@_internal._import_line_text(l.line) FROM %s l
                      WHERE l.kind = ''reject''', lines) USING import_id;
     RETURN n;
 END
@@ -775,7 +775,7 @@ $$;
 -- The tasks of a job array's pending remainder: "123_[5-7,9]" gives 123_5,
 -- 123_6, 123_7, 123_9.  Slurm's range syntax: items N, N-M or N-M:S
 -- separated by commas, and a "%K" throttle at the end.
-CREATE FUNCTION @extschema@._array_tasks(job_id text)
+CREATE FUNCTION @extschema@_internal._array_tasks(job_id text)
 RETURNS SETOF text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
@@ -804,8 +804,8 @@ SET search_path = pg_catalog, pg_temp
 SET default_statistics_target = 10
 AS $$
 DECLARE
-    src regclass := @extschema@._import_staging(staging);
-    tz text := @extschema@._import_zone(cluster, time_zone);
+    src regclass := @extschema@_internal._import_staging(staging);
+    tz text := @extschema@_internal._import_zone(cluster, time_zone);
     hdr text;
     hdr_no bigint;
     created record;
@@ -845,7 +845,7 @@ BEGIN
     -- it runs before the lock below.
     IF to_regclass('pg_temp._fs_import_jobs') IS NOT NULL THEN DROP TABLE pg_temp._fs_import_jobs; END IF;
     CREATE TEMP TABLE _fs_import_jobs AS
-    SELECT * FROM @extschema@._sacct_parse(src, hdr, hdr_no, tz, cluster);
+    SELECT * FROM @extschema@_internal._sacct_parse(src, hdr, hdr_no, tz, cluster);
     -- statistics, so that the joins below hash (a small sample will do)
     ANALYZE pg_temp._fs_import_jobs;
 
@@ -862,7 +862,7 @@ BEGIN
     VALUES ('sacct', cluster, tz, src::text)
     RETURNING imports.import_id INTO import_sacct.import_id;
 
-    created := @extschema@._import_resolve(create_missing);
+    created := @extschema@_internal._import_resolve(create_missing);
     created_accounts := created.created_accounts;
     created_users := created.created_users;
     created_partitions := created.created_partitions;
@@ -908,7 +908,7 @@ BEGIN
     END IF;
 
     IF all_or_nothing THEN
-        PERFORM @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
+        PERFORM @extschema@_internal._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
     END IF;
 
     IF n_remainders > 0 THEN
@@ -923,7 +923,7 @@ BEGIN
           FROM @extschema@.jobs x
          WHERE (x.cluster, x.job_id) IN (SELECT w.cluster, task.id
                                            FROM pg_temp._fs_import_jobs w,
-                                                @extschema@._array_tasks(w.job_id) AS task(id)
+                                                @extschema@_internal._array_tasks(w.job_id) AS task(id)
                                           WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0);
         WITH r AS (
             SELECT w.line_no, w.cluster, w.job_id,
@@ -935,7 +935,7 @@ BEGIN
              WHERE w.kind = 'job' AND strpos(w.job_id, '_[') > 0),
         t AS (
             SELECT r.line_no, r.cluster, r.latest, task.id
-              FROM r, @extschema@._array_tasks(r.job_id) AS task(id)
+              FROM r, @extschema@_internal._array_tasks(r.job_id) AS task(id)
              WHERE r.rn = 1),
         verdict AS (
             SELECT r.line_no, 'duplicate' AS kind FROM r WHERE r.rn > 1
@@ -982,14 +982,14 @@ BEGIN
         DROP TABLE pg_temp._fs_import_gone;
     END IF;
 
-    PERFORM @extschema@._import_runs(import_sacct.import_id);
+    PERFORM @extschema@_internal._import_runs(import_sacct.import_id);
     IF all_or_nothing THEN
-        PERFORM @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
+        PERFORM @extschema@_internal._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, true);
     END IF;
-    upserted := @extschema@._import_upsert(false);
+    upserted := @extschema@_internal._import_upsert(false);
     imported := upserted.imported;
     updated := upserted.updated;
-    PERFORM @extschema@._import_close_runs(import_sacct.import_id);
+    PERFORM @extschema@_internal._import_close_runs(import_sacct.import_id);
 
     -- the summary, in one pass over the work table; the lines read are its
     -- rows and the steps folded into them while parsing
@@ -1002,7 +1002,7 @@ BEGIN
       FROM pg_temp._fs_import_jobs w;
     unchanged := jobs_accepted - imported - updated;
     IF rejected > 0 THEN
-        rejected := @extschema@._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, all_or_nothing);
+        rejected := @extschema@_internal._import_rejects(import_sacct.import_id, 'pg_temp._fs_import_jobs', src, all_or_nothing);
     END IF;
 
     UPDATE @extschema@.imports i
@@ -1015,7 +1015,7 @@ BEGIN
            created_partitions = import_sacct.created_partitions
      WHERE i.import_id = import_sacct.import_id;
     DROP TABLE pg_temp._fs_import_jobs;
-    PERFORM @extschema@._import_empty(src);
+    PERFORM @extschema@_internal._import_empty(src);
 END
 $$;
 COMMENT ON FUNCTION @extschema@.import_sacct(text, text, boolean, boolean, text) IS
@@ -1050,7 +1050,7 @@ SET search_path = pg_catalog, pg_temp
 SET default_statistics_target = 10
 AS $$
 DECLARE
-    src regclass := @extschema@._import_staging(staging);
+    src regclass := @extschema@_internal._import_staging(staging);
     tz text;
     created record;
     upserted record;
@@ -1069,7 +1069,7 @@ BEGIN
     IF create_missing IS NULL OR all_or_nothing IS NULL THEN
         RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
     END IF;
-    tz := @extschema@._import_zone(cluster, time_zone);
+    tz := @extschema@_internal._import_zone(cluster, time_zone);
 
     -- one import at a time: see import_sacct
     LOCK TABLE @extschema@.jobs IN SHARE ROW EXCLUSIVE MODE;
@@ -1090,7 +1090,7 @@ BEGIN
                (q.r).tres, (q.r).cpus, (q.r).mem_mb, (q.r).gpus, (q.r).nodes,
                (q.r).exclusive, (q.r).sqlstate, (q.r).reason,
                CASE WHEN (q.r).kind = 'reject' THEN q.line END AS line
-          FROM (SELECT s.line_no, s.line, @extschema@._pbs_record(s.line, $1) AS r
+          FROM (SELECT s.line_no, s.line, @extschema@_internal._pbs_record(s.line, $1) AS r
                   FROM %s s OFFSET 0) q$q$, src)
     USING tz, account_from;
     GET DIAGNOSTICS lines_read = ROW_COUNT;
@@ -1240,7 +1240,7 @@ BEGIN
      WHERE w.user_name IS NULL OR w.account IS NULL OR w.partition IS NULL OR w.submit_time IS NULL
         OR w.eligible_time < w.submit_time OR w.end_time < w.start_time;
 
-    created := @extschema@._import_resolve(create_missing);
+    created := @extschema@_internal._import_resolve(create_missing);
     created_accounts := created.created_accounts;
     created_users := created.created_users;
     created_partitions := created.created_partitions;
@@ -1251,28 +1251,28 @@ BEGIN
       FROM pg_temp._fs_import_jobs w
      WHERE w.kind = 'reject' AND l.kind = 'job' AND l.job_id = w.job_id;
     IF all_or_nothing THEN
-        PERFORM @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
+        PERFORM @extschema@_internal._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
     END IF;
 
-    PERFORM @extschema@._import_runs(import_pbs.import_id);
+    PERFORM @extschema@_internal._import_runs(import_pbs.import_id);
     IF all_or_nothing THEN
         UPDATE pg_temp._fs_import_lines l
            SET kind = 'reject', sqlstate = w.sqlstate, reason = w.reason
           FROM pg_temp._fs_import_jobs w
          WHERE w.kind = 'reject' AND l.kind = 'job' AND l.job_id = w.job_id;
-        PERFORM @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
+        PERFORM @extschema@_internal._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, true);
     END IF;
-    upserted := @extschema@._import_upsert(true);
+    upserted := @extschema@_internal._import_upsert(true);
     imported := upserted.imported;
     updated := upserted.updated;
-    PERFORM @extschema@._import_close_runs(import_pbs.import_id);
+    PERFORM @extschema@_internal._import_close_runs(import_pbs.import_id);
     removed := 0;
     UPDATE pg_temp._fs_import_lines l
        SET kind = 'reject', sqlstate = w.sqlstate, reason = w.reason
       FROM pg_temp._fs_import_jobs w
      WHERE w.kind = 'reject' AND l.kind = 'job' AND l.job_id = w.job_id;
 
-    rejected := @extschema@._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, all_or_nothing);
+    rejected := @extschema@_internal._import_rejects(import_pbs.import_id, 'pg_temp._fs_import_lines', src, all_or_nothing);
     SELECT count(*) FILTER (WHERE w.kind = 'job') INTO jobs_accepted FROM pg_temp._fs_import_jobs w;
     SELECT count(*) FILTER (WHERE l.kind = 'job'),
            count(*) FILTER (WHERE l.kind IN ('skip', 'blank'))
@@ -1292,7 +1292,7 @@ BEGIN
      WHERE i.import_id = import_pbs.import_id;
     DROP TABLE pg_temp._fs_import_lines;
     DROP TABLE pg_temp._fs_import_jobs, pg_temp._fs_import_stored;
-    PERFORM @extschema@._import_empty(src);
+    PERFORM @extschema@_internal._import_empty(src);
 END
 $$;
 COMMENT ON FUNCTION @extschema@.import_pbs(text, text, text, boolean, boolean, text) IS

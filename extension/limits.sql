@@ -27,7 +27,7 @@ COMMENT ON COLUMN @extschema@.account_users.grp_tres_mins IS
 -- gres/gpu, here by name), name=minutes joined by commas, a limit of 0
 -- printed as 0.  Each TRES once: the last value given for a name counts,
 -- as sacctmgr keeps the last one.
-CREATE FUNCTION @extschema@._grp_tres_mins_text(limits text)
+CREATE FUNCTION @extschema@_internal._grp_tres_mins_text(limits text)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT pg_catalog.string_agg(l.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||) l.minutes, ','
@@ -40,5 +40,5 @@ BEGIN ATOMIC
              WHERE e.e OPERATOR(pg_catalog.<>) ''
              ORDER BY pg_catalog.split_part(e.e, '=', 1), e.i DESC) l;
 END;
-COMMENT ON FUNCTION @extschema@._grp_tres_mins_text(text) IS
+COMMENT ON FUNCTION @extschema@_internal._grp_tres_mins_text(text) IS
 'A GrpTRESMins limit (TRES names and minutes) as sshare -l prints it: slurmctld''s TRES order, each TRES once (internal to sshare_at and sync_slurmdbd).';

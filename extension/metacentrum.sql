@@ -58,10 +58,10 @@ RETURNS float8
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE
     WHEN NOT (publications OPERATOR(pg_catalog.>=) 0 AND publications OPERATOR(pg_catalog.<) 'Infinity')
-      THEN @extschema@._raise('22023', pg_catalog.format('publications must be a finite number >= 0, not %s', publications),
+      THEN @extschema@_internal._raise('22023', pg_catalog.format('publications must be a finite number >= 0, not %s', publications),
            'Count the user''s acknowledged publications.', NULL::float8)
     WHEN NOT (factor OPERATOR(pg_catalog.>) 0 AND factor OPERATOR(pg_catalog.<) 'Infinity')
-      THEN @extschema@._raise('22023', pg_catalog.format('factor must be a finite number > 0, not %s', factor),
+      THEN @extschema@_internal._raise('22023', pg_catalog.format('factor must be a finite number > 0, not %s', factor),
            'Below 1 lowers usage (on usage), above 1 raises shares (on shares); 1 has no effect.', NULL::float8)
     ELSE pg_catalog.power(factor, publications)
 END;
@@ -110,7 +110,7 @@ BEGIN ATOMIC
            @extschema@.metacentrum_usage(j.gpu, j.walltime, j.spec),
            @extschema@.metacentrum_usage(j.total, j.walltime, j.spec)
       FROM j
-     WHERE @extschema@._check_as_of(metacentrum_job_usage_at.as_of);
+     WHERE @extschema@_internal._check_as_of(metacentrum_job_usage_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.metacentrum_job_usage_at(timestamptz) IS
 'Each job of a PBS cluster started by as_of: spec, walltime up to as_of, processor equivalent and usage (spec × seconds × PE) per resource and in total.';
@@ -186,7 +186,7 @@ BEGIN ATOMIC
       FROM per_user u
       JOIN pubs p ON p.cluster OPERATOR(pg_catalog.=) u.cluster AND p.user_name OPERATOR(pg_catalog.=) u.user_name
       LEFT JOIN @extschema@.pbs_settings st ON st.cluster OPERATOR(pg_catalog.=) u.cluster
-     WHERE @extschema@._check_as_of(metacentrum_user_usage_at.as_of);
+     WHERE @extschema@_internal._check_as_of(metacentrum_user_usage_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.metacentrum_user_usage_at(timestamptz) IS
 'Each user association of a PBS cluster as of an instant: decayed usage per resource, PBS usage (floored at 1), publications, multiplier and the usage fairshare uses.';
@@ -240,7 +240,7 @@ BEGIN ATOMIC
            CASE WHEN t.perc OPERATOR(pg_catalog.>) 0 THEN t.usage OPERATOR(pg_catalog./) t.perc END,
            t.tree_usage, t.factor, t.rank
       FROM tree t
-     WHERE @extschema@._check_as_of(pbsfs_at.as_of);
+     WHERE @extschema@_internal._check_as_of(pbsfs_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.pbsfs_at(timestamptz) IS
 'The PBS fairshare tree of every PBS cluster as of an instant (pbsfs): shares, usage, fairshare_perc, usage/perc, fairshare_tree_usage, fairshare_factor and the order PBS runs users in.';

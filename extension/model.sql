@@ -11,7 +11,7 @@
 -- Validators of the clusters' Slurm decay settings, for their CHECK
 -- constraints: an error naming the value and saying what is expected,
 -- where a failed CHECK would only name the constraint.
-CREATE FUNCTION @extschema@._check_calc_period(calc_period interval)
+CREATE FUNCTION @extschema@_internal._check_calc_period(calc_period interval)
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -23,12 +23,12 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._check_calc_period(interval) IS
+COMMENT ON FUNCTION @extschema@_internal._check_calc_period(interval) IS
 'true for a positive PriorityCalcPeriod; raises 22023 naming the value otherwise.';
 
 -- PriorityUsageResetPeriod, in any case as slurm.conf takes it; NOW (a reset
 -- once, when slurmctld started) needs the instant of that reset.
-CREATE FUNCTION @extschema@._check_usage_reset(period text, last_reset timestamptz)
+CREATE FUNCTION @extschema@_internal._check_usage_reset(period text, last_reset timestamptz)
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -46,7 +46,7 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._check_usage_reset(text, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._check_usage_reset(text, timestamptz) IS
 'true for a PriorityUsageResetPeriod Slurm knows (NOW with the instant of its reset); raises 22023 naming the value otherwise.';
 
 CREATE TABLE @extschema@.clusters (
@@ -95,7 +95,7 @@ CREATE TABLE @extschema@.clusters (
     -- others (priority_last_decay_ran in StateSaveLocation; NULL: whole
     -- multiples of the period since 1970-01-01 UTC)
     priority_calc_period interval NOT NULL DEFAULT '5 minutes'
-                         CHECK (@extschema@._check_calc_period(priority_calc_period)),
+                         CHECK (@extschema@_internal._check_calc_period(priority_calc_period)),
     priority_last_decay  timestamptz CHECK (pg_catalog.isfinite(priority_last_decay)),
     -- PriorityUsageResetPeriod: usage starts again from 0 at each period's
     -- start, in the cluster's time zone (with 'slurm_passes', at the first
@@ -103,7 +103,7 @@ CREATE TABLE @extschema@.clusters (
     usage_reset_period   text NOT NULL DEFAULT 'NONE',
     usage_last_reset     timestamptz CHECK (pg_catalog.isfinite(usage_last_reset)),
     CONSTRAINT clusters_usage_reset_check
-        CHECK (@extschema@._check_usage_reset(usage_reset_period, usage_last_reset))
+        CHECK (@extschema@_internal._check_usage_reset(usage_reset_period, usage_last_reset))
 );
 COMMENT ON TABLE @extschema@.clusters IS 'One row per cluster with its policy parameters (decay, priority weights, regulation).';
 
@@ -167,7 +167,7 @@ COMMENT ON TABLE @extschema@.account_users IS 'User associations: a user in an a
 CREATE INDEX ON @extschema@.account_users (user_name);
 
 -- A cycle in the account tree would make every tree function fail: refuse it.
-CREATE FUNCTION @extschema@._accounts_no_cycle() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._accounts_no_cycle() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     cur text := NEW.parent_account;
@@ -190,7 +190,7 @@ BEGIN
 END
 $$;
 CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_account ON @extschema@.accounts
-    DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @extschema@._accounts_no_cycle();
+    DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._accounts_no_cycle();
 
 -- Partitioned by submit time, one partition per calendar month (UTC), so
 -- that a month of history can be detached whole (retain_jobs) and no table
@@ -349,7 +349,7 @@ CREATE INDEX ON @extschema@.ledger (allocation_id, effective_date);
 CREATE UNIQUE INDEX ledger_rule_once ON @extschema@.ledger (allocation_id, rule, effective_date)
     WHERE kind OPERATOR(pg_catalog.=) 'take_back' AND rule OPERATOR(pg_catalog.<>) 'manual';
 
-CREATE FUNCTION @extschema@._ledger_append_only() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._ledger_append_only() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     RAISE EXCEPTION 'the ledger is append-only: % is not allowed', TG_OP
@@ -357,9 +357,9 @@ BEGIN
 END
 $$;
 CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON @extschema@.ledger
-    FOR EACH ROW EXECUTE FUNCTION @extschema@._ledger_append_only();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._ledger_append_only();
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._ledger_append_only();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._ledger_append_only();
 
 -- What an allocation's grant or a ledger entry may hold: at most 10^12 hours
 -- (issue 20).  The largest machines have about 10^7 cores, which burn
@@ -375,7 +375,7 @@ CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
 -- partition may shrink after an entry was made).  A trigger rather than a
 -- CHECK, so that updating from 1.1 keeps the entries already recorded: the
 -- GENCI report names their allocation instead of failing (_genci_refusal).
-CREATE FUNCTION @extschema@._allocation_hours_bounded() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._allocation_hours_bounded() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     -- (NaN is above every number: refused here as by the CHECK)
@@ -390,9 +390,9 @@ BEGIN
 END
 $$;
 CREATE TRIGGER hours_bounded BEFORE INSERT ON @extschema@.ledger
-    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._allocation_hours_bounded();
 CREATE TRIGGER hours_bounded BEFORE INSERT OR UPDATE OF hours ON @extschema@.allocations
-    FOR EACH ROW EXECUTE FUNCTION @extschema@._allocation_hours_bounded();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._allocation_hours_bounded();
 
 -- Net hours of an allocation on a date: the grant plus every ledger entry
 -- effective on or before that date (GENCI: "en tenant compte des ajouts

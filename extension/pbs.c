@@ -836,72 +836,95 @@ find_id(const PbsTree *t, const int64 *sorted, const char *key)
 	return -1;
 }
 
-/* Read every row of the partition, rejecting NULLs, NaN and negatives. */
+/* Where each row's id and parent id sit in the arenas, until they are read. */
+typedef struct PbsRowTarget
+{
+	PbsTree    *t;
+	Size	   *id_off;
+	Size	   *parent_off;
+} PbsRowTarget;
+
+/* One row, rejecting NULLs, NaN and negatives (fs_tree_read's callback). */
+static void
+tree_check_row(void *state, int64 i, const FsTreeRow *a, const char *ids, const char *parents)
+{
+	PbsRowTarget *rt = (PbsRowTarget *) state;
+	PbsTree    *t = rt->t;
+	const char *id;
+
+	if (a->id_null)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("id must not be NULL (row %lld of the window partition)", (long long) i + 1),
+				 errhint("Every row of the tree needs an id.")));
+	rt->id_off[i] = a->id_off;
+	rt->parent_off[i] = a->parent_off;
+	id = ids + a->id_off;
+
+	if (a->is_user_null)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("is_user of row \"%s\" must not be NULL", id),
+				 errhint("Pass true for users (fairshare entities), false for groups.")));
+	t->is_user[i] = a->is_user;
+
+	if (a->shares_null)
+	{
+		if (a->parent_off != FS_TREE_NO_TEXT)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("shares of row \"%s\" must not be NULL", id),
+					 errhint("PBS has no Fairshare=parent: give every user and group its shares.")));
+		t->shares[i] = 0;		/* the root's shares are not used */
+	}
+	else
+	{
+		t->shares[i] = a->shares;
+		if (isnan(t->shares[i]) || isinf(t->shares[i]) || t->shares[i] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("shares of row \"%s\" must be a finite number >= 0, not %s",
+							id, fs_float_text(t->shares[i])),
+					 errhint("Shares are the entity's part of its group.")));
+	}
+
+	if (a->usage_null)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("usage of row \"%s\" must not be NULL", id),
+				 errhint("Pass 0 for rows without usage, e.g. COALESCE(usage, 0).")));
+	t->usage[i] = a->usage;
+	if (isnan(t->usage[i]) || isinf(t->usage[i]) || t->usage[i] < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("usage of row \"%s\" must be a finite number >= 0, not %s",
+						id, fs_float_text(t->usage[i])),
+				 errhint("Usage is what the entity consumed, decayed.")));
+}
+
+/* Every row of the partition, read by tree.c and checked here. */
 static void
 tree_read(WindowObject winobj, PbsTree *t)
 {
+	StringInfoData ids,
+				parents;
+	PbsRowTarget rt;
 	int64		i;
 
+	rt.t = t;
+	rt.id_off = palloc(Max(t->n, 1) * sizeof(Size));
+	rt.parent_off = palloc(Max(t->n, 1) * sizeof(Size));
+	initStringInfo(&ids);
+	initStringInfo(&parents);
+	fs_tree_read(winobj, t->n, -1, &ids, &parents, tree_check_row, &rt);
+	/* the arenas hold still now */
 	for (i = 0; i < t->n; i++)
 	{
-		bool		isnull,
-					isout;
-		Datum		d;
-
-		d = WinGetFuncArgInPartition(winobj, 0, i, WINDOW_SEEK_HEAD, false, &isnull, &isout);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("id must not be NULL (row %lld of the window partition)", (long long) i + 1),
-					 errhint("Every row of the tree needs an id.")));
-		t->id[i] = TextDatumGetCString(d);
-
-		d = WinGetFuncArgInPartition(winobj, 1, i, WINDOW_SEEK_HEAD, false, &isnull, &isout);
-		t->parent_id[i] = isnull ? NULL : TextDatumGetCString(d);
-
-		d = WinGetFuncArgInPartition(winobj, 4, i, WINDOW_SEEK_HEAD, false, &isnull, &isout);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("is_user of row \"%s\" must not be NULL", t->id[i]),
-					 errhint("Pass true for users (fairshare entities), false for groups.")));
-		t->is_user[i] = DatumGetBool(d);
-
-		d = WinGetFuncArgInPartition(winobj, 2, i, WINDOW_SEEK_HEAD, false, &isnull, &isout);
-		if (isnull)
-		{
-			if (t->parent_id[i] != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("shares of row \"%s\" must not be NULL", t->id[i]),
-						 errhint("PBS has no Fairshare=parent: give every user and group its shares.")));
-			t->shares[i] = 0;	/* the root's shares are not used */
-		}
-		else
-		{
-			t->shares[i] = DatumGetFloat8(d);
-			if (isnan(t->shares[i]) || isinf(t->shares[i]) || t->shares[i] < 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("shares of row \"%s\" must be a finite number >= 0, not %s",
-								t->id[i], fs_float_text(t->shares[i])),
-						 errhint("Shares are the entity's part of its group.")));
-		}
-
-		d = WinGetFuncArgInPartition(winobj, 3, i, WINDOW_SEEK_HEAD, false, &isnull, &isout);
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("usage of row \"%s\" must not be NULL", t->id[i]),
-					 errhint("Pass 0 for rows without usage, e.g. COALESCE(usage, 0).")));
-		t->usage[i] = DatumGetFloat8(d);
-		if (isnan(t->usage[i]) || isinf(t->usage[i]) || t->usage[i] < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("usage of row \"%s\" must be a finite number >= 0, not %s",
-							t->id[i], fs_float_text(t->usage[i])),
-					 errhint("Usage is what the entity consumed, decayed.")));
+		t->id[i] = ids.data + rt.id_off[i];
+		t->parent_id[i] = rt.parent_off[i] == FS_TREE_NO_TEXT ? NULL : parents.data + rt.parent_off[i];
 	}
+	pfree(rt.id_off);
+	pfree(rt.parent_off);
 }
 
 /*

@@ -40,32 +40,32 @@ COMMENT ON FUNCTION @extschema@.metacentrum_usage(float8, interval, float8) IS
 
 -- PBS step decay with the floor: the usage PBS keeps for one entity.  Internal
 -- state (charges per decay interval) with combine and serial functions.
-CREATE FUNCTION @extschema@._pbs_decay_point_accum(internal, float8, timestamptz, timestamptz, interval, float8)
+CREATE FUNCTION @extschema@_internal._pbs_decay_point_accum(internal, float8, timestamptz, timestamptz, interval, float8)
 RETURNS internal AS 'MODULE_PATHNAME', 'fs_pbs_decay_point_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@._pbs_decay_span_accum(internal, float8, timestamptz, timestamptz, timestamptz, interval, float8)
+CREATE FUNCTION @extschema@_internal._pbs_decay_span_accum(internal, float8, timestamptz, timestamptz, timestamptz, interval, float8)
 RETURNS internal AS 'MODULE_PATHNAME', 'fs_pbs_decay_span_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@._pbs_decay_combine(internal, internal)
+CREATE FUNCTION @extschema@_internal._pbs_decay_combine(internal, internal)
 RETURNS internal AS 'MODULE_PATHNAME', 'fs_pbs_decay_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@._pbs_decay_serial(internal)
+CREATE FUNCTION @extschema@_internal._pbs_decay_serial(internal)
 RETURNS bytea AS 'MODULE_PATHNAME', 'fs_pbs_decay_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@._pbs_decay_deserial(bytea, internal)
+CREATE FUNCTION @extschema@_internal._pbs_decay_deserial(bytea, internal)
 RETURNS internal AS 'MODULE_PATHNAME', 'fs_pbs_decay_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@._pbs_decay_final(internal)
+CREATE FUNCTION @extschema@_internal._pbs_decay_final(internal)
 RETURNS float8 AS 'MODULE_PATHNAME', 'fs_pbs_decay_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE @extschema@.decayed_usage_pbs(usage float8, at timestamptz, as_of timestamptz, decay_interval interval, decay_factor float8) (
-    SFUNC = @extschema@._pbs_decay_point_accum, STYPE = internal, SSPACE = 64,
-    COMBINEFUNC = @extschema@._pbs_decay_combine,
-    SERIALFUNC = @extschema@._pbs_decay_serial, DESERIALFUNC = @extschema@._pbs_decay_deserial,
-    FINALFUNC = @extschema@._pbs_decay_final, PARALLEL = SAFE);
+    SFUNC = @extschema@_internal._pbs_decay_point_accum, STYPE = internal, SSPACE = 64,
+    COMBINEFUNC = @extschema@_internal._pbs_decay_combine,
+    SERIALFUNC = @extschema@_internal._pbs_decay_serial, DESERIALFUNC = @extschema@_internal._pbs_decay_deserial,
+    FINALFUNC = @extschema@_internal._pbs_decay_final, PARALLEL = SAFE);
 COMMENT ON AGGREGATE @extschema@.decayed_usage_pbs(float8, timestamptz, timestamptz, interval, float8) IS
 'PBS entity usage at as_of: starts at 1, usage charged at an instant is added, every decay_interval (from 1970-01-01 UTC) it is multiplied by decay_factor and raised back to 1 if below.';
 
 CREATE AGGREGATE @extschema@.decayed_usage_pbs(usage float8, started timestamptz, ended timestamptz, as_of timestamptz, decay_interval interval, decay_factor float8) (
-    SFUNC = @extschema@._pbs_decay_span_accum, STYPE = internal, SSPACE = 64,
-    COMBINEFUNC = @extschema@._pbs_decay_combine,
-    SERIALFUNC = @extschema@._pbs_decay_serial, DESERIALFUNC = @extschema@._pbs_decay_deserial,
-    FINALFUNC = @extschema@._pbs_decay_final, PARALLEL = SAFE);
+    SFUNC = @extschema@_internal._pbs_decay_span_accum, STYPE = internal, SSPACE = 64,
+    COMBINEFUNC = @extschema@_internal._pbs_decay_combine,
+    SERIALFUNC = @extschema@_internal._pbs_decay_serial, DESERIALFUNC = @extschema@_internal._pbs_decay_deserial,
+    FINALFUNC = @extschema@_internal._pbs_decay_final, PARALLEL = SAFE);
 COMMENT ON AGGREGATE @extschema@.decayed_usage_pbs(float8, timestamptz, timestamptz, timestamptz, interval, float8) IS
 'PBS entity usage at as_of, usage accrued uniformly over [started, ended] and charged to the decay intervals it falls in.';
 

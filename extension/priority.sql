@@ -117,7 +117,7 @@ BEGIN
                     SELECT sum(CASE WHEN x ~ '^\d+-\d+$'
                                     THEN split_part(x, '-', 2)::bigint - split_part(x, '-', 1)::bigint + 1
                                     WHEN x ~ '^\d+$' THEN 1
-                                    ELSE @extschema@._raise('22P02',
+                                    ELSE @extschema@_internal._raise('22P02',
                                              format('slurm_cluster_size: cannot read the host range "%s" in "%s"', x, names),
                                              'Host lists look like n[01-16,20].', NULL::bigint) END)
                       FROM unnest(string_to_array(part, ',')) x);

@@ -196,7 +196,7 @@ COMMENT ON TABLE @extschema@.rollup_state IS
 -- give 0 allocated (docs/history.md#retention-retain_jobs).  Whatever made
 -- the mark (a run, an event or a reservation imported, invalidate_rollups)
 -- is still stored; the importer is told which hours it does not change.
-CREATE FUNCTION @extschema@._rollup_dirty_final() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._rollup_dirty_final() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -218,7 +218,7 @@ BEGIN
 END
 $$;
 CREATE TRIGGER final_hours BEFORE INSERT ON @extschema@.rollup_dirty
-    FOR EACH ROW EXECUTE FUNCTION @extschema@._rollup_dirty_final();
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._rollup_dirty_final();
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
@@ -235,7 +235,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.rollup_state', '');
 -- The hours a statement's runs cover, merged per cluster: the first hour
 -- of each run's start to the end of its last (running: no end).  Pending
 -- runs count from their eligible time (they are planned time).
-CREATE FUNCTION @extschema@._jobs_mark_rollups() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._jobs_mark_rollups() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -271,15 +271,15 @@ END
 $$;
 CREATE TRIGGER mark_rollups_insert AFTER INSERT ON @extschema@.jobs
     REFERENCING NEW TABLE AS new_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_mark_rollups();
 CREATE TRIGGER mark_rollups_update AFTER UPDATE ON @extschema@.jobs
     REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_mark_rollups();
 CREATE TRIGGER mark_rollups_delete AFTER DELETE ON @extschema@.jobs
     REFERENCING OLD TABLE AS old_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_mark_rollups();
 CREATE TRIGGER mark_rollups_truncate AFTER TRUNCATE ON @extschema@.jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_mark_rollups();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_mark_rollups();
 
 -- Marks hours stale by hand (after editing node_events or reservations,
 -- or jobs in a way no trigger sees, such as attaching a partition).
@@ -288,7 +288,7 @@ RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM @extschema@._report_check_range(time_from, time_to);
+    PERFORM @extschema@_internal._report_check_range(time_from, time_to);
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     VALUES (invalidate_rollups.cluster,
             tstzrange(date_trunc('hour', time_from),
@@ -300,7 +300,7 @@ COMMENT ON FUNCTION @extschema@.invalidate_rollups(text, timestamptz, timestampt
 'Marks the hours of [time_from, time_to) of a cluster (NULL: every cluster) stale: the next refresh_rollups() recomputes them.';
 
 -- A time range of a report: finite, in order.
-CREATE FUNCTION @extschema@._report_check_range(time_from timestamptz, time_to timestamptz)
+CREATE FUNCTION @extschema@_internal._report_check_range(time_from timestamptz, time_to timestamptz)
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -319,7 +319,7 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._report_check_range(timestamptz, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._report_check_range(timestamptz, timestamptz) IS
 'true for a finite report range in order; raises 22023 naming the values otherwise.';
 
 -- The TRES the rollups count, in sreport's order (its TRES ids).
@@ -334,7 +334,7 @@ COMMENT ON FUNCTION @extschema@.report_tres() IS
 'The TRES the rollups count (cpu, mem, energy, node, billing, gres/gpu) in the order sreport lists them.';
 
 -- sreport's -T: a comma list of TRES (any case; ALL: every one).
-CREATE FUNCTION @extschema@._report_tres_list(tres_list text)
+CREATE FUNCTION @extschema@_internal._report_tres_list(tres_list text)
 RETURNS TABLE (tres text, tres_order integer)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -364,11 +364,11 @@ BEGIN
                   WHERE k.tres = ANY (picked) ORDER BY k.ord;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._report_tres_list(text) IS
+COMMENT ON FUNCTION @extschema@_internal._report_tres_list(text) IS
 'The TRES of a sreport -T list, in sreport''s order; raises 22023 naming a TRES the rollups do not count.';
 
 -- sreport's -t: the unit names it takes (any case, as its own parser).
-CREATE FUNCTION @extschema@._report_units(units text)
+CREATE FUNCTION @extschema@_internal._report_units(units text)
 RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -383,22 +383,22 @@ BEGIN
         WHEN u IN ('secper', 'sp') THEN 'secper'
         WHEN u IN ('minper', 'mp') THEN 'minper'
         WHEN u IN ('hourper', 'hp') THEN 'hourper'
-        ELSE @extschema@._raise('22023', format('unknown report units "%s"', units),
+        ELSE @extschema@_internal._raise('22023', format('unknown report units "%s"', units),
                                 'Use Seconds, Minutes, Hours, Percent, SecPer, MinPer or HourPer, as sreport -t.', NULL::text)
     END;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._report_units(text) IS
+COMMENT ON FUNCTION @extschema@_internal._report_units(text) IS
 'The canonical name of a sreport -t unit (seconds, minutes, hours, percent, secper, minper, hourper); raises 22023 naming an unknown one.';
 
-CREATE FUNCTION @extschema@._report_percent(secs bigint, total bigint)
+CREATE FUNCTION @extschema@_internal._report_percent(secs bigint, total bigint)
 RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT pg_catalog.to_char(CASE WHEN COALESCE(total, 0) OPERATOR(pg_catalog.=) 0 THEN 0::float8
                                    ELSE secs::float8 OPERATOR(pg_catalog.*) 100 OPERATOR(pg_catalog./) total::float8 END,
                               'FM9999999990.00') OPERATOR(pg_catalog.||) '%';
 END;
-COMMENT ON FUNCTION @extschema@._report_percent(bigint, bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._report_percent(bigint, bigint) IS
 'secs as a percentage of total with two decimals and a % sign, as sreport prints it (0.00% of nothing).';
 
 -- A value in TRES-seconds as sreport -P prints it in a unit: the quotient
@@ -407,16 +407,16 @@ COMMENT ON FUNCTION @extschema@._report_percent(bigint, bigint) IS
 CREATE FUNCTION @extschema@.report_format(secs bigint, total bigint, units text)
 RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT CASE @extschema@._report_units(units)
+    SELECT CASE @extschema@_internal._report_units(units)
         WHEN 'seconds' THEN secs::text
         WHEN 'minutes' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 60)::bigint::text
         WHEN 'hours' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 3600)::bigint::text
-        WHEN 'percent' THEN @extschema@._report_percent(secs, total)
-        WHEN 'secper' THEN secs::text OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
+        WHEN 'percent' THEN @extschema@_internal._report_percent(secs, total)
+        WHEN 'secper' THEN secs::text OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@_internal._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
         WHEN 'minper' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 60)::bigint::text
-                           OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
+                           OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@_internal._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
         ELSE pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 3600)::bigint::text
-             OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
+             OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) @extschema@_internal._report_percent(secs, total) OPERATOR(pg_catalog.||) ')'
     END;
 END;
 COMMENT ON FUNCTION @extschema@.report_format(bigint, bigint, text) IS
@@ -439,12 +439,12 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.user_info', '');
 
 -- Refuses on a Citus cluster: the shards of a distributed jobs fire no
 -- trigger, so no write would mark its hours (docs/citus.md).
-CREATE FUNCTION @extschema@._citus_no_rollups(caller text)
+CREATE FUNCTION @extschema@_internal._citus_no_rollups(caller text)
 RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF @extschema@._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
+    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
         RAISE EXCEPTION '%: the usage rollups are not available when fairshare.jobs is a Citus table', caller
             USING ERRCODE = '0A000',
                   DETAIL = 'The rollups are kept by triggers on jobs that mark the hours each write touches; Citus fires no trigger of the distributed table on its shards.',
@@ -452,7 +452,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._citus_no_rollups(text) IS
+COMMENT ON FUNCTION @extschema@_internal._citus_no_rollups(text) IS
 'Raises 0A000 when jobs is a Citus table: the rollups cannot be kept up to date there.';
 
 -- Whether a run's reservation takes its time (slurmdbd: a job with a
@@ -460,14 +460,14 @@ COMMENT ON FUNCTION @extschema@._citus_no_rollups(text) IS
 -- the reservation's whole time being allocated).  A reservation flagged
 -- IGNORE_JOBS, or one that was not imported, does not: its runs count as
 -- runs outside any reservation.
-CREATE FUNCTION @extschema@._rollup_in_reservation(c text, resv bigint)
+CREATE FUNCTION @extschema@_internal._rollup_in_reservation(c text, resv bigint)
 RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT EXISTS (SELECT FROM @extschema@.reservations v
                     WHERE v.cluster OPERATOR(pg_catalog.=) c AND v.resv_id OPERATOR(pg_catalog.=) resv
                       AND NOT 'IGNORE_JOBS' OPERATOR(pg_catalog.=) ANY (pg_catalog.string_to_array(pg_catalog.upper(v.flags), ',')));
 END;
-COMMENT ON FUNCTION @extschema@._rollup_in_reservation(text, bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
 'true when a run of reservation resv (a reservation of cluster c, not IGNORE_JOBS) counts in the reservation''s time, not as allocated time of its own.';
 
 -- Recompute the hours of one range [a, b) of one cluster from the jobs, the
@@ -488,7 +488,7 @@ COMMENT ON FUNCTION @extschema@._rollup_in_reservation(text, bigint) IS
 -- rollups").  The sums are float8 sums of integers, exact below 2^53 (an
 -- hour of a million CPUs is 3.6 × 10^9 CPU-seconds), and cheaper than
 -- bigint sums, whose state is a 128-bit integer allocated per group.
-CREATE FUNCTION @extschema@._rollup_hours(c text, a timestamptz, b timestamptz, w timestamptz)
+CREATE FUNCTION @extschema@_internal._rollup_hours(c text, a timestamptz, b timestamptz, w timestamptz)
 RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -658,7 +658,7 @@ BEGIN
                  WHERE x.cluster = c AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < b
                    AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
                    AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
-                   AND @extschema@._rollup_in_reservation(c, x.resv_id)
+                   AND @extschema@_internal._rollup_in_reservation(c, x.resv_id)
                 OFFSET 0) j
          CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS g (g)
          CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, g.g + hour_us) - GREATEST(j.s_us, g.g) + 500000) / 1000000
@@ -697,7 +697,7 @@ BEGIN
                            AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a
                            AND COALESCE(x.start_time, x.end_time, w) > x.eligible_time
                            -- slurmdbd counts no planned time for a job of a reservation
-                           AND (x.resv_id IS NULL OR NOT @extschema@._rollup_in_reservation(c, x.resv_id))
+                           AND (x.resv_id IS NULL OR NOT @extschema@_internal._rollup_in_reservation(c, x.resv_id))
                         OFFSET 0) j
                  CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
                  GROUP BY h.h) g
@@ -724,7 +724,7 @@ BEGIN
     RETURN (extract(epoch FROM b - a) / 3600)::bigint;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._rollup_hours(text, timestamptz, timestamptz, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._rollup_hours(text, timestamptz, timestamptz, timestamptz) IS
 'Recomputes usage_hourly and cluster_usage_hourly for the hours [a, b) of a cluster from its jobs, events and reservations (w: the end of running jobs); returns the number of hours.';
 
 -- Sum the hours of [a, b) into the days and months of the cluster's time
@@ -732,7 +732,7 @@ COMMENT ON FUNCTION @extschema@._rollup_hours(text, timestamptz, timestamptz, ti
 -- hours, then the month from its days.  A month's rows fit in memory where
 -- two years' did not (the sort of every hourly row of a first refresh took
 -- longer than computing them).
-CREATE FUNCTION @extschema@._rollup_days_months(c text, tz text, a timestamptz, b timestamptz)
+CREATE FUNCTION @extschema@_internal._rollup_days_months(c text, tz text, a timestamptz, b timestamptz)
 RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -796,7 +796,7 @@ BEGIN
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._rollup_days_months(text, text, timestamptz, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._rollup_days_months(text, text, timestamptz, timestamptz) IS
 'Sums the hourly rollups of the days and months (in time zone tz) that hold [a, b) of a cluster into the daily and monthly ones.';
 
 -- The maintenance call.  Recomputes, for one cluster or every one (NULL),
@@ -821,7 +821,7 @@ DECLARE
     c1 timestamptz;
     n bigint;
 BEGIN
-    PERFORM @extschema@._citus_no_rollups('fairshare.refresh_rollups');
+    PERFORM @extschema@_internal._citus_no_rollups('fairshare.refresh_rollups');
     IF up_to IS NULL OR NOT isfinite(up_to) THEN
         RAISE EXCEPTION 'refresh_rollups: up_to must be a finite instant, not %', COALESCE(up_to::text, 'NULL')
             USING ERRCODE = '22023', HINT = 'Leave it out: the rollups are kept up to now().';
@@ -870,10 +870,10 @@ BEGIN
             c0 := lower(r);
             WHILE c0 < upper(r) LOOP
                 c1 := LEAST(c0 + interval '168 hours', upper(r));
-                n := n + @extschema@._rollup_hours(k.cluster, c0, c1, w);
+                n := n + @extschema@_internal._rollup_hours(k.cluster, c0, c1, w);
                 c0 := c1;
             END LOOP;
-            PERFORM @extschema@._rollup_days_months(k.cluster, k.timezone, lower(r), upper(r));
+            PERFORM @extschema@_internal._rollup_days_months(k.cluster, k.timezone, lower(r), upper(r));
         END LOOP;
         INSERT INTO @extschema@.rollup_state AS s (cluster, rolled_from, rolled_to, refreshed_at)
         VALUES (k.cluster, lo, GREATEST(w, lo), now())
@@ -900,7 +900,7 @@ COMMENT ON FUNCTION @extschema@.refresh_rollups(text, timestamptz) IS
 -- months [m0, m1) from the monthly rollups, whole days [d0, m0) and
 -- [m1, d1) from the daily ones, and the hours [f, d0) and [d1, t) from
 -- the hourly ones.  A year of usage is 12 monthly periods.
-CREATE FUNCTION @extschema@._rollup_bounds(tz text, f timestamptz, t timestamptz,
+CREATE FUNCTION @extschema@_internal._rollup_bounds(tz text, f timestamptz, t timestamptz,
                                            OUT d0 timestamptz, OUT d1 timestamptz,
                                            OUT m0 timestamptz, OUT m1 timestamptz)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -917,17 +917,17 @@ BEGIN
     IF m0 >= m1 THEN m0 := d1; m1 := d1; END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._rollup_bounds(text, timestamptz, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._rollup_bounds(text, timestamptz, timestamptz) IS
 'Splits [f, t) into the whole months, whole days and hours of time zone tz that the rollups answer it from.';
 
 -- A report's range as sreport takes it: both ends down to their hour.
-CREATE FUNCTION @extschema@._report_range(time_from timestamptz, time_to timestamptz,
+CREATE FUNCTION @extschema@_internal._report_range(time_from timestamptz, time_to timestamptz,
                                           OUT f timestamptz, OUT t timestamptz)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM @extschema@._report_check_range(time_from, time_to);
+    PERFORM @extschema@_internal._report_check_range(time_from, time_to);
     f := date_trunc('hour', time_from);
     t := date_trunc('hour', time_to);
     IF t <= f THEN
@@ -937,7 +937,7 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._report_range(timestamptz, timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._report_range(timestamptz, timestamptz) IS
 'A report range taken down to whole hours as sreport does; raises 22023 when reversed or shorter than an hour.';
 
 -- The arguments every sreport-like report takes, checked at its entry: a
@@ -946,18 +946,18 @@ COMMENT ON FUNCTION @extschema@._report_range(timestamptz, timestamptz) IS
 -- raises whatever the data: a check inside the query runs only when the
 -- plan reaches it (not at all over an empty cluster list, or when a join's
 -- other side is empty).
-CREATE FUNCTION @extschema@._report_check_args(time_from timestamptz, time_to timestamptz, units text, tres text)
+CREATE FUNCTION @extschema@_internal._report_check_args(time_from timestamptz, time_to timestamptz, units text, tres text)
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM @extschema@._report_range(time_from, time_to);
-    PERFORM @extschema@._report_units(units);
-    PERFORM @extschema@._report_tres_list(tres);
+    PERFORM @extschema@_internal._report_range(time_from, time_to);
+    PERFORM @extschema@_internal._report_units(units);
+    PERFORM @extschema@_internal._report_tres_list(tres);
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._report_check_args(timestamptz, timestamptz, text, text) IS
+COMMENT ON FUNCTION @extschema@_internal._report_check_args(timestamptz, timestamptz, text, text) IS
 'true when a report''s range (whole hours, in order), -t unit and -T list are valid; raises 22023 naming the bad one otherwise.';
 
 -- The usage rows of [f, t) of one cluster (NULL: every one), from the
@@ -967,11 +967,11 @@ RETURNS SETOF @extschema@.usage_hourly
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     -- the range is checked first, whatever the clusters (_report_check_args)
-    SELECT @extschema@._report_range(time_from, time_to);
-    WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
+    SELECT @extschema@_internal._report_range(time_from, time_to);
+    WITH r AS (SELECT * FROM @extschema@_internal._report_range(time_from, time_to)),
     b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
             FROM @extschema@.clusters k CROSS JOIN r
-           CROSS JOIN LATERAL @extschema@._rollup_bounds(k.timezone, r.f, r.t) x
+           CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(k.timezone, r.f, r.t) x
            WHERE usage_between.cluster IS NULL OR k.cluster OPERATOR(pg_catalog.=) usage_between.cluster)
     SELECT u.* FROM b JOIN @extschema@.usage_monthly u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
        AND u.period_start OPERATOR(pg_catalog.>=) b.m0 AND u.period_start OPERATOR(pg_catalog.<) b.m1
@@ -992,11 +992,11 @@ RETURNS SETOF @extschema@.cluster_usage_hourly
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     -- the range is checked first, whatever the clusters (_report_check_args)
-    SELECT @extschema@._report_range(time_from, time_to);
-    WITH r AS (SELECT * FROM @extschema@._report_range(time_from, time_to)),
+    SELECT @extschema@_internal._report_range(time_from, time_to);
+    WITH r AS (SELECT * FROM @extschema@_internal._report_range(time_from, time_to)),
     b AS (SELECT k.cluster, r.f, r.t, x.d0, x.d1, x.m0, x.m1
             FROM @extschema@.clusters k CROSS JOIN r
-           CROSS JOIN LATERAL @extschema@._rollup_bounds(k.timezone, r.f, r.t) x
+           CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(k.timezone, r.f, r.t) x
            WHERE cluster_usage_between.cluster IS NULL OR k.cluster OPERATOR(pg_catalog.=) cluster_usage_between.cluster)
     SELECT u.* FROM b JOIN @extschema@.cluster_usage_monthly u ON u.cluster OPERATOR(pg_catalog.=) b.cluster
        AND u.period_start OPERATOR(pg_catalog.>=) b.m0 AND u.period_start OPERATOR(pg_catalog.<) b.m1
@@ -1013,13 +1013,13 @@ COMMENT ON FUNCTION @extschema@.cluster_usage_between(text, timestamptz, timesta
 'The cluster rollup rows that make up [time_from, time_to) (whole hours) of a cluster (NULL: every one), from the coarsest rollups that cover it.';
 
 -- One TRES's seconds of a usage row.
-CREATE FUNCTION @extschema@._usage_tres_secs(u @extschema@.usage_hourly, tres text)
+CREATE FUNCTION @extschema@_internal._usage_tres_secs(u @extschema@.usage_hourly, tres text)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE tres WHEN 'cpu' THEN u.cpu_secs WHEN 'mem' THEN u.mem_secs WHEN 'node' THEN u.node_secs
                      WHEN 'billing' THEN u.billing_secs WHEN 'gres/gpu' THEN u.gpu_secs ELSE u.energy END;
 END;
-COMMENT ON FUNCTION @extschema@._usage_tres_secs(@extschema@.usage_hourly, text) IS
+COMMENT ON FUNCTION @extschema@_internal._usage_tres_secs(@extschema@.usage_hourly, text) IS
 'The TRES-seconds of one TRES (cpu, mem, node, billing, gres/gpu; energy: joules) in a usage rollup row.';
 
 -- Monthly usage per account over a range, from the rollups: the report the
@@ -1032,7 +1032,7 @@ RETURNS TABLE (cluster text, month timestamptz, account text, cpu_hours float8, 
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     -- the range is checked first, whatever the data (_report_check_args)
-    SELECT @extschema@._report_check_range(time_from, time_to);
+    SELECT @extschema@_internal._report_check_range(time_from, time_to);
     SELECT u.cluster, u.period_start, u.account,
            u.cpu_secs::float8 OPERATOR(pg_catalog./) 3600, u.gpu_secs::float8 OPERATOR(pg_catalog./) 3600,
            u.billing_secs::float8 OPERATOR(pg_catalog./) 3600, u.jobs,
@@ -1053,24 +1053,24 @@ COMMENT ON FUNCTION @extschema@.account_usage_monthly(timestamptz, timestamptz, 
 
 -- Each association's TRES-seconds over a range (jobs and reservations),
 -- with the cluster's reported TRES-seconds (the total of Percent).
-CREATE FUNCTION @extschema@._assoc_usage(cluster text, time_from timestamptz, time_to timestamptz, tres text)
+CREATE FUNCTION @extschema@_internal._assoc_usage(cluster text, time_from timestamptz, time_to timestamptz, tres text)
 RETURNS TABLE (cluster text, account text, user_name text, tres text, tres_order integer,
                secs bigint, energy bigint, reported bigint)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH t AS (SELECT * FROM @extschema@._report_tres_list(tres)),
+    WITH t AS (SELECT * FROM @extschema@_internal._report_tres_list(tres)),
     u AS (SELECT * FROM @extschema@.usage_between(_assoc_usage.cluster, time_from, time_to)),
     rep AS (SELECT c.cluster, c.tres, sum(c.reported_secs)::bigint AS reported
               FROM @extschema@.cluster_usage_between(_assoc_usage.cluster, time_from, time_to) c
              GROUP BY c.cluster, c.tres)
     SELECT u.cluster, u.account, u.user_name, t.tres, t.tres_order,
-           sum(@extschema@._usage_tres_secs(u::@extschema@.usage_hourly, t.tres))::bigint,
+           sum(@extschema@_internal._usage_tres_secs(u::@extschema@.usage_hourly, t.tres))::bigint,
            sum(u.energy)::bigint, COALESCE(min(rep.reported), 0)
       FROM u CROSS JOIN t
       LEFT JOIN rep ON rep.cluster OPERATOR(pg_catalog.=) u.cluster AND rep.tres OPERATOR(pg_catalog.=) t.tres
      GROUP BY u.cluster, u.account, u.user_name, t.tres, t.tres_order;
 END;
-COMMENT ON FUNCTION @extschema@._assoc_usage(text, timestamptz, timestamptz, text) IS
+COMMENT ON FUNCTION @extschema@_internal._assoc_usage(text, timestamptz, timestamptz, text) IS
 'Per association and TRES of a sreport -T list: TRES-seconds and energy over a range from the rollups, with the cluster''s reported TRES-seconds.';
 
 -- sreport cluster AccountUtilizationByUser: the account tree, each
@@ -1082,8 +1082,8 @@ RETURNS TABLE (line bigint, cluster text, account text, login text, proper_name 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
-    WITH RECURSIVE a AS (SELECT * FROM @extschema@._assoc_usage(sreport_account_utilization_by_user.cluster, time_from, time_to, tres)),
+    SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres);
+    WITH RECURSIVE a AS (SELECT * FROM @extschema@_internal._assoc_usage(sreport_account_utilization_by_user.cluster, time_from, time_to, tres)),
     tree AS (
         SELECT k.cluster, k.account, ARRAY['1:' OPERATOR(pg_catalog.||) k.account] AS path,
                ARRAY[k.account] AS accounts
@@ -1127,9 +1127,9 @@ RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
+    SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres);
     WITH a AS (SELECT x.*, pg_catalog.first_value(x.secs) OVER (PARTITION BY x.cluster, x.account, x.user_name ORDER BY x.tres_order) AS rank_secs
-                 FROM @extschema@._assoc_usage(sreport_user_utilization_by_account.cluster, time_from, time_to, tres) x
+                 FROM @extschema@_internal._assoc_usage(sreport_user_utilization_by_account.cluster, time_from, time_to, tres) x
                 WHERE x.user_name OPERATOR(pg_catalog.<>) '')
     SELECT pg_catalog.row_number() OVER (ORDER BY a.cluster, a.rank_secs DESC, a.user_name, a.account, a.tres_order),
            a.cluster, a.user_name, COALESCE(i.proper_name, ''), a.account, a.tres,
@@ -1140,15 +1140,15 @@ END;
 COMMENT ON FUNCTION @extschema@.sreport_user_utilization_by_account(timestamptz, timestamptz, text, text, text) IS
 'sreport cluster UserUtilizationByAccount from the rollups: each user in each account, the most used first, in a -t unit, per TRES of a -T list.';
 
-CREATE FUNCTION @extschema@._report_check_count(n integer)
+CREATE FUNCTION @extschema@_internal._report_check_count(n integer)
 RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN n IS NULL OR n OPERATOR(pg_catalog.<) 1
-                THEN @extschema@._raise('22023', pg_catalog.format('top_count must be 1 or more, not %s', COALESCE(n::text, 'NULL')),
+                THEN @extschema@_internal._raise('22023', pg_catalog.format('top_count must be 1 or more, not %s', COALESCE(n::text, 'NULL')),
                                         'sreport''s TopCount: how many users to list (10 by default).', NULL::integer)
                 ELSE n END;
 END;
-COMMENT ON FUNCTION @extschema@._report_check_count(integer) IS 'n when it is 1 or more; raises 22023 naming it otherwise.';
+COMMENT ON FUNCTION @extschema@_internal._report_check_count(integer) IS 'n when it is 1 or more; raises 22023 naming it otherwise.';
 
 -- sreport user TopUsage: the top_count users (each account apart, or all
 -- of a user's accounts together with group), the most used first.
@@ -1159,13 +1159,13 @@ RETURNS TABLE (line bigint, cluster text, login text, proper_name text, account 
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT @extschema@._report_check_args(time_from, time_to, units, tres), @extschema@._report_check_count(top_count);
+    SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres), @extschema@_internal._report_check_count(top_count);
     WITH a AS (SELECT x.cluster, x.user_name,
                       CASE WHEN sreport_top_usage."group" THEN '' ELSE x.account END AS grp,
                       pg_catalog.string_agg(x.account, ',' ORDER BY x.account) AS account,
                       x.tres, x.tres_order, sum(x.secs)::bigint AS secs, sum(x.energy)::bigint AS energy,
                       min(x.reported) AS reported
-                 FROM @extschema@._assoc_usage(sreport_top_usage.cluster, time_from, time_to, tres) x
+                 FROM @extschema@_internal._assoc_usage(sreport_top_usage.cluster, time_from, time_to, tres) x
                 WHERE x.user_name OPERATOR(pg_catalog.<>) ''
                 GROUP BY 1, 2, 3, 5, 6),
     ranked AS (SELECT a.*, pg_catalog.first_value(a.secs) OVER (PARTITION BY a.cluster, a.user_name, a.grp ORDER BY a.tres_order) AS rank_secs
@@ -1180,7 +1180,7 @@ BEGIN ATOMIC
       JOIN top ON top.cluster OPERATOR(pg_catalog.=) r.cluster AND top.user_name OPERATOR(pg_catalog.=) r.user_name
               AND top.grp OPERATOR(pg_catalog.=) r.grp
       LEFT JOIN @extschema@.user_info i ON i.user_name OPERATOR(pg_catalog.=) r.user_name
-     WHERE top.n OPERATOR(pg_catalog.<=) @extschema@._report_check_count(top_count)
+     WHERE top.n OPERATOR(pg_catalog.<=) @extschema@_internal._report_check_count(top_count)
      ORDER BY 1;
 END;
 COMMENT ON FUNCTION @extschema@.sreport_top_usage(timestamptz, timestamptz, text, text, text, integer, boolean) IS
@@ -1194,8 +1194,8 @@ RETURNS TABLE (line bigint, cluster text, tres_name text, allocated text, down t
                idle text, planned text, reported text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT @extschema@._report_check_args(time_from, time_to, units, tres);
-    WITH t AS (SELECT * FROM @extschema@._report_tres_list(tres)),
+    SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres);
+    WITH t AS (SELECT * FROM @extschema@_internal._report_tres_list(tres)),
     s AS (SELECT c.cluster, c.tres, sum(c.alloc_secs)::bigint AS alloc, sum(c.down_secs)::bigint AS down,
                  sum(c.pdown_secs)::bigint AS pdown, sum(c.idle_secs)::bigint AS idle,
                  sum(c.planned_secs)::bigint AS planned, sum(c.reported_secs)::bigint AS reported
@@ -1217,7 +1217,7 @@ COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timesta
 -- max_size_groups (100): each group is a column of every row, and a
 -- reader must not be able to ask for an unbounded report
 -- (docs/reports.md#bad-input).
-CREATE FUNCTION @extschema@._report_check_groups(cpu_groups integer[])
+CREATE FUNCTION @extschema@_internal._report_check_groups(cpu_groups integer[])
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1243,12 +1243,12 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._report_check_groups(integer[]) IS
+COMMENT ON FUNCTION @extschema@_internal._report_check_groups(integer[]) IS
 'true for a list of ascending positive CPU counts (sreport''s grouping=); raises 22023 naming the list otherwise.';
 
 -- The size buckets of sreport's grouping= (ascending CPU counts): their
 -- lower bounds and labels ("0-49 CPUs", ..., ">= 1000 CPUs").
-CREATE FUNCTION @extschema@._report_size_buckets(cpu_groups integer[])
+CREATE FUNCTION @extschema@_internal._report_size_buckets(cpu_groups integer[])
 RETURNS TABLE (bucket integer, lo integer, hi integer, label text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -1257,7 +1257,7 @@ DECLARE
     i integer;
     n integer := COALESCE(cardinality(cpu_groups), 0);
 BEGIN
-    PERFORM @extschema@._report_check_groups(cpu_groups);
+    PERFORM @extschema@_internal._report_check_groups(cpu_groups);
     bucket := 1; lo := 0; hi := cpu_groups[1]; label := format('0-%s CPUs', cpu_groups[1] - 1);
     RETURN NEXT;
     FOR i IN 1 .. n - 1 LOOP
@@ -1269,7 +1269,7 @@ BEGIN
     RETURN NEXT;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._report_size_buckets(integer[]) IS
+COMMENT ON FUNCTION @extschema@_internal._report_size_buckets(integer[]) IS
 'The job-size buckets of sreport''s grouping= with their labels; raises 22023 on a list that is not ascending positive CPU counts.';
 
 -- sreport job SizesByAccount: each account's jobs' CPU time (or number of
@@ -1284,8 +1284,8 @@ CREATE FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamptz, 
 RETURNS TABLE (line bigint, cluster text, account text, labels text[], sizes text[], pct_of_cluster text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT @extschema@._report_check_args(time_from, time_to, units, 'cpu'), @extschema@._report_check_groups(cpu_groups);
-    WITH RECURSIVE b AS (SELECT * FROM @extschema@._report_size_buckets(cpu_groups)),
+    SELECT @extschema@_internal._report_check_args(time_from, time_to, units, 'cpu'), @extschema@_internal._report_check_groups(cpu_groups);
+    WITH RECURSIVE b AS (SELECT * FROM @extschema@_internal._report_size_buckets(cpu_groups)),
     -- the runs that ran in the window, as sreport counts them: those
     -- started in it, and those already running at its start (the rows of
     -- its first period)
@@ -1335,7 +1335,7 @@ BEGIN ATOMIC
            pg_catalog.array_agg(c.label ORDER BY c.bucket),
            pg_catalog.array_agg(CASE WHEN job_count THEN c.v::text
                                      ELSE @extschema@.report_format(c.v, total.v, units) END ORDER BY c.bucket),
-           @extschema@._report_percent(sum(c.v)::bigint, total.v)
+           @extschema@_internal._report_percent(sum(c.v)::bigint, total.v)
       FROM cells c JOIN total ON total.cluster OPERATOR(pg_catalog.=) c.cluster
      WHERE NOT flat OR c.head IN (SELECT u.account FROM u WHERE u.cluster OPERATOR(pg_catalog.=) c.cluster)
      GROUP BY c.cluster, c.head, total.v
@@ -1349,7 +1349,7 @@ COMMENT ON FUNCTION @extschema@.sreport_job_sizes_by_account(timestamptz, timest
 -- ---------------------------------------------------------------------------
 
 -- One export's header and lines: the position of each column, by name.
-CREATE FUNCTION @extschema@._psv_columns(export text, required text[], what text)
+CREATE FUNCTION @extschema@_internal._psv_columns(export text, required text[], what text)
 RETURNS TABLE (line integer, col text, val text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -1379,18 +1379,18 @@ BEGIN
      WHERE l.txt <> '';
 END
 $$;
-COMMENT ON FUNCTION @extschema@._psv_columns(text, text[], text) IS
+COMMENT ON FUNCTION @extschema@_internal._psv_columns(text, text[], text) IS
 'The cells of a sacctmgr -P export by line and lower-cased column name; raises 22023 naming the columns it lacks.';
 
 -- An instant as sacctmgr prints it (local time of time_zone; Unknown or
 -- None: NULL).
-CREATE FUNCTION @extschema@._psv_time(v text, time_zone text)
+CREATE FUNCTION @extschema@_internal._psv_time(v text, time_zone text)
 RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN v IS NULL OR v IN ('Unknown', 'None', '') THEN NULL
                 ELSE pg_catalog.timezone(time_zone, v::timestamp) END;
 END;
-COMMENT ON FUNCTION @extschema@._psv_time(text, text) IS
+COMMENT ON FUNCTION @extschema@_internal._psv_time(text, text) IS
 'A sacct/sacctmgr instant (local time of time_zone) as timestamptz; Unknown and None are NULL.';
 
 -- sacctmgr show event -P all_time format=Cluster,ClusterNodes,Event,
@@ -1414,14 +1414,14 @@ BEGIN
     CREATE TEMP TABLE _fs_events ON COMMIT DROP AS
     SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'nodename'), '') AS node_name,
-           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
-           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
+           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
            max(c.val) FILTER (WHERE c.col = 'state') AS state,
            max(c.val) FILTER (WHERE c.col = 'stateraw')::bigint AS state_raw,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
            max(c.val) FILTER (WHERE c.col = 'reason') AS reason,
            max(c.val) FILTER (WHERE c.col = 'user') AS user_ref
-      FROM @extschema@._psv_columns(export, ARRAY['NodeName', 'TimeStart', 'TimeEnd', 'TRES'], 'import_events') c
+      FROM @extschema@_internal._psv_columns(export, ARRAY['NodeName', 'TimeStart', 'TimeEnd', 'TRES'], 'import_events') c
      GROUP BY c.line;
     DELETE FROM pg_temp._fs_events e WHERE e.cluster IS DISTINCT FROM import_events.cluster AND e.cluster IS NOT NULL;
     IF EXISTS (SELECT FROM pg_temp._fs_events e WHERE e.time_start IS NULL) THEN
@@ -1474,13 +1474,13 @@ BEGIN
     SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
            max(c.val) FILTER (WHERE c.col = 'id')::bigint AS resv_id,
            max(c.val) FILTER (WHERE c.col = 'name') AS name,
-           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
-           @extschema@._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
+           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'flags'), '') AS flags,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
            max(c.val) FILTER (WHERE c.col IN ('nodename', 'nodenames')) AS nodes,
            string_to_array(max(c.val) FILTER (WHERE c.col IN ('assocs', 'associations')), ',') AS assoc_ids
-      FROM @extschema@._psv_columns(export, ARRAY['ID', 'Name', 'TimeStart', 'TimeEnd', 'TRES'], 'import_reservations') c
+      FROM @extschema@_internal._psv_columns(export, ARRAY['ID', 'Name', 'TimeStart', 'TimeEnd', 'TRES'], 'import_reservations') c
      GROUP BY c.line;
     DELETE FROM pg_temp._fs_resv e WHERE e.cluster IS DISTINCT FROM import_reservations.cluster AND e.cluster IS NOT NULL;
     IF EXISTS (SELECT FROM pg_temp._fs_resv e WHERE e.time_start IS NULL OR e.time_end IS NULL OR e.resv_id IS NULL) THEN
@@ -1491,7 +1491,7 @@ BEGIN
     SELECT max(c.val) FILTER (WHERE c.col = 'id') AS id,
            btrim(max(c.val) FILTER (WHERE c.col = 'account')) AS account,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'user'), '') AS user_name
-      FROM @extschema@._psv_columns(COALESCE(associations, E'ID|Account|User\n'), ARRAY['ID', 'Account', 'User'],
+      FROM @extschema@_internal._psv_columns(COALESCE(associations, E'ID|Account|User\n'), ARRAY['ID', 'Account', 'User'],
                                     'import_reservations (associations)') c
      GROUP BY c.line;
     SELECT string_agg(DISTINCT a, ', ') INTO bad

@@ -56,11 +56,11 @@ COMMENT ON FUNCTION @extschema@.rwth_quota_status(float8, float8, float8, float8
 -- the end of the last month: n + 1 instants for a period touching n months,
 -- each (first of the month)::timestamp AT TIME ZONE timezone (rwth.c).
 -- Internal to rwth_monthly_usage_at.
-CREATE FUNCTION @extschema@._rwth_month_starts(period_start date, period_end date, timezone text)
+CREATE FUNCTION @extschema@_internal._rwth_month_starts(period_start date, period_end date, timezone text)
 RETURNS timestamptz[]
 AS 'MODULE_PATHNAME', 'fs_rwth_month_starts'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._rwth_month_starts(date, date, text) IS
+COMMENT ON FUNCTION @extschema@_internal._rwth_month_starts(date, date, text) IS
 'RWTH (internal): the instants the months of a period begin in a time zone, and the end of the last.';
 
 -- The core-hours of a project's jobs per month, in one pass over the jobs
@@ -78,7 +78,7 @@ COMMENT ON FUNCTION @extschema@._rwth_month_starts(date, date, text) IS
 -- with the months cut in SQL, every job became a row per month it touched
 -- and was joined to its partition, and that was most of r_wlm_usage's time
 -- (docs/performance.md).
-CREATE FUNCTION @extschema@._rwth_month_hours_accum(float8[], timestamptz[], timestamptz, timestamptz,
+CREATE FUNCTION @extschema@_internal._rwth_month_hours_accum(float8[], timestamptz[], timestamptz, timestamptz,
                                                     text[], boolean[], integer[], float8,
                                                     text, integer, timestamptz, timestamptz, boolean,
                                                     integer, integer)
@@ -87,29 +87,29 @@ AS 'MODULE_PATHNAME', 'fs_rwth_month_hours_accum'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 -- Two partial states of a group added month by month: parallel query and
 -- Citus's workers split the aggregate with it (rwth.c).
-CREATE FUNCTION @extschema@._rwth_month_hours_combine(float8[], float8[])
+CREATE FUNCTION @extschema@_internal._rwth_month_hours_combine(float8[], float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'fs_rwth_month_hours_combine'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE AGGREGATE @extschema@._rwth_month_hours(bounds timestamptz[], since timestamptz, until timestamptz,
+CREATE AGGREGATE @extschema@_internal._rwth_month_hours(bounds timestamptz[], since timestamptz, until timestamptz,
                                                partitions text[], whole_node boolean[],
                                                cores_per_node integer[], gpu_hour_factor float8,
                                                partition text, cpus integer, started timestamptz,
                                                ended timestamptz, exclusive boolean, nodes integer,
                                                gpus integer) (
-    SFUNC = @extschema@._rwth_month_hours_accum, STYPE = float8[],
-    COMBINEFUNC = @extschema@._rwth_month_hours_combine, PARALLEL = SAFE);
-COMMENT ON AGGREGATE @extschema@._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer) IS
+    SFUNC = @extschema@_internal._rwth_month_hours_accum, STYPE = float8[],
+    COMBINEFUNC = @extschema@_internal._rwth_month_hours_combine, PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@_internal._rwth_month_hours(timestamptz[], timestamptz, timestamptz, text[], boolean[], integer[], float8, text, integer, timestamptz, timestamptz, boolean, integer, integer) IS
 'RWTH (internal): core_hours of the jobs between since and until, cut at bounds[1..n+1] and summed per month: float8[n].';
 
 -- Running totals of the months' hours (rwth.c): element k the sum of
 -- hours[1..k] (a NULL array or element counting 0), added as sum() OVER
 -- (ORDER BY month) adds them.  Internal to r_wlm_usage_at.
-CREATE FUNCTION @extschema@._rwth_running_hours(hours float8[], months integer)
+CREATE FUNCTION @extschema@_internal._rwth_running_hours(hours float8[], months integer)
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'fs_rwth_running_hours'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._rwth_running_hours(float8[], integer) IS
+COMMENT ON FUNCTION @extschema@_internal._rwth_running_hours(float8[], integer) IS
 'RWTH (internal): running totals of the hours of the months 1..months (NULL counts 0).';
 
 -- Every RWTH project (allocation with policy 'rwth') whose period has begun
@@ -131,7 +131,7 @@ COMMENT ON FUNCTION @extschema@._rwth_running_hours(float8[], integer) IS
 -- coordinator adding the partial sums (_rwth_month_hours_combine).  On one
 -- server the join still reads each project's jobs by the index on
 -- (account, cluster, start_time).
-CREATE FUNCTION @extschema@._rwth_usage(as_of timestamptz)
+CREATE FUNCTION @extschema@_internal._rwth_usage(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
                months integer, first_month date, starts timestamptz[], allowance float8, hours float8[],
                running float8[])
@@ -160,14 +160,14 @@ BEGIN ATOMIC
                             pg_catalog.array_agg(p.cores_per_node ORDER BY p.partition) AS cores_per_node
                        FROM @extschema@.partitions p GROUP BY p.cluster) pt
             ON pt.cluster OPERATOR(pg_catalog.=) a.cluster
-         CROSS JOIN LATERAL @extschema@._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
+         CROSS JOIN LATERAL @extschema@_internal._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
          WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
            AND pg_catalog.timezone(c.timezone, a.period_start::timestamp) OPERATOR(pg_catalog.<=) _rwth_usage.as_of
     ), u AS (
         -- its jobs in the period, each cut at the month boundaries by one
         -- aggregate per project
         SELECT al.allocation_id,
-               @extschema@._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
+               @extschema@_internal._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
                                              al.cores_per_node, al.gpu_hour_factor, j.partition, j.cpus,
                                              j.start_time, j.end_time, j.exclusive, j.nodes, j.gpus) AS h
           FROM al
@@ -178,12 +178,12 @@ BEGIN ATOMIC
          GROUP BY al.allocation_id
     )
     SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
-           al.first_month, al.starts, al.allowance, u.h, @extschema@._rwth_running_hours(u.h, al.n)
+           al.first_month, al.starts, al.allowance, u.h, @extschema@_internal._rwth_running_hours(u.h, al.n)
       FROM al
       LEFT JOIN u ON u.allocation_id OPERATOR(pg_catalog.=) al.allocation_id
      ORDER BY al.cluster, al.account, al.period_start;
 END;
-COMMENT ON FUNCTION @extschema@._rwth_usage(timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._rwth_usage(timestamptz) IS
 'RWTH (internal): every project begun by as_of with its month starts, allowance and core-hours per month.';
 
 -- Monthly consumption of every RWTH project (allocations with policy
@@ -214,7 +214,7 @@ BEGIN
     SELECT u.cluster, u.account, u.allocation_id, u.period_start, u.period_end,
            (u.first_month + make_interval(months => g.i))::date, g.i + 1, u.months, u.allowance,
            coalesce(u.hours[g.i + 1], 0)
-      FROM @extschema@._rwth_usage($1) u
+      FROM @extschema@_internal._rwth_usage($1) u
      CROSS JOIN LATERAL generate_series(0, u.months - 1) g(i)
      WHERE u.starts[g.i + 1] <= $1
      ORDER BY u.cluster, u.account, u.period_start, g.i;
@@ -263,7 +263,7 @@ BEGIN
            CASE WHEN q.blocked THEN 'blocked' WHEN q.low_priority THEN 'low priority' ELSE 'active Quota' END,
            u.allowance, q.remaining_prev, m.consumed, q.balance_pct_display, q.available,
            q.balance_pct, q.available_pct, m.running, u.allowance * u.months, q.low_priority, q.blocked
-      FROM @extschema@._rwth_usage($1) u
+      FROM @extschema@_internal._rwth_usage($1) u
      CROSS JOIN LATERAL generate_series(0, u.months - 1) g(i)
      CROSS JOIN LATERAL (
             SELECT (u.first_month + make_interval(months => g.i))::date AS month,

@@ -185,13 +185,19 @@ BEGIN ATOMIC
            s.age_weighted, s.fairshare_weighted, s.job_size_weighted, s.partition_weighted, s.qos_weighted,
            s.priority_exact, s.age_factor, s.fairshare_factor, s.job_size_factor, s.partition_factor, s.qos_factor,
            s.submit_time, s.eligible_time,
-           @extschema@._sprio_explanation(s.x_w_age, s.x_pending_s, s.x_max_age_text, s.age_factor,
-               s.age_weighted, s.x_w_fs, s.x_no_share, s.account, s.user_name, s.fairshare_factor,
-               s.fairshare_weighted, s.x_w_js, s.x_favor_small, s.x_cpus, s.x_total_nodes, s.x_nodes,
-               s.x_total_cpus, s.job_size_factor, s.job_size_weighted, s.x_w_part, s.x_pjf, s.x_max_pjf,
-               s.partition_factor, s.partition_weighted, s.x_w_qos, s.qos, s.x_qos_priority, s.x_max_qos,
-               s.qos_factor, s.qos_weighted, s.nice, s.priority_exact, s.priority)
-      FROM @extschema@._sprio_rows(my_sprio_at.as_of) s
+           @extschema@_internal._sprio_explanation(
+                x_w_age => s.x_w_age, x_pending_s => s.x_pending_s, x_max_age_text => s.x_max_age_text,
+                age_factor => s.age_factor, age_weighted => s.age_weighted, x_w_fs => s.x_w_fs,
+                x_no_share => s.x_no_share, account => s.account, user_name => s.user_name,
+                fairshare_factor => s.fairshare_factor, fairshare_weighted => s.fairshare_weighted, x_w_js => s.x_w_js,
+                x_favor_small => s.x_favor_small, x_cpus => s.x_cpus, x_total_nodes => s.x_total_nodes,
+                x_nodes => s.x_nodes, x_total_cpus => s.x_total_cpus, job_size_factor => s.job_size_factor,
+                job_size_weighted => s.job_size_weighted, x_w_part => s.x_w_part, x_pjf => s.x_pjf,
+                x_max_pjf => s.x_max_pjf, partition_factor => s.partition_factor, partition_weighted => s.partition_weighted,
+                x_w_qos => s.x_w_qos, qos => s.qos, x_qos_priority => s.x_qos_priority,
+                x_max_qos => s.x_max_qos, qos_factor => s.qos_factor, qos_weighted => s.qos_weighted,
+                nice => s.nice, priority_exact => s.priority_exact, priority => s.priority)
+      FROM @extschema@_internal._sprio_rows(my_sprio_at.as_of) s
      WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
 END;
 COMMENT ON FUNCTION @extschema@.my_sprio_at(timestamptz) IS
@@ -280,6 +286,10 @@ BEGIN
 
     EXECUTE 'REVOKE ALL ON SCHEMA @extschema@ FROM PUBLIC';
     EXECUTE 'GRANT USAGE ON SCHEMA @extschema@ TO fairshare_admin, fairshare_reader, fairshare_user';
+    -- the private routines run with the caller's rights inside the public
+    -- ones, so the roles reach them too, with the same grants by volatility
+    EXECUTE 'REVOKE ALL ON SCHEMA @extschema@_internal FROM PUBLIC';
+    EXECUTE 'GRANT USAGE ON SCHEMA @extschema@_internal TO fairshare_admin, fairshare_reader, fairshare_user';
 
     -- Routines.  CREATE FUNCTION grants EXECUTE to PUBLIC: take it back from
     -- every one, then by volatility: IMMUTABLE functions read only their
@@ -287,6 +297,7 @@ BEGIN
     -- VOLATILE ones and procedures write (admin).  Trigger functions need
     -- no grant.  SECURITY DEFINER functions get only the grants named here.
     EXECUTE 'REVOKE ALL ON ALL ROUTINES IN SCHEMA @extschema@ FROM PUBLIC';
+    EXECUTE 'REVOKE ALL ON ALL ROUTINES IN SCHEMA @extschema@_internal FROM PUBLIC';
     FOR r IN
         SELECT p.oid, p.provolatile, p.prokind, p.prosecdef,
                pg_catalog.format('%I.%I(%s)', n.nspname, p.proname,
@@ -438,7 +449,7 @@ BEGIN
           FROM pg_catalog.pg_proc p
           JOIN pg_catalog.pg_language l ON l.oid OPERATOR(pg_catalog.=) p.prolang
           JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace
-         WHERE n.nspname OPERATOR(pg_catalog.=) '@extschema@'
+         WHERE n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['@extschema@', '@extschema@_internal']::pg_catalog.name[])
            AND l.lanname OPERATOR(pg_catalog.=) 'plpgsql'
            AND p.prokind OPERATOR(pg_catalog.=) 'f'
          ORDER BY p.oid

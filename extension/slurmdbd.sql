@@ -61,7 +61,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmdbd_associations', 
 
 -- A memory size in MB as sacct prints it (Slurm's convert_num_unit, exact):
 -- divided by 1024 while it divides, 4096 -> 4G, 1500 -> 1500M.
-CREATE FUNCTION @extschema@._slurm_mem_text(mb numeric)
+CREATE FUNCTION @extschema@_internal._slurm_mem_text(mb numeric)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE
@@ -72,12 +72,12 @@ BEGIN ATOMIC
         WHEN mb OPERATOR(pg_catalog.%) 1024 OPERATOR(pg_catalog.=) 0 THEN (mb OPERATOR(pg_catalog./) 1024)::bigint::text OPERATOR(pg_catalog.||) 'G'
         ELSE mb::bigint::text OPERATOR(pg_catalog.||) 'M' END;
 END;
-COMMENT ON FUNCTION @extschema@._slurm_mem_text(numeric) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_mem_text(numeric) IS
 'A size in MB as sacct prints it: 4096 -> 4G, 1500 -> 1500M (internal to sync_slurmdbd).';
 
 -- A Slurm time limit in minutes as sacct prints it: [D-]HH:MM:SS,
 -- UNLIMITED (INFINITE, 0xffffffff) or Partition_Limit (NO_VAL, 0xfffffffe).
-CREATE FUNCTION @extschema@._slurm_minutes_text(minutes bigint)
+CREATE FUNCTION @extschema@_internal._slurm_minutes_text(minutes bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE
@@ -90,22 +90,22 @@ BEGIN ATOMIC
         ELSE pg_catalog.to_char(minutes OPERATOR(pg_catalog./) 60, 'FM00')
              OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char(minutes OPERATOR(pg_catalog.%) 60, 'FM00') OPERATOR(pg_catalog.||) ':00' END;
 END;
-COMMENT ON FUNCTION @extschema@._slurm_minutes_text(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_minutes_text(bigint) IS
 'A Slurm time limit in minutes as sacct prints it: 00:10:00, 1-00:00:00, UNLIMITED, Partition_Limit (internal to sync_slurmdbd).';
 
 -- An instant of slurmdbd (Unix seconds, 0: none) as sacct prints it in UTC.
-CREATE FUNCTION @extschema@._slurmdbd_time(t bigint)
+CREATE FUNCTION @extschema@_internal._slurmdbd_time(t bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN t OPERATOR(pg_catalog.<=) 0 THEN 'Unknown'
                 ELSE pg_catalog.to_char(pg_catalog.timezone('UTC', pg_catalog.to_timestamp(t::float8)), 'YYYY-MM-DD"T"HH24:MI:SS') END;
 END;
-COMMENT ON FUNCTION @extschema@._slurmdbd_time(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_time(bigint) IS
 'A slurmdbd time (Unix seconds) as sacct prints it in UTC; 0 is Unknown (internal to sync_slurmdbd).';
 
 -- A job_table state as sacct prints it: the base state (Slurm's enum
 -- job_states, the low byte) unless the run was requeued (JOB_REQUEUE, 0x400).
-CREATE FUNCTION @extschema@._slurmdbd_state(state bigint)
+CREATE FUNCTION @extschema@_internal._slurmdbd_state(state bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN state OPERATOR(pg_catalog.&) 1024 OPERATOR(pg_catalog.<>) 0 THEN 'REQUEUED'
@@ -113,11 +113,11 @@ BEGIN ATOMIC
                             'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'OUT_OF_MEMORY'])
                      [(state OPERATOR(pg_catalog.&) 255) OPERATOR(pg_catalog.+) 1] END;
 END;
-COMMENT ON FUNCTION @extschema@._slurmdbd_state(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_state(bigint) IS
 'A slurmdbd job state as sacct prints it: PENDING ... OUT_OF_MEMORY, REQUEUED (internal to sync_slurmdbd).';
 
 -- A duration in seconds as sacct prints it: [D-]HH:MM:SS.
-CREATE FUNCTION @extschema@._slurm_seconds_text(seconds bigint)
+CREATE FUNCTION @extschema@_internal._slurm_seconds_text(seconds bigint)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN seconds OPERATOR(pg_catalog.>=) 86400
@@ -126,7 +126,7 @@ BEGIN ATOMIC
            OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char((seconds OPERATOR(pg_catalog.%) 3600) OPERATOR(pg_catalog./) 60, 'FM00')
            OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.to_char(seconds OPERATOR(pg_catalog.%) 60, 'FM00');
 END;
-COMMENT ON FUNCTION @extschema@._slurm_seconds_text(bigint) IS
+COMMENT ON FUNCTION @extschema@_internal._slurm_seconds_text(bigint) IS
 'A duration in seconds as sacct prints it: 00:00:42, 1-02:03:04 (internal to sync_slurmdbd).';
 
 -- The foreign tables of a cluster's slurmdbd, in a schema of their own.
@@ -185,7 +185,7 @@ COMMENT ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) I
 -- What slurmdbd holds, read once per sync into TEMP tables: nothing of the
 -- sync reads MariaDB after this, so a connection lost half-way fails here,
 -- before anything is written.
-CREATE FUNCTION @extschema@._slurmdbd_read(sch name, job_mark bigint, assoc_mark bigint, cluster text)
+CREATE FUNCTION @extschema@_internal._slurmdbd_read(sch name, job_mark bigint, assoc_mark bigint, cluster text)
 RETURNS void LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -216,7 +216,7 @@ $$;
 -- changed since assoc_mark, that are new to the feed, or whose name changed
 -- (a rename keeps the id).  Partition associations are not in fairshare's
 -- tree and are left out.
-CREATE FUNCTION @extschema@._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
+CREATE FUNCTION @extschema@_internal._slurmdbd_sync_tree(cluster text, assoc_mark bigint)
 RETURNS bigint LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
@@ -230,7 +230,7 @@ BEGIN
                CASE WHEN a.shares OPERATOR(pg_catalog.=) 2147483647 THEN NULL ELSE a.shares::integer END AS shares,
                -- GrpTRESMins: slurmdbd's TRES ids as names; no limit (-1,
                -- or 2^64-1 as slurmdbd may keep it) left out
-               @extschema@._grp_tres_mins_text((
+               @extschema@_internal._grp_tres_mins_text((
                    SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
                                                 pg_catalog.split_part(e, '=', 2), ',')
                      FROM pg_catalog.regexp_split_to_table(NULLIF(a.grp_tres_mins, ''), ',') e
@@ -334,10 +334,10 @@ BEGIN
         RAISE EXCEPTION 'sync_slurmdbd: cluster "%" has no slurmdbd feed', cluster USING ERRCODE = '42704',
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
-    PERFORM @extschema@._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
+    PERFORM @extschema@_internal._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
     SELECT coalesce(max(mod_time), f.assoc_mark) INTO new_assoc_mark FROM pg_temp._fs_sdbd_assocs;
     SELECT coalesce(max(mod_time), f.job_mark) INTO new_job_mark FROM pg_temp._fs_sdbd_jobs;
-    n_assocs := @extschema@._slurmdbd_sync_tree(cluster, f.assoc_mark);
+    n_assocs := @extschema@_internal._slurmdbd_sync_tree(cluster, f.assoc_mark);
 
     -- the jobs as sacct prints them
     CREATE TEMP TABLE _fs_sdbd_lines (line_no bigint GENERATED ALWAYS AS IDENTITY, line text) ON COMMIT DROP;
@@ -348,7 +348,7 @@ BEGIN
     CREATE TEMP TABLE _fs_sdbd_tresfmt ON COMMIT DROP AS
     SELECT r.raw,
            (SELECT pg_catalog.string_agg(t.tres OPERATOR(pg_catalog.||) '=' OPERATOR(pg_catalog.||)
-                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@._slurm_mem_text(x.v) ELSE x.v::text END,
+                       CASE WHEN t.tres OPERATOR(pg_catalog.=) 'mem' THEN @extschema@_internal._slurm_mem_text(x.v) ELSE x.v::text END,
                        ',' ORDER BY t.tres COLLATE "C")
               FROM pg_catalog.regexp_split_to_table(r.raw, ',') e
               CROSS JOIN LATERAL (SELECT pg_catalog.split_part(e, '=', 1) AS id, pg_catalog.split_part(e, '=', 2)::numeric AS v) x
@@ -411,14 +411,14 @@ BEGIN
     SELECT pg_catalog.array_to_string(ARRAY[
              w.job_key, w.f_user, w.f_account, w.partition, w.qos_name,
              coalesce(w.alloc_cpus, w.cpus_req::text), w.req_text, w.alloc_text,
-             @extschema@._slurmdbd_time(w.time_submit), @extschema@._slurmdbd_time(w.time_eligible),
-             @extschema@._slurmdbd_time(w.time_start), @extschema@._slurmdbd_time(w.time_end),
-             @extschema@._slurmdbd_state(w.state),
+             @extschema@_internal._slurmdbd_time(w.time_submit), @extschema@_internal._slurmdbd_time(w.time_eligible),
+             @extschema@_internal._slurmdbd_time(w.time_start), @extschema@_internal._slurmdbd_time(w.time_end),
+             @extschema@_internal._slurmdbd_state(w.state),
              CASE WHEN w.nodes_alloc OPERATOR(pg_catalog.>) 0 THEN w.nodes_alloc ELSE 1 END::text,
-             cluster, @extschema@._slurm_minutes_text(w.timelimit),
+             cluster, @extschema@_internal._slurm_minutes_text(w.timelimit),
              -- seconds suspended; while suspended, slurmdbd holds the
              -- instant the suspension began less the time suspended before
-             @extschema@._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
+             @extschema@_internal._slurm_seconds_text(CASE WHEN w.state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.=) 2
                   THEN (pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.-) w.time_suspended)
                   ELSE w.time_suspended END),
              -- the reservation it ran in (0: none)
@@ -457,13 +457,13 @@ COMMENT ON PROCEDURE @extschema@.sync_slurmdbd(text) IS
 -- ---------------------------------------------------------------------------
 
 -- A word of a sacctmgr command line, quoted for sh when it needs it.
-CREATE FUNCTION @extschema@._sh_word(word text)
+CREATE FUNCTION @extschema@_internal._sh_word(word text)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE WHEN word OPERATOR(pg_catalog.~) '^[A-Za-z0-9_./@+=:,-]+$' THEN word
                 ELSE '''' OPERATOR(pg_catalog.||) pg_catalog.replace(word, '''', '''\''''') OPERATOR(pg_catalog.||) '''' END;
 END;
-COMMENT ON FUNCTION @extschema@._sh_word(text) IS
+COMMENT ON FUNCTION @extschema@_internal._sh_word(text) IS
 'A word for a sh command line, single-quoted when it holds anything but letters, digits and _./@+=:,- (internal to slurm_decisions).';
 
 -- What to run so that the cluster's slurmdbd holds what fairshare decided,
@@ -569,7 +569,7 @@ BEGIN
         -- 1, 2: accounts
         SELECT 1 AS step, t.depth, t.account, NULL::text AS user_name,
                format('sacctmgr -i add account %s cluster=%s parent=%s fairshare=%s',
-                      @extschema@._sh_word(t.account), @extschema@._sh_word($1), @extschema@._sh_word(t.parent_account),
+                      @extschema@_internal._sh_word(t.account), @extschema@_internal._sh_word($1), @extschema@_internal._sh_word(t.parent_account),
                       coalesce(t.shares::text, 'parent')) AS command,
                format('account %s is in fairshare (under %s, %s shares), not in slurmdbd', t.account, t.parent_account,
                       coalesce(t.shares::text, 'parent')) AS reason
@@ -577,8 +577,8 @@ BEGIN
            AND NOT EXISTS (SELECT FROM s_acct s WHERE s.acct = t.account)
         UNION ALL
         SELECT 2, t.depth, t.account, NULL,
-               format('sacctmgr -i modify account where name=%s cluster=%s set%s%s', @extschema@._sh_word(t.account), @extschema@._sh_word($1),
-                      CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account THEN ' parent=' || @extschema@._sh_word(t.parent_account) ELSE '' END,
+               format('sacctmgr -i modify account where name=%s cluster=%s set%s%s', @extschema@_internal._sh_word(t.account), @extschema@_internal._sh_word($1),
+                      CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account THEN ' parent=' || @extschema@_internal._sh_word(t.parent_account) ELSE '' END,
                       CASE WHEN s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647)
                            THEN ' fairshare=' || coalesce(t.shares::text, 'parent') ELSE '' END),
                concat_ws('; ',
@@ -593,16 +593,16 @@ BEGIN
         UNION ALL
         -- 3, 4: user associations
         SELECT 3, 0, u.account, u.user_name,
-               format('sacctmgr -i add user %s account=%s cluster=%s fairshare=%s', @extschema@._sh_word(u.user_name),
-                      @extschema@._sh_word(u.account), @extschema@._sh_word($1), coalesce(u.shares::text, 'parent')),
+               format('sacctmgr -i add user %s account=%s cluster=%s fairshare=%s', @extschema@_internal._sh_word(u.user_name),
+                      @extschema@_internal._sh_word(u.account), @extschema@_internal._sh_word($1), coalesce(u.shares::text, 'parent')),
                format('user %s in account %s is in fairshare (%s shares), not in slurmdbd', u.user_name, u.account,
                       coalesce(u.shares::text, 'parent'))
           FROM @extschema@.account_users u
          WHERE u.cluster = $1 AND NOT EXISTS (SELECT FROM s_user s WHERE s.acct = u.account AND s.user_name = u.user_name)
         UNION ALL
         SELECT 4, 0, u.account, u.user_name,
-               format('sacctmgr -i modify user where name=%s account=%s cluster=%s set fairshare=%s', @extschema@._sh_word(u.user_name),
-                      @extschema@._sh_word(u.account), @extschema@._sh_word($1), coalesce(u.shares::text, 'parent')),
+               format('sacctmgr -i modify user where name=%s account=%s cluster=%s set fairshare=%s', @extschema@_internal._sh_word(u.user_name),
+                      @extschema@_internal._sh_word(u.account), @extschema@_internal._sh_word($1), coalesce(u.shares::text, 'parent')),
                format('Fairshare of user %s in account %s: in fairshare %s, in slurmdbd %s', u.user_name, u.account,
                       coalesce(u.shares::text, 'parent'), CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END)
           FROM @extschema@.account_users u JOIN s_user s ON s.acct = u.account AND s.user_name = u.user_name
@@ -611,7 +611,7 @@ BEGIN
         -- 5: limits
         SELECT 5, 0, w.account, NULL,
                format('sacctmgr -i modify account where name=%s cluster=%s set GrpTRESMins=%s=%s',
-                      @extschema@._sh_word(w.account), @extschema@._sh_word($1), f.limit_tres, w.minutes),
+                      @extschema@_internal._sh_word(w.account), @extschema@_internal._sh_word($1), f.limit_tres, w.minutes),
                format('%s: %s=%s minutes (slurmdbd has %s)', w.why, f.limit_tres,
                       CASE WHEN w.minutes < 0 THEN 'no limit' ELSE w.minutes::text END,
                       coalesce(cur.minutes::text, 'no limit'))
@@ -626,7 +626,7 @@ BEGIN
         -- 6: QOS
         SELECT 6, 0, w.account, NULL,
                format('sacctmgr -i modify account where name=%s cluster=%s set QOS=%s DefaultQOS=%s',
-                      @extschema@._sh_word(w.account), @extschema@._sh_word($1), @extschema@._sh_word(w.qos), @extschema@._sh_word(w.qos)),
+                      @extschema@_internal._sh_word(w.account), @extschema@_internal._sh_word($1), @extschema@_internal._sh_word(w.qos), @extschema@_internal._sh_word(w.qos)),
                format('%s: QOS %s (slurmdbd has %s)', w.qos_why, w.qos, coalesce(q.name, 'none'))
           FROM wanted w
           LEFT JOIN s_acct s ON s.acct = w.account

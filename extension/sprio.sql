@@ -17,7 +17,7 @@
 -- operators only (format() is not strict), so that the planner inlines it
 -- into sprio_at instead of running a SQL function per pending job
 -- (docs/performance.md).
-CREATE FUNCTION @extschema@._slurm_duration(seconds float8)
+CREATE FUNCTION @extschema@_internal._slurm_duration(seconds float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.floor(seconds OPERATOR(pg_catalog./) 86400)::bigint::text
     OPERATOR(pg_catalog.||) '-' OPERATOR(pg_catalog.||)
@@ -28,7 +28,7 @@ RETURN pg_catalog.floor(seconds OPERATOR(pg_catalog./) 86400)::bigint::text
     pg_catalog.lpad((pg_catalog.floor(seconds)::bigint OPERATOR(pg_catalog.%) 60)::text, 2, '0');
 
 -- An interval in seconds, a month counting 30 days, as age_factor reads it.
-CREATE FUNCTION @extschema@._interval_seconds(iv interval)
+CREATE FUNCTION @extschema@_internal._interval_seconds(iv interval)
 RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (((((pg_catalog.date_part('year', iv) OPERATOR(pg_catalog.*) 12)
              OPERATOR(pg_catalog.+) pg_catalog.date_part('month', iv)) OPERATOR(pg_catalog.*) 30)
@@ -38,13 +38,13 @@ RETURN (((((pg_catalog.date_part('year', iv) OPERATOR(pg_catalog.*) 12)
        OPERATOR(pg_catalog.+) pg_catalog.date_part('second', iv);
 
 -- A number for the explanation: fixed decimals, no trailing zeros.
-CREATE FUNCTION @extschema@._num(x float8, decimals integer)
+CREATE FUNCTION @extschema@_internal._num(x float8, decimals integer)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.trim_scale(pg_catalog.round(x::numeric, decimals))::text;
 
 -- sprio_at's rows, without the explanation: with what it prints besides
 -- them (the x_ columns), from which sprio_at builds it when it is read.
-CREATE FUNCTION @extschema@._sprio_rows(as_of timestamptz)
+CREATE FUNCTION @extschema@_internal._sprio_rows(as_of timestamptz)
 RETURNS TABLE (
     cluster            text,
     job_id             text,
@@ -110,7 +110,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
     -- the clusters whose fair-share factors are cached for as_of, and the
-    -- checkpoints they are cached with (sprio_cache.sql)
+    -- checkpoints they are cached with (sprio.sql)
     cp_clusters text[];
     cp_times timestamptz[];
     -- every fair_tree and classic cluster has them: read them instead of
@@ -130,7 +130,7 @@ BEGIN
       JOIN @extschema@.usage_checkpoint_factors f
         ON f.cluster = k.cluster AND f.as_of = k.as_of AND _sprio_rows.as_of < f.valid_before
      WHERE upper(c.usage_reset_period) = 'NONE'
-        OR NOT COALESCE(@extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+        OR NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                        c.decay_mode, c.priority_calc_period, c.priority_last_decay,
                                                        _sprio_rows.as_of) > k.as_of, false);
     SELECT NOT EXISTS (SELECT FROM @extschema@.clusters c
@@ -146,13 +146,13 @@ BEGIN
                         pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
                GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
                -- PriorityMaxAge as the explanation prints it, once per cluster
-               @extschema@._slurm_duration(@extschema@._interval_seconds(c.priority_max_age)) AS max_age_text,
+               @extschema@_internal._slurm_duration(@extschema@_internal._interval_seconds(c.priority_max_age)) AS max_age_text,
                (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
                  WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
           FROM @extschema@.clusters c
           LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
          WHERE (pg_catalog.isfinite(_sprio_rows.as_of)
-                OR @extschema@._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
+                OR @extschema@_internal._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
                                                                  _sprio_rows.as_of),
                                       'Pass a real instant for as_of.', false))
          GROUP BY c.cluster, c.total_nodes, c.total_cpus
@@ -245,7 +245,7 @@ BEGIN
       FROM summed s;
 END
 $$;
-COMMENT ON FUNCTION @extschema@._sprio_rows(timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._sprio_rows(timestamptz) IS
 'sprio_at''s rows without the explanation, and what the explanation prints besides them (x_*). STRICT: NULL as_of gives no rows; an infinite one raises 22008.';
 
 -- PROTEUS's procedure (docs/policies.md#job-priority): order the pending
@@ -422,3 +422,481 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@.start_next(jsonb, timestamptz, boolean) IS
 'PROTEUS (seed 001): the jobs pending at as_of in queue order (priority, then submission, then job id) and which would start in the free CPUs/memory/GPUs given per partition; backfill skips jobs that do not fit, backfill => false stops each partition at its first job that does not fit.';
+
+-- ---------------------------------------------------------------------------
+-- Fair-share factors kept with the usage checkpoints (issue 21;
+-- docs/priority.md#cached-fair-share-factors).
+--
+-- slurmctld computes every association's fair-share factor at each pass of
+-- its priority thread and answers sprio from those.  sprio_at needs the same
+-- factor for every pending job's association, which is sshare_at's FairShare
+-- column: the whole tree.  checkpoint_usage now also stores that column of
+-- every user association as of the checkpoint, and sprio_at reads it instead
+-- of computing the tree again, whenever it is what sshare_at would compute:
+--
+--   * the checkpoint is the one association_usage_at starts from at as_of
+--     (the newest valid one at or before it, with no usage reset in
+--     between), and it is still valid;
+--   * the tree usage at as_of is the checkpoint's: as_of is the
+--     checkpoint's own instant or, with decay_mode 'slurm_passes', before
+--     slurmctld's next pass (the tree columns are those of the last pass
+--     until the next one, exactly as slurmctld's cached factors);
+--   * the association tree (accounts, account_users, the cluster's
+--     algorithm and dampening) has not changed since: any change to it
+--     deletes the cluster's cached factors (the triggers below).
+--
+-- Otherwise sprio_at computes the factors from sshare_at as before.
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE @extschema@.usage_checkpoint_factors (
+    cluster      text NOT NULL,
+    as_of        timestamptz NOT NULL,
+    -- the factors hold for every instant in [as_of, valid_before)
+    valid_before timestamptz NOT NULL,
+    computed_at  timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (cluster, as_of),
+    CHECK (valid_before OPERATOR(pg_catalog.>) as_of),
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_factors IS
+'The usage checkpoints whose fair-share factors are cached (usage_checkpoint_factor_rows), and the instants they hold for: [as_of, valid_before). Deleted with the checkpoint, and when the association tree of the cluster changes.';
+
+CREATE TABLE @extschema@.usage_checkpoint_factor_rows (
+    cluster   text NOT NULL,
+    as_of     timestamptz NOT NULL,
+    account   text NOT NULL,
+    user_name text NOT NULL,
+    -- sshare_at(as_of)'s FairShare of the association
+    fairshare float8 NOT NULL,
+    PRIMARY KEY (cluster, as_of, account, user_name),
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoint_factors ON UPDATE CASCADE ON DELETE CASCADE
+);
+COMMENT ON TABLE @extschema@.usage_checkpoint_factor_rows IS
+'sshare_at''s FairShare of every user association as of each usage checkpoint of usage_checkpoint_factors: what sprio_at reads instead of computing the tree.';
+
+-- Store the factors of the checkpoints as of an instant (one cluster, or
+-- every cluster for NULL): called by checkpoint_usage once its checkpoints
+-- are valid, so that sshare_at(as_of) starts from them.
+CREATE FUNCTION @extschema@_internal._checkpoint_factors(cluster text, as_of timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    DELETE FROM @extschema@.usage_checkpoint_factors f
+     WHERE (_checkpoint_factors.cluster IS NULL OR f.cluster = _checkpoint_factors.cluster)
+       AND f.as_of = _checkpoint_factors.as_of;
+    INSERT INTO @extschema@.usage_checkpoint_factors (cluster, as_of, valid_before)
+    SELECT k.cluster, k.as_of,
+           CASE WHEN c.decay_mode = 'slurm_passes'
+                THEN @extschema@.slurm_last_pass(k.as_of, c.priority_calc_period, c.priority_last_decay)
+                     + c.priority_calc_period
+                -- the instant itself (the resolution of timestamptz)
+                ELSE k.as_of + interval '1 microsecond' END
+      FROM @extschema@.usage_checkpoints k
+      JOIN @extschema@.clusters c ON c.cluster = k.cluster
+     WHERE (_checkpoint_factors.cluster IS NULL OR k.cluster = _checkpoint_factors.cluster)
+       AND k.as_of = _checkpoint_factors.as_of AND k.invalidated_at IS NULL
+       AND c.fairshare_algorithm IN ('fair_tree', 'classic');
+    -- sshare_at's FairShare, from the same tree function over the same
+    -- rows, but without the rest of sshare_at: its TRESRunMins read every
+    -- running job, which at 10^7 runs was 1.6 s of this statement's 4 s and
+    -- planned as a nested loop (docs/performance.md).  The window is
+    -- partitioned by cluster, so keeping one cluster's rows changes nothing
+    -- in its answers.
+    INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
+    SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, (s.f).fairshare
+      FROM (SELECT t.cluster, t.account, t.user_name,
+                   @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                       CASE WHEN t.algorithm = 'classic'
+                            THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                                   WHERE c.cluster = t.cluster) END,
+                       t.raw_usage)
+                     OVER (PARTITION BY t.cluster) AS f
+              FROM @extschema@.association_tree_at(_checkpoint_factors.as_of) t
+             WHERE t.algorithm = ANY (ARRAY['fair_tree', 'classic'])
+               AND (_checkpoint_factors.cluster IS NULL OR t.cluster = _checkpoint_factors.cluster)) s
+     WHERE s.user_name IS NOT NULL
+       AND EXISTS (SELECT FROM @extschema@.usage_checkpoint_factors f
+                    WHERE f.cluster = s.cluster AND f.as_of = _checkpoint_factors.as_of);
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_factors(text, timestamptz) IS
+'Cache sshare_at(as_of)''s FairShare of every user association of the valid usage checkpoints as of as_of (of one cluster, or all for NULL), for sprio_at; checkpoint_usage calls it.';
+
+-- A change to the association tree deletes the cached factors of the
+-- clusters concerned (TRUNCATE: all of them).  Per statement, over its
+-- rows; a role that writes the tree needs DELETE on
+-- usage_checkpoint_factors (fairshare_admin has it).
+CREATE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        DELETE FROM @extschema@.usage_checkpoint_factors;
+    ELSIF TG_OP = 'INSERT' THEN
+        DELETE FROM @extschema@.usage_checkpoint_factors f WHERE f.cluster IN (SELECT n.cluster FROM new_rows n);
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM @extschema@.usage_checkpoint_factors f WHERE f.cluster IN (SELECT o.cluster FROM old_rows o);
+    ELSE
+        DELETE FROM @extschema@.usage_checkpoint_factors f
+         WHERE f.cluster IN (SELECT o.cluster FROM old_rows o UNION SELECT n.cluster FROM new_rows n);
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER drop_checkpoint_factors_insert AFTER INSERT ON @extschema@.accounts
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_update AFTER UPDATE ON @extschema@.accounts
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_delete AFTER DELETE ON @extschema@.accounts
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_truncate AFTER TRUNCATE ON @extschema@.accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_insert AFTER INSERT ON @extschema@.account_users
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_update AFTER UPDATE ON @extschema@.account_users
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_delete AFTER DELETE ON @extschema@.account_users
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+CREATE TRIGGER drop_checkpoint_factors_truncate AFTER TRUNCATE ON @extschema@.account_users
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+-- the cluster's algorithm and dampening (its decay settings invalidate the
+-- checkpoint itself: checkpoint.sql)
+CREATE TRIGGER drop_checkpoint_factors AFTER UPDATE ON @extschema@.clusters
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
+
+-- ---------------------------------------------------------------------------
+-- sprio_at's fast path: from the cached factors, in SQL (issue 21).
+--
+-- While the factors hold, sprio_at is a join of the pending jobs with them,
+-- in sprio_at's own SQL, which the planner inlines into the caller's query
+-- and plans once with it: no PL/pgSQL function to compile in a new
+-- session, no separate query to plan for the cache's check, no tuplestore
+-- between the two (docs/performance.md#sprio-and-sshare-against-slurmctld).
+-- When they do not hold, a one-time filter skips that join and another
+-- runs _sprio_rows, which computes the factors from sshare_at.
+-- ---------------------------------------------------------------------------
+
+-- Per cluster, the checkpoint association_usage_at starts from at as_of
+-- (the newest valid one at or before it, none when the usage was reset
+-- since), when its factors are cached and hold at as_of.
+CREATE FUNCTION @extschema@_internal._sprio_cached_checkpoints(as_of timestamptz)
+RETURNS TABLE (cluster text, as_of timestamptz)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT k.cluster, k.as_of
+      FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
+              FROM @extschema@.usage_checkpoints x
+             WHERE x.invalidated_at IS NULL AND x.as_of OPERATOR(pg_catalog.<=) _sprio_cached_checkpoints.as_of
+             ORDER BY x.cluster, x.as_of DESC) k
+      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) k.cluster
+      JOIN @extschema@.usage_checkpoint_factors f
+        ON f.cluster OPERATOR(pg_catalog.=) k.cluster AND f.as_of OPERATOR(pg_catalog.=) k.as_of
+       AND _sprio_cached_checkpoints.as_of OPERATOR(pg_catalog.<) f.valid_before
+     WHERE pg_catalog.upper(c.usage_reset_period) OPERATOR(pg_catalog.=) 'NONE'
+        OR NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+                                                       c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+                                                       _sprio_cached_checkpoints.as_of) OPERATOR(pg_catalog.>) k.as_of,
+                        false);
+END;
+COMMENT ON FUNCTION @extschema@_internal._sprio_cached_checkpoints(timestamptz) IS
+'Per cluster, the usage checkpoint whose cached fair-share factors hold at as_of (sprio_at''s fast path).';
+
+-- sprio_at's explanation of one job, from _sprio_rows's columns.  A SQL
+-- expression that the planner inlines where it is read, and only there:
+-- a query that does not select the explanation neither plans nor
+-- computes it.
+CREATE FUNCTION @extschema@_internal._sprio_explanation(
+    x_w_age float8,
+    x_pending_s float8,
+    x_max_age_text text,
+    age_factor float8,
+    age_weighted float8,
+    x_w_fs float8,
+    x_no_share boolean,
+    account text,
+    user_name text,
+    fairshare_factor float8,
+    fairshare_weighted float8,
+    x_w_js float8,
+    x_favor_small boolean,
+    x_cpus integer,
+    x_total_nodes bigint,
+    x_nodes integer,
+    x_total_cpus bigint,
+    job_size_factor float8,
+    job_size_weighted float8,
+    x_w_part float8,
+    x_pjf integer,
+    x_max_pjf integer,
+    partition_factor float8,
+    partition_weighted float8,
+    x_w_qos float8,
+    qos text,
+    x_qos_priority integer,
+    x_max_qos integer,
+    qos_factor float8,
+    qos_weighted float8,
+    nice integer,
+    priority_exact float8,
+    priority bigint)
+RETURNS text LANGUAGE sql STABLE PARALLEL SAFE
+RETURN pg_catalog.concat_ws('; ',
+         CASE WHEN _sprio_explanation.x_w_age OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('age: %s pending / max_age %s = %s × %s = %s',
+              @extschema@_internal._slurm_duration(GREATEST(_sprio_explanation.x_pending_s, 0)), _sprio_explanation.x_max_age_text,
+              @extschema@_internal._num(_sprio_explanation.age_factor, 4), _sprio_explanation.x_w_age, @extschema@_internal._num(_sprio_explanation.age_weighted, 2)) END,
+         CASE WHEN _sprio_explanation.x_w_fs OPERATOR(pg_catalog.<>) 0 THEN
+              CASE WHEN _sprio_explanation.x_no_share
+                   THEN pg_catalog.format('fairshare: no sshare row for %s/%s = 0', _sprio_explanation.account, _sprio_explanation.user_name)
+                   ELSE pg_catalog.format('fairshare: sshare FairShare %s × %s = %s',
+                        @extschema@_internal._num(_sprio_explanation.fairshare_factor, 6), _sprio_explanation.x_w_fs, @extschema@_internal._num(_sprio_explanation.fairshare_weighted, 2)) END END,
+         CASE WHEN _sprio_explanation.x_w_js OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('job_size: %s = %s × %s = %s',
+              CASE WHEN _sprio_explanation.x_favor_small AND _sprio_explanation.x_cpus OPERATOR(pg_catalog.<>) 0
+                     THEN pg_catalog.format('((%s − %s nodes)/%s + (%s − %s cpus)/%s)/2', _sprio_explanation.x_total_nodes, _sprio_explanation.x_nodes,
+                          _sprio_explanation.x_total_nodes, _sprio_explanation.x_total_cpus, _sprio_explanation.x_cpus, _sprio_explanation.x_total_cpus)
+                   WHEN _sprio_explanation.x_favor_small
+                     THEN pg_catalog.format('(%s − %s nodes)/%s', _sprio_explanation.x_total_nodes, _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes)
+                   WHEN _sprio_explanation.x_cpus OPERATOR(pg_catalog.<>) 0
+                     THEN pg_catalog.format('(%s nodes/%s + %s cpus/%s)/2', _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes, _sprio_explanation.x_cpus, _sprio_explanation.x_total_cpus)
+                   ELSE pg_catalog.format('%s nodes/%s', _sprio_explanation.x_nodes, _sprio_explanation.x_total_nodes) END,
+              @extschema@_internal._num(_sprio_explanation.job_size_factor, 4), _sprio_explanation.x_w_js, @extschema@_internal._num(_sprio_explanation.job_size_weighted, 2)) END,
+         CASE WHEN _sprio_explanation.x_w_part OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('partition: PriorityJobFactor %s / max %s = %s × %s = %s',
+              _sprio_explanation.x_pjf, _sprio_explanation.x_max_pjf, @extschema@_internal._num(_sprio_explanation.partition_factor, 4), _sprio_explanation.x_w_part, @extschema@_internal._num(_sprio_explanation.partition_weighted, 2)) END,
+         CASE WHEN _sprio_explanation.x_w_qos OPERATOR(pg_catalog.<>) 0 THEN
+              CASE WHEN _sprio_explanation.qos IS NULL THEN 'qos: none = 0'
+                   WHEN _sprio_explanation.x_qos_priority IS NULL THEN pg_catalog.format('qos: %s is not in fairshare.qos = 0', _sprio_explanation.qos)
+                   ELSE pg_catalog.format('qos: %s priority %s / max %s = %s × %s = %s', _sprio_explanation.qos, _sprio_explanation.x_qos_priority,
+                        _sprio_explanation.x_max_qos, @extschema@_internal._num(_sprio_explanation.qos_factor, 4), _sprio_explanation.x_w_qos, @extschema@_internal._num(_sprio_explanation.qos_weighted, 2)) END END,
+         CASE WHEN _sprio_explanation.nice OPERATOR(pg_catalog.<>) 0 THEN pg_catalog.format('nice: %s', _sprio_explanation.nice) END,
+         pg_catalog.format('total %s → %s%s', @extschema@_internal._num(_sprio_explanation.priority_exact, 2), _sprio_explanation.priority,
+              CASE WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.<) 1 THEN ' (below 1)'
+                   WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.>=) 4294967296 THEN ' (capped)'
+                   WHEN _sprio_explanation.priority_exact OPERATOR(pg_catalog.<>) pg_catalog.trunc(_sprio_explanation.priority_exact) THEN ' (truncated)'
+                   ELSE '' END));
+COMMENT ON FUNCTION @extschema@_internal._sprio_explanation(float8, float8, text, float8, float8, float8, boolean, text, text, float8, float8, float8, boolean, integer, bigint, integer, bigint, float8, float8, float8, integer, integer, float8, float8, float8, text, integer, integer, float8, float8, integer, float8, bigint) IS
+'sprio_at''s explanation of a job''s priority, from the columns of _sprio_rows (sprio_at, my_sprio_at).';
+
+-- sprio -l as of an instant.  A SQL function that the planner inlines into
+-- the calling query: the explanation, a text built per job (about 9 µs
+-- each, and most of the output's bytes), is computed only when the query
+-- reads it, which sprio -l's columns do not (docs/performance.md#sprio-and-sshare-against-slurmctld).
+-- Not STRICT, which would keep it from being inlined: _sprio_rows is, and
+-- the cache does not hold for NULL, so a NULL as_of still gives no rows.
+CREATE FUNCTION @extschema@.sprio_at(as_of timestamptz)
+RETURNS TABLE (
+    cluster            text,
+    job_id             text,
+    partition          text,
+    user_name          text,
+    account            text,
+    qos                text,
+    -- PRIORITY: the job's priority as Slurm stores it (truncated, 1..4294967295)
+    priority           bigint,
+    -- AGE FAIRSHARE JOBSIZE PARTITION QOS NICE as sprio -l prints them (%.0f)
+    age                bigint,
+    fairshare          bigint,
+    job_size           bigint,
+    partition_prio     bigint,
+    qos_prio           bigint,
+    nice               integer,
+    -- the same weighted factors at full precision
+    age_weighted       float8,
+    fairshare_weighted float8,
+    job_size_weighted  float8,
+    partition_weighted float8,
+    qos_weighted       float8,
+    -- the sum before clamping and truncation
+    priority_exact     float8,
+    -- the normalised factors (sprio -n); 0 where the weight is 0, as Slurm
+    age_factor         float8,
+    fairshare_factor   float8,
+    job_size_factor    float8,
+    partition_factor   float8,
+    qos_factor         float8,
+    submit_time        timestamptz,
+    eligible_time      timestamptz,
+    explanation        text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH cp AS MATERIALIZED (
+        -- per cluster, the checkpoint whose cached factors hold at as_of
+        SELECT k.cluster, k.as_of FROM @extschema@_internal._sprio_cached_checkpoints(sprio_at.as_of) k
+    ), hold AS MATERIALIZED (
+        -- every fair_tree and classic cluster has them
+        SELECT sprio_at.as_of IS NOT NULL AND pg_catalog.isfinite(sprio_at.as_of)
+               AND NOT EXISTS (SELECT FROM @extschema@.clusters c
+                                WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+                                  AND NOT EXISTS (SELECT FROM cp WHERE cp.cluster OPERATOR(pg_catalog.=) c.cluster)) AS cached
+    ), sizes AS (
+        -- the cluster's size for the job-size factor: configured, or the
+        -- sum over its partitions
+        SELECT c.cluster,
+               COALESCE(c.total_nodes::bigint, pg_catalog.sum(p.nodes)) AS total_nodes,
+               COALESCE(c.total_cpus::bigint,
+                        pg_catalog.sum(p.nodes::bigint OPERATOR(pg_catalog.*) p.cores_per_node)::bigint) AS total_cpus,
+               GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
+               -- PriorityMaxAge as the explanation prints it, once per cluster
+               @extschema@_internal._slurm_duration(@extschema@_internal._interval_seconds(c.priority_max_age)) AS max_age_text,
+               (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
+                 WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos,
+               -- the checkpoint whose factors the cluster's jobs read
+               (SELECT k.as_of FROM cp k WHERE k.cluster OPERATOR(pg_catalog.=) c.cluster) AS cp_as_of
+          FROM @extschema@.clusters c
+          LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
+         GROUP BY c.cluster, c.total_nodes, c.total_cpus
+    ), pending AS (
+        -- pending at as_of: submitted and eligible by then, neither started
+        -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
+        -- of jobs), so "start and end, when known, after as_of" is its first
+        -- known event after as_of: one expression, indexed (model.sql), whose
+        -- statistics tell the planner how few jobs that is.
+        SELECT j.*
+          FROM @extschema@.jobs j
+         WHERE j.submit_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND j.eligible_time OPERATOR(pg_catalog.<=) sprio_at.as_of
+           AND COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) sprio_at.as_of
+           AND (j.state OPERATOR(pg_catalog.=) 'PENDING' OR j.start_time IS NOT NULL OR j.end_time IS NOT NULL)
+    ), factors AS (
+        SELECT j.cluster, j.job_id, j.partition, j.user_name, j.account, j.qos, j.nice,
+               j.submit_time, j.eligible_time, j.nodes, j.cpus,
+               c.weight_age::float8 AS w_age, c.weight_fairshare::float8 AS w_fs,
+               c.weight_job_size::float8 AS w_js, c.weight_partition::float8 AS w_part,
+               c.weight_qos::float8 AS w_qos,
+               c.priority_max_age, c.favor_small, z.total_nodes, z.total_cpus,
+               p.priority_job_factor AS pjf, z.max_pjf, z.max_age_text, q.priority AS qos_priority, z.max_qos,
+               pg_catalog.floor(pg_catalog.date_part('epoch', sprio_at.as_of))
+                 OPERATOR(pg_catalog.-) pg_catalog.floor(pg_catalog.date_part('epoch', j.eligible_time)) AS pending_s,
+               sh.fairshare AS sshare_fairshare,
+               CASE WHEN c.weight_age OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.age_factor(j.eligible_time, sprio_at.as_of, c.priority_max_age) END AS f_age,
+               CASE WHEN c.weight_fairshare OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE COALESCE(sh.fairshare, 0) END AS f_fs,
+               CASE WHEN c.weight_job_size OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.job_size_factor(j.nodes, j.cpus, z.total_nodes, z.total_cpus, c.favor_small) END AS f_js,
+               CASE WHEN c.weight_partition OPERATOR(pg_catalog.=) 0 THEN 0::float8
+                    ELSE @extschema@.partition_factor(p.priority_job_factor, z.max_pjf) END AS f_part,
+               CASE WHEN c.weight_qos OPERATOR(pg_catalog.=) 0 OR q.priority IS NULL THEN 0::float8
+                    ELSE @extschema@.qos_factor(q.priority, z.max_qos) END AS f_qos
+          FROM pending j
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN sizes z ON z.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN @extschema@.partitions p
+            ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          LEFT JOIN @extschema@.qos q
+            ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
+          -- sshare_at's FairShare, cached with the checkpoint: the table
+          -- itself, on its whole key, so that the planner sees its rows
+          -- (joined through cp, a CTE, it saw one row before the table was
+          -- analyzed, and chose a nested loop or a merge join on the
+          -- cluster alone: 1,000 × 1,001 rows)
+          LEFT JOIN @extschema@.usage_checkpoint_factor_rows sh
+            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.as_of OPERATOR(pg_catalog.=) z.cp_as_of
+           AND sh.account OPERATOR(pg_catalog.=) j.account AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
+    ), weighted AS (
+        -- factor × weight, each rounded once to double, as Slurm stores them
+        SELECT f.*,
+               f.f_age OPERATOR(pg_catalog.*) f.w_age AS x_age,
+               f.f_fs OPERATOR(pg_catalog.*) f.w_fs AS x_fs,
+               f.f_js OPERATOR(pg_catalog.*) f.w_js AS x_js,
+               f.f_part OPERATOR(pg_catalog.*) f.w_part AS x_part,
+               f.f_qos OPERATOR(pg_catalog.*) f.w_qos AS x_qos,
+               @extschema@.job_priority(f.f_fs, f.f_age, f.f_js, f.f_part, f.f_qos,
+                                        f.w_fs, f.w_age, f.w_js, f.w_part, f.w_qos, f.nice::bigint) AS prio
+          FROM factors f
+    ), summed AS (
+        -- Slurm's order: age, fairshare, job size, partition, QOS, − nice
+        SELECT w.*,
+               w.x_age OPERATOR(pg_catalog.+) w.x_fs OPERATOR(pg_catalog.+) w.x_js
+                 OPERATOR(pg_catalog.+) w.x_part OPERATOR(pg_catalog.+) w.x_qos
+                 OPERATOR(pg_catalog.-) w.nice::float8 AS exact
+          FROM weighted w
+    ), r AS (
+        -- _sprio_rows's query over the cached factors (the same columns and
+        -- expressions), or _sprio_rows itself: two one-time filters, one
+        -- branch runs
+        SELECT s.cluster,
+               s.job_id,
+               s.partition,
+               s.user_name,
+               s.account,
+               s.qos,
+               s.prio AS priority,
+               pg_catalog.round(s.x_age)::bigint AS age,
+               pg_catalog.round(s.x_fs)::bigint AS fairshare,
+               pg_catalog.round(s.x_js)::bigint AS job_size,
+               pg_catalog.round(s.x_part)::bigint AS partition_prio,
+               pg_catalog.round(s.x_qos)::bigint AS qos_prio,
+               s.nice,
+               s.x_age AS age_weighted,
+               s.x_fs AS fairshare_weighted,
+               s.x_js AS job_size_weighted,
+               s.x_part AS partition_weighted,
+               s.x_qos AS qos_weighted,
+               s.exact AS priority_exact,
+               s.f_age AS age_factor,
+               s.f_fs AS fairshare_factor,
+               s.f_js AS job_size_factor,
+               s.f_part AS partition_factor,
+               s.f_qos AS qos_factor,
+               s.submit_time,
+               s.eligible_time,
+               s.pending_s AS x_pending_s,
+               s.max_age_text AS x_max_age_text,
+               s.w_age AS x_w_age,
+               s.w_fs AS x_w_fs,
+               s.w_js AS x_w_js,
+               s.w_part AS x_w_part,
+               s.w_qos AS x_w_qos,
+               s.sshare_fairshare IS NULL AS x_no_share,
+               s.favor_small AS x_favor_small,
+               s.nodes AS x_nodes,
+               s.cpus AS x_cpus,
+               s.total_nodes AS x_total_nodes,
+               s.total_cpus AS x_total_cpus,
+               s.pjf AS x_pjf,
+               s.max_pjf AS x_max_pjf,
+               s.qos_priority AS x_qos_priority,
+               s.max_qos AS x_max_qos
+          FROM summed s
+         WHERE (SELECT h.cached FROM hold h)
+        UNION ALL
+        SELECT * FROM @extschema@_internal._sprio_rows(sprio_at.as_of)
+         WHERE NOT (SELECT h.cached FROM hold h)
+    )
+    SELECT s.cluster, s.job_id, s.partition, s.user_name, s.account, s.qos, s.priority,
+           s.age, s.fairshare, s.job_size, s.partition_prio, s.qos_prio, s.nice,
+           s.age_weighted, s.fairshare_weighted, s.job_size_weighted, s.partition_weighted, s.qos_weighted,
+           s.priority_exact, s.age_factor, s.fairshare_factor, s.job_size_factor, s.partition_factor, s.qos_factor,
+           s.submit_time, s.eligible_time,
+           @extschema@_internal._sprio_explanation(
+                x_w_age => s.x_w_age, x_pending_s => s.x_pending_s, x_max_age_text => s.x_max_age_text,
+                age_factor => s.age_factor, age_weighted => s.age_weighted, x_w_fs => s.x_w_fs,
+                x_no_share => s.x_no_share, account => s.account, user_name => s.user_name,
+                fairshare_factor => s.fairshare_factor, fairshare_weighted => s.fairshare_weighted, x_w_js => s.x_w_js,
+                x_favor_small => s.x_favor_small, x_cpus => s.x_cpus, x_total_nodes => s.x_total_nodes,
+                x_nodes => s.x_nodes, x_total_cpus => s.x_total_cpus, job_size_factor => s.job_size_factor,
+                job_size_weighted => s.job_size_weighted, x_w_part => s.x_w_part, x_pjf => s.x_pjf,
+                x_max_pjf => s.x_max_pjf, partition_factor => s.partition_factor, partition_weighted => s.partition_weighted,
+                x_w_qos => s.x_w_qos, qos => s.qos, x_qos_priority => s.x_qos_priority,
+                x_max_qos => s.x_max_qos, qos_factor => s.qos_factor, qos_weighted => s.qos_weighted,
+                nice => s.nice, priority_exact => s.priority_exact, priority => s.priority)
+      FROM r s;
+END;
+COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz) IS
+'sprio -l as of an instant: every job pending then (submitted and eligible, not started, not ended), its weighted factors rounded as sprio prints them and at full precision, the normalised factors, the truncated priority, and an explanation of each factor (computed only when read). NULL as_of gives no rows; an infinite one raises 22008.';
+
+CREATE VIEW @extschema@.sprio AS
+SELECT * FROM @extschema@.sprio_at(pg_catalog.now());
+COMMENT ON VIEW @extschema@.sprio IS 'sprio_at(now()): the pending jobs and their priority factors now.';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_factors', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_factor_rows', '');

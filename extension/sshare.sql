@@ -34,7 +34,7 @@ BEGIN ATOMIC
            a.shares, 0::float8, false, 0::float8
       FROM @extschema@.accounts a
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
-     WHERE @extschema@._check_as_of(association_tree_at.as_of)
+     WHERE @extschema@_internal._check_as_of(association_tree_at.as_of)
     UNION ALL
     SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
            'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
@@ -44,7 +44,7 @@ BEGIN ATOMIC
            au.shares, COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
       FROM @extschema@.account_users au
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@._association_usage(association_tree_at.as_of, false, NULL) u
+      LEFT JOIN @extschema@_internal._association_usage(association_tree_at.as_of, false, NULL) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
        AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
@@ -57,22 +57,22 @@ COMMENT ON FUNCTION @extschema@.association_tree_at(timestamptz) IS
 -- window functions over the same rows, each reading the partition and
 -- building the tree again.  algorithm is 'fair_tree' or 'classic' (the
 -- cluster's, one per partition); dampening is read for 'classic' only.
-CREATE TYPE @extschema@._sshare_tree_row AS (
+CREATE TYPE @extschema@_internal._sshare_tree_row AS (
     depth integer, tree_order bigint, norm_shares float8, raw_usage float8, norm_usage float8,
     effectv_usage float8, fairshare float8, level_fs float8, fs_rank bigint);
-CREATE FUNCTION @extschema@._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
+CREATE FUNCTION @extschema@_internal._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
                                          algorithm text, dampening float8)
-RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+RETURNS @extschema@_internal._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
 LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8) IS
+COMMENT ON FUNCTION @extschema@_internal._sshare_tree(text, text, float8, float8, boolean, text, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm.';
 -- the same, the raw usage column summed from raw_usage (slurm_passes: the
 -- usage now, where the rest is computed from the usage of the last pass)
-CREATE FUNCTION @extschema@._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
+CREATE FUNCTION @extschema@_internal._sshare_tree(id text, parent_id text, shares float8, usage float8, is_user boolean,
                                          algorithm text, dampening float8, raw_usage float8)
-RETURNS @extschema@._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+RETURNS @extschema@_internal._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
 LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
+COMMENT ON FUNCTION @extschema@_internal._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm; raw usage summed from raw_usage (NULL: usage), the rest from usage.';
 
 -- sshare's TRESRunMins of every association of the fair_tree and classic
@@ -90,7 +90,7 @@ COMMENT ON FUNCTION @extschema@._sshare_tree(text, text, float8, float8, boolean
 -- AccountingStorageEnforce=limits; without it sshare prints 0 for every TRES.
 -- One row per association with running jobs, and per cluster one row with
 -- account NULL: the line of every other association (each TRES 0).
-CREATE FUNCTION @extschema@._tres_run_mins_at(as_of timestamptz)
+CREATE FUNCTION @extschema@_internal._tres_run_mins_at(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, tres_run_mins text)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -203,10 +203,10 @@ BEGIN
                                         ELSE '' END
       FROM secs v
       JOIN names n ON n.cluster OPERATOR(pg_catalog.=) v.cluster
-     WHERE @extschema@._check_as_of(_tres_run_mins_at.as_of);
+     WHERE @extschema@_internal._check_as_of(_tres_run_mins_at.as_of);
 END
 $$;
-COMMENT ON FUNCTION @extschema@._tres_run_mins_at(timestamptz) IS
+COMMENT ON FUNCTION @extschema@_internal._tres_run_mins_at(timestamptz) IS
 'sshare''s TRESRunMins of the associations of the fair_tree and classic clusters with running jobs as of an instant (each TRES''s count × the seconds left of the time limits of the jobs running in it or below it, in minutes), and per cluster (account NULL) the line of the others.';
 
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz)
@@ -229,11 +229,11 @@ BEGIN ATOMIC
          WHERE u.grp_tres_mins IS NOT NULL
     ), run AS MATERIALIZED (
         SELECT m.cluster, m.account, COALESCE(m.user_name, '') AS user_name, m.tres_run_mins
-          FROM @extschema@._tres_run_mins_at(sshare_at.as_of) m
+          FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m
     ), r AS (
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
                g.grp_tres_mins, m.tres_run_mins,
-               @extschema@._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+               @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
@@ -270,13 +270,13 @@ BEGIN ATOMIC
            (r.f).level_fs,
            (r.f).fs_rank,
            -- in sshare's order
-           @extschema@._grp_tres_mins_text(r.grp_tres_mins),
+           @extschema@_internal._grp_tres_mins_text(r.grp_tres_mins),
            -- an association without running jobs: its cluster's line of
            -- zeros (account NULL)
            COALESCE(r.tres_run_mins, z.tres_run_mins)
       FROM r
       LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
-     WHERE @extschema@._check_as_of(sshare_at.as_of);
+     WHERE @extschema@_internal._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
 'Slurm sshare -l as of an instant: every association of every fair_tree/classic cluster with RawShares, NormShares, RawUsage (decayed billing-seconds), NormUsage, EffectvUsage, FairShare, LevelFS, GrpTRESMins (the association''s limit, NULL for none) and TRESRunMins; ORDER BY cluster, tree_order for sshare''s listing.';

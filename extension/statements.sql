@@ -13,7 +13,7 @@
 -- ---------------------------------------------------------------------------
 
 -- A bad argument: SQLSTATE, message naming the value, hint.
-CREATE FUNCTION @extschema@._statement_refuse(sqlstate text, message text, hint text)
+CREATE FUNCTION @extschema@_internal._statement_refuse(sqlstate text, message text, hint text)
 RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -22,28 +22,28 @@ END
 $$;
 
 -- A window of time: both ends given and finite, until after since.
-CREATE FUNCTION @extschema@._statement_check_window(fn text, since timestamptz, until timestamptz)
+CREATE FUNCTION @extschema@_internal._statement_check_window(fn text, since timestamptz, until timestamptz)
 RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     IF since IS NULL OR until IS NULL THEN
-        PERFORM @extschema@._statement_refuse('22004', format('%s: the window needs both ends (since %s, until %s)',
+        PERFORM @extschema@_internal._statement_refuse('22004', format('%s: the window needs both ends (since %s, until %s)',
                                               fn, coalesce(since::text, 'NULL'), coalesce(until::text, 'NULL')),
                                               'Give the window of time as two instants, since < until.');
     END IF;
     IF NOT isfinite(since) OR NOT isfinite(until) THEN
-        PERFORM @extschema@._statement_refuse('22008', format('%s: instants must be finite (since %s, until %s)', fn, since, until),
+        PERFORM @extschema@_internal._statement_refuse('22008', format('%s: instants must be finite (since %s, until %s)', fn, since, until),
                                               'Give the window of time as two finite instants.');
     END IF;
     IF until <= since THEN
-        PERFORM @extschema@._statement_refuse('22023', format('%s: the window is reversed or empty: until %s is not after since %s', fn, until, since),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('%s: the window is reversed or empty: until %s is not after since %s', fn, until, since),
                                               'The window is [since, until): swap the two instants, or widen it.');
     END IF;
 END
 $$;
 
 -- The cluster's time zone; 22023 for a cluster that does not exist.
-CREATE FUNCTION @extschema@._statement_cluster_tz(fn text, cluster text)
+CREATE FUNCTION @extschema@_internal._statement_cluster_tz(fn text, cluster text)
 RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -51,7 +51,7 @@ DECLARE
 BEGIN
     SELECT c.timezone INTO tz FROM @extschema@.clusters c WHERE c.cluster = _statement_cluster_tz.cluster;
     IF NOT FOUND THEN
-        PERFORM @extschema@._statement_refuse('22023', format('%s: no cluster "%s"', fn, cluster),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('%s: no cluster "%s"', fn, cluster),
                                               'Name a cluster of fairshare.clusters.');
     END IF;
     RETURN tz;
@@ -82,15 +82,15 @@ DECLARE
     step interval;
 BEGIN
     IF $1 IS NULL OR $5 IS NULL THEN
-        PERFORM @extschema@._statement_refuse('22004', 'usage_buckets: cluster and bucket must not be NULL',
+        PERFORM @extschema@_internal._statement_refuse('22004', 'usage_buckets: cluster and bucket must not be NULL',
                                               'Pass a cluster, and ''hour'', ''day'' or ''month''; of_account NULL means every account.');
     END IF;
-    PERFORM @extschema@._statement_check_window('usage_buckets', $3, $4);
+    PERFORM @extschema@_internal._statement_check_window('usage_buckets', $3, $4);
     IF lower($5) NOT IN ('hour', 'day', 'month') THEN
-        PERFORM @extschema@._statement_refuse('22023', format('usage_buckets: unknown bucket "%s"', $5),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('usage_buckets: unknown bucket "%s"', $5),
                                               'The buckets are ''hour'', ''day'' and ''month''.');
     END IF;
-    tz := @extschema@._statement_cluster_tz('usage_buckets', $1);
+    tz := @extschema@_internal._statement_cluster_tz('usage_buckets', $1);
     step := ('1 ' || lower($5))::interval;
     RETURN QUERY
     SELECT b.b_start, j.account, j.user_name,
@@ -133,11 +133,11 @@ BEGIN
       FROM @extschema@.allocations al JOIN @extschema@.clusters c ON c.cluster = al.cluster
      WHERE al.allocation_id = $1;
     IF NOT FOUND THEN
-        PERFORM @extschema@._statement_refuse('22023', format('allocation_used: no allocation %s', $1),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('allocation_used: no allocation %s', $1),
                                               'Name an allocation_id of fairshare.allocations.');
     END IF;
     IF NOT isfinite(as_of) THEN
-        PERFORM @extschema@._statement_refuse('22008', format('allocation_used: as_of must be finite, not %s', as_of),
+        PERFORM @extschema@_internal._statement_refuse('22008', format('allocation_used: as_of must be finite, not %s', as_of),
                                               'Pass the instant to count up to.');
     END IF;
     since := a.period_start::timestamp AT TIME ZONE a.timezone;
@@ -216,7 +216,7 @@ CREATE UNIQUE INDEX regulation_notifications_limit_once
 
 -- The threshold name in a notification's rule: limit_used_80,
 -- limit_days_30 (12.5 % gives limit_used_12.5).
-CREATE FUNCTION @extschema@._alert_rule(kind text, value float8)
+CREATE FUNCTION @extschema@_internal._alert_rule(kind text, value float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE kind WHEN 'used_percent' THEN 'limit_used_' ELSE 'limit_days_' END
        OPERATOR(pg_catalog.||) value::text;
@@ -246,15 +246,15 @@ DECLARE
     msg text;
 BEGIN
     IF NOT isfinite(at) THEN
-        PERFORM @extschema@._statement_refuse('22008', format('check_allocation_alerts: as_of must be finite, not %s', at),
+        PERFORM @extschema@_internal._statement_refuse('22008', format('check_allocation_alerts: as_of must be finite, not %s', at),
                                               'Pass the instant of the check, or NULL for now.');
     END IF;
     IF at > now() THEN
-        PERFORM @extschema@._statement_refuse('22023', format('check_allocation_alerts: as_of %s is in the future', at),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('check_allocation_alerts: as_of %s is in the future', at),
                                               'Alerts are sent on usage that has happened: pass an instant up to now, or NULL.');
     END IF;
     IF $2 IS NOT NULL THEN
-        PERFORM @extschema@._statement_cluster_tz('check_allocation_alerts', $2);
+        PERFORM @extschema@_internal._statement_cluster_tz('check_allocation_alerts', $2);
     END IF;
     FOR al IN
         SELECT a.allocation_id, a.cluster, a.account, a.policy, a.period_start, a.period_end, c.timezone
@@ -287,7 +287,7 @@ BEGIN
             IF msg IS NOT NULL THEN
                 INSERT INTO @extschema@.regulation_notifications AS n
                        (allocation_id, cluster, account, rule, check_day, kind, hours, message)
-                VALUES (al.allocation_id, al.cluster, al.account, @extschema@._alert_rule(th.kind, th.value),
+                VALUES (al.allocation_id, al.cluster, al.account, @extschema@_internal._alert_rule(th.kind, th.value),
                         day, 'alert', 0, msg)
                 ON CONFLICT (allocation_id, rule) WHERE rule ^@ 'limit_' DO NOTHING;
             END IF;
@@ -360,11 +360,11 @@ DECLARE
     r record;
 BEGIN
     IF $1 IS NULL OR $2 IS NULL THEN
-        PERFORM @extschema@._statement_refuse('22004', 'allocation_statements: month and as_of must not be NULL',
+        PERFORM @extschema@_internal._statement_refuse('22004', 'allocation_statements: month and as_of must not be NULL',
                                               'Pass any day of the month to state, and the instant to state it as of.');
     END IF;
     IF NOT isfinite($1) OR NOT isfinite($2) THEN
-        PERFORM @extschema@._statement_refuse('22008', format('allocation_statements: month %s and as_of %s must be finite', $1, $2),
+        PERFORM @extschema@_internal._statement_refuse('22008', format('allocation_statements: month %s and as_of %s must be finite', $1, $2),
                                               'Pass any day of the month to state, and the instant to state it as of.');
     END IF;
     m := date_trunc('month', $1)::date;
@@ -476,7 +476,7 @@ COMMENT ON FUNCTION @extschema@.allocation_statements(date, timestamptz) IS
 -- instant t of [t0, t1] is at x = 70 + 570 (t − t0) / (t1 − t0), a value v
 -- at y = 350 − 310 v / top (test/charts.sh reads the charts this way).
 
-CREATE FUNCTION @extschema@._chart_top(v float8)
+CREATE FUNCTION @extschema@_internal._chart_top(v float8)
 RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -496,18 +496,18 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION @extschema@._chart_x(t timestamptz, t0 timestamptz, t1 timestamptz)
+CREATE FUNCTION @extschema@_internal._chart_x(t timestamptz, t0 timestamptz, t1 timestamptz)
 RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN 70 OPERATOR(pg_catalog.+) ((570 OPERATOR(pg_catalog.*)
        pg_catalog.date_part('epoch', t OPERATOR(pg_catalog.-) t0))
        OPERATOR(pg_catalog./) pg_catalog.date_part('epoch', t1 OPERATOR(pg_catalog.-) t0));
 
-CREATE FUNCTION @extschema@._chart_y(v float8, top float8)
+CREATE FUNCTION @extschema@_internal._chart_y(v float8, top float8)
 RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN 350 OPERATOR(pg_catalog.-) ((310 OPERATOR(pg_catalog.*) v) OPERATOR(pg_catalog./) top);
 
 -- A coordinate or number as SVG writes it.
-CREATE FUNCTION @extschema@._svg_n(v float8)
+CREATE FUNCTION @extschema@_internal._svg_n(v float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.round(v::numeric, 1)::text;
 
@@ -517,7 +517,7 @@ RETURN pg_catalog.round(v::numeric, 1)::text;
 -- turn them into spaces); the 28 other C0 controls, which XML 1.0 forbids
 -- anywhere in a document (U+0001-U+0008, U+000B, U+000C, U+000E-U+001F; a
 -- text holds no U+0000), as U+FFFD.
-CREATE FUNCTION @extschema@._svg_escape(s text)
+CREATE FUNCTION @extschema@_internal._svg_escape(s text)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
        pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
@@ -527,7 +527,7 @@ RETURN pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
            E'\t', '&#9;'), E'\n', '&#10;'), E'\r', '&#13;');
 
 -- A tick label: 1 500 000 → 1.5M, 2 500 → 2.5k, 0.25 → 0.25.
-CREATE FUNCTION @extschema@._chart_label(v float8)
+CREATE FUNCTION @extschema@_internal._chart_label(v float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN CASE WHEN pg_catalog.abs(v) OPERATOR(pg_catalog.>=) 1e6
             THEN pg_catalog.trim_scale(pg_catalog.round((v OPERATOR(pg_catalog./) 1e6)::numeric, 2))::text OPERATOR(pg_catalog.||) 'M'
@@ -539,14 +539,14 @@ RETURN CASE WHEN pg_catalog.abs(v) OPERATOR(pg_catalog.>=) 1e6
 -- chart of 4 years is 35,064, and the plot is 570 pixels wide.  A reader
 -- chooses the window, so the work a chart does must be bounded
 -- (docs/statements.md#bad-input); 54000 names the count asked for.
-CREATE FUNCTION @extschema@._chart_check_buckets(fn text, n bigint, what text, hint text)
+CREATE FUNCTION @extschema@_internal._chart_check_buckets(fn text, n bigint, what text, hint text)
 RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     max_buckets constant bigint := 40000;
 BEGIN
     IF n > max_buckets THEN
-        PERFORM @extschema@._statement_refuse('54000',
+        PERFORM @extschema@_internal._statement_refuse('54000',
             format('%s: %s %s, more than the %s a chart draws', fn, n, what, max_buckets), hint);
     END IF;
 END
@@ -556,7 +556,7 @@ $$;
 -- top and its unit, the x axis with date ticks over [t0, t1] (at most
 -- about 8, on whole hours, days or months of the time zone), a legend of
 -- (colour, label) pairs, and the body drawn over the grid.
-CREATE FUNCTION @extschema@._svg_chart(title text, unit text, top float8, t0 timestamptz, t1 timestamptz,
+CREATE FUNCTION @extschema@_internal._svg_chart(title text, unit text, top float8, t0 timestamptz, t1 timestamptz,
                                        tz text, legend text[], body text)
 RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -574,16 +574,16 @@ BEGIN
          || 'font-family="DejaVu Sans, Arial, Helvetica, sans-serif" font-size="12">'
          || '<rect x="0" y="0" width="800" height="400" fill="#ffffff"/>'
          || '<text x="400" y="22" text-anchor="middle" font-size="15" font-weight="bold">'
-         || @extschema@._svg_escape(title) || '</text>';
+         || @extschema@_internal._svg_escape(title) || '</text>';
     -- y axis: grid, ticks, labels, unit
     FOR i IN 0..5 LOOP
         s := s || format('<line x1="70" y1="%1$s" x2="640" y2="%1$s" stroke="#e0e0e0" stroke-width="1"/>'
                          '<text x="64" y="%2$s" text-anchor="end">%3$s</text>',
-                         @extschema@._svg_n(350 - 62 * i), @extschema@._svg_n(350 - 62 * i + 4),
-                         @extschema@._chart_label(top * i / 5));
+                         @extschema@_internal._svg_n(350 - 62 * i), @extschema@_internal._svg_n(350 - 62 * i + 4),
+                         @extschema@_internal._chart_label(top * i / 5));
     END LOOP;
     s := s || format('<text x="18" y="195" text-anchor="middle" transform="rotate(-90 18 195)">%s</text>',
-                     @extschema@._svg_escape(unit));
+                     @extschema@_internal._svg_escape(unit));
     -- x axis: ticks on whole hours, days or months
     SELECT st, tr, f INTO step, trunc_to, fmt
       FROM (VALUES (interval '10 minutes', 'hour', 'HH24:MI'), (interval '15 minutes', 'hour', 'HH24:MI'),
@@ -603,16 +603,16 @@ BEGIN
     IF span <= 86400 * 2 AND fmt = 'HH24:MI' THEN
         -- a short window: say which day it is
         s := s || format('<text x="355" y="392" text-anchor="middle" fill="#555555">%s (%s)</text>',
-                         to_char(timezone(tz, t0), 'YYYY-MM-DD'), @extschema@._svg_escape(tz));
+                         to_char(timezone(tz, t0), 'YYYY-MM-DD'), @extschema@_internal._svg_escape(tz));
     END IF;
     g := date_trunc(trunc_to, timezone(tz, t0));
     -- (a bar chart with a label under each bar passes no t0: no date ticks)
     WHILE t0 IS NOT NULL AND g AT TIME ZONE tz <= t1 LOOP
         IF g AT TIME ZONE tz >= t0 THEN
-            x := @extschema@._chart_x(g AT TIME ZONE tz, t0, t1);
+            x := @extschema@_internal._chart_x(g AT TIME ZONE tz, t0, t1);
             s := s || format('<line x1="%1$s" y1="350" x2="%1$s" y2="356" stroke="#333333"/>'
                              '<text x="%1$s" y="370" text-anchor="middle">%2$s</text>',
-                             @extschema@._svg_n(x), to_char(g, fmt));
+                             @extschema@_internal._svg_n(x), to_char(g, fmt));
         END IF;
         g := g + step;
     END LOOP;
@@ -624,14 +624,14 @@ BEGIN
     FOR i IN 1..coalesce(array_length(legend, 1), 0) / 2 LOOP
         s := s || format('<rect x="655" y="%s" width="14" height="14" fill="%s"/><text x="675" y="%s">%s</text>',
                          50 + 22 * (i - 1), legend[2 * i - 1], 50 + 22 * (i - 1) + 12,
-                         @extschema@._svg_escape(left(legend[2 * i], 18)));
+                         @extschema@_internal._svg_escape(left(legend[2 * i], 18)));
     END LOOP;
     RETURN s || '</svg>';
 END
 $$;
 
 -- The units the charts take: a factor from core-hours and the axis name.
-CREATE FUNCTION @extschema@._chart_units(fn text, units text, percent_ok boolean, OUT factor float8, OUT label text)
+CREATE FUNCTION @extschema@_internal._chart_units(fn text, units text, percent_ok boolean, OUT factor float8, OUT label text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -641,12 +641,12 @@ BEGIN
         WHEN 'seconds' THEN factor := 3600; label := 'core-seconds';
         WHEN 'percent' THEN
             IF NOT percent_ok THEN
-                PERFORM @extschema@._statement_refuse('22023', format('%s: units "%s" do not apply here', fn, units),
+                PERFORM @extschema@_internal._statement_refuse('22023', format('%s: units "%s" do not apply here', fn, units),
                                                       'This chart takes ''hours'', ''minutes'' or ''seconds''.');
             END IF;
             factor := NULL; label := '% of the cluster''s cores';
         ELSE
-            PERFORM @extschema@._statement_refuse('22023', format('%s: unknown units "%s"', fn, coalesce(units, 'NULL')),
+            PERFORM @extschema@_internal._statement_refuse('22023', format('%s: unknown units "%s"', fn, coalesce(units, 'NULL')),
                                                   CASE WHEN percent_ok THEN 'The units are ''percent'', ''hours'', ''minutes'' and ''seconds'' (as sreport -t).'
                                                        ELSE 'The units are ''hours'', ''minutes'' and ''seconds'' (as sreport -t).' END);
     END CASE;
@@ -654,7 +654,7 @@ END
 $$;
 
 -- The colours of the charts' series (Tableau 10).
-CREATE FUNCTION @extschema@._chart_colour(i integer)
+CREATE FUNCTION @extschema@_internal._chart_colour(i integer)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (ARRAY['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'])
        [1 OPERATOR(pg_catalog.+) ((i OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog.%) 10)];
@@ -687,21 +687,21 @@ DECLARE
     body text := '';
 BEGIN
     IF $1 IS NULL OR $2 IS NULL THEN
-        PERFORM @extschema@._statement_refuse('22004', 'burndown_svg: allocation_id and as_of must not be NULL',
+        PERFORM @extschema@_internal._statement_refuse('22004', 'burndown_svg: allocation_id and as_of must not be NULL',
                                               'Pass an allocation_id of fairshare.allocations and an instant.');
     END IF;
     SELECT al.allocation_id, al.cluster, al.account, al.policy, al.period_start, al.period_end, c.timezone INTO a
       FROM @extschema@.allocations al JOIN @extschema@.clusters c ON c.cluster = al.cluster
      WHERE al.allocation_id = $1;
     IF NOT FOUND THEN
-        PERFORM @extschema@._statement_refuse('22023', format('burndown_svg: no allocation %s', $1),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('burndown_svg: no allocation %s', $1),
                                               'Name an allocation_id of fairshare.allocations.');
     END IF;
     IF NOT isfinite($2) THEN
-        PERFORM @extschema@._statement_refuse('22008', format('burndown_svg: as_of must be finite, not %s', $2),
+        PERFORM @extschema@_internal._statement_refuse('22008', format('burndown_svg: as_of must be finite, not %s', $2),
                                               'Pass the instant to draw the burn-down as of.');
     END IF;
-    PERFORM @extschema@._chart_check_buckets('burndown_svg', (a.period_end - a.period_start + 1)::bigint,
+    PERFORM @extschema@_internal._chart_check_buckets('burndown_svg', (a.period_end - a.period_start + 1)::bigint,
                                              format('days in the period %s to %s', a.period_start, a.period_end),
                                              'A burn-down draws a point a day: read a period this long with allocation_statements, month by month.');
     t0 := a.period_start::timestamp AT TIME ZONE a.timezone;
@@ -747,27 +747,27 @@ BEGIN
                AND l.effective_date >= a.period_start AND l.effective_date <= a.period_end
              GROUP BY l.effective_date) l;
 
-    top := @extschema@._chart_top(greatest((SELECT max(v) FROM unnest(used_v) v), (SELECT max(v) FROM unnest(net_v) v),
+    top := @extschema@_internal._chart_top(greatest((SELECT max(v) FROM unnest(used_v) v), (SELECT max(v) FROM unnest(net_v) v),
                                            (SELECT max(v) FROM unnest(theo_v) v)));
     -- the net allocation as steps, to the end of the period (each piece
     -- of every chart is aggregated once: appending to a text in a loop
     -- copies it each time, quadratic in the pieces)
     SELECT string_agg(CASE WHEN x.o > 1
-                           THEN @extschema@._svg_n(@extschema@._chart_x(x.t, t0, t1)) || ','
-                                || @extschema@._svg_n(@extschema@._chart_y(x.prev, top)) || ' '
+                           THEN @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1)) || ','
+                                || @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.prev, top)) || ' '
                            ELSE '' END
-                      || @extschema@._svg_n(@extschema@._chart_x(x.t, t0, t1)) || ','
-                      || @extschema@._svg_n(@extschema@._chart_y(x.v, top)) || ' ', '' ORDER BY x.o)
+                      || @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1)) || ','
+                      || @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top)) || ' ', '' ORDER BY x.o)
       INTO pts
       FROM (SELECT n.t, n.v, n.o, lag(n.v) OVER (ORDER BY n.o) AS prev
               FROM unnest(net_t, net_v) WITH ORDINALITY n(t, v, o)) x;
-    pts := pts || '640,' || @extschema@._svg_n(@extschema@._chart_y(net_v[array_length(net_v, 1)], top));
+    pts := pts || '640,' || @extschema@_internal._svg_n(@extschema@_internal._chart_y(net_v[array_length(net_v, 1)], top));
     body := body || format('<polyline points="%s" fill="none" stroke="#2ca02c" stroke-width="3"/>', pts);
-    SELECT string_agg(@extschema@._svg_n(@extschema@._chart_x(t, t0, t1)) || ',' || @extschema@._svg_n(@extschema@._chart_y(v, top)), ' ' ORDER BY o)
+    SELECT string_agg(@extschema@_internal._svg_n(@extschema@_internal._chart_x(t, t0, t1)) || ',' || @extschema@_internal._svg_n(@extschema@_internal._chart_y(v, top)), ' ' ORDER BY o)
       INTO pts FROM unnest(theo_t, theo_v) WITH ORDINALITY x(t, v, o);
     body := body || format('<polyline points="%s" fill="none" stroke="#ff7f0e" stroke-width="3"/>', pts);
     IF used_t IS NOT NULL THEN
-        SELECT string_agg(@extschema@._svg_n(@extschema@._chart_x(t, t0, t1)) || ',' || @extschema@._svg_n(@extschema@._chart_y(v, top)), ' ' ORDER BY o)
+        SELECT string_agg(@extschema@_internal._svg_n(@extschema@_internal._chart_x(t, t0, t1)) || ',' || @extschema@_internal._svg_n(@extschema@_internal._chart_y(v, top)), ' ' ORDER BY o)
           INTO pts FROM unnest(used_t, used_v) WITH ORDINALITY x(t, v, o);
         body := body || format('<polyline points="%s" fill="none" stroke="#1f77b4" stroke-width="3"/>', pts);
     END IF;
@@ -777,19 +777,19 @@ BEGIN
     body := body || coalesce((
         SELECT string_agg(format('<path d="M %1$s %2$s l -7 -12 l 14 0 z" fill="#d62728"/>'
                                  '<text x="%5$s" y="%3$s" fill="#d62728" font-size="11">-%4$s</text>',
-                                 @extschema@._svg_n(@extschema@._chart_x(x.t, t0, t1)),
-                                 @extschema@._svg_n(@extschema@._chart_y(x.v, top)),
-                                 @extschema@._svg_n(@extschema@._chart_y(x.v, top) + 14),
-                                 @extschema@._chart_label(CASE WHEN x.h > 0
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1)),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top)),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top) + 14),
+                                 @extschema@_internal._chart_label(CASE WHEN x.h > 0
                                      THEN round(x.h::numeric, 2 - floor(log(x.h))::integer)::float8 ELSE 0 END),
-                                 @extschema@._svg_n(@extschema@._chart_x(x.t, t0, t1) + 4)), '' ORDER BY x.o)
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1) + 4)), '' ORDER BY x.o)
           FROM unnest(tb_t, tb_v, tb_h) WITH ORDINALITY x(t, v, h, o)), '');
     IF $2 > t0 AND $2 < t1 THEN
         body := body || format('<line x1="%1$s" y1="40" x2="%1$s" y2="350" stroke="#999999" stroke-width="1" stroke-dasharray="4 3"/>'
                                '<text x="%1$s" y="36" text-anchor="middle" fill="#777777" font-size="11">as of %2$s</text>',
-                               @extschema@._svg_n(@extschema@._chart_x($2, t0, t1)), to_char(timezone(a.timezone, $2), 'YYYY-MM-DD'));
+                               @extschema@_internal._svg_n(@extschema@_internal._chart_x($2, t0, t1)), to_char(timezone(a.timezone, $2), 'YYYY-MM-DD'));
     END IF;
-    RETURN @extschema@._svg_chart(
+    RETURN @extschema@_internal._svg_chart(
         format('%s on %s (%s): burn-down', a.account, a.cluster, a.policy), 'core-hours', top, t0, t1, a.timezone,
         ARRAY['#1f77b4', 'hours used', '#ff7f0e', 'theoretical', '#2ca02c', 'net allocation', '#d62728', 'take-back'],
         body);
@@ -824,26 +824,26 @@ DECLARE
     belows float8[];
 BEGIN
     IF $1 IS NULL OR $2 IS NULL THEN
-        PERFORM @extschema@._statement_refuse('22004', 'account_usage_svg: cluster and account must not be NULL',
+        PERFORM @extschema@_internal._statement_refuse('22004', 'account_usage_svg: cluster and account must not be NULL',
                                               'Name an account of fairshare.accounts and its cluster.');
     END IF;
-    SELECT * INTO u FROM @extschema@._chart_units('account_usage_svg', $5, false);
+    SELECT * INTO u FROM @extschema@_internal._chart_units('account_usage_svg', $5, false);
     IF $3 IS NULL OR $4 IS NULL OR NOT isfinite($3) OR NOT isfinite($4) OR $4 <= $3 THEN
-        PERFORM @extschema@._statement_refuse(CASE WHEN $3 IS NULL OR $4 IS NULL THEN '22004'
+        PERFORM @extschema@_internal._statement_refuse(CASE WHEN $3 IS NULL OR $4 IS NULL THEN '22004'
                                                    WHEN NOT isfinite($3) OR NOT isfinite($4) THEN '22008' ELSE '22023' END,
                                               format('account_usage_svg: the range is reversed, empty or open: until %s is not after since %s',
                                                      coalesce($4::text, 'NULL'), coalesce($3::text, 'NULL')),
                                               'Pass since < until (days; until is not included).');
     END IF;
-    tz := @extschema@._statement_cluster_tz('account_usage_svg', $1);
+    tz := @extschema@_internal._statement_cluster_tz('account_usage_svg', $1);
     IF NOT EXISTS (SELECT 1 FROM @extschema@.accounts ac WHERE ac.cluster = $1 AND ac.account = $2) THEN
-        PERFORM @extschema@._statement_refuse('22023', format('account_usage_svg: no account "%s" on cluster "%s"', $2, $1),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('account_usage_svg: no account "%s" on cluster "%s"', $2, $1),
                                               'Name an account of fairshare.accounts.');
     END IF;
     m0 := date_trunc('month', $3)::date;
     nm := (extract(year FROM $4 - 1)::integer - extract(year FROM m0)::integer) * 12
           + extract(month FROM $4 - 1)::integer - extract(month FROM m0)::integer + 1;
-    PERFORM @extschema@._chart_check_buckets('account_usage_svg', nm::bigint, format('months from %s to %s', $3, $4),
+    PERFORM @extschema@_internal._chart_check_buckets('account_usage_svg', nm::bigint, format('months from %s to %s', $3, $4),
                                              'A bar a month: take a shorter range (the plot is 570 pixels wide).');
     t0 := m0::timestamp AT TIME ZONE tz;
     t1 := (m0 + make_interval(months => nm))::timestamp AT TIME ZONE tz;
@@ -865,32 +865,32 @@ BEGIN
       INTO ks, users, months, vs, belows
       FROM (SELECT stack.*, sum(stack.v) OVER (PARTITION BY stack.month ORDER BY stack.k) - stack.v AS below
               FROM stack) s;
-    top := @extschema@._chart_top(coalesce((SELECT max(x.b + x.v) FROM unnest(belows, vs) x(b, v)), 0));
+    top := @extschema@_internal._chart_top(coalesce((SELECT max(x.b + x.v) FROM unnest(belows, vs) x(b, v)), 0));
     band := 570.0 / nm;
     body := coalesce((
         SELECT string_agg(format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s %s: %s</title></rect>',
-                                 @extschema@._svg_n(70 + band * ((extract(year FROM x.month) - extract(year FROM m0)) * 12
+                                 @extschema@_internal._svg_n(70 + band * ((extract(year FROM x.month) - extract(year FROM m0)) * 12
                                                                  + extract(month FROM x.month) - extract(month FROM m0)) + band * 0.15),
-                                 @extschema@._svg_n(@extschema@._chart_y(x.below + x.v, top)),
-                                 @extschema@._svg_n(band * 0.7),
-                                 @extschema@._svg_n(310 * x.v / top),
-                                 @extschema@._chart_colour(x.k), to_char(x.month, 'YYYY-MM'),
-                                 @extschema@._svg_escape(x.user_name), round(x.v::numeric, 2)), '' ORDER BY x.o)
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.below + x.v, top)),
+                                 @extschema@_internal._svg_n(band * 0.7),
+                                 @extschema@_internal._svg_n(310 * x.v / top),
+                                 @extschema@_internal._chart_colour(x.k), to_char(x.month, 'YYYY-MM'),
+                                 @extschema@_internal._svg_escape(x.user_name), round(x.v::numeric, 2)), '' ORDER BY x.o)
           FROM unnest(ks, users, months, vs, belows) WITH ORDINALITY x(k, user_name, month, v, below, o)), '');
     -- a month's label under each bar (every other one past 12 months)
     body := body || coalesce((
         SELECT string_agg(format('<text x="%s" y="386" text-anchor="middle" font-size="11" fill="#333333">%s</text>',
-                                 @extschema@._svg_n(70 + band * (i + 0.5)), to_char(m0 + make_interval(months => i), 'YYYY-MM')),
+                                 @extschema@_internal._svg_n(70 + band * (i + 0.5)), to_char(m0 + make_interval(months => i), 'YYYY-MM')),
                           '' ORDER BY i)
           FROM generate_series(0, nm - 1) i
          WHERE nm <= 12 OR i % ((nm + 11) / 12) = 0), '');
     SELECT coalesce(array_agg(x ORDER BY d.k, v.o), ARRAY[]::text[]) INTO legend
       FROM (SELECT DISTINCT s.k, s.user_name FROM unnest(ks, users) s(k, user_name)) d
-     CROSS JOIN LATERAL (VALUES (1, @extschema@._chart_colour(d.k)), (2, d.user_name)) v(o, x);
+     CROSS JOIN LATERAL (VALUES (1, @extschema@_internal._chart_colour(d.k)), (2, d.user_name)) v(o, x);
     IF legend = ARRAY[]::text[] THEN
         legend := ARRAY['#ffffff', 'no usage'];
     END IF;
-    RETURN @extschema@._svg_chart(format('%s on %s: usage per month by user', $2, $1), u.label, top, NULL, NULL, tz,
+    RETURN @extschema@_internal._svg_chart(format('%s on %s: usage per month by user', $2, $1), u.label, top, NULL, NULL, tz,
                                   legend, body);
 END
 $$;
@@ -920,17 +920,17 @@ DECLARE
     l0 timestamp;
     l1 timestamp;
 BEGIN
-    SELECT * INTO u FROM @extschema@._chart_units('cluster_utilisation_svg', $4, true);
-    PERFORM @extschema@._statement_check_window('cluster_utilisation_svg', $2, $3);
+    SELECT * INTO u FROM @extschema@_internal._chart_units('cluster_utilisation_svg', $4, true);
+    PERFORM @extschema@_internal._statement_check_window('cluster_utilisation_svg', $2, $3);
     IF $1 IS NULL THEN
-        PERFORM @extschema@._statement_refuse('22004', 'cluster_utilisation_svg: cluster must not be NULL',
+        PERFORM @extschema@_internal._statement_refuse('22004', 'cluster_utilisation_svg: cluster must not be NULL',
                                               'Name a cluster of fairshare.clusters.');
     END IF;
-    tz := @extschema@._statement_cluster_tz('cluster_utilisation_svg', $1);
+    tz := @extschema@_internal._statement_cluster_tz('cluster_utilisation_svg', $1);
     b := lower(coalesce($5, CASE WHEN $3 - $2 <= interval '2 days' THEN 'hour'
                                  WHEN $3 - $2 <= interval '92 days' THEN 'day' ELSE 'month' END));
     IF b NOT IN ('hour', 'day', 'month') THEN
-        PERFORM @extschema@._statement_refuse('22023', format('cluster_utilisation_svg: unknown bucket "%s"', $5),
+        PERFORM @extschema@_internal._statement_refuse('22023', format('cluster_utilisation_svg: unknown bucket "%s"', $5),
                                               'The buckets are ''hour'', ''day'' and ''month'', or NULL to choose from the window.');
     END IF;
     step := ('1 ' || b)::interval;
@@ -938,7 +938,7 @@ BEGIN
     -- generate_series(l0, l1, step) below
     l0 := date_trunc(b, timezone(tz, $2));
     l1 := timezone(tz, $3) - interval '1 microsecond';
-    PERFORM @extschema@._chart_check_buckets('cluster_utilisation_svg',
+    PERFORM @extschema@_internal._chart_check_buckets('cluster_utilisation_svg',
         CASE b WHEN 'hour' THEN floor(extract(epoch FROM l1 - l0) / 3600)::bigint + 1
                WHEN 'day' THEN (l1::date - l0::date)::bigint + 1
                ELSE ((extract(year FROM l1) - extract(year FROM l0)) * 12
@@ -962,16 +962,16 @@ BEGIN
                 ON y.bucket_start = g AT TIME ZONE tz) x;
     top := (SELECT max(v) FROM unnest(vs) v);
     top := CASE WHEN u.factor IS NULL AND coalesce(top, 0) <= 100 THEN 100
-                ELSE @extschema@._chart_top(coalesce(top, 0)) END;
+                ELSE @extschema@_internal._chart_top(coalesce(top, 0)) END;
     body := coalesce((
         SELECT string_agg(format('<rect x="%s" y="%s" width="%s" height="%s" fill="#1f77b4"><title>%s: %s</title></rect>',
-                                 @extschema@._svg_n(@extschema@._chart_x(x.b0, $2, $3) + 0.5),
-                                 @extschema@._svg_n(@extschema@._chart_y(x.v, top)),
-                                 @extschema@._svg_n(greatest(@extschema@._chart_x(x.b1, $2, $3) - @extschema@._chart_x(x.b0, $2, $3) - 1, 1)),
-                                 @extschema@._svg_n(310 * x.v / top),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.b0, $2, $3) + 0.5),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top)),
+                                 @extschema@_internal._svg_n(greatest(@extschema@_internal._chart_x(x.b1, $2, $3) - @extschema@_internal._chart_x(x.b0, $2, $3) - 1, 1)),
+                                 @extschema@_internal._svg_n(310 * x.v / top),
                                  to_char(timezone(tz, x.b0), 'YYYY-MM-DD HH24:MI'), round(x.v::numeric, 2)), '' ORDER BY x.o)
           FROM unnest(b0s, b1s, vs) WITH ORDINALITY x(b0, b1, v, o)), '');
-    RETURN @extschema@._svg_chart(format('%s (%s cores): utilisation per %s', $1, cores, b), u.label, top, $2, $3, tz,
+    RETURN @extschema@_internal._svg_chart(format('%s (%s cores): utilisation per %s', $1, cores, b), u.label, top, $2, $3, tz,
                                   ARRAY['#1f77b4', 'cores in use'], body);
 END
 $$;

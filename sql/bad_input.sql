@@ -82,7 +82,7 @@ SELECT * FROM pg_temp.last_rejects();
 SELECT job_id, cpus, nodes FROM jobs WHERE cluster = 'bad_s' AND job_id IN ('111', '112', '113') ORDER BY job_id;
 -- _sacct_line classifies such a line as a header too (the caller passes
 -- the header in force with each line)
-SELECT kind, reason FROM _sacct_line('JobID|User|Account|Partition|NNodes|AllocCPUS|Submit|Start|End|State',
+SELECT kind, reason FROM fairshare_internal._sacct_line('JobID|User|Account|Partition|NNodes|AllocCPUS|Submit|Start|End|State',
                                      'JobID|User|Account|Partition|AllocCPUS|NNodes|Submit|Start|End|State', 'UTC', 'bad_s');
 ROLLBACK TO SAVEPOINT defect2;
 
@@ -178,13 +178,13 @@ ROLLBACK TO SAVEPOINT defect4;
 -- to November 294276, (294276 + 4713) × 12 = 3,587,868 months.
 -- ===========================================================================
 SAVEPOINT defect5;
-SELECT cardinality(_rwth_month_starts('4714-12-01 BC', '294276-11-30', 'UTC')) - 1 AS longest_period_months;
-SELECT cardinality(_rwth_running_hours('{1,2}', 3587868)) AS at_the_bound;
-SELECT err($$SELECT _rwth_running_hours('{1,2}', 3587869)$$);
-SELECT err($$SELECT _rwth_running_hours('{1,2}', 2147483647)$$);
-SELECT err($$SELECT _rwth_running_hours('{1,2}', -1)$$);
+SELECT cardinality(fairshare_internal._rwth_month_starts('4714-12-01 BC', '294276-11-30', 'UTC')) - 1 AS longest_period_months;
+SELECT cardinality(fairshare_internal._rwth_running_hours('{1,2}', 3587868)) AS at_the_bound;
+SELECT err($$SELECT fairshare_internal._rwth_running_hours('{1,2}', 3587869)$$);
+SELECT err($$SELECT fairshare_internal._rwth_running_hours('{1,2}', 2147483647)$$);
+SELECT err($$SELECT fairshare_internal._rwth_running_hours('{1,2}', -1)$$);
 SET ROLE regress_bad_user;
-SELECT err($$SELECT fairshare._rwth_running_hours('{1,2}', 2147483647)$$);
+SELECT err($$SELECT fairshare_internal._rwth_running_hours('{1,2}', 2147483647)$$);
 RESET ROLE;
 ROLLBACK TO SAVEPOINT defect5;
 
@@ -233,7 +233,7 @@ SELECT * FROM pg_temp.last_rejects();
 SELECT r.line_no, right(r.line, 30) AS line_end FROM import_rejects r
  WHERE r.import_id = (SELECT max(import_id) FROM imports) ORDER BY r.line_no;
 -- what import_rejects keeps: a valid line unchanged
-SELECT _import_line_text('résumé') AS valid_line;
+SELECT fairshare_internal._import_line_text('résumé') AS valid_line;
 ROLLBACK TO SAVEPOINT defect6;
 
 -- ===========================================================================
@@ -291,7 +291,7 @@ SAVEPOINT accepted;
 -- A PBS mem of 2^63 − 1 bytes is stored as what the log says, rounded up
 -- to MiB: ceil((2^63 − 1) / 2^20) = 2^43 = 8796093022208.  Only a value
 -- that no longer fits (mem_mb beyond 2^62) is rejected.
-SELECT (_pbs_record('11/22/2026 08:10:10;E;5201.pbs;user=u group=g account=a queue=std ctime=1795334400 start=1795334410 end=1795335010 Resource_List.ncpus=1 Resource_List.mem=9223372036854775807b Exit_status=0', 'UTC')).mem_mb;
+SELECT (fairshare_internal._pbs_record('11/22/2026 08:10:10;E;5201.pbs;user=u group=g account=a queue=std ctime=1795334400 start=1795334410 end=1795335010 Resource_List.ncpus=1 Resource_List.mem=9223372036854775807b Exit_status=0', 'UTC')).mem_mb;
 
 -- Daylight saving time: sacct prints local times without an offset, so
 -- the hour repeated when DST ends (Paris, 27 Oct 2024, 03:00 CEST = 02:00
@@ -300,13 +300,13 @@ SELECT (_pbs_record('11/22/2026 08:10:10;E;5201.pbs;user=u group=g account=a que
 -- before it starts; one from 02:30 CEST to 02:50 CET (80 min) as 20 min.
 SELECT kind, reason, end_time - start_time AS elapsed
   FROM (VALUES ('2024-10-27T02:30:00', '2024-10-27T02:10:00'), ('2024-10-27T02:30:00', '2024-10-27T02:50:00')) v(s, e)
- CROSS JOIN LATERAL _sacct_line(format('1|u|a|std|1|2024-10-27T00:00:00|%s|%s|COMPLETED', v.s, v.e),
+ CROSS JOIN LATERAL fairshare_internal._sacct_line(format('1|u|a|std|1|2024-10-27T00:00:00|%s|%s|COMPLETED', v.s, v.e),
                                 'JobID|User|Account|Partition|AllocCPUS|Submit|Start|End|State', 'Europe/Paris', 'bad_s');
 -- The same jobs exported with TZ=UTC (the README's command) and imported
 -- with time_zone 'UTC': 00:30Z to 01:10Z = 40 min, 00:30Z to 01:50Z = 80 min.
 SELECT kind, reason, end_time - start_time AS elapsed
   FROM (VALUES ('2024-10-27T00:30:00', '2024-10-27T01:10:00'), ('2024-10-27T00:30:00', '2024-10-27T01:50:00')) v(s, e)
- CROSS JOIN LATERAL _sacct_line(format('1|u|a|std|1|2024-10-27T00:00:00|%s|%s|COMPLETED', v.s, v.e),
+ CROSS JOIN LATERAL fairshare_internal._sacct_line(format('1|u|a|std|1|2024-10-27T00:00:00|%s|%s|COMPLETED', v.s, v.e),
                                 'JobID|User|Account|Partition|AllocCPUS|Submit|Start|End|State', 'UTC', 'bad_s');
 ROLLBACK TO SAVEPOINT accepted;
 

@@ -104,19 +104,19 @@ SELECT err('SELECT decayed_usage_step(1, ''2024-01-01'', ''2024-06-01'', ''1 day
 SELECT err('SELECT decayed_usage_step(1, ''2024-01-01'', ''2024-06-01'', ''1 day'', -0.5)');                -- 22023
 -- the transition functions are callable from SQL: a NULL or malformed state is
 -- an error, not a crash (robustness catalogue, test/tap/bad_input.sql)
-SELECT err('SELECT _decay_point_accum(NULL, 1, ''2024-01-01'', ''2024-06-01'', ''1 day'')');             -- 22004
-SELECT err('SELECT _decay_span_accum(NULL, NULL, NULL, NULL, NULL, NULL)');                            -- 22004
-SELECT err('SELECT _decay_slurm_point_accum(NULL, 1, ''2024-01-01'', ''2024-06-01'', ''1 day'')');       -- 22004
-SELECT err('SELECT _decay_slurm_span_accum(NULL, 1, ''2024-01-01'', ''2024-01-02'', ''2024-06-01'', ''1 day'')'); -- 22004
-SELECT err('SELECT _decay_step_point_accum(NULL, 1, ''2024-01-01'', ''2024-06-01'', ''1 day'', 0.5)');   -- 22004
-SELECT err('SELECT _decay_step_span_accum(NULL, 1, ''2024-01-01'', ''2024-01-02'', ''2024-06-01'', ''1 day'', 0.5)'); -- 22004
-SELECT err('SELECT _decay_final(''{1,2}'')');                                                          -- 22023
-SELECT err('SELECT _decay_combine(''{1,2,3}'', ''{1,NULL,3}'')');                                      -- 22023
+SELECT err('SELECT fairshare_internal._decay_point_accum(NULL, 1, ''2024-01-01'', ''2024-06-01'', ''1 day'')');             -- 22004
+SELECT err('SELECT fairshare_internal._decay_span_accum(NULL, NULL, NULL, NULL, NULL, NULL)');                            -- 22004
+SELECT err('SELECT fairshare_internal._decay_slurm_point_accum(NULL, 1, ''2024-01-01'', ''2024-06-01'', ''1 day'')');       -- 22004
+SELECT err('SELECT fairshare_internal._decay_slurm_span_accum(NULL, 1, ''2024-01-01'', ''2024-01-02'', ''2024-06-01'', ''1 day'')'); -- 22004
+SELECT err('SELECT fairshare_internal._decay_step_point_accum(NULL, 1, ''2024-01-01'', ''2024-06-01'', ''1 day'', 0.5)');   -- 22004
+SELECT err('SELECT fairshare_internal._decay_step_span_accum(NULL, 1, ''2024-01-01'', ''2024-01-02'', ''2024-06-01'', ''1 day'', 0.5)'); -- 22004
+SELECT err('SELECT fairshare_internal._decay_final(''{1,2}'')');                                                          -- 22023
+SELECT err('SELECT fairshare_internal._decay_combine(''{1,2,3}'', ''{1,NULL,3}'')');                                      -- 22023
 -- usage that adds up past float8 (1e308 + 1e308): 22003, as sum(float8) says, not NaN
 SELECT err('SELECT decayed_usage(1e308, ''2024-01-01'', ''2024-01-01'', NULL) FROM generate_series(1, 2)');
 SELECT err('SELECT decayed_usage_step(1e308, ''2024-01-01'', ''2024-01-02'', ''2024-01-02'', ''1 day'', 1) FROM generate_series(1, 2)');
 SELECT decayed_usage(1e308, '2024-01-01', '2024-01-01', NULL) FROM generate_series(1, 1);  -- one row: 1e+308
-SELECT _decay_point_accum('{0,0,0}', 8, '2024-06-01 00:00+00', '2024-06-01 01:00+00', '30 minutes'); -- one row, 8 × 2^-2 = 2: {1,2,0}
+SELECT fairshare_internal._decay_point_accum('{0,0,0}', 8, '2024-06-01 00:00+00', '2024-06-01 01:00+00', '30 minutes'); -- one row, 8 × 2^-2 = 2: {1,2,0}
 -- extreme but valid: a Slurm half-life under 0.693 s leaves nothing after 1 s; 1000 years at a 1 s half-life underflows to 0
 SELECT decayed_usage_slurm(1, '2024-01-01 00:00:00+00', '2024-01-01 00:00:01+00', '0.5 seconds'),   -- 0
        decayed_usage(1e300, '1024-01-01 00:00+00', '2024-01-01 00:00+00', '1 second'),              -- 0

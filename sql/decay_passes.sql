@@ -113,7 +113,7 @@ SELECT err('SELECT decayed_usage_slurm_passes(1, ''2024-01-01'', NULL, NULL, ''1
 SELECT err('SELECT decayed_usage_slurm_passes(1, ''2024-01-01'', NULL, ''infinity'', ''1 day'', ''1 minute'', NULL)'); -- 22008
 SELECT err('SELECT decayed_usage_slurm_passes(1, ''2024-01-01'', NULL, ''2024-02-01'', ''1 day'', ''1 minute'', ''infinity'')'); -- 22008
 SELECT err('SELECT slurm_last_pass(''294276-01-01'', ''1 minute'', ''4000-01-01 BC'')');                     -- 22008, out of range
-SELECT err('SELECT _decay_passes_span_accum(NULL, 1, now(), NULL, now(), ''1 day'', ''1 minute'', NULL)');   -- 22004
+SELECT err('SELECT fairshare_internal._decay_passes_span_accum(NULL, 1, now(), NULL, now(), ''1 day'', ''1 minute'', NULL)');   -- 22004
 -- NULL billing or start: the row is ignored, as sum() ignores NULLs
 SELECT decayed_usage_slurm_passes(b, s, NULL, '2024-06-01 12:05:00+00', '10 minutes', '1 minute', NULL)
   FROM (VALUES (NULL::float8, '2024-06-01 12:00:00+00'::timestamptz), (1, NULL)) v(b, s);     -- NULL: no row counted
@@ -247,7 +247,7 @@ INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_
   ('rs', '3', 'r3', 'a', 'p', 'COMPLETED', '2024-06-01 23:59:00+00', '2024-06-01 23:59:00+00', '2024-06-02 00:00:10+00', 1);
 -- the reset instants: as of 00:00:15 the day's reset pass has not come,
 -- the last reset is the previous day's (2024-06-01 00:00:20); from 00:00:20 on, today's
-SELECT t, _usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone, c.decay_mode,
+SELECT t, fairshare_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone, c.decay_mode,
                           c.priority_calc_period, c.priority_last_decay, t) AS reset_at
   FROM clusters c, (VALUES ('2024-06-02 00:00:15+00'::timestamptz), ('2024-06-02 00:00:20+00'), ('2024-06-02 12:00+00')) v(t)
  WHERE c.cluster = 'rs' ORDER BY 1;
@@ -286,13 +286,13 @@ SELECT user_name, raw_usage FROM association_usage_at('2024-06-02 00:01:00+00') 
 --   MONTHLY    2024-06-01 00:00 Paris = 2024-05-31 22:00 UTC
 --   QUARTERLY  2024-04-01 00:00 Paris = 2024-03-31 22:00 UTC
 --   YEARLY     2024-01-01 00:00 Paris = 2023-12-31 23:00 UTC
-SELECT p, _usage_reset_at(p, NULL, 'Europe/Paris', 'exact', '5 minutes', NULL, '2024-06-12 10:00+00') AS reset_at
+SELECT p, fairshare_internal._usage_reset_at(p, NULL, 'Europe/Paris', 'exact', '5 minutes', NULL, '2024-06-12 10:00+00') AS reset_at
   FROM unnest(ARRAY['NONE', 'DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'YEARLY']) p;
 -- with passes every 5 minutes from 00:02 UTC, the reset is the first pass
 -- from the period's start: 2024-06-11 22:02 UTC for DAILY
-SELECT _usage_reset_at('daily', NULL, 'Europe/Paris', 'slurm_passes', '5 minutes', '2024-01-01 00:02+00', '2024-06-12 10:00+00');
+SELECT fairshare_internal._usage_reset_at('daily', NULL, 'Europe/Paris', 'slurm_passes', '5 minutes', '2024-01-01 00:02+00', '2024-06-12 10:00+00');
 -- a Sunday is its own week's start: as of Sunday 2024-06-09 10:00 Paris, 2024-06-09 00:00 Paris
-SELECT _usage_reset_at('WEEKLY', NULL, 'Europe/Paris', 'exact', '5 minutes', NULL, '2024-06-09 08:00+00');
+SELECT fairshare_internal._usage_reset_at('WEEKLY', NULL, 'Europe/Paris', 'exact', '5 minutes', NULL, '2024-06-09 08:00+00');
 
 -- ---------------------------------------------------------------------------
 -- 6. Classic: sshare prints the root's FairShare, 2^(-(1/1)/d): 0.500000

@@ -52,8 +52,8 @@ SELECT imported, rejected FROM import_sacct('eff', 'UTC');
 -- bad input
 \set VERBOSITY default
 \set SHOW_CONTEXT never
-SELECT _sacct_duration('3 hours');
-SELECT _sacct_size_mb('lots');
+SELECT fairshare_internal._sacct_duration('3 hours');
+SELECT fairshare_internal._sacct_size_mb('lots');
 SELECT import_sacct_efficiency('nowhere', 'UTC');
 
 -- the suites share a database: leave nothing behind

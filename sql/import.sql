@@ -319,9 +319,9 @@ SELECT job_id, state, start_time, end_time FROM jobs WHERE cluster = 'hydra' AND
 -- a signed overflow (undefined behaviour; found by test/fuzz/fuzz_import_pbs)
 -- that wrapped to a negative size.  2^63 − 1 bytes still is one:
 -- ⌈(2^63 − 1) / 2^20⌉ MiB = 2^43 = 8796093022208.
-SELECT kind, sqlstate, reason FROM _pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=9223372036854775809b', 'UTC');
-SELECT kind, sqlstate, reason FROM _pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=92233720368547758070kb', 'UTC');
-SELECT kind, mem_mb FROM _pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=9223372036854775807b', 'UTC');
+SELECT kind, sqlstate, reason FROM fairshare_internal._pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=9223372036854775809b', 'UTC');
+SELECT kind, sqlstate, reason FROM fairshare_internal._pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=92233720368547758070kb', 'UTC');
+SELECT kind, mem_mb FROM fairshare_internal._pbs_record('11/21/2026 09:00:00;Q;3001.pbs01;user=alice queue=workq ctime=1795248000 Resource_List.mem=9223372036854775807b', 'UTC');
 
 -- the import log
 SELECT import_id, source, cluster, time_zone, lines_read, imported, updated, unchanged,

@@ -40,10 +40,10 @@ INSERT INTO st VALUES
   (11, '3|u|a|std|cpu=x|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T01:00:00|COMPLETED'),
   (12, '3.batch||a||cpu=1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T01:00:00|COMPLETED');
 SELECT line_no, kind, job_id, step, folded, sqlstate, line IS NOT NULL AS kept_line
-  FROM _sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'UTC', 'parse')
+  FROM fairshare_internal._sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'UTC', 'parse')
  ORDER BY line_no;
 SELECT count(*) AS rows, sum(folded) AS folded, count(*) + sum(folded) AS lines
-  FROM _sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'UTC', 'parse');
+  FROM fairshare_internal._sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'UTC', 'parse');
 -- the job rows carry what _sacct_line reads from the same lines
 SELECT p.job_id, p.user_name, p.account, p.partition, p.state, p.start_time, p.end_time,
        p.tres, p.cpus, p.mem_mb, p.nodes, p.exclusive, p.stored,
@@ -52,9 +52,9 @@ SELECT p.job_id, p.user_name, p.account, p.partition, p.state, p.start_time, p.e
        IS NOT DISTINCT FROM
        (l.cluster, l.job_id, l.user_name, l.account, l.partition, l.state, l.start_time,
         l.end_time, l.tres, l.cpus, l.mem_mb, l.gpus, l.nodes) AS same_as_sacct_line
-  FROM _sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'UTC', 'parse') p
+  FROM fairshare_internal._sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'UTC', 'parse') p
   JOIN st s USING (line_no)
- CROSS JOIN LATERAL _sacct_line(s.line, 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'parse') l
+ CROSS JOIN LATERAL fairshare_internal._sacct_line(s.line, 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'parse') l
  WHERE p.kind = 'job' ORDER BY p.job_id;
 
 -- import_sacct over the same lines: 12 read; jobs 1 and 2 imported; folded
@@ -125,14 +125,14 @@ SELECT lines_read, imported, skipped, rejected FROM import_sacct(NULL, 'UTC', st
 -- ===========================================================================
 -- 3. Arguments
 -- ===========================================================================
-SELECT err($$SELECT * FROM _sacct_parse(NULL, 'JobID', 1, 'UTC', 'parse')$$);
-SELECT err($$SELECT * FROM _sacct_parse('st', 'JobID', NULL, 'UTC', 'parse')$$);
-SELECT err($$SELECT * FROM _sacct_parse('st', NULL, 1, 'UTC', 'parse')$$);
-SELECT err($$SELECT * FROM _sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, NULL, 'parse')$$);
-SELECT err($$SELECT * FROM _sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'Mars/Olympus', 'parse')$$);
+SELECT err($$SELECT * FROM fairshare_internal._sacct_parse(NULL, 'JobID', 1, 'UTC', 'parse')$$);
+SELECT err($$SELECT * FROM fairshare_internal._sacct_parse('st', 'JobID', NULL, 'UTC', 'parse')$$);
+SELECT err($$SELECT * FROM fairshare_internal._sacct_parse('st', NULL, 1, 'UTC', 'parse')$$);
+SELECT err($$SELECT * FROM fairshare_internal._sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, NULL, 'parse')$$);
+SELECT err($$SELECT * FROM fairshare_internal._sacct_parse('st', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 1, 'Mars/Olympus', 'parse')$$);
 -- a header refused when it is the first line (line 1 of st is the header:
 -- this one, numbered 1 too, is refused as it is)
-SELECT err($$SELECT * FROM _sacct_parse('st', 'JobID|User|Partition', 1, 'UTC', 'parse')$$);
+SELECT err($$SELECT * FROM fairshare_internal._sacct_parse('st', 'JobID|User|Partition', 1, 'UTC', 'parse')$$);
 
 -- clean up (import_rejects go with their imports)
 DELETE FROM jobs WHERE cluster = 'parse';

@@ -177,17 +177,17 @@ ROLLBACK;
 SET timezone = 'UTC';
 -- 15 Jan .. 14 Apr 2024 in Berlin: 4 months, 5 instants (the end of April is the 5th);
 -- midnight CET = 23:00 UTC the day before, CEST (from 31 Mar) = 22:00 UTC.
-SELECT unnest(_rwth_month_starts('2024-01-15', '2024-04-14', 'Europe/Berlin')) AS month_starts;
+SELECT unnest(fairshare_internal._rwth_month_starts('2024-01-15', '2024-04-14', 'Europe/Berlin')) AS month_starts;
 -- a one-day period: its month and the next month's start; NULL in, NULL out (STRICT)
-SELECT _rwth_month_starts('2024-02-29', '2024-02-29', 'UTC') AS one_day,
-       _rwth_month_starts(NULL, '2024-02-29', 'UTC') AS null_start;
+SELECT fairshare_internal._rwth_month_starts('2024-02-29', '2024-02-29', 'UTC') AS one_day,
+       fairshare_internal._rwth_month_starts(NULL, '2024-02-29', 'UTC') AS null_start;
 -- the same instants as (first of the month)::timestamp AT TIME ZONE zone, over
 -- 600 months and three zones (a DST zone, one without, a fixed offset)
 SELECT count(*) AS months_checked,
        count(*) FILTER (WHERE s.s IS DISTINCT FROM
                         ('1990-01-01'::timestamp + make_interval(months => (s.i - 1)::int)) AT TIME ZONE z) AS differ
   FROM unnest(ARRAY['Europe/Berlin', 'Asia/Tokyo', 'UTC+3']) z,
-       unnest(_rwth_month_starts('1990-01-20', '2039-12-01', z)) WITH ORDINALITY s(s, i);
+       unnest(fairshare_internal._rwth_month_starts('1990-01-20', '2039-12-01', z)) WITH ORDINALITY s(s, i);
 
 -- _rwth_month_hours(bounds, since, until, partitions, whole_node, cores_per_node,
 -- gpu_hour_factor, partition, cpus, started, ended, exclusive, nodes, gpus): months
@@ -199,7 +199,7 @@ SELECT ARRAY['2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01']::timestampt
        '2024-01-10 00:00+00'::timestamptz AS since, '2024-03-20 12:00+00'::timestamptz AS until,
        '{shared,jara,gpu,bare}'::text[] AS parts, '{f,t,f,f}'::boolean[] AS whole,
        '{48,48,48,NULL}'::integer[] AS cpn;
-SELECT j.what, _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, j.f, j.part,
+SELECT j.what, fairshare_internal._rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, j.f, j.part,
                                  j.cpus, j.s, j.e, j.excl, j.nodes, j.gpus) AS hours
   FROM mh_bounds m,
        (VALUES
@@ -237,7 +237,7 @@ SELECT j.what, _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn,
  GROUP BY j.what ORDER BY j.what;
 -- several jobs in one group: 40 + 24 + 24 = 88 in January, 40 + 696 + 96 = 832 in February,
 -- 12 + 48 = 60 in March
-SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared',
+SELECT fairshare_internal._rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared',
                          j.cpus, j.s, j.e, j.excl, j.nodes, 0) AS hours
   FROM mh_bounds m,
        (VALUES (10, '2024-01-31 20:00+00'::timestamptz, '2024-02-01 04:00+00'::timestamptz, false, 1),
@@ -248,7 +248,7 @@ SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'sh
 -- The partitions may differ from row to row (the lookup is kept per call site and
 -- recognised by its bytes): 'x' is shared in group 1, 2 cores × 1 h = 2 a job, and bills
 -- whole nodes of 8 in group 2, 8 × 1 h = 8 a job; two jobs each, the rows alternating.
-SELECT v.g, _rwth_month_hours(m.b, m.since, m.until, v.parts, v.whole, v.cpn, 24, 'x', 2,
+SELECT v.g, fairshare_internal._rwth_month_hours(m.b, m.since, m.until, v.parts, v.whole, v.cpn, 24, 'x', 2,
                               '2024-02-10 10:00+00', '2024-02-10 11:00+00', false, 1, 0) AS hours
   FROM mh_bounds m,
        (VALUES (1, '{x}'::text[], '{f}'::boolean[], '{8}'::integer[]), (2, '{w,x}', '{f,t}', '{4,8}'),
@@ -273,7 +273,7 @@ SELECT id, 1 + (id % 5) AS grp, 'p' || (1 + (random() * 5)::int) AS partition,
   FROM (SELECT g AS id, '2023-12-01 00:00+00'::timestamptz + random() * interval '430 days' AS s
           FROM generate_series(1, 5000) g) r;
 CREATE TEMP TABLE mh_groups AS
-SELECT grp, _rwth_month_starts('2024-01-01', '2024-12-31', z) AS b,
+SELECT grp, fairshare_internal._rwth_month_starts('2024-01-01', '2024-12-31', z) AS b,
        ('2024-01-01'::timestamp + random() * interval '40 days') AT TIME ZONE z AS since,
        ('2024-11-01'::timestamp + random() * interval '70 days') AT TIME ZONE z AS until
   FROM generate_series(1, 5) grp, LATERAL (SELECT CASE WHEN grp % 2 = 0 THEN 'Europe/Berlin' ELSE 'America/New_York' END AS z) tz;
@@ -282,7 +282,7 @@ WITH pt AS (
            array_agg(cores_per_node ORDER BY partition) AS cpn
       FROM mh_parts
 ), agg AS (
-    SELECT g.grp, _rwth_month_hours(g.b, g.since, g.until, pt.parts, pt.whole, pt.cpn, j.f, j.partition,
+    SELECT g.grp, fairshare_internal._rwth_month_hours(g.b, g.since, g.until, pt.parts, pt.whole, pt.cpn, j.f, j.partition,
                                     j.cpus, j.s, j.e, j.excl, j.nodes, j.gpus ORDER BY j.id) AS h
       FROM mh_groups g CROSS JOIN pt JOIN mh_jobs j USING (grp) GROUP BY g.grp
 ), pieces AS (
@@ -301,50 +301,50 @@ SELECT count(*) AS months, count(*) FILTER (WHERE coalesce(s.h, 0) IS DISTINCT F
 \set VERBOSITY default
 BEGIN;
 SAVEPOINT s;
-SELECT _rwth_month_hours(NULL, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(NULL, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(m.b, NULL, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(m.b, NULL, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(ARRAY['2024-01-01']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(ARRAY['2024-01-01']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(ARRAY['2024-02-01', '2024-01-01']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(ARRAY['2024-02-01', '2024-01-01']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(ARRAY['2024-01-01', NULL]::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(ARRAY['2024-01-01', NULL]::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(ARRAY['2024-01-01', 'infinity']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(ARRAY['2024-01-01', 'infinity']::timestamptz[], m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(v.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0)
+SELECT fairshare_internal._rwth_month_hours(v.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0)
   FROM mh_bounds m CROSS JOIN LATERAL (VALUES (m.b), (m.b[1:3])) v(b);
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole[1:3], m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole[1:3], m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(m.b, m.since, m.until, '{shared,NULL}', '{f,f}', '{48,48}', 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(m.b, m.since, m.until, '{shared,NULL}', '{f,f}', '{48,48}', 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', -1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', -1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 'NaN', 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, m.cpn, 'NaN', 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, '{100000,100000,100000,100000}', 24, 'jara', 1, m.since, m.until, false, 100000, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours(m.b, m.since, m.until, m.parts, m.whole, '{100000,100000,100000,100000}', 24, 'jara', 1, m.since, m.until, false, 100000, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
 -- the transition function called directly, with a state the aggregate would not make
-SELECT _rwth_month_hours_accum('{1,NULL,3}', m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
+SELECT fairshare_internal._rwth_month_hours_accum('{1,NULL,3}', m.b, m.since, m.until, m.parts, m.whole, m.cpn, 24, 'shared', 1, m.since, m.until, false, 1, 0) FROM mh_bounds m;
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_starts('2024-02-01', '2024-01-31', 'UTC');
+SELECT fairshare_internal._rwth_month_starts('2024-02-01', '2024-01-31', 'UTC');
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_starts('2024-02-01', 'infinity', 'UTC');
+SELECT fairshare_internal._rwth_month_starts('2024-02-01', 'infinity', 'UTC');
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_starts('2024-02-01', '2024-03-01', 'Mars/Olympus');
+SELECT fairshare_internal._rwth_month_starts('2024-02-01', '2024-03-01', 'Mars/Olympus');
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_month_starts('2024-02-01', '294276-12-15', 'UTC');
+SELECT fairshare_internal._rwth_month_starts('2024-02-01', '294276-12-15', 'UTC');
 ROLLBACK TO SAVEPOINT s;
-SELECT _rwth_running_hours('{1,2}', -1);
+SELECT fairshare_internal._rwth_running_hours('{1,2}', -1);
 ROLLBACK;
 \set VERBOSITY terse
 -- running totals: {1, 2, NULL, 4} over 5 months → {1, 3, 3, 7, 7}; NULL hours → zeros;
 -- fewer months than hours: the first ones; NULL months → NULL
-SELECT _rwth_running_hours('{1,2,NULL,4}', 5) AS running,
-       _rwth_running_hours(NULL, 3) AS no_jobs,
-       _rwth_running_hours('{0.1,0.2,0.3}', 2) AS first_two,
-       _rwth_running_hours('{1}', NULL) AS no_months;
+SELECT fairshare_internal._rwth_running_hours('{1,2,NULL,4}', 5) AS running,
+       fairshare_internal._rwth_running_hours(NULL, 3) AS no_jobs,
+       fairshare_internal._rwth_running_hours('{0.1,0.2,0.3}', 2) AS first_two,
+       fairshare_internal._rwth_running_hours('{1}', NULL) AS no_months;
 DROP TABLE mh_bounds, mh_parts, mh_jobs, mh_groups;
 RESET timezone;

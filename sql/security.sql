@@ -477,7 +477,9 @@ RESET SESSION AUTHORIZATION;
 -- ===========================================================================
 -- SET ROLE: the role chosen (bob's rows), with the same numbers
 SET ROLE regress_fs_bob;
-SELECT current_user, session_user, fairshare.my_user_name();
+-- the session's own role is whoever runs the suite (postgres, or the OS user
+-- of a throwaway cluster): shown as "not bob", never by name
+SELECT current_user, session_user <> current_user AS session_is_another_role, fairshare.my_user_name();
 SELECT cluster, job_id FROM fairshare.jobs ORDER BY 1, 2;
 SELECT user_name, round(fairshare::numeric, 6) AS fairshare FROM fairshare.my_sshare_at('2026-01-05 12:00+00') WHERE cluster = 'sec';
 SELECT user_name, priority FROM fairshare.my_sprio_at('2026-01-05 12:00+00') WHERE cluster = 'sec';

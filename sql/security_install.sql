@@ -151,6 +151,15 @@ DROP FUNCTION fairshare._raise(text, text, text, float8);
 GRANT CREATE ON SCHEMA fairshare TO regress_fs_attacker;
 SELECT pg_temp.err('CREATE EXTENSION fairshare');
 REVOKE CREATE ON SCHEMA fairshare FROM regress_fs_attacker;
+-- (c') a schema "fairshare_internal" (where the private routines go) made
+--      by the attacker, with a better-typed _raise in it: refused, the
+--      script creates that schema itself and stops if it exists
+SET ROLE regress_fs_attacker;
+CREATE SCHEMA fairshare_internal;
+CREATE FUNCTION fairshare_internal._raise(text, text, text, float8) RETURNS float8 LANGUAGE plpgsql AS $$BEGIN PERFORM public.hostile('fairshare_internal._raise'); RETURN NULL; END$$;
+RESET ROLE;
+SELECT pg_temp.err('CREATE EXTENSION fairshare');
+DROP SCHEMA fairshare_internal CASCADE;
 -- (d) a group role that exists with powers the extension does not give:
 --     refused (BYPASSRLS would lift the row filters; ADMIN OPTION lets its
 --     holder hand the role out)

@@ -422,7 +422,7 @@ DELETE FROM jobs WHERE cluster = 'oracle';
 DELETE FROM clusters WHERE cluster = 'oracle';
 SELECT pg_temp.load_cluster('reset_daily');
 -- the reset instants: before midnight the previous day's; from 10:11:16 on, that pass
-SELECT i.capture, _usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone, c.decay_mode,
+SELECT i.capture, fairshare_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone, c.decay_mode,
                                   c.priority_calc_period, c.priority_last_decay, i.at) AS reset_at
   FROM clusters c,
        (SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at

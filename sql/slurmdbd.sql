@@ -21,18 +21,18 @@ SET client_min_messages = warning;
 -- ===========================================================================
 -- memory in MB: 4096 = 4 × 1024 -> 4G; 1500 is not a multiple of 1024 ->
 -- 1500M; 1048576 = 1024² -> 1T
-SELECT _slurm_mem_text(4096) AS "4096", _slurm_mem_text(1500) AS "1500", _slurm_mem_text(1048576) AS "1048576";
+SELECT fairshare_internal._slurm_mem_text(4096) AS "4096", fairshare_internal._slurm_mem_text(1500) AS "1500", fairshare_internal._slurm_mem_text(1048576) AS "1048576";
 -- time limits in minutes: 10; 1500 = 1 day + 60 min; INFINITE; NO_VAL
-SELECT _slurm_minutes_text(10) AS "10", _slurm_minutes_text(1500) AS "1500",
-       _slurm_minutes_text(4294967295) AS infinite, _slurm_minutes_text(4294967294) AS no_val;
+SELECT fairshare_internal._slurm_minutes_text(10) AS "10", fairshare_internal._slurm_minutes_text(1500) AS "1500",
+       fairshare_internal._slurm_minutes_text(4294967295) AS infinite, fairshare_internal._slurm_minutes_text(4294967294) AS no_val;
 -- seconds: 16; 90061 = 1 day + 1 h + 1 min + 1 s
-SELECT _slurm_seconds_text(16) AS "16", _slurm_seconds_text(90061) AS "90061";
+SELECT fairshare_internal._slurm_seconds_text(16) AS "16", fairshare_internal._slurm_seconds_text(90061) AS "90061";
 -- states: 3 COMPLETE; 4 CANCELLED; 1024 = JOB_REQUEUE; 1024 + 3; 99 unknown (NULL)
-SELECT _slurmdbd_state(3) AS "3", _slurmdbd_state(4) AS "4", _slurmdbd_state(1024) AS "1024",
-       _slurmdbd_state(1027) AS "1027", _slurmdbd_state(99) AS "99";
+SELECT fairshare_internal._slurmdbd_state(3) AS "3", fairshare_internal._slurmdbd_state(4) AS "4", fairshare_internal._slurmdbd_state(1024) AS "1024",
+       fairshare_internal._slurmdbd_state(1027) AS "1027", fairshare_internal._slurmdbd_state(99) AS "99";
 -- instants: 0 is none; 1795615644 = 2026-11-25 14:07:24 UTC
-SELECT _slurmdbd_time(0) AS "0", _slurmdbd_time(1795615644) AS "1795615644";
-SELECT _sh_word('chem') AS plain, _sh_word('a b') AS spaced, _sh_word('it''s') AS quote;
+SELECT fairshare_internal._slurmdbd_time(0) AS "0", fairshare_internal._slurmdbd_time(1795615644) AS "1795615644";
+SELECT fairshare_internal._sh_word('chem') AS plain, fairshare_internal._sh_word('a b') AS spaced, fairshare_internal._sh_word('it''s') AS quote;
 
 -- ===========================================================================
 -- 2. Errors

@@ -282,7 +282,7 @@ SELECT x.chart, xml_is_well_formed_document(x.svg) AS well_formed,
  ORDER BY 1;
 
 -- the series' colours: ten, then again (the tenth is "others")
-SELECT _chart_colour(1) AS c1, _chart_colour(9) AS c9, _chart_colour(10) AS c10, _chart_colour(11) AS c11;
+SELECT fairshare_internal._chart_colour(1) AS c1, fairshare_internal._chart_colour(9) AS c9, fairshare_internal._chart_colour(10) AS c10, fairshare_internal._chart_colour(11) AS c11;
 
 -- bad input: SQLSTATE, message, hint
 SELECT pg_temp.refused($$SELECT fairshare.burndown_svg(999)$$);

@@ -11,7 +11,7 @@
 # Needs chromium and python3 (test/run.sh installs them); as root Chromium
 # runs without its sandbox (--no-sandbox), as in CI.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 db=fs_charts
 export PGTZ=UTC PGDATESTYLE=ISO
 n=0

@@ -4,7 +4,7 @@
 # port, removed on exit, usable as root or as any user.  Expects the
 # extension to be built and installed already (test/run.sh does both).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 mode=${1:-test}
 # A UTF-8 cluster and client whatever the machine's locale: expected outputs
 # hold UTF-8 text (×, é) whose column widths psql computes per character.

@@ -13,7 +13,7 @@
 # error and syncs nothing.  Run from test/cluster.sh test (or alone); prints
 # TAP.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 db=fs_cron
 
 if [ "${1:-}" != inner ]; then

@@ -13,15 +13,19 @@
 #   4. no tracked file names a path of a particular machine (a home
 #      directory, a work tree, a folder beside the clone);
 #   5. docs/functions.md lists every function, aggregate, procedure and
-#      view that the SQL pieces (extension/*.sql) create;
-#   6. the README stays a front page: at most 400 lines.
+#      view that the SQL pieces (extension/*.sql) create, each in a row that
+#      names the piece defining it;
+#   6. the README stays a front page: at most 400 lines;
+#   7. no file cites an issue or pull-request number (no reader of the
+#      repository can open them: a comment says why and cites docs/; what
+#      changed is in CHANGELOG.md).
 #
-# The released scripts extension/fairshare--1.0.sql, --1.1.sql and
-# --1.0--1.1.sql are never edited, so they are not checked (their old
+# The released scripts extension/fairshare--1.0.sql, --1.1.sql, --1.2.sql,
+# --1.0--1.1.sql and --1.1--1.2.sql are never edited, so they are not checked (their old
 # citations are mapped in docs/citations.md); nor is this script, which
 # holds the patterns it looks for.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 # the tracked files, or every file when this is not a git checkout (a
 # tarball): build products and test output left out
@@ -33,7 +37,7 @@ else
             ! -path './log/*' ! -path './test/bench/out/*' ! -path './test/fuzz/build/*' \
             ! -name 'regression.*' | sed 's|^\./||' | sort)
 fi
-frozen='^extension/fairshare--(1\.0|1\.1|1\.0--1\.1)\.sql$'
+frozen='^extension/fairshare--(1\.0|1\.1|1\.2|1\.0--1\.1|1\.1--1\.2)\.sql$'
 files=$(printf '%s\n' "$files" | grep -Ev "$frozen" | grep -v '^test/docs_check\.sh$')
 
 FILES="$files" exec perl -CSD -Mstrict -Mwarnings -MEncode -e '
@@ -63,7 +67,7 @@ sub anchors_of { my $f = shift; return $anchors{$f} if $anchors{$f};
         my $s = $seen{$h}++ ? "$h-" . ($seen{$h} - 1) : $h; $a{$s} = 1; }
     return $anchors{$f} = \%a; }
 
-my (@missing, @badanchor, @old, @paths);
+my (@missing, @badanchor, @old, @paths, @issues);
 for my $f (@files) {
     next unless is_text($f);
     my $md = $f =~ /\.md$/; my $ln = 0; my $fence = 0;
@@ -72,6 +76,8 @@ for my $f (@files) {
         $fence = !$fence if $md && $l =~ /^\s*(```|~~~)/;
         # 4. machine paths
         push @paths, "$f:$ln: $l" if $l =~ m{(?:^|[\s"\x27`(=:,\[])(?:/work/|/root/|/home/\w|/Users/\w|\.\./shared\b)};
+        # 7. issue and pull-request numbers
+        push @issues, "$f:$ln: $l" if $f ne "docs/citations.md" && $l =~ /\b(?:issues?|PR|pull request)\s*#?\d+\b/i;
         # 3. the old design notes (docs/citations.md maps them)
         push @old, "$f:$ln: $l" if $f ne "docs/citations.md" && $l =~ $legacy;
         (my $t = $l) =~ s{\b(?:https?|ftp)://\S+}{}g;
@@ -103,17 +109,20 @@ report(!@old, "no file cites the design notes outside the repository (mapped in 
 report(!@paths, "no file names a path of a particular machine", @paths);
 
 # 5. docs/functions.md lists every public function, aggregate, procedure and view
-my $readme = slurp("README.md"); my $listing = slurp("docs/functions.md"); my @unlisted; my $objects = 0;
+my $readme = slurp("README.md"); my $listing = slurp("docs/functions.md"); my @unlisted; my $objects = 0; my %seen;
 for my $f (sort grep { m{^extension/[^/]+\.sql$} && !m{/fairshare--} } @files) {
     my $sql = slurp($f);
     while ($sql =~ /^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|AGGREGATE|PROCEDURE|VIEW)\s+\@extschema\@\.([a-z]\w*)/mg) {
         my $name = $1; $objects++;
-        push @unlisted, "$f: $name" unless $listing =~ /`\Q$name\E[`(]/; } }
-report(!@unlisted && $objects > 0, "docs/functions.md lists every function and view of extension/*.sql ($objects created)", @unlisted);
+        next if $seen{$name}++;
+        (my $piece = $f) =~ s{^extension/}{};
+        push @unlisted, "$f: $name" unless $listing =~ /^\| \[`\Q$name\E[`(][^\n]*\]\(\.\.\/extension\/\Q$piece\E\) \|$/m; } }
+report(!@unlisted && $objects > 0, "docs/functions.md lists every function and view of extension/*.sql in a row naming its piece ($objects created)", @unlisted);
 
 # 6. a front page
 my $lines = () = $readme =~ /\n/g;
 report($lines <= 400, "README.md is a front page of at most 400 lines ($lines)");
+report(!@issues, "no file cites an issue or pull-request number", @issues);
 print "1..$n\n";
 exit($failed ? 1 : 0);
 '

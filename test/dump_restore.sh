@@ -12,7 +12,7 @@
 # restore docs/history.md gives leaves those entries out of the list it
 # restores; a plain pg_restore reports them and restores the same database.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 src=fs_dump_src dst=fs_dump_dst plain=fs_dump_plain
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; for d in $src $dst $plain; do dropdb --if-exists $d; done' EXIT

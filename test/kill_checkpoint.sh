@@ -11,7 +11,7 @@
 # written, so that the kill lands after the checkpoint's writes and before
 # its commit.  Without the hook the window is a few milliseconds wide.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 db=fs_kill_checkpoint
 export PGTZ=UTC PGDATESTYLE=ISO
 n=0

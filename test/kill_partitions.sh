@@ -13,7 +13,7 @@
 # checkpoint of and archived.  The kill lands after those writes and before
 # the commit.  Without the hook the window is milliseconds wide.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 db=fs_kill_partitions
 export PGTZ=UTC PGDATESTYLE=ISO
 n=0

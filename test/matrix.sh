@@ -26,7 +26,7 @@
 # run in a network namespace of their own (loopback only), so their servers
 # never meet the host's or each other's ports.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 repo=$PWD
 t0=$SECONDS
 

@@ -7,7 +7,7 @@
 # version, the provided extension's, and the Debian package's
 # (debian/changelog).  Prints TAP; run by test/cluster.sh test.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 exec perl -MJSON::PP -e '
 use strict; use warnings;
 my $n = 0;

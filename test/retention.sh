@@ -8,7 +8,7 @@
 # server.  A month of the PBS cluster is refused, and nothing changes.
 # Runs inside the test cluster (test/cluster.sh test); prints TAP.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 db=fs_retention
 export PGTZ=UTC PGDATESTYLE=ISO
 n=0

@@ -17,7 +17,7 @@
 # Needs what `test/run.sh checks` installs.  Runs as root (the server then
 # runs as postgres) or as a user.  SANITIZE_KEEP=1 keeps the work directory.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 src=$PWD
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 CC=$($PG_CONFIG --cc)
@@ -98,7 +98,7 @@ mkdir -p "$work/data" "$work/logs"
 [ "$(id -u)" -eq 0 ] && chown -R postgres "$work/data" "$work/logs"
 run_as "$pgbin/initdb" -D "$work/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null || exit 1
 cflags=$($PG_CONFIG --cflags)
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2046
 $CC $cflags $san -fPIC -shared -I"$($PG_CONFIG --includedir-server)" -o "$work/canary.so" \
   test/sanitize/canary.c $([ "$chunks" = 1 ] && echo "$work/build/extension/chunk_context.c") || exit 1
 heap_n=$([ "$chunks" = 1 ] && echo 16 || echo 16384)

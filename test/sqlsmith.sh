@@ -29,7 +29,7 @@
 # FAIRSHARE_IN_CLUSTER=here), pass its log file in SQLSMITH_SERVER_LOG.
 set -uo pipefail
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PGV=$($PG_CONFIG --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
 queries=${SQLSMITH_QUERIES:-10000}

@@ -9,7 +9,7 @@
 #      install holding the same data (restored from a dump of the updated one).
 # Runs inside the test cluster (test/cluster.sh test); prints TAP.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 previous=${FAIRSHARE_PREVIOUS_VERSIONS:-1.0 1.1 1.2}
 cur=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" fairshare.control)
 up=fs_upgrade_old fresh=fs_upgrade_new copy=fs_upgrade_copy

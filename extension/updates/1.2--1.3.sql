@@ -8,7 +8,43 @@
 -- longer has or whose signature, return type or view columns changed.
 -- test/upgrade.sh proves the result equal to a fresh install of 1.3.
 
-
 -- Retention makes the rollups of the retained hours final
 -- (docs/history.md#retention-retain_jobs): rollup_state.retained_to.
 ALTER TABLE @extschema@.rollup_state ADD COLUMN retained_to timestamptz;
+
+-- ---------------------------------------------------------------------------
+-- The private routines and types move to schema fairshare_internal
+-- (extension/head.sql says why).  Keep this block last: the blocks above
+-- name them where 1.2 had them.  Moved, not re-created, each keeps its OID,
+-- so what refers to it (columns of its type, triggers, the functions whose
+-- bodies were parsed at creation) follows; the code below then re-creates
+-- every routine with its new qualified name.
+-- ---------------------------------------------------------------------------
+CREATE SCHEMA @extschema@_internal;
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN
+        SELECT p.oid::pg_catalog.regprocedure AS routine,
+               CASE p.prokind WHEN 'a' THEN 'AGGREGATE' WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
+          FROM pg_catalog.pg_proc p
+         WHERE p.pronamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+           AND p.proname OPERATOR(pg_catalog.^@) '_'
+         ORDER BY p.oid
+    LOOP
+        EXECUTE pg_catalog.format('ALTER %s %s SET SCHEMA @extschema@_internal', r.kind, r.routine);
+    END LOOP;
+    FOR r IN
+        SELECT t.oid::pg_catalog.regtype AS type
+          FROM pg_catalog.pg_type t
+         WHERE t.typnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace
+           AND t.typname OPERATOR(pg_catalog.^@) '_' AND t.typtype OPERATOR(pg_catalog.=) 'c'
+           AND t.typrelid OPERATOR(pg_catalog.<>) 0
+           AND (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t.typrelid) OPERATOR(pg_catalog.=) 'c'
+         ORDER BY t.oid
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TYPE %s SET SCHEMA @extschema@_internal', r.type);
+    END LOOP;
+END
+$$;

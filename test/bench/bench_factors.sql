@@ -8,7 +8,7 @@
 --   PGOPTIONS='-c work_mem=64MB -c jit=off' psql -X -f test/bench/bench_factors.sql
 \set ON_ERROR_STOP 1
 SET work_mem = '64MB'; SET jit = off;
--- checkpoint_usage's own settings (extension/usage_views.sql)
+-- checkpoint_usage's own settings (extension/checkpoint.sql)
 SET enable_nestloop = off; SET enable_mergejoin = off;
 SELECT set_config('bench.factors_at', bench.as_of()::text, false) IS NOT NULL AS instant_set;
 CREATE TEMP TABLE t_old (cluster text, account text, user_name text, fairshare float8);
@@ -28,7 +28,7 @@ BEGIN
     t0 := clock_timestamp();
     INSERT INTO t_new SELECT s.cluster, s.account, s.user_name, (s.f).fairshare
       FROM (SELECT t.cluster, t.account, t.user_name,
-                   fairshare._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   fairshare_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                        CASE WHEN t.algorithm = 'classic'
                             THEN (SELECT c.fairshare_dampening FROM fairshare.clusters c WHERE c.cluster = t.cluster) END,
                        t.raw_usage) OVER (PARTITION BY t.cluster) AS f

@@ -29,6 +29,6 @@ SELECT bench.compare(format('GENCI regulation run: %s allocations', :n_allocs),
 SELECT bench.note(format('GENCI regulation run: %s allocations', :n_allocs),
                   format('%s check days evaluated per run', count(*)))
   FROM fairshare.allocations a
- CROSS JOIN LATERAL fairshare._genci_check_days(a.period_start, a.period_end,
+ CROSS JOIN LATERAL fairshare_internal._genci_check_days(a.period_start, a.period_end,
                       CASE WHEN a.hours >= 1e6 THEN 'monthly' ELSE 'mid-term' END, 'genci') d
  WHERE a.policy = 'genci' AND d.check_day BETWEEN '2026-09-01' AND '2026-09-15' \g /dev/null

@@ -1,9 +1,10 @@
--- History at scale (issue 18): the periodic checkpoint chained from the one
--- before, against the same checkpoint computed from every job.  As a centre
+-- History at scale (docs/performance.md#history-at-scale): the periodic
+-- checkpoint chained from the one before, against the same checkpoint
+-- computed from every job.  As a centre
 -- runs it: a checkpoint every 5 minutes (pg_cron), so the chained one reads
 -- the jobs that ended or started in those 5 minutes and the ones still
 -- running.  Each round is rolled back (bench.call_ms), so every round
--- chains from the same checkpoint 5 minutes before.  Targets (issue 18):
+-- chains from the same checkpoint 5 minutes before.  Targets at scale:
 -- under 0.5 s; and an import waits on it under 1 s: the checkpoint takes
 -- its SHARE lock on jobs after writing its rows and factors, and how long a
 -- write waits for it is what test/bench/checkpoint_wait.sh measures (run it

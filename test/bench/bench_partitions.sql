@@ -1,4 +1,4 @@
--- Partitioned history (issue 18; docs/history.md): what the monthly
+-- Partitioned history (docs/history.md): what the monthly
 -- partitions of jobs cost.  Runs after the other bench_*.sql: it retains
 -- the oldest month, which needs the allocations over it gone, so it
 -- deletes the allocations.

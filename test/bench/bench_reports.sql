@@ -1,4 +1,4 @@
--- Reports from rollups (issue 14): a year of monthly usage per account read
+-- Reports from rollups (docs/performance.md#reports-from-rollups): a year of monthly usage per account read
 -- from usage_monthly_by_account (account_usage_monthly), against the same
 -- report computed from the jobs (each run's CPU-seconds cut at the month
 -- bounds).  Target: under 100 ms at 10^7

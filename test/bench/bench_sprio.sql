@@ -51,7 +51,7 @@ UPDATE fairshare.clusters SET decay_mode = 'slurm_passes', priority_last_decay =
 CALL fairshare.checkpoint_usage('bench', bench.as_of());
 DO $$
 BEGIN
-    IF (SELECT count(*) FROM fairshare._sprio_cached_checkpoints(bench.as_of() + interval '150 seconds')) <> 1 THEN
+    IF (SELECT count(*) FROM fairshare_internal._sprio_cached_checkpoints(bench.as_of() + interval '150 seconds')) <> 1 THEN
         RAISE EXCEPTION 'bench_sprio: the checkpoint''s cached factors do not hold 150 s after the pass';
     END IF;
 END $$;

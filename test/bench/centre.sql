@@ -183,8 +183,8 @@ SELECT 'bench', lf.account, 'rwth', '2024-10-01', '2026-09-30', 24 * m.allowance
   JOIN leaves lf ON lf.n = (:allocs + p) % :n_leaf
 ON CONFLICT DO NOTHING;
 
--- the jobs in their monthly partitions, as a centre keeps them (issue 18;
--- docs/history.md): every month is moved out of jobs_default in turn
+-- the jobs in their monthly partitions, as a centre keeps them
+-- (docs/history.md): every month is moved out of jobs_default in turn
 \timing on
 CALL fairshare.maintain_partitions();
 \timing off

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not part of the test suite): how long a write to jobs waits for
-# a chained checkpoint (issue 18: "the longest time an import waits on it:
-# under 1 s").  Against the database the PG* variables name, holding the
+# a chained checkpoint (the target at scale, docs/performance.md#the-targets:
+# under 1 s).  Against the database the PG* variables name, holding the
 # benchmark centre (test/bench/centre.sql), after test/bench/bench_history.sql
 # has left a checkpoint 5 minutes before the centre's instant (the one it
 # leaves at the instant itself is deleted first).

@@ -22,8 +22,8 @@ SELECT format('CREATE FUNCTION bench_old.%I(text, text, float8, float8, boolean%
                ('classic_effective_usage', '', 'float8'), ('classic_factor', ', float8', 'float8'),
                ('tree_raw_usage', '', 'float8'), ('tree_norm_usage', '', 'float8'),
                ('tree_depth', '', 'integer'), ('tree_order', '', 'bigint'),
-               ('sshare_tree', ', text, float8', 'fairshare._sshare_tree_row'),
-               ('sshare_tree', ', text, float8, float8', 'fairshare._sshare_tree_row')) v(f, extra, rt) \gexec
+               ('sshare_tree', ', text, float8', 'fairshare_internal._sshare_tree_row'),
+               ('sshare_tree', ', text, float8, float8', 'fairshare_internal._sshare_tree_row')) v(f, extra, rt) \gexec
 ALTER FUNCTION bench_old.sshare_tree(text, text, float8, float8, boolean, text, float8) RENAME TO _sshare_tree;
 ALTER FUNCTION bench_old.sshare_tree(text, text, float8, float8, boolean, text, float8, float8) RENAME TO _sshare_tree;
 DELETE FROM bench.results WHERE name LIKE 'Fair Tree (%' OR name LIKE 'rank(), %';

@@ -68,7 +68,7 @@ timed() {
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 minimum() { sort -g | head -1; }
 
-base=() ; stage=() ; imp=() ; total=()
+base=() ; stage=() ; total=()
 for i in $(seq "$runs"); do
   psql -X -q -d "$db" -c 'TRUNCATE plain' -c 'TRUNCATE fairshare.jobs' -c 'VACUUM ANALYZE fairshare.jobs' >/dev/null
   b=$(timed <<SQL
@@ -110,7 +110,7 @@ psql -X -q -d "$db" -v ON_ERROR_STOP=1 >/dev/null <<SQL
 SELECT fairshare.import_stage();
 \\copy import_staging (line) FROM '$file' $copy_opts
 CREATE TABLE parsed AS
-SELECT (q.r).* FROM (SELECT fairshare._sacct_line(line, (SELECT line FROM import_staging WHERE line_no = 1), 'UTC', 'oracle') AS r
+SELECT (q.r).* FROM (SELECT fairshare_internal._sacct_line(line, (SELECT line FROM import_staging WHERE line_no = 1), 'UTC', 'oracle') AS r
                        FROM import_staging OFFSET 0) q WHERE (q.r).kind = 'job';
 TRUNCATE fairshare.jobs;
 VACUUM ANALYZE fairshare.jobs;
@@ -118,7 +118,7 @@ SQL
 F=$(timed <<'SQL'
 SELECT COALESCE(string_agg(format('SET %s = %L;', split_part(c, '=', 1), substr(c, strpos(c, '=') + 1)), ' '), '') AS settings
   FROM pg_proc p, unnest(p.proconfig) c
- WHERE p.oid = 'fairshare._import_upsert'::regproc AND c NOT LIKE 'search_path=%' \gset
+ WHERE p.oid = 'fairshare_internal._import_upsert'::regproc AND c NOT LIKE 'search_path=%' \gset
 :settings
 INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, qos, state, submit_time,
                             eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not part of the test suite): one day of jobs imported into a
-# large history (issue 18: "import of one day's 10^5 jobs into the big jobs
-# table: at most 5x a plain COPY of the same file").
+# large history (the target at scale, docs/performance.md#the-targets: one
+# day's 10^5 jobs within 5x a plain COPY of the same file).
 #
 #   usage: bash test/bench/import_big.sh [jobs] [rounds]
 #   against the database the PG* variables name, holding the benchmark

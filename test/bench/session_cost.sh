@@ -2,7 +2,7 @@
 # A new session's cost of a query: the CPU time (user + system, from
 # log_statement_stats) of the query as the first statement of a fresh
 # backend, and as its second, for several queries in alternating sessions
-# (docs/performance.md#a-new-sessions-cost-third-pass).  CPU time, unlike
+# (docs/performance.md#a-new-sessions-cost).  CPU time, unlike
 # wall time, is not stretched by other work on a shared machine.
 #
 #   bash test/bench/session_cost.sh [rounds] [label=SQL | sprio | sshare] ...
@@ -39,7 +39,7 @@ for q in "$@"; do
 done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-for r in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
   for q in "$@"; do
     label=${q%%=*}
     label=${label// /_}

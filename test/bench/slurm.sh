@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-slurm (issue 21): sprio_at and sshare_at against a real slurmctld,
+# bench-slurm: sprio_at and sshare_at against a real slurmctld,
 # side by side, on the same data.  `bash test/run.sh bench-slurm` (root;
 # not in CI; docs/performance.md#sprio-and-sshare-against-slurmctld).
 #
@@ -26,7 +26,7 @@
 # slurmdbd 22.05's association insert is quadratic (163 s for 10,000 here):
 # the sizes stop at 10,000.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC
 PGV=$(${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
 [ "$(id -u)" = 0 ] || { echo "bench-slurm: run as root (it starts Slurm and adds Unix users)" >&2; exit 1; }
@@ -99,9 +99,9 @@ account_of() { local na=$(($2 / 10)); [ $na -lt 10 ] && na=10; printf 'a%05d' $(
 
 # time_pairs NAME SLURM_CMD PG_SQL: PAIRS alternating pairs, medians, ratio
 time_pairs() {
-  local name=$1 scmd=$2 sql=$3 i t0 t1 t2
+  local name=$1 scmd=$2 sql=$3 t0 t1 t2
   : > "$WORK/t_slurm" ; : > "$WORK/t_pg"
-  for i in $(seq "$PAIRS"); do
+  for _ in $(seq "$PAIRS"); do
     t0=$(date +%s%N); bash -c "$scmd" > /dev/null 2>&1; t1=$(date +%s%N)
     psql -X -q -c "COPY ($sql) TO STDOUT" > /dev/null; t2=$(date +%s%N)
     ms "$t0" "$t1" >> "$WORK/t_slurm"; ms "$t1" "$t2" >> "$WORK/t_pg"
@@ -111,8 +111,8 @@ time_pairs() {
 }
 # pg_exec SQL: PostgreSQL's execution time, median of 5 fresh sessions
 pg_exec() {
-  local i
-  for i in 1 2 3 4 5; do
+  local _
+  for _ in 1 2 3 4 5; do
     psql -X -At -c "EXPLAIN (ANALYZE, TIMING OFF) $1" | sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p'
   done | median
 }
@@ -155,7 +155,7 @@ for size in $SIZES; do
   timeout 3600 sacctmgr -i load file="$WORK/tree.cfg" clean > "$WORK/load.log" 2>&1 || { tail "$WORK/load.log"; fail "sacctmgr load"; }
   say "sacctmgr load: $((SECONDS - t0)) s; restarting slurmctld"
   kill "$(cat /run/slurmctld.pid)" 2>/dev/null
-  for i in $(seq 30); do kill -0 "$(cat /run/slurmctld.pid 2>/dev/null)" 2>/dev/null || break; sleep 1; done
+  for _ in $(seq 30); do kill -0 "$(cat /run/slurmctld.pid 2>/dev/null)" 2>/dev/null || break; sleep 1; done
   rm -f /run/slurmctld.pid
   bash test/slurm/cluster.sh start < /dev/null > "$WORK/cluster.log" 2>&1 || { tail -20 "$WORK/cluster.log"; fail "cluster.sh start"; }
   n=$(sacctmgr -n -P show assoc cluster=oracle format=user | grep -c .)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live feed's speed (issue 13; docs/performance.md#the-slurmdbd-feed):
+# The live feed's speed (docs/performance.md#the-slurmdbd-feed):
 # N new finished jobs in slurmdbd (default 10^5), brought in by CALL
 # fairshare.sync_slurmdbd, as a ratio to import_sacct of the same jobs as
 # `sacct -a -P --duplicates` exports them (stage + \copy + import), the
@@ -26,6 +26,8 @@ median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 
 [ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 1; }
 bash test/slurm/cluster.sh fresh > /dev/null
+# read by the functions of test/slurm/lib.sh
+# shellcheck disable=SC2034
 SCENARIO=bench T0=$SECONDS
 standard_tree
 mysql --protocol=socket <<'SQL'

@@ -10,7 +10,6 @@
 # only when the server's headers declare have_createdb_privilege()).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
 CITUS_VERSION=13.2.2
 CITUS_EXTVERSION=13.2-1
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# port_<node> variables come from the ports file each node is written to
+# shellcheck disable=SC2154
 # A real Citus cluster on this machine, and a plain server beside it:
 #
 #   bash test/citus/cluster.sh start DIR   four PostgreSQL instances under DIR, each
@@ -69,6 +71,8 @@ start)
     echo "$n=$port" | tee -a "$dir/ports"
     port=$((port + 1))
   done
+  # port_<node>=N for each node, written just above
+  # shellcheck disable=SC1090,SC2154
   . <(sed 's/^/port_/' "$dir/ports")
   # The databases the suite uses, each made on every node (Citus does not
   # create databases on the workers); in each the coordinator knows itself

@@ -1,6 +1,10 @@
+# shellcheck shell=bash disable=SC2154
+# (work and the port_<node> variables are set by the script that sources this file)
 # Shared by test/citus/test.sh and measure.sh: the nodes of the cluster in
 # CITUS_DIR (test/citus/cluster.sh), psql on one of them, and the centres
 # loaded on the single server and copied into the coordinator.
+# port_<node>=N for each node (test/citus/cluster.sh writes the file)
+# shellcheck disable=SC1090
 . <(sed 's/^/port_/' "$CITUS_DIR/ports")
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 PGTZ=UTC
 scale=${BENCH_SCALE:-0.1}
@@ -62,7 +66,7 @@ load_bench() {
 # the other flags false), and as_of by AS_OF: a statement to EXPLAIN
 usage_query() {
   val coordinator "$1" "SELECT prosrc FROM pg_proc
-                         WHERE oid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure" |
+                         WHERE oid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure" |
   AS_OF=$2 perl -e '
     my $src = do { local $/; <STDIN> };
     my ($decl) = $src =~ /\bDECLARE\b(.*?)\nBEGIN\b/s;

@@ -14,7 +14,7 @@
 # measure.  On 2 cores shared by four servers it cannot show a speed-up:
 # the workers are processes of one machine.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 : "${CITUS_DIR:?set CITUS_DIR to the directory test/citus/cluster.sh start made}"
 # CPU clock ticks of an instance so far: the postmaster's exited (and
 # reaped) children and its live ones (fields 14-17 of /proc/PID/stat)
@@ -45,8 +45,6 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 echo "== benchmark centre at BENCH_SCALE=$scale on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 load_bench || exit 1
 as_of=$(val single bench "SELECT bench.as_of()")
-jobs=$(val single bench "SELECT count(*) FROM fairshare.jobs")
-assocs=$(val single bench "SELECT count(*) FROM fairshare.account_users")
 shards=$(val coordinator bench "SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'fairshare.jobs_default'::regclass")
 
 printf '\n%-34s %9s %9s %9s %9s %9s %7s\n' report "single" "citus" "cpu sgl" "cpu coord" "cpu wrks" "coord%"

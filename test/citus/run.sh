@@ -15,7 +15,7 @@
 # suite needs the Citus source (CITUS_SRC) and about 6 minutes on 2 cores to
 # build it, then about 4 more to run (docs/citus.md#identical-results).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 mode=${1:-suite}
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 bash test/citus/build.sh || exit 1

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# port_<node> variables come from the ports file each node is written to
+# shellcheck disable=SC2154
 # The Citus suite (TAP): the same centre on a single server and on a Citus
 # cluster of a coordinator and two workers, every report compared row for
 # row; the plans' shape; what Citus cannot do refused clearly.  Runs against
@@ -15,7 +17,7 @@
 #          distributed tables through Citus; the GENCI regulation run on
 #          both; each table compared by digest, each report row by row
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 : "${CITUS_DIR:?set CITUS_DIR to the directory test/citus/cluster.sh start made}"
 . test/citus/lib.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/fairshare-citus-test.XXXXXX")
@@ -207,7 +209,7 @@ echo "== plans"
 { echo 'EXPLAIN (VERBOSE, COSTS OFF)'; usage_query demo "$as_of"; } > "$work/usage.sql"
 q coordinator demo -f "$work/usage.sql" > "$work/usage.plan" 2>&1
 # the RWTH report's SQL function (inlined)
-q coordinator demo -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM fairshare._rwth_usage('$as_of')" > "$work/rwth.plan" 2>&1
+q coordinator demo -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM fairshare_internal._rwth_usage('$as_of')" > "$work/rwth.plan" 2>&1
 # plan_shape FILE AGGREGATE DESCRIPTION: the aggregate is a partial one in
 # the task each worker runs (worker_partial_agg), combined on the
 # coordinator (coord_combine_agg); the jobs are scanned only in the tasks

@@ -9,7 +9,7 @@
  * kind 'reject' with a SQLSTATE and a reason.  Every 'job' row must hold
  * values the jobs table accepts — counts >= 0, durations >= 0, a positive
  * time limit, and a TRES string billing.c's parser accepts.  Column numbers
- * follow the type fairshare._pbs_record of extension/import.sql.
+ * follow the type fairshare_internal._pbs_record of extension/import.sql.
  */
 #include "postgres.h"
 

@@ -14,7 +14,7 @@
  * SQLSTATE and a reason.  Every 'job' row must satisfy the jobs table's
  * CHECKs, its TRES string included (billing.c's parser), so that storing it
  * cannot abort an import.  Column numbers follow the type
- * fairshare._sacct_line of extension/import.sql.
+ * fairshare_internal._sacct_line of extension/import.sql.
  */
 #include "postgres.h"
 

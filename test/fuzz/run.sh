@@ -13,7 +13,7 @@
 #   bash test/fuzz/run.sh billing    only fuzz_billing
 #   bash test/fuzz/run.sh billing test/fuzz/build/crash-123   replay one input
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 seconds=${FUZZ_SECONDS:-60}
 CLANG=${CLANG:-clang-14}
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the capture scripts test/slurm/capture_*.sh (source it; it is not
 # run alone).  Each scenario builds its accounts and jobs on a fresh cluster
 # (cluster.sh fresh) and writes what real Slurm printed into

@@ -101,12 +101,12 @@ SELECT throws_ok($$SELECT decayed_usage_pbs(1, '4713-01-01 00:00+00 BC', '294276
 SELECT throws_ok($$SELECT decayed_usage_pbs(1, now(), NULL, '1 day', 0.5)$$, '22004', NULL, 'decayed_usage_pbs: NULL as_of');
 SELECT throws_ok($$SELECT decayed_usage_pbs(1, now(), now() + g * interval '1 day', '1 day', 0.5) FROM generate_series(1, 2) g$$,
                  '22023', NULL, 'decayed_usage_pbs: as_of differs between rows of a group');
-SELECT throws_ok($$SELECT _decay_point_accum(NULL, 1, now(), now(), '1 day')$$, '22004', NULL,
+SELECT throws_ok($$SELECT fairshare_internal._decay_point_accum(NULL, 1, now(), now(), '1 day')$$, '22004', NULL,
                  '_decay_point_accum: a NULL state (was a segfault)');
-SELECT throws_ok($$SELECT _decay_step_span_accum(NULL, NULL, NULL, NULL, NULL, NULL, NULL)$$, '22004', NULL,
+SELECT throws_ok($$SELECT fairshare_internal._decay_step_span_accum(NULL, NULL, NULL, NULL, NULL, NULL, NULL)$$, '22004', NULL,
                  '_decay_step_span_accum: a NULL state and NULL row');
-SELECT throws_ok($$SELECT _decay_final('{1,2}')$$, '22023', NULL, '_decay_final: a 2-element state');
-SELECT throws_ok($$SELECT _decay_combine('{1,2,3}', '{{1,2,3}}')$$, '22023', NULL, '_decay_combine: a 2-D state');
+SELECT throws_ok($$SELECT fairshare_internal._decay_final('{1,2}')$$, '22023', NULL, '_decay_final: a 2-element state');
+SELECT throws_ok($$SELECT fairshare_internal._decay_combine('{1,2,3}', '{{1,2,3}}')$$, '22023', NULL, '_decay_combine: a 2-D state');
 
 -- ===========================================================================
 -- trees: fair_tree_*, classic_*, tree_*, pbs_* window functions
@@ -423,12 +423,12 @@ SELECT throws_ok($$SELECT * FROM r_wlm_usage_at('-infinity')$$, '22008', NULL, '
 -- bad arguments of import_stage, import_sacct, import_pbs,
 -- _import_time_zone, and the imports / import_rejects tables
 -- ===========================================================================
-CREATE FUNCTION pg_temp.sacct(line text, tz text DEFAULT 'UTC') RETURNS fairshare._sacct_line
+CREATE FUNCTION pg_temp.sacct(line text, tz text DEFAULT 'UTC') RETURNS fairshare_internal._sacct_line
 LANGUAGE sql AS $$
-  SELECT fairshare._sacct_line(line, 'JobID|User|Account|Partition|Submit|Start|End|State|AllocTRES|Timelimit', tz, 'bi')
+  SELECT fairshare_internal._sacct_line(line, 'JobID|User|Account|Partition|Submit|Start|End|State|AllocTRES|Timelimit', tz, 'bi')
 $$;
-CREATE FUNCTION pg_temp.pbs(line text) RETURNS fairshare._pbs_record
-LANGUAGE sql AS $$ SELECT fairshare._pbs_record(line, 'UTC') $$;
+CREATE FUNCTION pg_temp.pbs(line text) RETURNS fairshare_internal._pbs_record
+LANGUAGE sql AS $$ SELECT fairshare_internal._pbs_record(line, 'UTC') $$;
 SELECT results_eq($$SELECT kind, job_id, cpus, submit_time FROM pg_temp.sacct('7|ann|a|p|2024-02-29T10:00:00|2024-02-29T10:00:00|2024-02-29T11:00:00|COMPLETED|cpu=2|01:00:00')$$,
                   $$VALUES ('job'::text, '7'::text, 2, '2024-02-29 10:00+00'::timestamptz)$$, '_sacct_line: a job on the leap day');
 SELECT results_eq($$SELECT (pg_temp.sacct(l)).kind, (pg_temp.sacct(l)).sqlstate
@@ -456,8 +456,8 @@ SELECT is((pg_temp.sacct('7|ann|a|p|2024-03-31T02:30:00|Unknown|Unknown|PENDING|
 SELECT is((pg_temp.sacct('7|ann|a|p|2024-10-27T02:30:00|Unknown|Unknown|PENDING|cpu=1|01:00:00', 'Europe/Paris')).submit_time,
           '2024-10-27 02:30'::timestamp AT TIME ZONE 'Europe/Paris',
           '_sacct_line: 02:30 on the night Paris repeats 02:00-03:00 likewise');
-SELECT throws_ok($$SELECT fairshare._sacct_line('7|ann', NULL, 'UTC', 'bi')$$, '22004', NULL, '_sacct_line: NULL header');
-SELECT throws_ok($$SELECT fairshare._sacct_line('7|ann', 'JobID|User', 'UTC', 'bi')$$, '22P02', NULL, '_sacct_line: a header without sacct''s columns');
+SELECT throws_ok($$SELECT fairshare_internal._sacct_line('7|ann', NULL, 'UTC', 'bi')$$, '22004', NULL, '_sacct_line: NULL header');
+SELECT throws_ok($$SELECT fairshare_internal._sacct_line('7|ann', 'JobID|User', 'UTC', 'bi')$$, '22P02', NULL, '_sacct_line: a header without sacct''s columns');
 SELECT throws_ok($$SELECT pg_temp.sacct('7|ann', 'Mars/Olympus')$$, '22023', NULL, '_sacct_line: unknown time zone');
 SELECT results_eq($$SELECT (pg_temp.pbs(l)).kind, (pg_temp.pbs(l)).sqlstate
                       FROM (VALUES ('garbage'),
@@ -475,8 +475,8 @@ SELECT results_eq($$SELECT (pg_temp.pbs(l)).kind, (pg_temp.pbs(l)).sqlstate
                            ('reject', '22P02'), ('reject', '22P02'), ('reject', '22P02'), ('reject', '22P02'),
                            ('reject', '22P02'), ('reject', '22004'), ('skip', NULL)$$,
                   '_pbs_record: 10 malformed records are rejects with their SQLSTATE; a license record is skipped');
-SELECT throws_ok($$SELECT fairshare._pbs_record('garbage', NULL)$$, '22004', NULL, '_pbs_record: NULL time zone');
-SELECT throws_ok($$SELECT fairshare._import_time_zone('Nowhere/Atlantis')$$, '22023', NULL, '_import_time_zone: unknown zone');
+SELECT throws_ok($$SELECT fairshare_internal._pbs_record('garbage', NULL)$$, '22004', NULL, '_pbs_record: NULL time zone');
+SELECT throws_ok($$SELECT fairshare_internal._import_time_zone('Nowhere/Atlantis')$$, '22023', NULL, '_import_time_zone: unknown zone');
 SELECT throws_ok($$SELECT fairshare.import_stage('x; DROP TABLE fairshare.jobs')$$, '22023', NULL, 'import_stage: not an identifier');
 SELECT throws_ok($$SELECT * FROM fairshare.import_sacct('bi', 'UTC', staging => 'no_such_table')$$, '42P01', NULL,
                  'import_sacct: no staging table');

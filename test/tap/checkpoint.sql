@@ -30,10 +30,10 @@ SELECT is_procedure('fairshare', 'checkpoint_usage',
 SELECT is((SELECT p.pronargdefaults::int FROM pg_catalog.pg_proc p
             WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz, boolean, integer, integer)'::regprocedure),
           5, 'cluster defaults to NULL (every cluster), as_of to now(), from_jobs to false, keep_recent to 3, keep_days to 7');
-SELECT volatility_is('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'], 'stable',
+SELECT volatility_is('fairshare_internal', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'], 'stable',
                      '_association_usage is STABLE (it reads tables)');
 SELECT is((SELECT p.proparallel FROM pg_catalog.pg_proc p
-            WHERE p.oid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure),
+            WHERE p.oid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure),
           's', '_association_usage is PARALLEL SAFE');
 SELECT volatility_is('fairshare', 'association_usage_at', ARRAY['timestamp with time zone'], 'stable',
                      'association_usage_at is still STABLE');
@@ -65,7 +65,7 @@ SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timest
                           'fairshare_reader', ARRAY[]::text[], 'reader: no checkpoint_usage');
 SELECT function_privs_are('fairshare', 'checkpoint_usage', ARRAY['text', 'timestamp with time zone', 'boolean', 'integer', 'integer'],
                           'fairshare_user', ARRAY[]::text[], 'user: no checkpoint_usage');
-SELECT function_privs_are('fairshare', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'],
+SELECT function_privs_are('fairshare_internal', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'],
                           'fairshare_user', ARRAY['EXECUTE'], 'user: _association_usage, as association_usage_at');
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_admin', ARRAY['DELETE', 'INSERT', 'SELECT', 'UPDATE']);
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_reader', ARRAY['SELECT']);
@@ -224,7 +224,7 @@ SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.
                   'late lock: the checkpoint is valid, chained from the one at 00:20');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
                     WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
-                  $$SELECT user_name, raw_usage, jobs FROM fairshare._association_usage('2026-03-01 00:40+00', true, 'tlate')
+                  $$SELECT user_name, raw_usage, jobs FROM fairshare_internal._association_usage('2026-03-01 00:40+00', true, 'tlate')
                      ORDER BY user_name$$,
                   'late lock: the rows equal the usage from every job');
 SELECT is((SELECT count(*) FROM fairshare.usage_checkpoint_factors
@@ -282,10 +282,10 @@ CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:20+00');
 SET LOCAL track_functions = 'pl';
 CREATE TEMP TABLE usage_calls AS
 SELECT COALESCE((SELECT calls FROM pg_stat_xact_user_functions
-                  WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure), 0) AS n;
+                  WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure), 0) AS n;
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:30+00');
 SELECT is((SELECT calls FROM pg_stat_xact_user_functions
-            WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure)
+            WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
           - (SELECT n FROM usage_calls), 2::bigint,
           'under the lock, nothing changed: the usage computed once for the rows, once for the factors');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
@@ -298,13 +298,13 @@ SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_check
 -- the checkpoint then computes again under its lock (the 00:50 case below
 -- shows that path); a chain over years of runs would otherwise outgrow
 -- PostgreSQL's 1 GB array.
-SELECT is(fairshare._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', 1),
+SELECT is(fairshare_internal._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', 1),
           ARRAY['tshort as of 2026-03-01 00:20:00+00',
                 '(tshort,2,a,u2,"2026-03-01 00:15:00+00",,2)'],
           'runs read as of 00:25, max_runs 1: the checkpoint at 00:20 and job 2 (2 CPUs, running)');
-SELECT is(fairshare._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', 0), NULL,
+SELECT is(fairshare_internal._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', 0), NULL,
           'the same past max_runs (0 runs allowed, 1 read): NULL, no shortcut');
-SELECT throws_ok($$SELECT fairshare._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', -1)$$, '22023',
+SELECT throws_ok($$SELECT fairshare_internal._checkpoint_runs_read('tshort', '2026-03-01 00:25+00', -1)$$, '22023',
                  '_checkpoint_runs_read: max_runs must be 0 or more, not -1',
                  'a negative max_runs is refused');
 -- at 00:35, only job 2's nice written in between: not something the usage
@@ -317,11 +317,11 @@ END $f$;
 CREATE TRIGGER late_nice AFTER INSERT ON fairshare.usage_checkpoint_rows
     FOR EACH STATEMENT EXECUTE FUNCTION public.late_nice();
 UPDATE usage_calls SET n = (SELECT calls FROM pg_stat_xact_user_functions
-                             WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure);
+                             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure);
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:35+00');
 DROP TRIGGER late_nice ON fairshare.usage_checkpoint_rows;
 SELECT is((SELECT calls FROM pg_stat_xact_user_functions
-            WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure)
+            WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
           - (SELECT n FROM usage_calls), 2::bigint,
           'under the lock, only a nice written in between: the rows stand (usage computed once for them)');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
@@ -337,11 +337,11 @@ END $f$;
 CREATE TRIGGER late_end AFTER INSERT ON fairshare.usage_checkpoint_rows
     FOR EACH STATEMENT EXECUTE FUNCTION public.late_end();
 UPDATE usage_calls SET n = (SELECT calls FROM pg_stat_xact_user_functions
-                             WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure);
+                             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure);
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:40+00');
 DROP TRIGGER late_end ON fairshare.usage_checkpoint_rows;
 SELECT cmp_ok((SELECT calls FROM pg_stat_xact_user_functions
-                WHERE funcid = 'fairshare._association_usage(timestamptz, boolean, text)'::regprocedure)
+                WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
               - (SELECT n FROM usage_calls), '>', 2::bigint,
               'under the lock, a run read has ended in between: the usage computed again');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows

@@ -24,7 +24,7 @@ SELECT volatility_is('fairshare', 'import_sacct', ARRAY['text', 'text', 'boolean
                      'import_sacct is VOLATILE (it writes)');
 SELECT volatility_is('fairshare', 'import_pbs', ARRAY['text', 'text', 'text', 'boolean', 'boolean', 'text'], 'volatile',
                      'import_pbs is VOLATILE (it writes)');
-SELECT volatility_is('fairshare', '_sacct_line', ARRAY['text', 'text', 'text', 'text'], 'volatile',
+SELECT volatility_is('fairshare_internal', '_sacct_line', ARRAY['text', 'text', 'text', 'text'], 'volatile',
                      '_sacct_line is VOLATILE (a step''s kind depends on the line before it)');
 SELECT function_returns('fairshare', 'import_stage', ARRAY['text'], 'regclass', 'import_stage returns the table');
 SELECT has_table('fairshare', 'imports', 'the import log');
@@ -68,9 +68,9 @@ SELECT throws_ok($$SELECT * FROM import_pbs(NULL, 'UTC')$$, '22004', 'cluster mu
                  'import_pbs without a cluster: 22004');
 SELECT throws_ok($$SELECT * FROM import_pbs('tap', 'UTC', account_from => 'queue')$$, '22023', NULL,
                  'account_from other than account, project, group: 22023');
-SELECT throws_ok($$SELECT fairshare._sacct_line('1|u', NULL, 'UTC', 'tap')$$, '22004', NULL,
+SELECT throws_ok($$SELECT fairshare_internal._sacct_line('1|u', NULL, 'UTC', 'tap')$$, '22004', NULL,
                  '_sacct_line without a header: 22004');
-SELECT throws_ok($$SELECT fairshare._pbs_record('x', NULL)$$, '22004', NULL,
+SELECT throws_ok($$SELECT fairshare_internal._pbs_record('x', NULL)$$, '22004', NULL,
                  '_pbs_record without a time zone: 22004');
 
 -- headers that are not sacct's
@@ -160,28 +160,28 @@ SELECT results_eq($$SELECT line_no, job_id, sqlstate FROM import_rejects WHERE i
                   $$VALUES (3::bigint, '21', '23503'), (4, '22', '22008')$$, 'rejects name line, job and SQLSTATE');
 
 -- the line parsers, directly
-SELECT is((_sacct_line('5.extern||a||||||COMPLETED', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap')).kind,
+SELECT is((fairshare_internal._sacct_line('5.extern||a||||||COMPLETED', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap')).kind,
           'lone_step', 'a step with no job line before it is a lone_step');
-SELECT results_eq($$SELECT (r).kind, (r).job_id FROM (SELECT _sacct_line(l, 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap') AS r
+SELECT results_eq($$SELECT (r).kind, (r).job_id FROM (SELECT fairshare_internal._sacct_line(l, 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap') AS r
                       FROM (VALUES ('7_3+0|u|a|std|cpu=1|2026-01-05T12:00:00|Unknown|Unknown|PENDING')) v(l)) x$$,
                   $$VALUES ('reject', NULL::text)$$, 'an array task that is also a het component is not a Slurm job id');
-SELECT is((_sacct_line('8|u|a|std|cpu=1|2026-01-05T12:00:00|Unknown|Unknown|PENDING', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap')).start_time,
+SELECT is((fairshare_internal._sacct_line('8|u|a|std|cpu=1|2026-01-05T12:00:00|Unknown|Unknown|PENDING', 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap')).start_time,
           NULL, 'Unknown is NULL');
-SELECT is((_sacct_line(NULL, 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap')).kind,
+SELECT is((fairshare_internal._sacct_line(NULL, 'JobID|User|Account|Partition|AllocTRES|Submit|Start|End|State', 'UTC', 'tap')).kind,
           'blank', 'a NULL line is blank');
-SELECT is((_pbs_record('11/21/2026 08:00:00;L;license;floating license hour:0 day:0 month:0 max:0', 'UTC')).kind,
+SELECT is((fairshare_internal._pbs_record('11/21/2026 08:00:00;L;license;floating license hour:0 day:0 month:0 max:0', 'UTC')).kind,
           'skip', 'a PBS license record carries no job usage');
-SELECT is((_pbs_record('11/21/2026 08:00:00;E;7[].srv;user=u queue=std', 'UTC')).kind,
+SELECT is((fairshare_internal._pbs_record('11/21/2026 08:00:00;E;7[].srv;user=u queue=std', 'UTC')).kind,
           'skip', 'a PBS array parent is skipped: its subjobs carry the usage');
-SELECT is((_pbs_record('11/21/2026 08:00:00;E;7.srv;user=u queue=std Resource_List.mem=1kb', 'UTC')).mem_mb,
+SELECT is((fairshare_internal._pbs_record('11/21/2026 08:00:00;E;7.srv;user=u queue=std Resource_List.mem=1kb', 'UTC')).mem_mb,
           1::bigint, 'PBS sizes round up to whole MiB (1kb -> 1)');
-SELECT is((_pbs_record('11/21/2026 08:00:00;E;7.srv;user=u queue=std Resource_List.mem=3w', 'UTC')).mem_mb,
+SELECT is((fairshare_internal._pbs_record('11/21/2026 08:00:00;E;7.srv;user=u queue=std Resource_List.mem=3w', 'UTC')).mem_mb,
           1::bigint, 'PBS word sizes are 8 bytes each');
-SELECT is((_pbs_record('11/21/2026 08:00:00;S;7.srv;user=u queue=std exec_host=n1/0*4+n2/0*4+n1/1*2', 'UTC')).tres,
+SELECT is((fairshare_internal._pbs_record('11/21/2026 08:00:00;S;7.srv;user=u queue=std exec_host=n1/0*4+n2/0*4+n1/1*2', 'UTC')).tres,
           'cpu=10,mem=0M,node=2', 'exec_host: CPUs summed, hosts counted once');
-SELECT is((_pbs_record('11/21/2026 08:00:00;E;7.srv;Exit_status=-29 start=0', 'UTC')).start_time,
+SELECT is((fairshare_internal._pbs_record('11/21/2026 08:00:00;E;7.srv;Exit_status=-29 start=0', 'UTC')).start_time,
           NULL, 'start=0 is a job that never started');
-SELECT is((_pbs_record('02/29/2026 08:00:00;E;7.srv;user=u', 'UTC')).sqlstate,
+SELECT is((fairshare_internal._pbs_record('02/29/2026 08:00:00;E;7.srv;user=u', 'UTC')).sqlstate,
           '22008', '29 February of a common year is not a record time');
 
 -- an empty PBS log (a day without records) is an import of nothing

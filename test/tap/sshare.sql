@@ -11,20 +11,20 @@ SELECT plan(17);
 -- _sshare_tree: sshare's tree columns from one build of the tree
 -- (docs/design.md#window-functions).
 -- API shape: a WINDOW function, IMMUTABLE, not STRICT, PARALLEL SAFE.
-SELECT has_function('fairshare', '_sshare_tree',
+SELECT has_function('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
-       '_sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening) exists');
-SELECT function_returns('fairshare', '_sshare_tree',
+       'fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening) exists');
+SELECT function_returns('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
-       'fairshare._sshare_tree_row', 'it returns a _sshare_tree_row');
-SELECT volatility_is('fairshare', '_sshare_tree',
+       'fairshare_internal._sshare_tree_row', 'it returns a _sshare_tree_row');
+SELECT volatility_is('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
        'immutable', 'it is IMMUTABLE');
-SELECT isnt_strict('fairshare', '_sshare_tree',
+SELECT isnt_strict('fairshare_internal', '_sshare_tree',
        ARRAY['text', 'text', 'double precision', 'double precision', 'boolean', 'text', 'double precision'],
        'it is not STRICT (NULL parent_id and shares mean something)');
 SELECT is((SELECT p.prokind::text || p.proparallel::text FROM pg_proc p
-            WHERE p.oid = 'fairshare._sshare_tree(text, text, float8, float8, boolean, text, float8)'::regprocedure),
+            WHERE p.oid = 'fairshare_internal._sshare_tree(text, text, float8, float8, boolean, text, float8)'::regprocedure),
           'ws', 'it is a window function and PARALLEL SAFE');
 
 -- A tree with every case: root; account a (shares 1) with users a1 (1, 10)
@@ -41,7 +41,7 @@ INSERT INTO t VALUES
 
 -- It answers what the nine separate window functions answer, to the digit.
 SELECT is((SELECT count(*) FROM (
-             SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).*,
+             SELECT (fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).*,
                     fairshare.tree_depth(id, parent_id, shares, usage, is_user) OVER () AS d,
                     fairshare.tree_order(id, parent_id, shares, usage, is_user) OVER () AS o,
                     fairshare.fair_tree_norm_shares(id, parent_id, shares, usage, is_user) OVER () AS ns,
@@ -56,7 +56,7 @@ SELECT is((SELECT count(*) FROM (
                   IS DISTINCT FROM (d, o, ns, ru, nu, eu, f, lf, r)), 0::bigint,
           'fair_tree: every column equals the separate window functions''');
 SELECT is((SELECT count(*) FROM (
-             SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 2) OVER ()).*,
+             SELECT (fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 2) OVER ()).*,
                     fairshare.tree_depth(id, parent_id, shares, usage, is_user) OVER () AS d,
                     fairshare.tree_order(id, parent_id, shares, usage, is_user) OVER () AS o,
                     fairshare.classic_norm_shares(id, parent_id, shares, usage, is_user) OVER () AS ns,
@@ -72,31 +72,31 @@ SELECT is((SELECT count(*) FROM (
           'classic (dampening 2): every column equals the separate window functions'', level_fs and fs_rank NULL');
 -- the root's FairShare as sshare prints it: 2^(-(UE/S)/d) with UE 1 and S 1,
 -- dampening 2: 2^(-1/2) = 0.707107 (0.500000 undampened)
-SELECT is((SELECT round(x.fairshare::numeric, 6) FROM (SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 2) OVER ()).* FROM t) x
+SELECT is((SELECT round(x.fairshare::numeric, 6) FROM (SELECT (fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 2) OVER ()).* FROM t) x
             WHERE x.depth = 0), 0.707107, 'classic: the root''s FairShare is 2^(-(1/1)/2) = 0.707107, as sshare prints it');
 -- a1: Level FS (1/3) / (10/40) = 4/3; a2: (2/3) / (30/40) = 8/9; ranks of
 -- the 6 users counted down from 6 (b2's usage 0 gives +inf, first)
-SELECT is((SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).level_fs
+SELECT is((SELECT (fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).level_fs
              FROM t ORDER BY id = 'a1' DESC LIMIT 1)::numeric(10, 6), (4 / 3.0)::numeric(10, 6),
           'a1''s Level FS is (1/3) / (10/40) = 4/3');
-SELECT is((SELECT max(x.fs_rank) FROM (SELECT (fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).* FROM t) x),
+SELECT is((SELECT max(x.fs_rank) FROM (SELECT (fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()).* FROM t) x),
           6::bigint, 'the top rank is the number of users, 6');
 
 -- Defined answers for bad input
-SELECT throws_ok($$SELECT fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'pbs', 1) OVER () FROM t$$,
+SELECT throws_ok($$SELECT fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'pbs', 1) OVER () FROM t$$,
                  '22023', 'algorithm must be ''fair_tree'' or ''classic'', not "pbs"', 'unknown algorithm: 22023');
-SELECT throws_ok($$SELECT fairshare._sshare_tree(id, parent_id, shares, usage, is_user, NULL, 1) OVER () FROM t$$,
+SELECT throws_ok($$SELECT fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, NULL, 1) OVER () FROM t$$,
                  '22004', 'algorithm must not be NULL', 'NULL algorithm: 22004');
-SELECT throws_ok($$SELECT fairshare._sshare_tree(id, parent_id, shares, usage, is_user,
+SELECT throws_ok($$SELECT fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user,
                           CASE WHEN id = 'b1' THEN 'classic' ELSE 'fair_tree' END, 1) OVER () FROM t$$,
                  '22023', 'algorithm must be the same on every row of a window partition', 'two algorithms in one partition: 22023');
-SELECT throws_ok($$SELECT fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', NULL) OVER () FROM t$$,
+SELECT throws_ok($$SELECT fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', NULL) OVER () FROM t$$,
                  '22004', 'dampening must not be NULL', 'classic with NULL dampening: 22004');
-SELECT throws_ok($$SELECT fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 0) OVER () FROM t$$,
+SELECT throws_ok($$SELECT fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'classic', 0) OVER () FROM t$$,
                  '22023', 'dampening must be a finite number > 0, not 0', 'classic with dampening 0: 22023');
-SELECT lives_ok($$SELECT fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', 'NaN') OVER () FROM t$$,
+SELECT lives_ok($$SELECT fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', 'NaN') OVER () FROM t$$,
                 'fair_tree ignores the dampening');
-SELECT throws_ok($$SELECT fairshare._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()
+SELECT throws_ok($$SELECT fairshare_internal._sshare_tree(id, parent_id, shares, usage, is_user, 'fair_tree', NULL) OVER ()
                      FROM (VALUES ('r', NULL::text, 1::float8, 0::float8, false), ('r', 'r', 1, 0, true)) v(id, parent_id, shares, usage, is_user)$$,
                  '23505', NULL, 'a bad tree raises what the tree functions raise (duplicate id: 23505)');
 

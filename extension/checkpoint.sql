@@ -1,101 +1,7 @@
 -- ---------------------------------------------------------------------------
--- usage_views: each job billed under its partition's weights, and the
--- decayed usage of every user association, as of any instant (time travel).
--- ---------------------------------------------------------------------------
-
--- Billing rate of every job (billable TRES per second, × QOS UsageFactor).
--- Pending jobs carry their requested TRES; jobs without a TRES string are
--- billed by their CPU count.
-CREATE VIEW @extschema@.job_billing AS
-SELECT j.cluster, j.job_id, j.user_name, j.account, j.partition, j.state,
-       j.start_time, j.end_time,
-       @extschema@.tres_billing(COALESCE(j.tres, 'cpu=' OPERATOR(pg_catalog.||) j.cpus),
-                                p.billing_weights, p.billing_mode)
-         OPERATOR(pg_catalog.*) COALESCE(q.usage_factor, 1) AS billing
-  FROM @extschema@.jobs j
-  JOIN @extschema@.partitions p
-    ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
-  LEFT JOIN @extschema@.qos q
-    ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos;
-COMMENT ON VIEW @extschema@.job_billing IS 'Each job''s Slurm billing rate under its partition''s TRESBillingWeights and billing mode.';
-
--- The as_of of a time-travel function: NULL is 22004 and an infinite
--- instant 22008, whatever rows the tables hold.  Used as a WHERE clause
--- without columns, it is evaluated once per query (a one-time filter, or
--- at plan time for a constant), and keeps the SQL functions inlinable.
-CREATE FUNCTION @extschema@._check_as_of(as_of timestamptz)
-RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    IF as_of IS NULL THEN
-        RAISE EXCEPTION 'as_of must not be NULL'
-            USING ERRCODE = '22004', HINT = 'Pass the instant to report on, e.g. now().';
-    ELSIF NOT isfinite(as_of) THEN
-        RAISE EXCEPTION 'as_of must be a finite timestamp, not %', as_of
-            USING ERRCODE = '22008', HINT = 'Pass the instant to report on, e.g. now().';
-    END IF;
-    RETURN true;
-END
-$$;
-
--- The instant of a cluster's last usage reset at or before as_of
--- (PriorityUsageResetPeriod; NULL: none).  Periods start as slurmctld's
--- _next_reset counts them, in local time (the cluster's time zone):
--- DAILY at midnight, WEEKLY at midnight between Saturday and Sunday,
--- MONTHLY on the 1st, QUARTERLY on January, April, July and October 1st,
--- YEARLY on January 1st; NOW once, at last_reset.  slurmctld zeroes the
--- usage at the first pass of its decay thread at or after the period's
--- start: with 'slurm_passes' that pass is the reset instant (and when it
--- comes after as_of, the previous period's is).  Usage charged from the
--- reset instant on counts (usage_views.sql, _association_usage).
-CREATE FUNCTION @extschema@._usage_reset_at(period text, last_reset timestamptz, time_zone text,
-                                            decay_mode text, calc_period interval, phase timestamptz,
-                                            as_of timestamptz)
-RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    p text := upper(period);
-    step interval;
-    local_start timestamp;
-    b timestamptz;
-    r timestamptz;
-BEGIN
-    IF p IS NULL OR p = 'NONE' OR as_of IS NULL THEN
-        RETURN NULL;
-    ELSIF p = 'NOW' THEN
-        b := last_reset;
-    ELSE
-        step := CASE p WHEN 'DAILY' THEN interval '1 day' WHEN 'WEEKLY' THEN interval '7 days'
-                       WHEN 'MONTHLY' THEN interval '1 month' WHEN 'QUARTERLY' THEN interval '3 months'
-                       WHEN 'YEARLY' THEN interval '1 year' END;
-        IF step IS NULL THEN
-            PERFORM @extschema@._check_usage_reset(period, last_reset);
-        END IF;
-        local_start := CASE p
-            WHEN 'WEEKLY' THEN date_trunc('week', timezone(time_zone, as_of) + interval '1 day') - interval '1 day'
-            WHEN 'DAILY' THEN date_trunc('day', timezone(time_zone, as_of))
-            WHEN 'MONTHLY' THEN date_trunc('month', timezone(time_zone, as_of))
-            WHEN 'QUARTERLY' THEN date_trunc('quarter', timezone(time_zone, as_of))
-            ELSE date_trunc('year', timezone(time_zone, as_of)) END;
-        b := timezone(time_zone, local_start);
-    END IF;
-    IF b IS NULL THEN
-        RETURN NULL;
-    ELSIF decay_mode IS DISTINCT FROM 'slurm_passes' THEN
-        RETURN CASE WHEN b <= as_of THEN b END;
-    END IF;
-    -- the first pass at or after b: the last one before it, plus a period
-    r := @extschema@.slurm_last_pass(b - interval '1 microsecond', calc_period, phase) + calc_period;
-    IF r > as_of AND step IS NOT NULL THEN
-        b := timezone(time_zone, local_start - step);
-        r := @extschema@.slurm_last_pass(b - interval '1 microsecond', calc_period, phase) + calc_period;
-    END IF;
-    RETURN CASE WHEN r <= as_of THEN r END;
-END
-$$;
-COMMENT ON FUNCTION @extschema@._usage_reset_at(text, timestamptz, text, text, interval, timestamptz, timestamptz) IS
-'The instant of a cluster''s last usage reset (PriorityUsageResetPeriod) at or before as_of, or NULL: the period''s start in the cluster''s time zone, with decay_mode slurm_passes the first pass of slurmctld from then.';
-
+-- checkpoint: the usage checkpoints (docs/design.md#usage-checkpoints), their
+-- tables, checkpoint_usage and the triggers that keep them valid.  What
+-- reads them is _association_usage (usage.sql).
 -- ---------------------------------------------------------------------------
 -- Usage checkpoints (docs/design.md#usage-checkpoints).  Summing every
 -- job of the history at each call is bound by reading and billing the
@@ -182,269 +88,13 @@ COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
 CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::timestamptz)))
     WHERE start_time IS NOT NULL;
 
--- Decayed usage (billing-seconds) and jobs of every user association with
--- jobs, as of an instant, with its cluster's decay: of one cluster, or of
--- every cluster when only_cluster is NULL.  A job counts from its start; a
--- job still running at as_of counts up to as_of; a job that started after
--- as_of does not count (what was known then).  With decay_mode
--- 'slurm_passes' a job counts as slurmctld's passes charged it (decay.c):
--- up to the last pass by as_of while it runs, and all of it once it ended;
--- pass_usage is then the usage as that last pass left it (the end charges
--- since left out), from which sshare's tree columns are computed; for the
--- other modes it is raw_usage.
---
--- A usage reset (PriorityUsageResetPeriod) at R <= as_of: only what was
--- charged from R on counts.  For the continuous decays that is each job's
--- part after R.  slurmctld resets at a pass and charges, in that same pass,
--- the running jobs' stretches since the previous pass: with 'slurm_passes'
--- a job that ended before R counts nothing, and one that ended from R on
--- counts from the pass before R (R − priority_calc_period), its first
--- charge after R being that whole stretch.
---
--- For association_usage_at (checkpointing false), a cluster with a valid
--- checkpoint at T0 <= as_of, and no usage reset between T0 and as_of,
--- starts from the newest such: its usage times the weight at as_of of a
--- unit charged at T0 (the aggregate's own point form over one row, so the
--- decay is counted exactly as decay.c counts it), plus the jobs' parts
--- after T0; the other clusters are read from the jobs alone.  With
--- 'slurm_passes' the parts after T0 are those charged after T0: the jobs
--- that ended after T0, from the last pass P(T0) at or before T0 (their
--- first charge after T0 is the stretch from P(T0)).  With checkpointing
--- true (checkpoint_usage from_jobs), every cluster is read from the jobs
--- alone.
---
--- The jobs are aggregated first, per association, and the associations
--- joined after (association_usage_at): one scan of the job table
--- (parallel, hash-aggregated) instead of one index probe per association,
--- which reads a large table in random order (docs/performance.md).
--- No merge joins: the checkpoint's rows (every association) and the
--- associations that ran since are joined by hash; a merge join sorted the
--- 75,001 rows by their names, in the database's collation (0.19 s of the
--- function's 0.49 s at 10^7 jobs, against 0.23 s in all without).
--- PL/pgSQL plans each call with its values (force_custom_plan): the
--- checkpoints, resets and pass clusters found decide which branches run (a
--- branch whose condition is false is dropped from the plan), and the
--- planner sees how few jobs end after the oldest checkpoint.
-CREATE FUNCTION @extschema@._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
-RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint, pass_usage float8)
-LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-SET plan_cache_mode = force_custom_plan
-SET enable_mergejoin = off
-AS $$
-DECLARE
-    -- the clusters starting from a checkpoint, its instant T0, where its
-    -- jobs' parts after T0 start (T0; 'slurm_passes': the last pass by T0)
-    -- and the decay from T0 to as_of (same order); the oldest T0
-    cp_clusters text[] := '{}';
-    cp_times timestamptz[] := '{}';
-    cp_from timestamptz[] := '{}';
-    cp_decay float8[] := '{}';
-    since timestamptz;
-    -- the clusters whose usage was reset by as_of: the reset instant, and
-    -- where their jobs start to count (same order)
-    rs_clusters text[] := '{}';
-    rs_at timestamptz[] := '{}';
-    rs_from timestamptz[] := '{}';
-    -- the 'slurm_passes' clusters and their last pass at or before as_of
-    ps_clusters text[] := '{}';
-    ps_last timestamptz[] := '{}';
-    -- the clusters whose every job is read (NULL: all of them)
-    full_clusters text[];
-    any_full boolean;
-    any_cp boolean;
-    any_rs boolean;
-    any_ps boolean;
-BEGIN
-    PERFORM @extschema@._check_as_of(_association_usage.as_of);
-    -- per cluster: its last pass and its last reset, once
-    SELECT COALESCE(array_agg(x.cluster ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
-           COALESCE(array_agg(x.reset_at ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
-           COALESCE(array_agg(CASE WHEN x.decay_mode = 'slurm_passes'
-                                   THEN x.reset_at - x.priority_calc_period ELSE x.reset_at END
-                              ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
-           COALESCE(array_agg(x.cluster ORDER BY x.cluster) FILTER (WHERE x.decay_mode = 'slurm_passes'), '{}'),
-           COALESCE(array_agg(@extschema@.slurm_last_pass(_association_usage.as_of, x.priority_calc_period,
-                                                          x.priority_last_decay)
-                              ORDER BY x.cluster) FILTER (WHERE x.decay_mode = 'slurm_passes'), '{}')
-      INTO rs_clusters, rs_at, rs_from, ps_clusters, ps_last
-      FROM (SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
-                   @extschema@._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
-                                               c.decay_mode, c.priority_calc_period, c.priority_last_decay,
-                                               _association_usage.as_of) AS reset_at
-              FROM @extschema@.clusters c
-             WHERE _association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster) x;
-    IF NOT _association_usage.checkpointing THEN
-        -- per cluster, the newest valid checkpoint at or before as_of
-        SELECT COALESCE(array_agg(k.cluster ORDER BY k.cluster), '{}'),
-               COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}'),
-               COALESCE(array_agg(CASE WHEN c.decay_mode = 'slurm_passes'
-                                       THEN @extschema@.slurm_last_pass(k.as_of, c.priority_calc_period,
-                                                                        c.priority_last_decay)
-                                       ELSE k.as_of END ORDER BY k.cluster), '{}'),
-               COALESCE(array_agg(w.decay ORDER BY k.cluster), '{}'),
-               min(k.as_of)
-          INTO cp_clusters, cp_times, cp_from, cp_decay, since
-          FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
-                  FROM @extschema@.usage_checkpoints x
-                 WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
-                   AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
-                 ORDER BY x.cluster, x.as_of DESC) k
-          JOIN @extschema@.clusters c ON c.cluster = k.cluster
-         CROSS JOIN LATERAL (
-               SELECT COALESCE(
-                        @extschema@.decayed_usage(one.u, k.as_of, k.as_of, _association_usage.as_of, c.decay_half_life)
-                          FILTER (WHERE c.decay_mode = 'exact'),
-                        @extschema@.decayed_usage_slurm(one.u, k.as_of, k.as_of, _association_usage.as_of,
-                                                        c.decay_half_life)
-                          FILTER (WHERE c.decay_mode = 'slurm'),
-                        @extschema@.decayed_usage_step(one.u, k.as_of, k.as_of, _association_usage.as_of,
-                                                       c.decay_interval, c.decay_factor)
-                          FILTER (WHERE c.decay_mode = 'step'),
-                        @extschema@.decayed_usage_slurm_passes(one.u, k.as_of, _association_usage.as_of,
-                                                               c.decay_half_life, c.priority_calc_period,
-                                                               c.priority_last_decay)
-                          FILTER (WHERE c.decay_mode = 'slurm_passes')) AS decay
-                 FROM (VALUES (1::float8)) one (u)) w
-         -- a reset after T0 leaves nothing of what the checkpoint holds
-         WHERE NOT COALESCE(rs_at[array_position(rs_clusters, k.cluster)] > k.as_of, false);
-    END IF;
-    IF cardinality(cp_clusters) > 0 OR _association_usage.only_cluster IS NOT NULL THEN
-        SELECT COALESCE(array_agg(c.cluster), '{}') INTO full_clusters
-          FROM @extschema@.clusters c
-         WHERE c.cluster <> ALL (cp_clusters)
-           AND (_association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster);
-    END IF;
-    any_full := full_clusters IS NULL OR cardinality(full_clusters) > 0;
-    any_cp := cardinality(cp_clusters) > 0;
-    any_rs := cardinality(rs_clusters) > 0;
-    any_ps := cardinality(ps_clusters) > 0;
-
-    -- One scan of the jobs, grouped by their own columns, so that the
-    -- planner counts the associations with the jobs' statistics (a GROUP BY
-    -- above a UNION ALL of two scans guessed 10^6 groups for 75,001 at 10^7
-    -- jobs, and sorted them on disk).  from_cp: the job's cluster starts
-    -- from a checkpoint at t0, and only its part after t0 is read.  The
-    -- conditions on any_full, any_cp, any_rs and any_ps are constants of
-    -- the custom plan: without a checkpoint the scan is the one of every
-    -- job, with only checkpoints it is a range scan of jobs_end_idx.
-    RETURN QUERY
-    WITH spans AS (
-        SELECT j.cluster, j.account, j.user_name, j.billing,
-               j.decay_mode, j.decay_half_life, j.decay_interval, j.decay_factor,
-               j.priority_calc_period, j.priority_last_decay,
-               -- where the job starts to count: its start, the checkpoint's
-               -- t0 (its last pass), the usage reset (the pass before it)
-               GREATEST(j.start_time, CASE WHEN j.from_cp THEN j.cp_from END, j.reset_from) AS s,
-               CASE WHEN j.from_cp
-                    THEN LEAST(COALESCE(j.end_time, _association_usage.as_of), _association_usage.as_of)
-                    ELSE COALESCE(j.end_time, GREATEST(j.start_time, _association_usage.as_of)) END AS e,
-               -- 'slurm_passes': the real end (after as_of: still running)
-               j.end_time AS ended,
-               CASE WHEN any_ps AND j.decay_mode = 'slurm_passes'
-                    THEN ps_last[array_position(ps_clusters, j.cluster)] END AS last_pass,
-               -- a job counts once: in the checkpoint if it started by t0
-               CASE WHEN j.from_cp AND j.start_time <= j.t0 THEN 0 ELSE 1 END::bigint AS n
-          FROM (SELECT b.cluster, b.account, b.user_name, b.start_time, b.end_time, b.billing,
-                       c.decay_mode, c.decay_half_life, c.decay_interval, c.decay_factor,
-                       c.priority_calc_period, c.priority_last_decay,
-                       any_cp AND b.cluster = ANY (cp_clusters) AS from_cp,
-                       cp_times[array_position(cp_clusters, b.cluster)] AS t0,
-                       cp_from[array_position(cp_clusters, b.cluster)] AS cp_from,
-                       CASE WHEN any_rs THEN rs_from[array_position(rs_clusters, b.cluster)] END AS reset_from
-                  FROM @extschema@.job_billing b
-                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
-                 WHERE b.start_time IS NOT NULL
-                   AND b.start_time <= _association_usage.as_of
-                   AND ((any_full AND (full_clusters IS NULL OR b.cluster = ANY (full_clusters)))
-                        OR (any_cp AND b.cluster = ANY (cp_clusters)
-                            AND COALESCE(b.end_time, 'infinity'::timestamptz) > since
-                            AND COALESCE(b.end_time, 'infinity'::timestamptz)
-                                > cp_times[array_position(cp_clusters, b.cluster)]))
-                   -- after a usage reset: the jobs that ended since
-                   AND (NOT any_rs OR NOT COALESCE(COALESCE(b.end_time, 'infinity'::timestamptz)
-                                                   < rs_at[array_position(rs_clusters, b.cluster)], false))) j
-    ), added AS (
-        SELECT sp.cluster, sp.account, sp.user_name,
-               COALESCE(
-                 @extschema@.decayed_usage(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
-                   FILTER (WHERE sp.decay_mode = 'exact'),
-                 @extschema@.decayed_usage_slurm(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_half_life)
-                   FILTER (WHERE sp.decay_mode = 'slurm'),
-                 @extschema@.decayed_usage_step(sp.usage, sp.s, sp.e, _association_usage.as_of, sp.decay_interval,
-                                                sp.decay_factor)
-                   FILTER (WHERE sp.decay_mode = 'step'),
-                 @extschema@.decayed_usage_slurm_passes(sp.billing, sp.s, sp.ended, _association_usage.as_of,
-                                                        sp.decay_half_life, sp.priority_calc_period,
-                                                        sp.priority_last_decay)
-                   FILTER (WHERE any_ps AND sp.decay_mode = 'slurm_passes')) AS raw_usage,
-               @extschema@.decayed_usage_slurm_passes(sp.billing, sp.s, sp.ended, sp.last_pass,
-                                                      sp.decay_half_life, sp.priority_calc_period,
-                                                      sp.priority_last_decay)
-                 FILTER (WHERE any_ps AND sp.decay_mode = 'slurm_passes') AS pass_usage,
-               sum(sp.n) AS jobs
-          FROM (SELECT x.*, x.billing * date_part('epoch', x.e - x.s) AS usage FROM spans x) sp
-         GROUP BY sp.cluster, sp.account, sp.user_name
-    ), kept AS (
-        -- the checkpoints' usage, decayed from T0 to as_of; 'slurm_passes':
-        -- as of the last pass by as_of the same, unless no pass came since
-        -- T0 (the usage of the pass before T0, stored beside)
-        SELECT r.cluster, r.account, r.user_name,
-               r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)] AS raw_usage,
-               CASE WHEN cp_times[array_position(cp_clusters, r.cluster)]
-                         <= ps_last[array_position(ps_clusters, r.cluster)]
-                    THEN r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)]
-                    ELSE COALESCE(r.pass_usage, r.raw_usage) END AS pass_usage,
-               r.jobs
-          FROM @extschema@.usage_checkpoint_rows r
-         WHERE any_cp AND r.cluster = ANY (cp_clusters) AND r.as_of = ANY (cp_times)
-           AND r.as_of = cp_times[array_position(cp_clusters, r.cluster)]
-    )
-    SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
-           COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),
-           (COALESCE(k.jobs, 0) + COALESCE(a.jobs, 0))::bigint,
-           CASE WHEN any_ps AND COALESCE(a.cluster, k.cluster) = ANY (ps_clusters)
-                THEN COALESCE(k.pass_usage, 0) + COALESCE(a.pass_usage, 0)
-                ELSE COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0) END
-      FROM added a
-      FULL JOIN kept k ON k.cluster = a.cluster AND k.account = a.account AND k.user_name = a.user_name;
-END
-$$;
-COMMENT ON FUNCTION @extschema@._association_usage(timestamptz, boolean, text) IS
-'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL), and for slurm_passes clusters the usage as their last pass left it: for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
-
--- Decayed usage (billing-seconds) of every user association as of an
--- instant, under its cluster's decay, from the cluster's usage checkpoint
--- when it has a valid one at or before as_of (the same numbers, see above).
-CREATE FUNCTION @extschema@.association_usage_at(as_of timestamptz)
-RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint)
-LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT au.cluster, au.account, au.user_name,
-           COALESCE(u.raw_usage, 0) AS raw_usage,
-           COALESCE(u.jobs, 0) AS jobs
-      FROM @extschema@.account_users au
-      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@._association_usage(association_usage_at.as_of, false, NULL) u
-        ON u.cluster OPERATOR(pg_catalog.=) au.cluster
-       AND u.account OPERATOR(pg_catalog.=) au.account
-       AND u.user_name OPERATOR(pg_catalog.=) au.user_name
-     WHERE @extschema@._check_as_of(association_usage_at.as_of);
-END;
-COMMENT ON FUNCTION @extschema@.association_usage_at(timestamptz) IS
-'Decayed usage (billing-seconds) of every user association as of an instant, under its cluster''s decay.';
-
-CREATE VIEW @extschema@.association_usage AS
-SELECT * FROM @extschema@.association_usage_at(pg_catalog.now());
-COMMENT ON VIEW @extschema@.association_usage IS 'association_usage_at(now()).';
-
 -- What a checkpoint's fair-share factors are computed from besides its
 -- usage: the association tree and the settings of one cluster (NULL: of
 -- every cluster), as one text, each table's rows counted and their text
 -- hashed.  checkpoint_usage computes the factors before taking its lock
 -- and compares this under the lock: a change to the tree committed in
 -- between makes it differ, and the factors are dropped.
-CREATE FUNCTION @extschema@._checkpoint_tree_fingerprint(cluster text)
+CREATE FUNCTION @extschema@_internal._checkpoint_tree_fingerprint(cluster text)
 RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -473,7 +123,7 @@ $$;
 -- runs, chained from a checkpoint two years back, it failed); it then
 -- computes again under its lock, as it did before this shortcut.  A few
 -- thousand runs in 5 minutes at 10^7: one range scan of jobs_end_idx.
-CREATE FUNCTION @extschema@._checkpoint_runs_read(cluster text, as_of timestamptz,
+CREATE FUNCTION @extschema@_internal._checkpoint_runs_read(cluster text, as_of timestamptz,
                                                      max_runs integer DEFAULT 250000)
 RETURNS text[]
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -574,7 +224,7 @@ $$;
 -- whole (inlined into its INSERT), joined each of the tree's rows with the
 -- TRESRunMins lines by a nested loop over a CTE scan (7,499 x 1,086 rows at
 -- 10^6 jobs: 1.0 s of the checkpoint's 1.9 s).  It now reads the tree
--- function alone (sprio_cache.sql), and the setting stays as a guard: no
+-- function alone (sprio.sql), and the setting stays as a guard: no
 -- statement here wants a nested loop: the usage is one range scan of
 -- jobs_end_idx and a hash join, the foreign keys' checks single index probes
 -- (docs/performance.md#history-at-scale).  jit = off: a plan that needs
@@ -606,8 +256,8 @@ DECLARE
     runs_read text[];
 BEGIN
     -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
-    PERFORM @extschema@._citus_no_checkpoints('checkpoint_usage');
-    PERFORM @extschema@._check_as_of(checkpoint_usage.as_of);
+    PERFORM @extschema@_internal._citus_no_checkpoints('checkpoint_usage');
+    PERFORM @extschema@_internal._check_as_of(checkpoint_usage.as_of);
     IF checkpoint_usage.as_of > now() THEN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
             USING ERRCODE = '22023',
@@ -661,10 +311,10 @@ BEGIN
         INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
         SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
                NULLIF(u.pass_usage, u.raw_usage)
-          FROM @extschema@._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u
+          FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u
         RETURNING 1)
     SELECT CASE WHEN NOT lock_first
-                THEN @extschema@._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) END
+                THEN @extschema@_internal._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) END
       INTO runs_read;
     IF NOT lock_first THEN
         -- the fair-share factors of these rows, before the lock too
@@ -672,11 +322,11 @@ BEGIN
         -- for it, invisible outside this transaction, then marked back), and
         -- what they were computed from besides the usage: the tree and the
         -- clusters' settings, fingerprinted before
-        tree_before := @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        tree_before := @extschema@_internal._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
         UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
          WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
            AND k.as_of = checkpoint_usage.as_of;
-        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
         UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
          WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
            AND k.as_of = checkpoint_usage.as_of;
@@ -691,7 +341,7 @@ BEGIN
         -- invalidates it; a change to the partitions, QOS or decay settings
         -- invalidates every checkpoint of the cluster).
         IF runs_read IS NOT NULL
-           AND runs_read = @extschema@._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) THEN
+           AND runs_read = @extschema@_internal._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) THEN
             changed := 0;
             RAISE DEBUG 'checkpoint_usage: nothing it read changed before the lock; its rows stand';
         ELSE
@@ -704,7 +354,7 @@ BEGIN
               FULL JOIN
                    (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
                            NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-                      FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+                      FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
                 ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
              WHERE w.cluster IS NULL OR n.cluster IS NULL
                 OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
@@ -714,7 +364,7 @@ BEGIN
                 WITH n AS MATERIALIZED (
                     SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
                            NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-                      FROM @extschema@._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+                      FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
                 w AS MATERIALIZED (
                     SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
                       FROM @extschema@.usage_checkpoint_rows r
@@ -758,9 +408,9 @@ BEGIN
         -- the factors written before the lock hold if neither the usage nor
         -- the tree changed; otherwise they are dropped, not computed again
         -- under the lock (writes would wait for them): sprio_at computes the
-        -- tree itself until the next checkpoint (sprio_cache.sql)
+        -- tree itself until the next checkpoint (sprio.sql)
         IF changed > 0
-           OR tree_before IS DISTINCT FROM @extschema@._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
+           OR tree_before IS DISTINCT FROM @extschema@_internal._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
             DELETE FROM @extschema@.usage_checkpoint_factors f
              WHERE (checkpoint_usage.cluster IS NULL OR f.cluster = checkpoint_usage.cluster)
                AND f.as_of = checkpoint_usage.as_of;
@@ -787,9 +437,9 @@ BEGIN
               JOIN @extschema@.clusters c ON c.cluster = x.cluster
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
-    -- the fair-share factors as of the new checkpoints, for sprio_at (sprio_cache.sql)
+    -- the fair-share factors as of the new checkpoints, for sprio_at (sprio.sql)
     IF NOT factors_done THEN
-        PERFORM @extschema@._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
     END IF;
 END
 $$;
@@ -807,7 +457,7 @@ COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, in
 -- statement, over the statement's rows: while no checkpoint is valid, a
 -- write pays one lookup of usage_checkpoints.  A role that writes jobs
 -- needs SELECT and UPDATE on usage_checkpoints (fairshare_admin has them).
-CREATE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -860,15 +510,15 @@ END
 $$;
 CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.jobs
     REFERENCING NEW TABLE AS new_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.jobs
     REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.jobs
     REFERENCING OLD TABLE AS old_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._jobs_invalidate_usage_checkpoints();
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 
 -- The settings a checkpoint was computed with: a cluster's decay, a
 -- partition's billing weights and mode, a QOS's UsageFactor (a job's QOS
@@ -876,7 +526,7 @@ CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschem
 -- whose factor is not 1 changes the billing too).  A change marks the
 -- checkpoints of the clusters concerned invalid (TRUNCATE: every one).
 -- The trigger argument says what changed.
-CREATE FUNCTION @extschema@._settings_invalidate_usage_checkpoints() RETURNS trigger
+CREATE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -915,23 +565,23 @@ CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.clusters
                        -- the periods of a reset start in the cluster's time zone
                        OR (OLD.timezone IS DISTINCT FROM NEW.timezone
                            AND pg_catalog.upper(NEW.usage_reset_period) NOT IN ('NONE', 'NOW')))
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('decay settings changed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('decay settings changed');
 CREATE TRIGGER invalidate_usage_checkpoints AFTER UPDATE ON @extschema@.partitions
     FOR EACH ROW WHEN (OLD.billing_weights IS DISTINCT FROM NEW.billing_weights
                        OR OLD.billing_mode IS DISTINCT FROM NEW.billing_mode)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('billing weights or mode changed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('billing weights or mode changed');
 CREATE TRIGGER invalidate_usage_checkpoints_insert AFTER INSERT ON @extschema@.qos
     FOR EACH ROW WHEN (NEW.usage_factor OPERATOR(pg_catalog.<>) 1)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 added');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 added');
 CREATE TRIGGER invalidate_usage_checkpoints_update AFTER UPDATE ON @extschema@.qos
     FOR EACH ROW WHEN (OLD.usage_factor IS DISTINCT FROM NEW.usage_factor
                        OR OLD.cluster IS DISTINCT FROM NEW.cluster OR OLD.qos IS DISTINCT FROM NEW.qos)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('UsageFactor or name changed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('UsageFactor or name changed');
 CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.qos
     FOR EACH ROW WHEN (OLD.usage_factor OPERATOR(pg_catalog.<>) 1)
-    EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 removed');
+    EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 removed');
 CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.qos
-    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@._settings_invalidate_usage_checkpoints('every QOS removed');
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('every QOS removed');
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoints', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_rows', '');

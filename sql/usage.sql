@@ -1,4 +1,4 @@
--- usage_views: jobs billed under their partition's weights, and the decayed
+-- usage: jobs billed under their partition's weights, and the decayed
 -- usage of every user association as of an instant (time travel).
 -- T = 2024-06-10 00:00 UTC.  Partition p bills CPU=2,Mem=1G.
 SET search_path = public, fairshare;
