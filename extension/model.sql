@@ -194,7 +194,7 @@ CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_acc
 
 -- Partitioned by submit time, one partition per calendar month (UTC), so
 -- that a month of history can be detached whole (retain_jobs) and no table
--- or index grows with the whole history (issue 18; docs/history.md).  The
+-- or index grows with the whole history (docs/history.md).  The
 -- partition key is submit_time because:
 --   * a unique key of a partitioned table must contain the partition key,
 --     and (cluster, job_id, submit_time) is the run's identity;
@@ -361,8 +361,8 @@ CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON @extschema@.ledger
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._ledger_append_only();
 
--- What an allocation's grant or a ledger entry may hold: at most 10^12 hours
--- (issue 20).  The largest machines have about 10^7 cores, which burn
+-- What an allocation's grant or a ledger entry may hold: at most 10^12 hours.
+-- The largest machines have about 10^7 cores, which burn
 -- 8.8 × 10^10 core-hours a year: 10^12 is more than any of them could use
 -- in eleven years, so a figure above it is a typo or an attack, never a
 -- grant.  The finite, non-negative CHECKs took 1e308, after which the GENCI

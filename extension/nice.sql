@@ -1,5 +1,5 @@
 -- ---------------------------------------------------------------------------
--- Nice (issue 19): the nice value of pending jobs, from squeue.
+-- Nice: the nice value of pending jobs, from squeue.
 --
 -- sacct does not print a job's Nice and slurmdbd 22.05 does not store it,
 -- so neither import_sacct nor sync_slurmdbd has it: jobs.nice is 0 unless

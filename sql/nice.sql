@@ -1,4 +1,4 @@
--- Nice from squeue (issue 19; docs/priority.md#nice): sacct and slurmdbd do
+-- Nice from squeue (docs/priority.md#nice): sacct and slurmdbd do
 -- not carry a job's nice, import_nice reads it from squeue -h -o '%i|%y'.
 SET search_path = fairshare, public;
 

@@ -1,4 +1,4 @@
--- slurm_real: sshare_at against what a real slurmctld printed (issue 19).
+-- slurm_real: sshare_at against what a real slurmctld printed.
 --
 -- test/fixtures/slurm/<scenario>/ holds the captures of a real Slurm 22.05.8
 -- cluster (test/slurm/capture_<scenario>.sh, README there): its

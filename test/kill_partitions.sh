@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A backend killed with kill -9 in the middle of maintain_partitions, then
-# of retain_jobs (issue 18): the server restarts, every table is as it was
+# of retain_jobs: the server restarts, every table is as it was
 # before the run (the runs, the partitions, the checkpoints), and the next
 # run completes the work.  Runs inside the test cluster (test/cluster.sh
 # test), after every other suite (kill -9 of a backend makes the postmaster
