@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
 -- history: the job table's monthly partitions, their maintenance and the
--- retention of old months (issue 18; docs/history.md).
+-- retention of old months (docs/history.md).
 --
 -- jobs is partitioned by submit_time (model.sql says why), one partition per
 -- calendar month in UTC, named jobs_pYYYY_MM, plus jobs_default for the

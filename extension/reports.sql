@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
--- reports: the everyday reports of a centre, read from rollups (issue 14;
--- docs/reports.md).
+-- reports: the everyday reports of a centre, read from rollups
+-- (docs/reports.md).
 --
 -- Like slurmdbd, usage is rolled up by the hour, then by the day and the
 -- month, and every report reads the rollups, never the jobs:

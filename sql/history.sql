@@ -1,5 +1,5 @@
 -- history: jobs partitioned by submit month, maintain_partitions and
--- retention (issue 18; docs/history.md).  In a database of its own: the
+-- retention (docs/history.md).  In a database of its own: the
 -- monthly partitions made here are tables of the schema, which the other
 -- suites' listings would show.
 SELECT current_database() AS regress_db \gset

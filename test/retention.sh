@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retention (issue 18; docs/history.md): on the demo centre, with two months
+# Retention (docs/history.md): on the demo centre, with two months
 # of older runs of the Slurm cluster cali added, retain_jobs detaches the
 # months no report needs any more, and every table and report as of now
 # (test/snapshot.sql) is the same after it but for exactly those runs of
