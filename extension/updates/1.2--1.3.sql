@@ -12,6 +12,26 @@
 -- (docs/history.md#retention-retain_jobs): rollup_state.retained_to.
 ALTER TABLE @extschema@.rollup_state ADD COLUMN retained_to timestamptz;
 
+-- slurmdbd decisions (docs/slurmdbd.md#the-decisions-slurm_decisions): the
+-- Slurm cluster name the decisions use, kept from slurmdbd_connect (read
+-- back from the foreign table it made: <ClusterName>_job_table); the
+-- decisions as rows with sacctmgr's argument vector instead of sh lines.
+ALTER TABLE @extschema@.slurmdbd_feeds ADD COLUMN slurm_cluster text;
+UPDATE @extschema@.slurmdbd_feeds s
+   SET slurm_cluster = coalesce((
+        SELECT pg_catalog.regexp_replace(o.option_value, '_job_table$', '')
+          FROM pg_catalog.pg_foreign_table ft
+          JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) ft.ftrelid
+          JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+         CROSS JOIN LATERAL pg_catalog.pg_options_to_table(ft.ftoptions) o
+         WHERE n.nspname OPERATOR(pg_catalog.=) s.foreign_schema AND c.relname OPERATOR(pg_catalog.=) 'job_table'
+           AND o.option_name OPERATOR(pg_catalog.=) 'table_name'), s.cluster);
+ALTER TABLE @extschema@.slurmdbd_feeds ALTER COLUMN slurm_cluster SET NOT NULL,
+    ADD CONSTRAINT slurmdbd_feeds_slurm_cluster_check
+        CHECK (slurm_cluster OPERATOR(pg_catalog.~) '^[A-Za-z0-9_][A-Za-z0-9_-]*$');
+DROP FUNCTION @extschema@.slurm_decisions(text, timestamptz);
+DROP FUNCTION @extschema@._sh_word(text);
+
 -- ---------------------------------------------------------------------------
 -- The private routines and types move to schema fairshare_internal
 -- (extension/head.sql says why).  Keep this block last: the blocks above

@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(317);
+SELECT plan(338);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -565,6 +565,29 @@ CREATE FOREIGN DATA WRAPPER bi_nowhere;
 CREATE SERVER bi_srv FOREIGN DATA WRAPPER bi_nowhere;
 SELECT throws_ok($$SELECT fairshare.slurmdbd_connect('bi', 'bi_srv', NULL, 'slurm_acct_db', 'no such; name')$$,
                  '22023', NULL, 'slurmdbd_connect: a Slurm cluster name with a blank and a semicolon');
+SELECT throws_ok($$SELECT fairshare.slurmdbd_connect('bi', 'bi_srv', NULL, 'slurm_acct_db', '-V')$$,
+                 '22023', NULL, 'slurmdbd_connect: a Slurm cluster name sacctmgr would read as an option');
+-- names no sacctmgr argument can carry as one entity (docs/security.md#the-slurm-loop)
+SELECT is(fairshare_internal._slurm_name_problem(n), p, 'a name for sacctmgr: ' || to_json(n)::text)
+  FROM (VALUES ('proj,root', 'holds a comma (sacctmgr reads a list of names)'),
+               ('-Mother', 'begins with - (sacctmgr reads an option)'),
+               (E'csub\ntouch x #', 'holds a control character (a newline, a tab)'),
+               (E'a\rb', 'holds a control character (a newline, a tab)'),
+               ('$(id)', 'holds a character other than a-z, 0-9, _ . @ -'),
+               ('a;b', 'holds a character other than a-z, 0-9, _ . @ -'),
+               (NULL, 'is empty'),
+               ('john.doe', NULL)) v (n, p);
+-- a GrpTRESMins value of slurmdbd: a count, else no limit (-1)
+SELECT is(fairshare_internal._slurm_limit_minutes(v), m, 'GrpTRESMins minutes of ' || coalesce(v, 'NULL'))
+  FROM (VALUES ('3600', 3600::bigint), ('-1', -1), ('18446744073709551615', -1), ('999999999999999999', 999999999999999999),
+               ('abc', -1), ('', -1), (NULL, -1)) v (v, m);
+-- malformed slurmdbd job rows: a reason each, never an error
+SELECT is(fairshare_internal._slurmdbd_job_problem(ta, tr, 100, 10, 10, 10, te, 0, 10, 3, 1000), p, 'slurmdbd job row: ' || coalesce(ta, '') || ' ' || coalesce(tr, '') || ' ' || te)
+  FROM (VALUES ('1=4,', '', 20::bigint, 'tres_alloc ''1=4,'' is not a list of TRES id=count'),
+               ('1=4', '2=abc', 20, 'tres_req ''2=abc'' is not a list of TRES id=count'),
+               ('1=4', '1=4', 9000000000000000, 'time_end 9000000000000000 is not an instant before the year 10000 (Unix seconds)'),
+               ('1=4', '1=4', -5, 'time_end -5 is not an instant before the year 10000 (Unix seconds)'),
+               ('1=4,5=18446744073709551614', '', 20, NULL)) v (ta, tr, te, p);
 SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{}')$$,
                  '22023', NULL, 'sreport SizesByAccount: an empty grouping');
 SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{4,NULL}')$$,
