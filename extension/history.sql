@@ -59,6 +59,16 @@ $$;
 -- from the oldest one present (a monthly partition, or a run in
 -- jobs_default) up to months_ahead months after the current one, that no
 -- partition covers yet.  One scan of jobs_default (empty in steady state).
+--
+-- Two bounds, each said in a WARNING (docs/history.md#maintain_partitions):
+-- no month before the earliest clusters.accounting_start (default
+-- 2000-01-01) is made, its runs stay in jobs_default; and at most
+-- max_months (120) months are made in one call, the newest first, the
+-- older ones left to the next call.  A partition costs every query of
+-- jobs a lock per table and index: one run submitted in 1900 would make
+-- 1,527 partitions (64-75 s), after which every query of jobs, and even
+-- DROP EXTENSION, fails with "out of shared memory" at the default
+-- max_locks_per_transaction.
 CREATE FUNCTION @extschema@_internal._jobs_months_to_make(months_ahead integer)
 RETURNS SETOF date
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -66,7 +76,12 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     this_month date := date_trunc('month', now() AT TIME ZONE 'UTC')::date;
+    max_months constant integer := 120;
+    floor_at timestamptz;
+    floor_month date;
     oldest date;
+    early bigint;
+    months date[];
 BEGIN
     IF months_ahead IS NULL THEN
         RAISE EXCEPTION 'maintain_partitions: months_ahead must not be NULL'
@@ -76,21 +91,40 @@ BEGIN
             USING ERRCODE = '22023',
                   HINT = 'It counts the empty monthly partitions made ahead of the current month (default 3).';
     END IF;
+    SELECT COALESCE(min(c.accounting_start), '2000-01-01 00:00:00+00') INTO floor_at FROM @extschema@.clusters c;
+    floor_month := date_trunc('month', floor_at AT TIME ZONE 'UTC')::date;
+    SELECT date_trunc('month', min(d.submit_time) FILTER (WHERE d.submit_time >= floor_month::timestamp AT TIME ZONE 'UTC')
+                                 AT TIME ZONE 'UTC')::date,
+           count(*) FILTER (WHERE d.submit_time < floor_month::timestamp AT TIME ZONE 'UTC')
+      INTO oldest, early
+      FROM ONLY @extschema@.jobs_default d;
+    IF early > 0 THEN
+        RAISE WARNING 'maintain_partitions: % run(s) in jobs_default were submitted before %, the month of the earliest clusters.accounting_start (%): no partition is made for their months',
+                      early, to_char(floor_month, 'YYYY-MM'), to_char(floor_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')
+            USING HINT = 'Such a Submit is a typing or clock error: correct or delete those runs (SELECT * FROM ONLY fairshare.jobs_default ORDER BY submit_time), or set clusters.accounting_start earlier if the centre''s accounting truly began then.';
+    END IF;
     SELECT min(m) INTO oldest
       FROM (SELECT (p.month_start AT TIME ZONE 'UTC')::date AS m
-              FROM @extschema@.job_partitions() p WHERE p.month_start IS NOT NULL
+              FROM @extschema@.job_partitions() p
+             WHERE p.month_start IS NOT NULL AND p.month_start >= floor_month::timestamp AT TIME ZONE 'UTC'
             UNION ALL
-            SELECT date_trunc('month', min(d.submit_time) AT TIME ZONE 'UTC')::date
-              FROM ONLY @extschema@.jobs_default d) x;
-    RETURN QUERY
-    SELECT g::date
+            SELECT oldest) x;
+    SELECT array_agg(g::date ORDER BY g)
+      INTO months
       FROM generate_series(LEAST(COALESCE(oldest, this_month), this_month)::timestamp,
                            (this_month + make_interval(months => months_ahead))::timestamp,
                            interval '1 month') g
      WHERE NOT EXISTS (SELECT FROM @extschema@.job_partitions() p
                         WHERE p.month_start < ((g + interval '1 month') AT TIME ZONE 'UTC')
-                          AND p.month_end > (g AT TIME ZONE 'UTC'))
-     ORDER BY 1;
+                          AND p.month_end > (g AT TIME ZONE 'UTC'));
+    IF cardinality(months) > max_months THEN
+        RAISE WARNING 'maintain_partitions: % months need a partition and one call makes at most %: the newest % are made, % to % are left for the next call',
+                      cardinality(months), max_months, max_months,
+                      to_char(months[1], 'YYYY-MM'), to_char(months[cardinality(months) - max_months], 'YYYY-MM')
+            USING HINT = 'Call it again; their runs stay readable in jobs_default meanwhile.  So many months at once come from a history loaded whole, or from runs of a wrong Submit: check SELECT min(submit_time) FROM ONLY fairshare.jobs_default.';
+        months := months[cardinality(months) - max_months + 1 :];
+    END IF;
+    RETURN QUERY SELECT unnest(months);
 END
 $$;
 

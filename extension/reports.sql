@@ -820,6 +820,8 @@ DECLARE
     c0 timestamptz;
     c1 timestamptz;
     n bigint;
+    err_state text;
+    err_text text;
 BEGIN
     PERFORM @extschema@_internal._citus_no_rollups('fairshare.refresh_rollups');
     IF up_to IS NULL OR NOT isfinite(up_to) THEN
@@ -842,6 +844,14 @@ BEGIN
     FOR k IN SELECT x.cluster, x.timezone FROM @extschema@.clusters x
               WHERE refresh_rollups.cluster_name IS NULL OR x.cluster = refresh_rollups.cluster_name
               ORDER BY x.cluster LOOP
+        -- each cluster in a subtransaction: a stored row one cluster's
+        -- rollups cannot read (an event TRES written by hand, or kept from
+        -- a version that did not check it) fails that cluster alone, with a
+        -- WARNING naming it and the error; its marks stay for the next
+        -- call, and the other clusters are refreshed
+        -- (docs/reports.md#events-and-reservations).  (The block's body
+        -- keeps the loop's indentation.)
+        BEGIN
         -- (retained_to: the hours before it are final, whatever was marked)
         SELECT s.rolled_from, s.rolled_to, s.retained_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
         WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster = k.cluster RETURNING x.hours)
@@ -886,6 +896,11 @@ BEGIN
         SELECT s.rolled_from, s.rolled_to INTO rolled_from, rolled_to
           FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
         RETURN NEXT;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_text = MESSAGE_TEXT;
+            RAISE WARNING 'refresh_rollups: cluster "%" not refreshed: % (SQLSTATE %)', k.cluster, err_text, err_state
+                USING HINT = 'A stored row its rollups cannot read: correct it (node_events, reservations), then call refresh_rollups again; the other clusters were refreshed.';
+        END;
     END LOOP;
 END
 $$;
@@ -1397,37 +1412,107 @@ COMMENT ON FUNCTION @extschema@_internal._psv_time(text, text) IS
 -- NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User: replaces the
 -- events of the cluster that start at the same instants, and marks their
 -- hours stale.
+--
+-- Each line is checked before anything is stored, and a line that cannot
+-- be is rejected with its reason into import_rejects (the import is named
+-- in a WARNING); the other lines are imported (docs/bad-input.md): a time
+-- that is not one, before the cluster's accounting_start or more than a
+-- year ahead, an end before the start, a StateRaw that is not an integer,
+-- a TRES string the rollups cannot read (_tres_problem), a line whose
+-- fields do not match the header.  Stored, one "cpu=abc" would make every
+-- later refresh_rollups fail, for every cluster.  The checks run line by line,
+-- each in a subtransaction, so that any value PostgreSQL refuses rejects
+-- its line alone: an export holds a few thousand events.
 CREATE FUNCTION @extschema@.import_events(cluster text, export text, time_zone text DEFAULT NULL)
 RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     tz text;
+    floor_at timestamptz;
+    horizon timestamptz := now() + interval '1 year';
+    lines text[];
+    nfields integer;
+    cell record;
+    ts timestamptz;
+    te timestamptz;
+    sr bigint;
+    why text;
+    st text;
+    msg text;
+    n_lines bigint;
     n bigint;
 BEGIN
-    SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_events.cluster;
+    SELECT k.timezone, k.accounting_start INTO tz, floor_at
+      FROM @extschema@.clusters k WHERE k.cluster = import_events.cluster;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'import_events: cluster "%" does not exist', import_events.cluster
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
-    tz := COALESCE(time_zone, tz);
-    CREATE TEMP TABLE _fs_events ON COMMIT DROP AS
-    SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
+    tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
+    CREATE TEMP TABLE _fs_event_cells ON COMMIT DROP AS
+    SELECT c.line,
+           max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'nodename'), '') AS node_name,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           max(c.val) FILTER (WHERE c.col = 'timestart') AS time_start,
+           max(c.val) FILTER (WHERE c.col = 'timeend') AS time_end,
            max(c.val) FILTER (WHERE c.col = 'state') AS state,
-           max(c.val) FILTER (WHERE c.col = 'stateraw')::bigint AS state_raw,
+           max(c.val) FILTER (WHERE c.col = 'stateraw') AS state_raw,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
            max(c.val) FILTER (WHERE c.col = 'reason') AS reason,
            max(c.val) FILTER (WHERE c.col = 'user') AS user_ref
       FROM @extschema@_internal._psv_columns(export, ARRAY['NodeName', 'TimeStart', 'TimeEnd', 'TRES'], 'import_events') c
      GROUP BY c.line;
-    DELETE FROM pg_temp._fs_events e WHERE e.cluster IS DISTINCT FROM import_events.cluster AND e.cluster IS NOT NULL;
-    IF EXISTS (SELECT FROM pg_temp._fs_events e WHERE e.time_start IS NULL) THEN
-        RAISE EXCEPTION 'import_events: an event has no TimeStart'
-            USING ERRCODE = '22023', HINT = 'Every line of sacctmgr show event has one.';
-    END IF;
+    -- the lines as _psv_columns numbers them (line 1 of its list is the
+    -- export's line 2)
+    lines := regexp_split_to_array(rtrim(replace(export, E'\r', ''), E'\n'), E'\n');
+    nfields := cardinality(string_to_array(lines[1], '|'));
+    CREATE TEMP TABLE _fs_events (node_name text, time_start timestamptz, time_end timestamptz, state text,
+                                  state_raw bigint, tres text, reason text, user_ref text) ON COMMIT DROP;
+    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
+    n_lines := 0;
+    FOR cell IN SELECT x.* FROM pg_temp._fs_event_cells x
+              WHERE x.cluster IS NULL OR x.cluster = import_events.cluster ORDER BY x.line LOOP
+        n_lines := n_lines + 1;
+        BEGIN
+            IF cardinality(string_to_array(lines[cell.line + 1], '|')) <> nfields THEN
+                RAISE EXCEPTION 'the line has % fields, the header %', cardinality(string_to_array(lines[cell.line + 1], '|')), nfields
+                    USING ERRCODE = '22P02';
+            END IF;
+            ts := @extschema@_internal._psv_time(cell.time_start, tz);
+            te := @extschema@_internal._psv_time(cell.time_end, tz);
+            sr := cell.state_raw::bigint;
+            IF ts IS NULL THEN
+                RAISE EXCEPTION 'the event has no TimeStart' USING ERRCODE = '22004';
+            ELSIF ts < floor_at OR te < floor_at THEN
+                RAISE EXCEPTION '% % is before %, the accounting start of cluster "%" (clusters.accounting_start)',
+                                CASE WHEN ts < floor_at THEN 'TimeStart' ELSE 'TimeEnd' END, LEAST(ts, te), floor_at,
+                                import_events.cluster
+                    USING ERRCODE = '22008';
+            ELSIF ts > horizon OR te > horizon THEN
+                RAISE EXCEPTION '% % is more than a year ahead of the database''s clock',
+                                CASE WHEN ts > horizon THEN 'TimeStart' ELSE 'TimeEnd' END, GREATEST(ts, te)
+                    USING ERRCODE = '22008';
+            ELSIF te < ts THEN
+                RAISE EXCEPTION 'TimeEnd % is before TimeStart %', te, ts USING ERRCODE = '23514';
+            END IF;
+            why := @extschema@_internal._tres_problem(cell.tres);
+            IF why IS NOT NULL THEN
+                RAISE EXCEPTION 'TRES "%" cannot be read: %', left(cell.tres, 200), why USING ERRCODE = '22P02';
+            END IF;
+            INSERT INTO pg_temp._fs_events VALUES (cell.node_name, ts, te, cell.state, sr, cell.tres, cell.reason, cell.user_ref);
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            INSERT INTO pg_temp._fs_text_rejects VALUES (cell.line + 1, NULL, st, msg, lines[cell.line + 1]);
+        END;
+    END LOOP;
+    -- one line per event: a repeat of an event's start, the last one
+    DELETE FROM pg_temp._fs_events e
+     WHERE e.ctid IN (SELECT d.ctid
+                        FROM (SELECT x.ctid, row_number() OVER (PARTITION BY x.node_name, x.time_start
+                                                                 ORDER BY x.ctid DESC) AS rn
+                                FROM pg_temp._fs_events x) d
+                       WHERE d.rn > 1);
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT import_events.cluster, tstzrange(date_trunc('hour', e.time_start),
                                             COALESCE(date_trunc('hour', e.time_end) + interval '1 hour', 'infinity'))
@@ -1443,7 +1528,8 @@ BEGIN
        SET time_end = EXCLUDED.time_end, state = EXCLUDED.state, state_raw = EXCLUDED.state_raw,
            tres = EXCLUDED.tres, reason = EXCLUDED.reason, user_ref = EXCLUDED.user_ref;
     GET DIAGNOSTICS n = ROW_COUNT;
-    DROP TABLE pg_temp._fs_events;
+    PERFORM @extschema@_internal._import_text_done('events', import_events.cluster, tz, n_lines + 1, n);
+    DROP TABLE pg_temp._fs_events, pg_temp._fs_event_cells;
     RETURN n;
 END
 $$;
@@ -1454,6 +1540,13 @@ COMMENT ON FUNCTION @extschema@.import_events(text, text, text) IS
 -- TimeEnd,Flags,NodeNames,UnusedWall,Associations; associations: the
 -- sacctmgr show assoc -P export with ID, Account and User that maps the
 -- Assocs ids to accounts and users.
+--
+-- Each line is checked as import_events checks its lines, and rejected
+-- alone with its reason (an ID that is not a number, a missing or bad
+-- time, one before the cluster's accounting_start or more than a year
+-- ahead, an end before the start, a TRES string the rollups cannot read,
+-- an Assocs id the association export does not have); the others are
+-- imported (docs/bad-input.md).
 CREATE FUNCTION @extschema@.import_reservations(cluster text, export text, associations text DEFAULT NULL,
                                                 time_zone text DEFAULT NULL)
 RETURNS bigint LANGUAGE plpgsql
@@ -1461,32 +1554,41 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     tz text;
-    n bigint;
+    floor_at timestamptz;
+    horizon timestamptz := now() + interval '1 year';
+    lines text[];
+    nfields integer;
+    cell record;
+    rid bigint;
+    ts timestamptz;
+    te timestamptz;
+    why text;
     bad text;
+    st text;
+    msg text;
+    n_lines bigint;
+    n bigint;
 BEGIN
-    SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_reservations.cluster;
+    SELECT k.timezone, k.accounting_start INTO tz, floor_at
+      FROM @extschema@.clusters k WHERE k.cluster = import_reservations.cluster;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'import_reservations: cluster "%" does not exist', import_reservations.cluster
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
-    tz := COALESCE(time_zone, tz);
-    CREATE TEMP TABLE _fs_resv ON COMMIT DROP AS
-    SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
-           max(c.val) FILTER (WHERE c.col = 'id')::bigint AS resv_id,
+    tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
+    CREATE TEMP TABLE _fs_resv_cells ON COMMIT DROP AS
+    SELECT c.line,
+           max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
+           max(c.val) FILTER (WHERE c.col = 'id') AS resv_id,
            max(c.val) FILTER (WHERE c.col = 'name') AS name,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           max(c.val) FILTER (WHERE c.col = 'timestart') AS time_start,
+           max(c.val) FILTER (WHERE c.col = 'timeend') AS time_end,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'flags'), '') AS flags,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
            max(c.val) FILTER (WHERE c.col IN ('nodename', 'nodenames')) AS nodes,
            string_to_array(max(c.val) FILTER (WHERE c.col IN ('assocs', 'associations')), ',') AS assoc_ids
       FROM @extschema@_internal._psv_columns(export, ARRAY['ID', 'Name', 'TimeStart', 'TimeEnd', 'TRES'], 'import_reservations') c
      GROUP BY c.line;
-    DELETE FROM pg_temp._fs_resv e WHERE e.cluster IS DISTINCT FROM import_reservations.cluster AND e.cluster IS NOT NULL;
-    IF EXISTS (SELECT FROM pg_temp._fs_resv e WHERE e.time_start IS NULL OR e.time_end IS NULL OR e.resv_id IS NULL) THEN
-        RAISE EXCEPTION 'import_reservations: a reservation has no ID, TimeStart or TimeEnd'
-            USING ERRCODE = '22023', HINT = 'Every line of sacctmgr show reservation has them.';
-    END IF;
     CREATE TEMP TABLE _fs_assoc ON COMMIT DROP AS
     SELECT max(c.val) FILTER (WHERE c.col = 'id') AS id,
            btrim(max(c.val) FILTER (WHERE c.col = 'account')) AS account,
@@ -1494,14 +1596,62 @@ BEGIN
       FROM @extschema@_internal._psv_columns(COALESCE(associations, E'ID|Account|User\n'), ARRAY['ID', 'Account', 'User'],
                                     'import_reservations (associations)') c
      GROUP BY c.line;
-    SELECT string_agg(DISTINCT a, ', ') INTO bad
-      FROM pg_temp._fs_resv e CROSS JOIN LATERAL unnest(e.assoc_ids) a
-     WHERE NOT EXISTS (SELECT FROM pg_temp._fs_assoc x WHERE x.id = btrim(a));
-    IF bad IS NOT NULL THEN
-        RAISE EXCEPTION 'import_reservations: association ids % are not in the association export', bad
-            USING ERRCODE = '22023',
-                  HINT = 'Pass the output of sacctmgr show assoc -P format=Cluster,Account,User,ID as associations: a reservation''s time is charged to its associations.';
-    END IF;
+    lines := regexp_split_to_array(rtrim(replace(export, E'\r', ''), E'\n'), E'\n');
+    nfields := cardinality(string_to_array(lines[1], '|'));
+    CREATE TEMP TABLE _fs_resv (resv_id bigint, name text, time_start timestamptz, time_end timestamptz,
+                                flags text, tres text, nodes text, assoc_ids text[]) ON COMMIT DROP;
+    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
+    n_lines := 0;
+    FOR cell IN SELECT x.* FROM pg_temp._fs_resv_cells x
+              WHERE x.cluster IS NULL OR x.cluster = import_reservations.cluster ORDER BY x.line LOOP
+        n_lines := n_lines + 1;
+        BEGIN
+            IF cardinality(string_to_array(lines[cell.line + 1], '|')) <> nfields THEN
+                RAISE EXCEPTION 'the line has % fields, the header %', cardinality(string_to_array(lines[cell.line + 1], '|')), nfields
+                    USING ERRCODE = '22P02';
+            END IF;
+            rid := cell.resv_id::bigint;
+            ts := @extschema@_internal._psv_time(cell.time_start, tz);
+            te := @extschema@_internal._psv_time(cell.time_end, tz);
+            IF rid IS NULL OR ts IS NULL OR te IS NULL THEN
+                RAISE EXCEPTION 'the reservation has no %', concat_ws(', ', CASE WHEN rid IS NULL THEN 'ID' END,
+                                                                       CASE WHEN ts IS NULL THEN 'TimeStart' END,
+                                                                       CASE WHEN te IS NULL THEN 'TimeEnd' END)
+                    USING ERRCODE = '22004';
+            ELSIF ts < floor_at OR te < floor_at THEN
+                RAISE EXCEPTION '% % is before %, the accounting start of cluster "%" (clusters.accounting_start)',
+                                CASE WHEN ts < floor_at THEN 'TimeStart' ELSE 'TimeEnd' END, LEAST(ts, te), floor_at,
+                                import_reservations.cluster
+                    USING ERRCODE = '22008';
+            ELSIF ts > horizon OR te > horizon THEN
+                RAISE EXCEPTION '% % is more than a year ahead of the database''s clock',
+                                CASE WHEN ts > horizon THEN 'TimeStart' ELSE 'TimeEnd' END, GREATEST(ts, te)
+                    USING ERRCODE = '22008';
+            ELSIF te < ts THEN
+                RAISE EXCEPTION 'TimeEnd % is before TimeStart %', te, ts USING ERRCODE = '23514';
+            END IF;
+            why := @extschema@_internal._tres_problem(cell.tres);
+            IF why IS NOT NULL THEN
+                RAISE EXCEPTION 'TRES "%" cannot be read: %', left(cell.tres, 200), why USING ERRCODE = '22P02';
+            END IF;
+            SELECT string_agg(DISTINCT a, ', ') INTO bad FROM unnest(cell.assoc_ids) a
+             WHERE NOT EXISTS (SELECT FROM pg_temp._fs_assoc x WHERE x.id = btrim(a));
+            IF bad IS NOT NULL THEN
+                RAISE EXCEPTION 'association ids % are not in the association export', bad USING ERRCODE = '23503';
+            END IF;
+            INSERT INTO pg_temp._fs_resv VALUES (rid, cell.name, ts, te, cell.flags, cell.tres, cell.nodes, cell.assoc_ids);
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            INSERT INTO pg_temp._fs_text_rejects VALUES (cell.line + 1, cell.resv_id, st, msg, lines[cell.line + 1]);
+        END;
+    END LOOP;
+    -- one line per reservation: a repeat of one, the last one
+    DELETE FROM pg_temp._fs_resv e
+     WHERE e.ctid IN (SELECT d.ctid
+                        FROM (SELECT x.ctid, row_number() OVER (PARTITION BY x.resv_id, x.time_start
+                                                                 ORDER BY x.ctid DESC) AS rn
+                                FROM pg_temp._fs_resv x) d
+                       WHERE d.rn > 1);
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT import_reservations.cluster,
            tstzrange(date_trunc('hour', e.time_start), date_trunc('hour', e.time_end) + interval '1 hour')
@@ -1521,8 +1671,8 @@ BEGIN
        SET name = EXCLUDED.name, time_end = EXCLUDED.time_end, flags = EXCLUDED.flags, tres = EXCLUDED.tres,
            nodes = EXCLUDED.nodes, accounts = EXCLUDED.accounts, users = EXCLUDED.users;
     GET DIAGNOSTICS n = ROW_COUNT;
-    DROP TABLE pg_temp._fs_resv;
-    DROP TABLE pg_temp._fs_assoc;
+    PERFORM @extschema@_internal._import_text_done('reservations', import_reservations.cluster, tz, n_lines + 1, n);
+    DROP TABLE pg_temp._fs_resv, pg_temp._fs_resv_cells, pg_temp._fs_assoc;
     RETURN n;
 END
 $$;

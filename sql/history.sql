@@ -229,5 +229,38 @@ SELECT t.user_name, t.jobs AS jobs_before, u.jobs AS jobs_after
   FROM travel t JOIN association_usage_at('2024-02-15 00:00+00') u ON u.cluster = 'hx' AND u.user_name = t.user_name
  ORDER BY 1;
 
+-- ---------------------------------------------------------------------------
+-- 4. The bounds of maintain_partitions (docs/history.md#maintain_partitions).
+--    A run submitted before the earliest clusters.accounting_start
+--    (default 2000-01-01) makes no partition: it stays in jobs_default and
+--    a WARNING says so (1.2 made every month from the oldest run: one
+--    Submit of 1900 made 1,527 partitions, after which every query of jobs
+--    ran out of lock slots).  And one call makes at most 120 months, the
+--    newest first; the older ones wait for the next call.
+-- ---------------------------------------------------------------------------
+CREATE TEMP TABLE parts_before AS SELECT relation FROM job_partitions();
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, cpus)
+VALUES ('hx', '1900', 'bob', 'a', 'p', 'PENDING', '1900-01-01 00:00+00', 1);
+SET client_min_messages = warning;
+CALL maintain_partitions();
+RESET client_min_messages;
+SELECT job_id, tableoid::regclass FROM jobs WHERE job_id = '1900';   -- jobs_default
+SELECT count(*) AS partitions_made FROM job_partitions() WHERE relation NOT IN (SELECT relation FROM parts_before);  -- 0
+-- A centre whose accounting began in 1980 says so; a run of January 1980
+-- then needs every month from 1980-01 to the oldest partition, more than
+-- 120 (44 years): one call makes the newest 120 or fewer (a month whose
+-- name a kept table holds is skipped), 1980-01 waits in jobs_default.
+-- (The WARNING names months counted from today: not shown.)
+DELETE FROM jobs WHERE job_id = '1900';
+UPDATE clusters SET accounting_start = '1980-01-01 00:00+00' WHERE cluster = 'hx';
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, cpus)
+VALUES ('hx', '1980', 'bob', 'a', 'p', 'PENDING', '1980-01-15 00:00+00', 1);
+SET client_min_messages = error;
+CALL maintain_partitions();
+RESET client_min_messages;
+SELECT count(*) BETWEEN 1 AND 120 AS at_most_120, min(month_start) > '1980-01-01' AS january_1980_left
+  FROM job_partitions() WHERE relation NOT IN (SELECT relation FROM parts_before);
+SELECT job_id, tableoid::regclass FROM jobs WHERE job_id = '1980';   -- jobs_default
+
 \c :regress_db
 DROP DATABASE regress_fs_history;

@@ -204,7 +204,8 @@ SELECT * FROM refresh_rollups('nowhere');
 SELECT * FROM refresh_rollups('r1', 'infinity');
 SELECT * FROM account_usage_monthly('2026-03-01', '2026-02-01');
 SELECT import_events('r1', 'Cluster|Start');
-SELECT import_reservations('r1', E'Cluster|Name|ID|TRES|TimeStart|TimeEnd|Assocs\nr1|x|1|cpu=1|2026-01-01T00:00:00|2026-01-01T01:00:00|9');
+-- (a line of import_events or import_reservations that cannot be read is
+-- rejected alone: sql/bad_input.sql, defect 10)
 
 -- the suites share a database: leave nothing behind
 \set VERBOSITY terse

@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(338);
+SELECT plan(340);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -594,12 +594,22 @@ SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01
                  '22023', NULL, 'sreport SizesByAccount: a NULL in the grouping');
 SELECT throws_ok($$SELECT fairshare.import_events('bi_none', 'NodeName|TimeStart|TimeEnd|TRES')$$, '22023', NULL,
                  'import_events: a cluster that does not exist');
-SELECT throws_ok($$SELECT fairshare.import_events('bi', E'Cluster|NodeName|TimeStart|TimeEnd|State|TRES\nbi|n1||Unknown|DOWN|cpu=1')$$,
-                 '22023', NULL, 'import_events: an event without TimeStart');
+-- a line that cannot be read is rejected alone (docs/bad-input.md): the
+-- call returns the events written, the line is in import_rejects
+SET LOCAL client_min_messages = error;
+SELECT is(fairshare.import_events('bi', E'Cluster|NodeName|TimeStart|TimeEnd|State|TRES\nbi|n1||Unknown|DOWN|cpu=1'),
+          0::bigint, 'import_events: an event without TimeStart is not written');
+SELECT is((SELECT r.sqlstate || ' ' || r.reason FROM fairshare.import_rejects r
+            WHERE r.import_id = (SELECT max(i.import_id) FROM fairshare.imports i)),
+          '22004 the event has no TimeStart', 'import_events: ... its line is rejected with its reason');
 SELECT throws_ok($$SELECT fairshare.import_reservations('bi_none', 'ID|Name|TimeStart|TimeEnd|TRES')$$, '22023', NULL,
                  'import_reservations: a cluster that does not exist');
-SELECT throws_ok($$SELECT fairshare.import_reservations('bi', E'Cluster|ID|Name|TimeStart|TimeEnd|TRES\nbi||r1|2026-01-01T00:00:00|2026-01-02T00:00:00|cpu=1')$$,
-                 '22023', NULL, 'import_reservations: a reservation without an ID');
+SELECT is(fairshare.import_reservations('bi', E'Cluster|ID|Name|TimeStart|TimeEnd|TRES\nbi||r1|2026-01-01T00:00:00|2026-01-02T00:00:00|cpu=1'),
+          0::bigint, 'import_reservations: a reservation without an ID is not written');
+SELECT is((SELECT r.sqlstate || ' ' || r.reason FROM fairshare.import_rejects r
+            WHERE r.import_id = (SELECT max(i.import_id) FROM fairshare.imports i)),
+          '22004 the reservation has no ID', 'import_reservations: ... its line is rejected with its reason');
+RESET client_min_messages;
 
 -- The sreport-like reports check their arguments at their entry, whatever
 -- the data: a check inside the report's query ran only when the plan
