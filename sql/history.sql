@@ -251,6 +251,8 @@ SELECT count(*) AS partitions_made FROM job_partitions() WHERE relation NOT IN (
 -- 120 (44 years): one call makes the newest 120 or fewer (a month whose
 -- name a kept table holds is skipped), 1980-01 waits in jobs_default.
 -- (The WARNING names months counted from today: not shown.)
+-- (The NOTICEs: hx's rollups before 2024-02-02 01:00 are final, since the
+-- retention above; these runs' marks keep only the hours after.)
 DELETE FROM jobs WHERE job_id = '1900';
 UPDATE clusters SET accounting_start = '1980-01-01 00:00+00' WHERE cluster = 'hx';
 INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, cpus)
