@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
 -- history: the job table's monthly partitions, their maintenance and the
--- retention of old months (issue 18; docs/history.md).
+-- retention of old months (docs/history.md).
 --
 -- jobs is partitioned by submit_time (model.sql says why), one partition per
 -- calendar month in UTC, named jobs_pYYYY_MM, plus jobs_default for the
@@ -318,6 +318,8 @@ BEGIN
         SELECT j.cluster, count(*) AS n,
                min(j.job_id || ' (' || j.state || ')') FILTER (WHERE j.end_time IS NULL) AS open_job,
                max(j.end_time) FILTER (WHERE j.start_time IS NOT NULL) AS last_end,
+               -- the end of the last hour its runs (started or planned) touch
+               date_trunc('hour', max(j.end_time)) + interval '1 hour' AS rollup_end,
                c.fairshare_algorithm
           FROM @extschema@.jobs j LEFT JOIN @extschema@.clusters c ON c.cluster = j.cluster
          WHERE j.submit_time >= _jobs_retention_check.month_start AND j.submit_time < _jobs_retention_check.month_end
@@ -347,6 +349,13 @@ BEGIN
             ELSE
                 pin_clusters := pin_clusters || r.cluster;
                 pin_times := pin_times || cp;
+            END IF;
+        END IF;
+        IF reason IS NULL AND r.open_job IS NULL THEN
+            reason := @extschema@_internal._jobs_rollups_behind(r.cluster, r.rollup_end);
+            IF reason IS NOT NULL THEN
+                hint := format('Refresh them first: SELECT * FROM fairshare.refresh_rollups(%L). Retention makes the rollups of the hours its runs ran in final (docs/history.md#retention-retain_jobs).',
+                               r.cluster);
             END IF;
         END IF;
     END LOOP;
@@ -380,6 +389,36 @@ BEGIN
             RETURN;
         END IF;
     END LOOP;
+END
+$$;
+
+-- Why the rollups of a cluster do not hold every hour before rollup_end
+-- yet (NULL when they do): retention makes those hours final
+-- (rollup_state.retained_to), so they must be computed, from the runs it
+-- is about to detach, first.
+CREATE FUNCTION @extschema@_internal._jobs_rollups_behind(cluster text, rollup_end timestamptz)
+RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    st record;
+    stale tstzrange;
+BEGIN
+    SELECT s.rolled_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = _jobs_rollups_behind.cluster;
+    IF NOT FOUND THEN
+        RETURN format('the rollups of cluster %s have never been refreshed: they do not hold these runs', cluster);
+    ELSIF st.rolled_to < rollup_end THEN
+        RETURN format('the rollups of cluster %s are refreshed up to %s, not up to %s (the last hour of these runs)',
+                      cluster, st.rolled_to, rollup_end);
+    END IF;
+    SELECT d.hours INTO stale FROM @extschema@.rollup_dirty d
+     WHERE (d.cluster = _jobs_rollups_behind.cluster OR d.cluster IS NULL) AND d.hours && tstzrange(NULL, rollup_end)
+     ORDER BY lower(d.hours) NULLS FIRST LIMIT 1;
+    IF FOUND THEN
+        RETURN format('the rollups of cluster %s have hours %s marked stale, not recomputed yet', cluster, stale);
+    END IF;
+    RETURN NULL;
 END
 $$;
 
@@ -540,6 +579,15 @@ BEGIN
     UPDATE @extschema@.usage_checkpoints k SET pinned = true
       FROM unnest(chk.pin_clusters, chk.pin_times) AS x (cluster, as_of)
      WHERE k.cluster = x.cluster AND k.as_of = x.as_of AND NOT k.pinned;
+    -- the rollups of the hours these runs ran in are final from now on
+    -- (the check above: they hold them): refresh_rollups never recomputes
+    -- them from a jobs without these runs
+    UPDATE @extschema@.rollup_state s SET retained_to = GREATEST(s.retained_to, x.rollup_end)
+      FROM (SELECT j.cluster, date_trunc('hour', max(j.end_time)) + interval '1 hour' AS rollup_end
+              FROM @extschema@.jobs j
+             WHERE j.submit_time >= bounds.month_start AND j.submit_time < bounds.month_end
+             GROUP BY j.cluster) x
+     WHERE s.cluster = x.cluster;
 
     SELECT c.relname INTO rel FROM pg_class c WHERE c.oid = part;
     IF archive_dir IS NOT NULL THEN

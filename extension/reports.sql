@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
--- reports: the everyday reports of a centre, read from rollups (issue 14;
--- docs/reports.md).
+-- reports: the everyday reports of a centre, read from rollups
+-- (docs/reports.md).
 --
 -- Like slurmdbd, usage is rolled up by the hour, then by the day and the
 -- month, and every report reads the rollups, never the jobs:
@@ -181,10 +181,44 @@ CREATE TABLE @extschema@.rollup_state (
     rolled_from          timestamptz NOT NULL,
     rolled_to            timestamptz NOT NULL,
     refreshed_at         timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- the hours before it are final: retain_jobs detached runs that ran
+    -- in them, so recomputing them from jobs would lose those runs
+    -- (docs/history.md#retention-retain_jobs); NULL: none
+    retained_to          timestamptz,
     CHECK (rolled_to OPERATOR(pg_catalog.>=) rolled_from)
 );
 COMMENT ON TABLE @extschema@.rollup_state IS
-'Per cluster, the hours the rollups cover [rolled_from, rolled_to) and when refresh_rollups() last ran.';
+'Per cluster, the hours the rollups cover [rolled_from, rolled_to), when refresh_rollups() last ran, and retained_to: the hours before it are final (retain_jobs detached their runs) and never recomputed.';
+
+-- A mark of hours a retention made final (rollup_state.retained_to) keeps
+-- only its hours from retained_to on: the rollups of the retained months
+-- are what remains of their runs, and recomputing them from jobs would
+-- give 0 allocated (docs/history.md#retention-retain_jobs).  Whatever made
+-- the mark (a run, an event or a reservation imported, invalidate_rollups)
+-- is still stored; the importer is told which hours it does not change.
+CREATE FUNCTION @extschema@_internal._rollup_dirty_final() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    final timestamptz;
+BEGIN
+    SELECT s.retained_to INTO final FROM @extschema@.rollup_state s WHERE s.cluster = NEW.cluster;
+    IF final IS NULL OR NOT (NEW.hours && tstzrange(NULL, final)) THEN
+        RETURN NEW;
+    END IF;
+    RAISE NOTICE 'rollups of cluster % before % are final (retain_jobs): hours % of this write are not recomputed',
+                 NEW.cluster, final, NEW.hours * tstzrange(NULL, final)
+        USING HINT = 'The runs of those hours were retained; their rollups stay as they were (docs/history.md).';
+    IF NEW.hours <@ tstzrange(NULL, final) THEN
+        RETURN NULL;
+    END IF;
+    NEW.hours := NEW.hours - tstzrange(NULL, final);
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER final_hours BEFORE INSERT ON @extschema@.rollup_dirty
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._rollup_dirty_final();
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
@@ -818,7 +852,8 @@ BEGIN
         -- (docs/reports.md#events-and-reservations).  (The block's body
         -- keeps the loop's indentation.)
         BEGIN
-        SELECT s.rolled_from, s.rolled_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
+        -- (retained_to: the hours before it are final, whatever was marked)
+        SELECT s.rolled_from, s.rolled_to, s.retained_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
         WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster = k.cluster RETURNING x.hours)
         SELECT range_agg(d.hours) INTO m FROM d;
         m := COALESCE(m, '{}'::tstzmultirange);
@@ -834,7 +869,7 @@ BEGIN
                     (SELECT min(lower(x)) FROM unnest(m) x WHERE NOT lower_inf(x)),
                     w);
         m := (m + tstzmultirange(tstzrange(COALESCE(st.rolled_to, lo), w)))
-             * tstzmultirange(tstzrange(lo, w));
+             * tstzmultirange(tstzrange(LEAST(GREATEST(lo, st.retained_to), w), w));
         n := 0;
         FOR r IN SELECT x FROM unnest(m) x ORDER BY lower(x) LOOP
             -- a week of hours at a time: a week's runs aggregate in memory,
@@ -1193,17 +1228,26 @@ COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timesta
 
 
 
--- sreport's grouping=: ascending positive CPU counts.
+-- sreport's grouping=: ascending positive CPU counts, at most
+-- max_size_groups (100): each group is a column of every row, and a
+-- reader must not be able to ask for an unbounded report
+-- (docs/reports.md#bad-input).
 CREATE FUNCTION @extschema@_internal._report_check_groups(cpu_groups integer[])
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     i integer;
+    max_size_groups constant integer := 100;
 BEGIN
     IF COALESCE(cardinality(cpu_groups), 0) = 0 OR array_position(cpu_groups, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'grouping must be a list of CPU counts, not %', COALESCE(cpu_groups::text, 'NULL')
             USING ERRCODE = '22023', HINT = 'As sreport''s grouping=: ascending CPU counts, e.g. {50,250,500,1000}.';
+    END IF;
+    IF cardinality(cpu_groups) > max_size_groups THEN
+        RAISE EXCEPTION 'grouping has % CPU counts, more than the % a report takes', cardinality(cpu_groups), max_size_groups
+            USING ERRCODE = '54000',
+                  HINT = 'Give at most 100 ascending CPU counts (sreport''s grouping=, e.g. {50,250,500,1000}): each is a column of every row.';
     END IF;
     FOR i IN 1 .. cardinality(cpu_groups) LOOP
         IF cpu_groups[i] < 1 OR (i > 1 AND cpu_groups[i] <= cpu_groups[i - 1]) THEN
@@ -1285,14 +1329,22 @@ BEGIN ATOMIC
         SELECT t.cluster, t.account, t.account FROM tree t
          WHERE flat AND (sreport_job_sizes_by_account.accounts IS NULL OR t.account OPERATOR(pg_catalog.=) ANY (sreport_job_sizes_by_account.accounts))
     ),
+    -- each row's bucket found by a binary search of the CPU counts
+    -- (width_bucket: 0 below the first, i from the i-th on), summed once;
+    -- then every bucket of every row, the empty ones too.  (A join on
+    -- the bucket's bounds compared every rollup row with every bucket.)
+    sized AS (
+        SELECT q.cluster, q.head, pg_catalog.width_bucket(u.cpus, cpu_groups) OPERATOR(pg_catalog.+) 1 AS bucket,
+               sum(u.v) AS v
+          FROM picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account
+         GROUP BY 1, 2, 3
+    ),
     cells AS (
-        SELECT p.cluster, p.head, b.bucket, b.label, COALESCE(sum(u.v), 0)::bigint AS v
+        SELECT p.cluster, p.head, b.bucket, b.label, COALESCE(s.v, 0)::bigint AS v
           FROM (SELECT DISTINCT p.cluster, p.head FROM picked p) p
          CROSS JOIN b
-          LEFT JOIN (picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account)
-                 ON q.cluster OPERATOR(pg_catalog.=) p.cluster AND q.head OPERATOR(pg_catalog.=) p.head
-                AND u.cpus OPERATOR(pg_catalog.>=) b.lo AND (b.hi IS NULL OR u.cpus OPERATOR(pg_catalog.<) b.hi)
-         GROUP BY p.cluster, p.head, b.bucket, b.label
+          LEFT JOIN sized s ON s.cluster OPERATOR(pg_catalog.=) p.cluster AND s.head OPERATOR(pg_catalog.=) p.head
+                           AND s.bucket OPERATOR(pg_catalog.=) b.bucket
     )
     SELECT pg_catalog.row_number() OVER (ORDER BY c.cluster, c.head), c.cluster, c.head,
            pg_catalog.array_agg(c.label ORDER BY c.bucket),

@@ -102,6 +102,8 @@ else fail "after the next run: $got"; fi
 
 # --- retain_jobs ---------------------------------------------------------------
 q -c "CALL fairshare.checkpoint_usage('kp', '2024-02-15 00:00+00')" || bail "checkpoint"
+# the rollups hold January before it goes (retain_jobs refuses otherwise)
+q -c "SELECT count(*) FROM fairshare.refresh_rollups('kp')" >/dev/null || bail "refresh_rollups"
 snapshot > "$tmp/s1"
 layout > "$tmp/l1"
 hook || bail "create the hook again"

@@ -8,11 +8,15 @@
 -- longer has or whose signature, return type or view columns changed.
 -- test/upgrade.sh proves the result equal to a fresh install of 1.3.
 
--- genci: the pure GENCI functions are C (extension/genci.c) and check their
+-- GENCI: the pure GENCI functions are C (extension/genci.c) and check their
 -- own arguments; the PL/pgSQL helper they shared is gone.
 DROP FUNCTION @extschema@._genci_check(text, float8, float8, date, date, date);
 
--- safe-import: the first instant a cluster's accounting can hold; imports
+-- Retention makes the rollups of the retained hours final
+-- (docs/history.md#retention-retain_jobs): rollup_state.retained_to.
+ALTER TABLE @extschema@.rollup_state ADD COLUMN retained_to timestamptz;
+
+-- Imports: the first instant a cluster's accounting can hold; imports
 -- reject runs before it and maintain_partitions makes no month before it
 -- (docs/import.md#times-a-centre-cannot-have)
 -- (added without a default, then filled: a constant default would be kept
@@ -24,7 +28,7 @@ ALTER TABLE @extschema@.clusters
     ALTER COLUMN accounting_start SET NOT NULL,
     ADD CONSTRAINT clusters_accounting_start_check CHECK (pg_catalog.isfinite(accounting_start));
 
--- safe-import: the efficiency, event, reservation and nice imports record
+-- Imports: the efficiency, event, reservation and nice imports record
 -- themselves in imports, their rejected lines in import_rejects
 ALTER TABLE @extschema@.imports DROP CONSTRAINT imports_source_check;
 ALTER TABLE @extschema@.imports ADD CONSTRAINT imports_source_check
