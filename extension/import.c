@@ -18,7 +18,7 @@
  * A bad line is not an error: the parser returns kind 'reject' with the
  * SQLSTATE and the reason, so that the import rejects that line and keeps
  * the others; a line that is not valid text in the database encoding is
- * one (issue 20: staged with ENCODING 'SQL_ASCII', see span_invalid_at).
+ * one (staged with ENCODING 'SQL_ASCII', see span_invalid_at).
  * Errors are raised only for bad arguments (a time zone PostgreSQL
  * does not know, a header that is not sacct's).  The per-query state (parsed
  * header, time zone, result descriptor) lives in fn_extra, in fn_mcxt; each
@@ -89,7 +89,7 @@ span_show(Span s)
  * Where a staged line stops being valid text in the database encoding: the
  * offset of its first invalid byte, or -1 when it is all valid.  The staging
  * \copy the README recommends reads the file as SQL_ASCII, which COPY does
- * not verify (issue 20: one bad byte in a JobName made COPY fail the whole
+ * not verify (one bad byte in a JobName made COPY fail the whole
  * night's file with 22021), so the parsers check every line themselves and
  * reject only the bad one.  Nothing of an invalid line reaches a table.
  */
@@ -919,8 +919,8 @@ array_index(Span s, int64 *v)
  * then an optional %K throttle.  The import expands the range into task ids
  * (_array_tasks) to tell a stale remainder from a current one; that
  * expansion skips an item it cannot read and reads a reversed range "5-1"
- * as no task at all, which stored the remainder as if it had no tasks
- * (issue 20).  Such a line is rejected here instead.
+ * as no task at all, which stored the remainder as if it had no tasks.
+ * Such a line is rejected here instead.
  */
 static char *
 sacct_array_why(Span range)
@@ -1211,7 +1211,7 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	 * A pending remainder is the part of an array not started yet: its tasks
 	 * run under ids of their own (123_5).  One that holds an allocation, or
 	 * ran, is not something Slurm prints; stored, it was charged as one job
-	 * and, not PENDING, never replaced by the tasks' lines (issue 20).
+	 * and, not PENDING, never replaced by the tasks' lines.
 	 */
 	if (range.len > 0
 		&& (strcmp(state, "RUNNING") == 0 || strcmp(state, "SUSPENDED") == 0
@@ -1274,7 +1274,7 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	/*
 	 * A job that started ran on at least one node.  Stored with 0, a job
 	 * paying whole nodes (exclusive, or a whole-node partition) costs 0
-	 * core-hours: silently free (issue 20).  A job that never started may
+	 * core-hours: silently free.  A job that never started may
 	 * have no node.
 	 */
 	if (nodes == 0 && !r->nulls[SO_START])
@@ -1363,7 +1363,7 @@ sacct_header_like(Span line)
 /*
  * A header after the first: two exports staged together (concatenated
  * files) whose headers order the columns differently.  It becomes the
- * header the lines after it are read through (issue 20: they were read
+ * header the lines after it are read through (they were read
  * through the first header's columns, and a job of 8 CPUs on 1 node was
  * stored as 1 CPU on 8 nodes).  A header that cannot be read rejects itself
  * and, until the next header, every line after it: their layout is unknown.
@@ -2688,7 +2688,7 @@ pbs_message(Row *r, Span msg, PbsFields *pf)
 		/*
 		 * A key the import reads given twice: PBS writes each once, so the
 		 * record is malformed or forged (a second user= would have decided
-		 * whose job it is: the last one won, issue 20).  Keys the import
+		 * whose job it is: the last one won).  Keys the import
 		 * does not read may repeat.
 		 */
 		for (k = 0; k < (int) lengthof(names); k++)

@@ -11,7 +11,7 @@
 -- take each line whole, untouched), numbered in file order by an identity
 -- column.  ENCODING 'SQL_ASCII' makes COPY take the bytes unchecked, so that
 -- one invalid byte rejects its line (the parsers check each line, 22021)
--- instead of failing the whole COPY (issue 20).  The parsers are C (import.c), one call per line; the rest is set
+-- instead of failing the whole COPY.  The parsers are C (import.c), one call per line; the rest is set
 -- SQL over a TEMP work table: find unknown clusters, associations and
 -- partitions (reject, or create them when asked), fold steps and repeated
 -- lines, then one INSERT ... ON CONFLICT into jobs.  A bad line is rejected
@@ -533,7 +533,7 @@ BEGIN
                     -- not started (not ended), whatever its eligible time: a
                     -- pending run held to a later BeginTime and then started
                     -- early (scontrol update StartTime=now, a release) has a
-                    -- stored eligible time after its start and end (issue 13)
+                    -- stored eligible time after its start and end
                     OR (j.start_time IS NULL AND excluded.start_time IS NOT NULL)
                     OR (j.end_time IS NULL AND excluded.end_time IS NOT NULL))
                -- and never the other way: a run does not un-start nor un-end
@@ -640,7 +640,7 @@ BEGIN
 END
 $$;
 
--- Runs of one job id (issue 18).  slurmdbd keeps one row per run, as jobs
+-- Runs of one job id.  slurmdbd keeps one row per run, as jobs
 -- does: a job id reused after MaxJobId wrapped is another job, and each run
 -- of a requeued job is a row of its own, submitted at the instant of the
 -- requeue.  Most lines of an export are the only run of their id; the few
@@ -662,7 +662,7 @@ $$;
 -- overlap a run of the export).  They are found through the indexes on the
 -- open and recent runs, each partition's, in one range scan each, and
 -- hashed: a lookup of every line's id in the whole history would probe
--- every monthly partition for every line (issue 18: 10^5 lines into 10^7
+-- every monthly partition for every line (10^5 lines into 10^7
 -- runs).  A reused id whose older job ended before the export's earliest
 -- start is kept all the same (another submit time is another run); only
 -- its warning is not given.
@@ -1117,7 +1117,7 @@ COMMENT ON FUNCTION @extschema@.import_sacct(text, text, boolean, boolean, text)
 -- A job's records in one load fold into one row per run: an R (rerun)
 -- record ends a run, REQUEUED, and the records after it are the next run,
 -- submitted at the R record's instant, as slurmdbd records a requeued Slurm
--- job (issue 18).  Within a run the latest record (by its time, then its
+-- job.  Within a run the latest record (by its time, then its
 -- line) gives the state; each other column is the latest value any record
 -- gave, merged with the stored run for what this load does not say (a D
 -- record names no user).

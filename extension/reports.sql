@@ -460,17 +460,17 @@ COMMENT ON FUNCTION @extschema@_internal._citus_no_rollups(text) IS
 -- the reservation's whole time being allocated).  A reservation flagged
 -- IGNORE_JOBS, or one that was not imported, does not: its runs count as
 -- runs outside any reservation.
-CREATE FUNCTION @extschema@_internal._rollup_in_reservation(c text, resv bigint)
+CREATE FUNCTION @extschema@_internal._rollup_in_reservation(rollup_cluster text, resv bigint)
 RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT EXISTS (SELECT FROM @extschema@.reservations v
-                    WHERE v.cluster OPERATOR(pg_catalog.=) c AND v.resv_id OPERATOR(pg_catalog.=) resv
+                    WHERE v.cluster OPERATOR(pg_catalog.=) rollup_cluster AND v.resv_id OPERATOR(pg_catalog.=) resv
                       AND NOT 'IGNORE_JOBS' OPERATOR(pg_catalog.=) ANY (pg_catalog.string_to_array(pg_catalog.upper(v.flags), ',')));
 END;
 COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
 'true when a run of reservation resv (a reservation of cluster c, not IGNORE_JOBS) counts in the reservation''s time, not as allocated time of its own.';
 
--- Recompute the hours of one range [a, b) of one cluster from the jobs, the
+-- Recompute the hours of one range [hour_from, hour_to) of one cluster from the jobs, the
 -- events and the reservations; w is the refresh's instant (the end of a
 -- running job).
 --
@@ -488,28 +488,28 @@ COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
 -- rollups").  The sums are float8 sums of integers, exact below 2^53 (an
 -- hour of a million CPUs is 3.6 × 10^9 CPU-seconds), and cheaper than
 -- bigint sums, whose state is a 128-bit integer allocated per group.
-CREATE FUNCTION @extschema@_internal._rollup_hours(c text, a timestamptz, b timestamptz, w timestamptz)
+CREATE FUNCTION @extschema@_internal._rollup_hours(rollup_cluster text, hour_from timestamptz, hour_to timestamptz, runs_until timestamptz)
 RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     -- the range in microseconds since the epoch
-    a_us bigint := (extract(epoch FROM a) * 1000000)::bigint;
-    b_us bigint := (extract(epoch FROM b) * 1000000)::bigint;
-    w_us bigint := (extract(epoch FROM w) * 1000000)::bigint;
+    a_us bigint := (extract(epoch FROM hour_from) * 1000000)::bigint;
+    b_us bigint := (extract(epoch FROM hour_to) * 1000000)::bigint;
+    w_us bigint := (extract(epoch FROM runs_until) * 1000000)::bigint;
     hour_us constant bigint := 3600000000;
 BEGIN
-    DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
-    DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
+    DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
+    DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
 
-    -- the runs: each hour's part of each run that overlaps [a, b).  For a
+    -- the runs: each hour's part of each run that overlaps [hour_from, hour_to).  For a
     -- run from s to its stop e (its end, or w while it runs) and an hour h:
     -- secs = the part of [s, e) in [h, h + 1 h); its suspended part is the
     -- run's suspended total spread in proportion to time, the integer part
     -- of total × (offset of the part's end) / duration minus the same at
     -- the part's start, so the hours of a run add up to its total.
     INSERT INTO @extschema@.usage_hourly
-    SELECT c, to_timestamp((g.h / 1000000)::float8), g.account, g.user_name, g.partition, g.qos, g.cpus,
+    SELECT rollup_cluster, to_timestamp((g.h / 1000000)::float8), g.account, g.user_name, g.partition, g.qos, g.cpus,
            g.run::bigint, (g.run * g.cpus)::bigint, g.mem::bigint, g.node::bigint, g.billing::bigint, g.gpu::bigint,
            g.energy::bigint, g.susp::bigint, (g.susp * g.cpus)::bigint, g.jobs, g.wait::bigint, g.at_start
       FROM (SELECT h.h, j.account, j.user_name, j.partition, j.qos, j.cpus,
@@ -525,18 +525,18 @@ BEGIN
                    count(*) FILTER (WHERE j.s_us < h.h) AS at_start
               FROM (SELECT x.account, x.user_name, x.partition, COALESCE(x.qos, '') AS qos, x.cpus,
                            x.mem_mb, x.nodes, x.gpus,
-                           extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                           extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until) - x.start_time)::bigint AS dur,
                            (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
-                           (extract(epoch FROM LEAST(COALESCE(x.end_time, w), w)) * 1000000)::bigint AS e_us,
-                           (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), a)) * 1000000)::bigint AS h0,
+                           (extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until)) * 1000000)::bigint AS e_us,
+                           (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), hour_from)) * 1000000)::bigint AS h0,
                            extract(epoch FROM x.suspended)::bigint AS susp_total,
                            COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
                            COALESCE(round(@extschema@.tres_count(x.tres, 'energy')), 0)::bigint AS energy,
                            extract(epoch FROM x.start_time - COALESCE(x.eligible_time, x.submit_time))::bigint AS wait
                       FROM @extschema@.jobs x
-                     WHERE x.cluster = c AND x.start_time IS NOT NULL AND x.start_time < b
-                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
-                       AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
+                     WHERE x.cluster = rollup_cluster AND x.start_time IS NOT NULL AND x.start_time < hour_to
+                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
+                       AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
                     OFFSET 0) j
              CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
              CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h) + 500000) / 1000000 AS secs,
@@ -563,12 +563,12 @@ BEGIN
           FROM @extschema@.jobs j
           JOIN @extschema@.reservations v ON v.cluster = j.cluster AND v.resv_id = j.resv_id
          CROSS JOIN LATERAL (SELECT GREATEST(j.start_time, v.time_start) AS s,
-                                    LEAST(COALESCE(j.end_time, w), w, v.time_end) AS e) q
-         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', q.s), a), LEAST(q.e, b) - interval '1 microsecond',
+                                    LEAST(COALESCE(j.end_time, runs_until), runs_until, v.time_end) AS e) q
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', q.s), hour_from), LEAST(q.e, hour_to) - interval '1 microsecond',
                                             interval '1 hour') AS h (h)
          CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(q.e, h.h + interval '1 hour') - GREATEST(q.s, h.h))::bigint AS secs) p
-         WHERE j.cluster = c AND j.resv_id IS NOT NULL AND j.start_time IS NOT NULL AND j.start_time < b
-           AND COALESCE(j.end_time, 'infinity'::timestamptz) > a AND q.e > q.s
+         WHERE j.cluster = rollup_cluster AND j.resv_id IS NOT NULL AND j.start_time IS NOT NULL AND j.start_time < hour_to
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) > hour_from AND q.e > q.s
          GROUP BY 1, 2, 3
     )
     SELECT r.cluster, h.h, x.account, x.user_name, '', '', 0,
@@ -581,12 +581,12 @@ BEGIN
                    round(@extschema@.tres_count(v.tres, 'billing'))::bigint AS billing,
                    round(@extschema@.tres_count(v.tres, 'gres/gpu'))::bigint AS gpu
               FROM @extschema@.reservations v
-             WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
+             WHERE v.cluster = rollup_cluster AND v.time_start < hour_to AND v.time_end > hour_from
                AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
             OFFSET 0) r
      CROSS JOIN LATERAL unnest(r.accounts, r.users) AS x (account, user_name)
-     CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), a),
-                                        LEAST(r.time_end, b) - interval '1 microsecond', interval '1 hour') AS h (h)
+     CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), hour_from),
+                                        LEAST(r.time_end, hour_to) - interval '1 microsecond', interval '1 hour') AS h (h)
      CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(r.time_end, h.h + interval '1 hour') - GREATEST(r.time_start, h.h))::bigint AS secs) o
       LEFT JOIN used u ON u.resv_id = r.resv_id AND u.v_start = r.time_start AND u.h = h.h
      CROSS JOIN LATERAL (SELECT o.secs - COALESCE(u.secs, 0) AS secs) d
@@ -614,30 +614,30 @@ BEGIN
                sum(x.secs) FILTER (WHERE x.whole) AS reported,
                sum(x.secs) FILTER (WHERE NOT x.whole) AS down
           FROM @extschema@.node_events e
-         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', e.time_start), a),
-                                            LEAST(COALESCE(e.time_end, w), b) - interval '1 microsecond',
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', e.time_start), hour_from),
+                                            LEAST(COALESCE(e.time_end, runs_until), hour_to) - interval '1 microsecond',
                                             interval '1 hour') AS h (h)
          CROSS JOIN tres t
          CROSS JOIN LATERAL (SELECT e.node_name = '' AS whole,
                                     round(@extschema@.tres_count(e.tres, t.tres))::bigint
-                                    * extract(epoch FROM LEAST(COALESCE(e.time_end, w), h.h + interval '1 hour')
+                                    * extract(epoch FROM LEAST(COALESCE(e.time_end, runs_until), h.h + interval '1 hour')
                                                          - GREATEST(e.time_start, h.h))::bigint AS secs) x
-         WHERE e.cluster = c AND e.time_start < b AND COALESCE(e.time_end, w) > a
+         WHERE e.cluster = rollup_cluster AND e.time_start < hour_to AND COALESCE(e.time_end, runs_until) > hour_from
          GROUP BY 1, 2
     ), resv AS (        -- reservations: maintenance (planned down) and others (allocated)
         SELECT h.h, t.tres,
                sum(x.secs) FILTER (WHERE x.maint) AS pdown,
                sum(x.secs) FILTER (WHERE NOT x.maint) AS alloc
           FROM @extschema@.reservations v
-         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', v.time_start), a),
-                                            LEAST(v.time_end, b) - interval '1 microsecond',
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', v.time_start), hour_from),
+                                            LEAST(v.time_end, hour_to) - interval '1 microsecond',
                                             interval '1 hour') AS h (h)
          CROSS JOIN tres t
          CROSS JOIN LATERAL (SELECT 'MAINT' = ANY (string_to_array(upper(v.flags), ',')) AS maint,
                                     round(@extschema@.tres_count(v.tres, t.tres))::bigint
                                     * extract(epoch FROM LEAST(v.time_end, h.h + interval '1 hour')
                                                          - GREATEST(v.time_start, h.h))::bigint AS secs) x
-         WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
+         WHERE v.cluster = rollup_cluster AND v.time_start < hour_to AND v.time_end > hour_from
            AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
          GROUP BY 1, 2
     ), in_resv AS (     -- the runs in a reservation (not IGNORE_JOBS): slurmdbd
@@ -649,16 +649,16 @@ BEGIN
                sum((r.run * j.gpus)::float8) AS gpu
           FROM (SELECT x.cpus, x.mem_mb, x.nodes, x.gpus,
                        COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
-                       extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                       extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until) - x.start_time)::bigint AS dur,
                        (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
-                       (extract(epoch FROM LEAST(COALESCE(x.end_time, w), w)) * 1000000)::bigint AS e_us,
-                       (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), a)) * 1000000)::bigint AS h0,
+                       (extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until)) * 1000000)::bigint AS e_us,
+                       (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), hour_from)) * 1000000)::bigint AS h0,
                        extract(epoch FROM x.suspended)::bigint AS susp_total
                   FROM @extschema@.jobs x
-                 WHERE x.cluster = c AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < b
-                   AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
-                   AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
-                   AND @extschema@_internal._rollup_in_reservation(c, x.resv_id)
+                 WHERE x.cluster = rollup_cluster AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < hour_to
+                   AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
+                   AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
+                   AND @extschema@_internal._rollup_in_reservation(rollup_cluster, x.resv_id)
                 OFFSET 0) j
          CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS g (g)
          CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, g.g + hour_us) - GREATEST(j.s_us, g.g) + 500000) / 1000000
@@ -676,7 +676,7 @@ BEGIN
                        sum(u.node_secs) AS node, sum(u.billing_secs) AS billing, sum(u.gpu_secs) AS gpu,
                        sum(u.energy) AS energy
                   FROM @extschema@.usage_hourly u
-                 WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b AND u.partition <> ''
+                 WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to AND u.partition <> ''
                  GROUP BY 1) s
           LEFT JOIN in_resv ir ON ir.h = s.h
          CROSS JOIN LATERAL (VALUES ('cpu', s.cpu - COALESCE(ir.cpu, 0)::bigint), ('mem', s.mem - COALESCE(ir.mem, 0)::bigint),
@@ -690,14 +690,14 @@ BEGIN
           FROM (SELECT h.h, sum((j.cpus * ((LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h) + 500000) / 1000000))::float8) AS secs
                   FROM (SELECT x.cpus,
                                (extract(epoch FROM x.eligible_time) * 1000000)::bigint AS s_us,
-                               (extract(epoch FROM COALESCE(x.start_time, x.end_time, w)) * 1000000)::bigint AS e_us,
-                               (extract(epoch FROM GREATEST(date_trunc('hour', x.eligible_time), a)) * 1000000)::bigint AS h0
+                               (extract(epoch FROM COALESCE(x.start_time, x.end_time, runs_until)) * 1000000)::bigint AS e_us,
+                               (extract(epoch FROM GREATEST(date_trunc('hour', x.eligible_time), hour_from)) * 1000000)::bigint AS h0
                           FROM @extschema@.jobs x
-                         WHERE x.cluster = c AND x.eligible_time < b
-                           AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a
-                           AND COALESCE(x.start_time, x.end_time, w) > x.eligible_time
+                         WHERE x.cluster = rollup_cluster AND x.eligible_time < hour_to
+                           AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > hour_from
+                           AND COALESCE(x.start_time, x.end_time, runs_until) > x.eligible_time
                            -- slurmdbd counts no planned time for a job of a reservation
-                           AND (x.resv_id IS NULL OR NOT @extschema@_internal._rollup_in_reservation(c, x.resv_id))
+                           AND (x.resv_id IS NULL OR NOT @extschema@_internal._rollup_in_reservation(rollup_cluster, x.resv_id))
                         OFFSET 0) j
                  CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
                  GROUP BY h.h) g
@@ -715,89 +715,89 @@ BEGIN
           LEFT JOIN alloc ON alloc.h = k.h AND alloc.tres = k.tres
           LEFT JOIN planned ON planned.h = k.h AND planned.tres = k.tres
     )
-    SELECT c, s.h, s.tres, s.reported, s.alloc, s.down, s.pdown, s.planned,
+    SELECT rollup_cluster, s.h, s.tres, s.reported, s.alloc, s.down, s.pdown, s.planned,
            GREATEST(s.reported - s.alloc - s.down - s.pdown - s.planned, 0),
            GREATEST(s.alloc + s.down + s.pdown + s.planned - s.reported, 0)
       FROM sums s
      WHERE s.reported <> 0 OR s.alloc <> 0 OR s.down <> 0 OR s.pdown <> 0 OR s.planned <> 0;
 
-    RETURN (extract(epoch FROM b - a) / 3600)::bigint;
+    RETURN (extract(epoch FROM hour_to - hour_from) / 3600)::bigint;
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._rollup_hours(text, timestamptz, timestamptz, timestamptz) IS
-'Recomputes usage_hourly and cluster_usage_hourly for the hours [a, b) of a cluster from its jobs, events and reservations (w: the end of running jobs); returns the number of hours.';
+'Recomputes usage_hourly and cluster_usage_hourly for the hours [hour_from, hour_to) of a cluster from its jobs, events and reservations (runs_until: the end of running jobs); returns the number of hours.';
 
--- Sum the hours of [a, b) into the days and months of the cluster's time
+-- Sum the hours of [hour_from, hour_to) into the days and months of the cluster's time
 -- zone that hold them, one month at a time: the month's days from its
 -- hours, then the month from its days.  A month's rows fit in memory where
 -- two years' did not (the sort of every hourly row of a first refresh took
 -- longer than computing them).
-CREATE FUNCTION @extschema@_internal._rollup_days_months(c text, tz text, a timestamptz, b timestamptz)
+CREATE FUNCTION @extschema@_internal._rollup_days_months(rollup_cluster text, time_zone text, hour_from timestamptz, hour_to timestamptz)
 RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    d0 timestamptz := date_trunc('day', a, tz);
-    d1 timestamptz := (date_trunc('day', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 day') AT TIME ZONE tz;
-    m1 timestamptz := (date_trunc('month', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz;
-    ma timestamptz := date_trunc('month', a, tz);
+    d0 timestamptz := date_trunc('day', hour_from, time_zone);
+    d1 timestamptz := (date_trunc('day', hour_to - interval '1 microsecond', time_zone) AT TIME ZONE time_zone + interval '1 day') AT TIME ZONE time_zone;
+    m1 timestamptz := (date_trunc('month', hour_to - interval '1 microsecond', time_zone) AT TIME ZONE time_zone + interval '1 month') AT TIME ZONE time_zone;
+    ma timestamptz := date_trunc('month', hour_from, time_zone);
     mb timestamptz;
     da timestamptz;
     db timestamptz;
 BEGIN
     WHILE ma < m1 LOOP
-        mb := (ma AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz;
-        -- the days of this month that hold hours of [a, b)
+        mb := (ma AT TIME ZONE time_zone + interval '1 month') AT TIME ZONE time_zone;
+        -- the days of this month that hold hours of [hour_from, hour_to)
         da := GREATEST(d0, ma);
         db := LEAST(d1, mb);
-        DELETE FROM @extschema@.usage_daily u WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db;
+        DELETE FROM @extschema@.usage_daily u WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db;
         INSERT INTO @extschema@.usage_daily
-        SELECT u.cluster, date_trunc('day', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+        SELECT u.cluster, date_trunc('day', u.period_start, time_zone), u.account, u.user_name, u.partition, u.qos, u.cpus,
                sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
                sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs),
                -- the runs at the day's start: those at the start of its first hour
-               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start < date_trunc('day', u.period_start, tz) + interval '1 hour'), 0)
+               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start < date_trunc('day', u.period_start, time_zone) + interval '1 hour'), 0)
           FROM @extschema@.usage_hourly u
-         WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db
+         WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
-        DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.usage_monthly
-        SELECT u.cluster, date_trunc('month', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+        SELECT u.cluster, date_trunc('month', u.period_start, time_zone), u.account, u.user_name, u.partition, u.qos, u.cpus,
                sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
                sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs),
                -- and at the month's start: those of its first day
-               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start = date_trunc('month', u.period_start, tz)), 0)
+               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start = date_trunc('month', u.period_start, time_zone)), 0)
           FROM @extschema@.usage_daily u
-         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
-        DELETE FROM @extschema@.usage_monthly_by_account u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        DELETE FROM @extschema@.usage_monthly_by_account u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.usage_monthly_by_account
         SELECT u.cluster, u.period_start, u.account, sum(u.run_secs), sum(u.cpu_secs), sum(u.gpu_secs),
                sum(u.billing_secs), sum(u.jobs), sum(u.wait_secs)
           FROM @extschema@.usage_monthly u
-         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
          GROUP BY 1, 2, 3;
 
-        DELETE FROM @extschema@.cluster_usage_daily u WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db;
+        DELETE FROM @extschema@.cluster_usage_daily u WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db;
         INSERT INTO @extschema@.cluster_usage_daily
-        SELECT u.cluster, date_trunc('day', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+        SELECT u.cluster, date_trunc('day', u.period_start, time_zone), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
                sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
           FROM @extschema@.cluster_usage_hourly u
-         WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db
+         WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
          GROUP BY 1, 2, 3;
-        DELETE FROM @extschema@.cluster_usage_monthly u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        DELETE FROM @extschema@.cluster_usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.cluster_usage_monthly
-        SELECT u.cluster, date_trunc('month', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+        SELECT u.cluster, date_trunc('month', u.period_start, time_zone), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
                sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
           FROM @extschema@.cluster_usage_daily u
-         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
          GROUP BY 1, 2, 3;
         ma := mb;
     END LOOP;
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._rollup_days_months(text, text, timestamptz, timestamptz) IS
-'Sums the hourly rollups of the days and months (in time zone tz) that hold [a, b) of a cluster into the daily and monthly ones.';
+'Sums the hourly rollups of the days and months (in time_zone) that hold [hour_from, hour_to) of a cluster into the daily and monthly ones.';
 
 -- The maintenance call.  Recomputes, for one cluster or every one (NULL),
 -- the hours marked stale and the hours completed since the last call (the
@@ -911,29 +911,30 @@ COMMENT ON FUNCTION @extschema@.refresh_rollups(text, timestamptz) IS
 -- Reading the rollups
 -- ---------------------------------------------------------------------------
 
--- Where a range [f, t) of a cluster in time zone tz is read from: whole
--- months [m0, m1) from the monthly rollups, whole days [d0, m0) and
--- [m1, d1) from the daily ones, and the hours [f, d0) and [d1, t) from
+-- Where a range [range_from, range_to) of a cluster in time_zone is read
+-- from: whole months [m0, m1) from the monthly rollups, whole days [d0, m0)
+-- and [m1, d1) from the daily ones, and the hours [range_from, d0) and
+-- [d1, range_to) from
 -- the hourly ones.  A year of usage is 12 monthly periods.
-CREATE FUNCTION @extschema@_internal._rollup_bounds(tz text, f timestamptz, t timestamptz,
+CREATE FUNCTION @extschema@_internal._rollup_bounds(time_zone text, range_from timestamptz, range_to timestamptz,
                                            OUT d0 timestamptz, OUT d1 timestamptz,
                                            OUT m0 timestamptz, OUT m1 timestamptz)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    d0 := date_trunc('day', f, tz);
-    IF d0 < f THEN d0 := (d0 AT TIME ZONE tz + interval '1 day') AT TIME ZONE tz; END IF;
-    d1 := date_trunc('day', t, tz);
-    IF d0 >= d1 THEN d0 := t; d1 := t; END IF;
-    m0 := date_trunc('month', d0, tz);
-    IF m0 < d0 THEN m0 := (m0 AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz; END IF;
-    m1 := date_trunc('month', d1, tz);
+    d0 := date_trunc('day', range_from, time_zone);
+    IF d0 < range_from THEN d0 := (d0 AT TIME ZONE time_zone + interval '1 day') AT TIME ZONE time_zone; END IF;
+    d1 := date_trunc('day', range_to, time_zone);
+    IF d0 >= d1 THEN d0 := range_to; d1 := range_to; END IF;
+    m0 := date_trunc('month', d0, time_zone);
+    IF m0 < d0 THEN m0 := (m0 AT TIME ZONE time_zone + interval '1 month') AT TIME ZONE time_zone; END IF;
+    m1 := date_trunc('month', d1, time_zone);
     IF m0 >= m1 THEN m0 := d1; m1 := d1; END IF;
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._rollup_bounds(text, timestamptz, timestamptz) IS
-'Splits [f, t) into the whole months, whole days and hours of time zone tz that the rollups answer it from.';
+'Splits [range_from, range_to) into the whole months, whole days and hours of time_zone that the rollups answer it from.';
 
 -- A report's range as sreport takes it: both ends down to their hour.
 CREATE FUNCTION @extschema@_internal._report_range(time_from timestamptz, time_to timestamptz,

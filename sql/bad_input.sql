@@ -1,4 +1,4 @@
--- bad_input: issue 20, "No silent wrong data": what 1.1 stored or computed
+-- bad_input: "No silent wrong data": what 1.1 stored or computed
 -- wrongly, or lost, when fed hostile or careless input, and what it does
 -- now.  One section per defect (2 to 6; defect 1 is the history issue's;
 -- 7, 9, 10 and 11 were found in 1.2 and fixed in 1.3), then the "worth a
@@ -372,7 +372,7 @@ SELECT err($$UPDATE fairshare.allocations SET period_end = '10000-01-01' WHERE c
 ROLLBACK TO SAVEPOINT defect11;
 
 -- ===========================================================================
--- Worth a look (issue 20), decided as rejections.  Each was stored without
+-- Worth a look, decided as rejections.  Each was stored without
 -- complaint by 1.1.
 -- ===========================================================================
 SAVEPOINT rejected;

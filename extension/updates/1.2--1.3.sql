@@ -79,6 +79,14 @@ ALTER TABLE @extschema@.slurmdbd_feeds ALTER COLUMN slurm_cluster SET NOT NULL,
 DROP FUNCTION @extschema@.slurm_decisions(text, timestamptz);
 DROP FUNCTION @extschema@._sh_word(text);
 
+-- The rollup helpers' parameters are named (CREATE OR REPLACE cannot rename
+-- them): dropped here, re-created with the code.  The report functions
+-- whose SQL bodies call _rollup_bounds go with it and come back the same way.
+DROP FUNCTION @extschema@._rollup_hours(text, timestamptz, timestamptz, timestamptz);
+DROP FUNCTION @extschema@._rollup_days_months(text, text, timestamptz, timestamptz);
+DROP FUNCTION @extschema@._rollup_in_reservation(text, bigint);
+DROP FUNCTION @extschema@._rollup_bounds(text, timestamptz, timestamptz) CASCADE;
+
 -- ---------------------------------------------------------------------------
 -- The private routines and types move to schema fairshare_internal
 -- (extension/head.sql says why).  Keep this block last: the blocks above
