@@ -4,10 +4,10 @@
 # run by test/slurm/cluster.sh inside that root (chroot) and inside a network
 # namespace of their own (loopback only), so they use Slurm's usual ports
 # (6817-6819, MariaDB 3306) without meeting the host's Slurm 22.05 cluster.
-# Run as root; it never reads stdin.
+# Run as root; only `run` passes its stdin on (to CMD).
 #
-#   bash test/slurm/trixie.sh root       make the root if there is none (about
-#                                         5 minutes: debootstrap, the packages)
+#   bash test/slurm/trixie.sh root       make the root if there is none (153 s
+#                                         here: debootstrap, the packages)
 #   bash test/slurm/trixie.sh start|fresh|stop|status
 #                                        cluster.sh start|fresh|stop|status
 #                                        inside the root (root made if missing)
@@ -23,9 +23,10 @@
 # The root's MariaDB is also reachable from the host through its socket,
 # $ROOT/run/mysqld/mysqld.sock (a Unix socket ignores network namespaces).
 #
-# Two things differ from bookworm's packages (docs/slurm.md, "Slurm 24.11"):
-#  - slurmdbd 24.11.5 stops at its start with trixie's libmariadb3 (MariaDB
-#    Connector/C 3.4): "Number of columns in result ... exceeds maximum", then
+# Two things differ from bookworm's packages (docs/slurm.md#slurm-2411):
+#  - slurmdbd 24.11.5 with trixie's libmariadb3 stops when it starts on an
+#    empty database: "5027 Number of columns in result (=1) set execeeds
+#    maxmimum allowed number of columns (=0)", then a fatal error in
 #    _check_mysql_concat_is_sane.  It runs with bookworm's libmariadb.so.3
 #    (Connector/C 3.3), which this script unpacks (not installs) into
 #    /usr/local/lib/fairshare-slurm/libmariadb-bookworm/ of the root;
@@ -124,8 +125,8 @@ ENV_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 in_root() {
   local net=$1 v
   shift
-  local env=(HOME=/root USER=root LOGNAME=root SHELL=/bin/bash LANG=C.UTF-8 PATH=$ENV_PATH
-             DEBIAN_FRONTEND=noninteractive SLURM_VERSION=$VERSION)
+  local env=(HOME=/root USER=root LOGNAME=root SHELL=/bin/bash LANG=C.UTF-8 "PATH=$ENV_PATH"
+             DEBIAN_FRONTEND=noninteractive "SLURM_VERSION=$VERSION")
   for v in $(compgen -e); do
     [[ $v =~ ^(FS_[A-Z0-9_]+|CI|TZ)$ ]] && env+=("$v=${!v}")
   done
