@@ -40,6 +40,20 @@ include $(PGXS)
 # every C file includes the shared header
 $(OBJS): extension/fairshare.h
 
+# The program that applies slurm_decisions' rows with sacctmgr, without a
+# shell (docs/slurmdbd.md#applying-the-decisions): built with the module,
+# installed beside PostgreSQL's programs.
+APPLIER = tools/fairshare_apply_decisions
+all: $(APPLIER)
+$(APPLIER): $(APPLIER).c
+	$(CC) $(CFLAGS) $(COPT) -Wall -Wextra -Wno-sign-compare -I$(includedir) -o $@ $< -L$(libdir) -lpq
+install: install-applier
+.PHONY: install-applier
+install-applier: $(APPLIER)
+	$(MKDIR_P) '$(DESTDIR)$(bindir)'
+	$(INSTALL_PROGRAM) $(APPLIER) '$(DESTDIR)$(bindir)/fairshare_apply_decisions'
+EXTRA_CLEAN += $(APPLIER)
+
 extension/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PIECES) $(EXTENSION).control
 	cat $(SQL_PIECES) > $@
 

@@ -34,7 +34,7 @@
 -- a valid checkpoint, are computed from the jobs as before.
 -- ---------------------------------------------------------------------------
 
--- A cluster has a chain of checkpoints (issue 18): each is computed from
+-- A cluster has a chain of checkpoints: each is computed from
 -- the newest valid one before it plus the jobs since, so its cost follows
 -- the jobs since that one, not the history.  A change that invalidates the
 -- newest falls back to an older one still valid: checkpoint_usage keeps a
@@ -182,7 +182,7 @@ $$;
 -- the cluster's newest valid checkpoint at or before as_of plus the jobs
 -- since (the jobs alone when there is none, or with from_jobs), so that a
 -- checkpoint every few minutes costs the few jobs since the last one, not
--- the history (issue 18).  In real arithmetic that is the sum over every
+-- the history.  In real arithmetic that is the sum over every
 -- job; in float8 it differs from it by a few units in the last place per
 -- link (sql/checkpoint.sql measures it).
 --

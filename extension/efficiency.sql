@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
--- efficiency: what jobs did with what they were given, like seff (issue 14;
--- docs/reports.md#job-efficiency).
+-- efficiency: what jobs did with what they were given, like seff
+-- (docs/reports.md#job-efficiency).
 --
 -- sacct's TotalCPU (CPU time of every step), MaxRSS (the largest resident
 -- set of any task of any step), ReqMem and ReqTRES, and the energy
@@ -34,55 +34,51 @@ COMMENT ON TABLE @extschema@.job_efficiency IS
 'Per run (cluster, job id, submit time): sacct''s TotalCPU, the largest MaxRSS of its steps, ReqMem (MiB, for the whole job), ReqTRES, energy and GPU utilisation. Filled by import_sacct_efficiency.';
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.job_efficiency', '');
 
--- sacct's [DD-][HH:]MM:SS[.fff] as seconds (NULL when empty).
+-- sacct's [DD-][HH:]MM:SS[.fff] as seconds (NULL when empty or Unknown);
+-- the parser the efficiency import reads TotalCPU with (import.c).
 CREATE FUNCTION @extschema@_internal._sacct_duration(v text)
-RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    m text[];
-BEGIN
-    IF v IS NULL OR v IN ('', 'INVALID', 'UNLIMITED', 'Partition_Limit') THEN
-        RETURN NULL;
-    END IF;
-    m := regexp_match(v, '^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$');
-    IF m IS NULL THEN
-        RAISE EXCEPTION 'sacct duration "%" is not [DD-][HH:]MM:SS[.fff]', v
-            USING ERRCODE = '22007', HINT = 'TotalCPU as sacct -P prints it, e.g. 1-02:03:04 or 05:06.789.';
-    END IF;
-    RETURN COALESCE(m[1]::float8, 0) * 86400 + COALESCE(m[2]::float8, 0) * 3600 + m[3]::float8 * 60 + m[4]::float8;
-END
-$$;
+RETURNS float8
+AS 'MODULE_PATHNAME', 'fs_sacct_duration'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@_internal._sacct_duration(text) IS
-'A sacct duration ([DD-][HH:]MM:SS[.fff], e.g. TotalCPU) in seconds; NULL when empty; raises 22007 naming a value of another form.';
+'A sacct duration ([DD-][HH:]MM:SS[.fff], e.g. TotalCPU) in seconds; NULL when empty or Unknown; raises 22007 naming a value of another form.';
 
--- sacct's sizes (MaxRSS 2572K, ReqMem 16G; a bare number is bytes) in MiB.
+-- sacct's sizes (MaxRSS 2572K, ReqMem 16G; a bare number is bytes) in MiB;
+-- the parser the efficiency import reads MaxRSS and ReqMem with (import.c).
 CREATE FUNCTION @extschema@_internal._sacct_size_mb(v text)
-RETURNS float8 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    m text[];
-BEGIN
-    IF v IS NULL OR v = '' THEN
-        RETURN NULL;
-    END IF;
-    m := regexp_match(v, '^(\d+(?:\.\d+)?)([KMGTP]?)[nc]?$');
-    IF m IS NULL THEN
-        RAISE EXCEPTION 'sacct size "%" is not a number with an optional K, M, G, T or P', v
-            USING ERRCODE = '22023', HINT = 'MaxRSS or ReqMem as sacct -P prints them, e.g. 2572K or 16G.';
-    END IF;
-    RETURN m[1]::float8 * CASE m[2] WHEN '' THEN 1.0 / 1048576 WHEN 'K' THEN 1.0 / 1024 WHEN 'M' THEN 1
-                                    WHEN 'G' THEN 1024 WHEN 'T' THEN 1048576 ELSE 1073741824 END;
-END
-$$;
+RETURNS float8
+AS 'MODULE_PATHNAME', 'fs_sacct_size_mb'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@_internal._sacct_size_mb(text) IS
 'A sacct size (MaxRSS, ReqMem; K, M, G, T, P suffixes, a bare number in bytes, a trailing n or c ignored) in MiB; raises 22023 naming a value of another form.';
+
+-- What the efficiency parser returns for one staged line (import.c).
+CREATE TYPE @extschema@_internal._sacct_efficiency_line AS (
+    kind text, job_id text, step text, submit_time timestamptz, user_name text, account text,
+    total_cpu_secs float8, max_rss_mb float8, req_mem_mb float8, req_tres text,
+    energy_joules float8, gpu_util_percent float8, sqlstate text, reason text);
+
+-- VOLATILE: a later header changes how the lines after it read, so the
+-- lines must be passed in file order, in one scan.
+CREATE FUNCTION @extschema@_internal._sacct_efficiency_line(line text, header text, time_zone text)
+RETURNS @extschema@_internal._sacct_efficiency_line
+AS 'MODULE_PATHNAME', 'fs_sacct_efficiency_line'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@_internal._sacct_efficiency_line(text, text, text) IS
+'One line of an sacct --parsable2 export read for its efficiency columns: kind job, step, header, blank or reject (with sqlstate and reason); ReqMem in MiB for the whole job.';
 
 -- Reads the staged export (before import_sacct, which empties it): one
 -- row per run, its steps folded in (a step belongs to the last line of its
 -- job id above it, as sacct --duplicates prints each run before its
 -- steps).  Replaces the rows of the same runs; returns how many.
+--
+-- Each line is parsed once, in C, in file order (_sacct_efficiency_line):
+-- a later header switches the columns, and a line with an invalid byte or
+-- a value that cannot be read (TotalCPU "abc", MaxRSS "lots") is rejected
+-- alone, with its reason, into import_rejects as import_sacct does; the
+-- rest is read (docs/reports.md#job-efficiency).  The steps are folded by
+-- one window over the lines and one aggregate per run: linear in the lines
+-- (docs/performance.md#efficiency-import).
 CREATE FUNCTION @extschema@.import_sacct_efficiency(cluster text, time_zone text DEFAULT NULL,
                                                     staging text DEFAULT 'import_staging')
 RETURNS bigint LANGUAGE plpgsql
@@ -91,7 +87,13 @@ AS $$
 DECLARE
     rel regclass := @extschema@_internal._import_staging(staging);
     tz text;
+    hdr text;
+    hdr_no bigint;
     header text[];
+    imp_id bigint;
+    n_read bigint;
+    n_skipped bigint;
+    n_rejected bigint;
     n bigint;
 BEGIN
     SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_sacct_efficiency.cluster;
@@ -99,70 +101,81 @@ BEGIN
         RAISE EXCEPTION 'import_sacct_efficiency: cluster "%" does not exist', import_sacct_efficiency.cluster
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
-    tz := COALESCE(time_zone, tz);
-    EXECUTE format('SELECT string_to_array(lower(s.line), ''|'') FROM %s s ORDER BY s.line_no LIMIT 1', rel) INTO header;
+    tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
+    -- the export's header: its first non-blank line
+    EXECUTE format('SELECT s.line_no, s.line FROM %s s WHERE s.line <> '''' ORDER BY s.line_no LIMIT 1', rel)
+       INTO hdr_no, hdr;
+    header := string_to_array(lower(rtrim(hdr, E'\r')), '|');
     IF header IS NULL OR NOT (header && ARRAY['totalcpu', 'maxrss', 'reqmem', 'reqtres', 'consumedenergyraw', 'tresusageinave'])
        OR NOT 'jobid' = ANY (header) OR NOT 'submit' = ANY (header) THEN
         RETURN 0;       -- an export without them: nothing to read
     END IF;
+    -- a header naming one of the columns read here twice cannot be read:
+    -- said, and nothing read, so that import_sacct after it still runs
+    -- (it reads other columns)
+    IF EXISTS (SELECT FROM unnest(header) h
+                WHERE h = ANY (ARRAY['jobid', 'submit', 'user', 'account', 'allocnodes', 'nnodes', 'alloccpus',
+                                     'totalcpu', 'maxrss', 'reqmem', 'reqtres', 'consumedenergyraw', 'tresusageinave'])
+                GROUP BY h HAVING count(*) > 1) THEN
+        RAISE WARNING 'import_sacct_efficiency: the header names a column it reads twice: nothing read'
+            USING HINT = 'List each column once in sacct -o.';
+        RETURN 0;
+    END IF;
+
+    INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
+    VALUES ('sacct_efficiency', import_sacct_efficiency.cluster, tz, rel::text)
+    RETURNING imports.import_id INTO imp_id;
+
+    IF to_regclass('pg_temp._fs_eff_lines') IS NOT NULL THEN DROP TABLE pg_temp._fs_eff_lines; END IF;
     EXECUTE format($q$
-        CREATE TEMP TABLE _fs_eff ON COMMIT DROP AS
-        WITH cells AS (
-            SELECT s.line_no, h.name, f.val
-              FROM %s s
-             CROSS JOIN LATERAL unnest(string_to_array(s.line, '|')) WITH ORDINALITY AS f (val, i)
-              JOIN unnest($1) WITH ORDINALITY AS h (name, i) ON h.i = f.i
-             WHERE s.line_no > (SELECT min(x.line_no) FROM %s x)
-        ), l AS (
-            SELECT c.line_no,
-                   max(c.val) FILTER (WHERE c.name = 'jobid') AS jobid,
-                   max(c.val) FILTER (WHERE c.name = 'submit') AS submit,
-                   max(c.val) FILTER (WHERE c.name = 'user') AS user_name,
-                   max(c.val) FILTER (WHERE c.name = 'account') AS account,
-                   max(c.val) FILTER (WHERE c.name = 'allocnodes' OR c.name = 'nnodes') AS nodes,
-                   max(c.val) FILTER (WHERE c.name = 'alloccpus') AS cpus,
-                   max(c.val) FILTER (WHERE c.name = 'totalcpu') AS total_cpu,
-                   max(c.val) FILTER (WHERE c.name = 'maxrss') AS max_rss,
-                   max(c.val) FILTER (WHERE c.name = 'reqmem') AS req_mem,
-                   max(c.val) FILTER (WHERE c.name = 'reqtres') AS req_tres,
-                   max(c.val) FILTER (WHERE c.name = 'consumedenergyraw') AS energy,
-                   max(c.val) FILTER (WHERE c.name = 'tresusageinave') AS usage_ave
-              FROM cells c GROUP BY c.line_no
-        ), owned AS (   -- each line with the line number of its run's job line
-            SELECT l.*, split_part(l.jobid, '.', 1) AS job,
-                   max(l.line_no) FILTER (WHERE strpos(l.jobid, '.') = 0)
-                       OVER (PARTITION BY split_part(l.jobid, '.', 1) ORDER BY l.line_no) AS run_line
-              FROM l WHERE NULLIF(l.jobid, '') IS NOT NULL
-        )
-        SELECT j.job AS job_id, timezone($2, j.submit::timestamp) AS submit_time, j.user_name, j.account,
-               @extschema@_internal._sacct_duration(j.total_cpu) AS total_cpu_secs,
-               (SELECT max(@extschema@_internal._sacct_size_mb(o.max_rss)) FROM owned o WHERE o.run_line = j.line_no) AS max_rss_mb,
-               @extschema@_internal._sacct_size_mb(j.req_mem)
-                 * CASE WHEN j.req_mem LIKE '%%c' THEN COALESCE(NULLIF(j.cpus, '')::float8, 1)
-                        WHEN j.req_mem LIKE '%%n' THEN COALESCE(NULLIF(j.nodes, '')::float8, 1) ELSE 1 END AS req_mem_mb,
-               NULLIF(j.req_tres, '') AS req_tres,
-               NULLIF(j.energy, '')::float8 AS energy_joules,
-               (SELECT max(substring(o.usage_ave FROM '(?:^|,)gres/gpuutil=([0-9.]+)')::float8) FROM owned o
-                 WHERE o.run_line = j.line_no) AS gpu_util_percent
-          FROM owned j
-         WHERE j.line_no = j.run_line AND NULLIF(j.submit, '') IS NOT NULL AND j.submit <> 'Unknown'$q$, rel, rel)
-    USING header, tz;
+        CREATE TEMP TABLE _fs_eff_lines AS
+        SELECT q.line_no, (q.r).*, CASE WHEN (q.r).kind = 'reject' THEN q.line END AS line
+          FROM (SELECT s.line_no, s.line, @extschema@_internal._sacct_efficiency_line(s.line, $1, $2) AS r
+                  FROM (SELECT x.line_no, x.line FROM %s x WHERE x.line_no > $3 ORDER BY x.line_no OFFSET 0) s
+                OFFSET 0) q$q$, rel)
+    USING hdr, tz, hdr_no;
+    GET DIAGNOSTICS n_read = ROW_COUNT;
+
     INSERT INTO @extschema@.job_efficiency AS e (cluster, job_id, submit_time, user_name, account, total_cpu_secs,
                                                  max_rss_mb, req_mem_mb, req_tres, energy_joules, gpu_util_percent)
-    SELECT DISTINCT ON (x.job_id, x.submit_time) import_sacct_efficiency.cluster, x.job_id, x.submit_time, x.user_name,
-           x.account, x.total_cpu_secs, x.max_rss_mb, x.req_mem_mb, x.req_tres, x.energy_joules, x.gpu_util_percent
-      FROM pg_temp._fs_eff x
+    SELECT DISTINCT ON (r.job_id, r.submit_time) import_sacct_efficiency.cluster, r.job_id, r.submit_time,
+           r.user_name, r.account, r.total_cpu_secs, r.max_rss_mb, r.req_mem_mb, r.req_tres, r.energy_joules,
+           r.gpu_util_percent
+      FROM (SELECT j.line_no, j.job_id, j.submit_time, j.user_name, j.account, j.total_cpu_secs,
+                   max(o.max_rss_mb) AS max_rss_mb, j.req_mem_mb, j.req_tres, j.energy_joules,
+                   max(o.gpu_util_percent) AS gpu_util_percent
+              FROM (SELECT l.line_no, l.max_rss_mb, l.gpu_util_percent,
+                           -- the line number of its run's job line
+                           max(l.line_no) FILTER (WHERE l.kind = 'job')
+                               OVER (PARTITION BY l.job_id ORDER BY l.line_no) AS run_line
+                      FROM pg_temp._fs_eff_lines l WHERE l.kind IN ('job', 'step')) o
+              JOIN pg_temp._fs_eff_lines j ON j.line_no = o.run_line
+             WHERE j.submit_time IS NOT NULL
+             GROUP BY j.line_no, j.job_id, j.submit_time, j.user_name, j.account, j.total_cpu_secs,
+                      j.req_mem_mb, j.req_tres, j.energy_joules) r
+     ORDER BY r.job_id, r.submit_time, r.line_no DESC
     ON CONFLICT ON CONSTRAINT job_efficiency_pkey DO UPDATE
        SET user_name = EXCLUDED.user_name, account = EXCLUDED.account, total_cpu_secs = EXCLUDED.total_cpu_secs,
            max_rss_mb = EXCLUDED.max_rss_mb, req_mem_mb = EXCLUDED.req_mem_mb, req_tres = EXCLUDED.req_tres,
            energy_joules = EXCLUDED.energy_joules, gpu_util_percent = EXCLUDED.gpu_util_percent;
     GET DIAGNOSTICS n = ROW_COUNT;
-    DROP TABLE pg_temp._fs_eff;
+
+    n_rejected := @extschema@_internal._import_rejects(imp_id, 'pg_temp._fs_eff_lines', rel, false);
+    SELECT count(*) FILTER (WHERE l.kind IN ('header', 'blank')) INTO n_skipped FROM pg_temp._fs_eff_lines l;
+    -- (the header line counted as read and skipped, as import_sacct counts it)
+    UPDATE @extschema@.imports i
+       SET lines_read = n_read + 1, imported = n, skipped = n_skipped + 1, rejected = n_rejected
+     WHERE i.import_id = imp_id;
+    IF n_rejected > 0 THEN
+        RAISE WARNING 'import_sacct_efficiency: % line(s) rejected, the other lines read (import %)', n_rejected, imp_id
+            USING HINT = format('SELECT * FROM fairshare.import_rejects WHERE import_id = %s;', imp_id);
+    END IF;
+    DROP TABLE pg_temp._fs_eff_lines;
     RETURN n;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.import_sacct_efficiency(text, text, text) IS
-'Reads TotalCPU, MaxRSS (largest of the steps), ReqMem, ReqTRES, ConsumedEnergyRaw and gres/gpuutil from a staged sacct export (call it before import_sacct, which empties the staging table) into job_efficiency; returns the runs written (0 for an export without those columns).';
+'Reads TotalCPU, MaxRSS (largest of the steps), ReqMem, ReqTRES, ConsumedEnergyRaw and gres/gpuutil from a staged sacct export (call it before import_sacct, which empties the staging table) into job_efficiency; a line it cannot read is rejected into import_rejects and the others are read; returns the runs written (0 for an export without those columns).';
 
 -- seff per run: CPU efficiency = TotalCPU / (elapsed x allocated CPUs),
 -- memory efficiency = MaxRSS / ReqMem; the core-hours the CPUs were

@@ -10,32 +10,13 @@
 -- as_of; nothing reads the clock except the defaults "today".
 -- ---------------------------------------------------------------------------
 
--- Argument checks shared by the GENCI functions: allocation and consumption
--- are finite and >= 0, dates are finite, the period does not end before it
--- starts.  `fn` names the calling function in the message.
-CREATE FUNCTION @extschema@_internal._genci_check(fn text, allocation float8, consumed float8,
-                                         period_start date, period_end date, as_of date)
-RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    IF allocation IS NOT NULL AND NOT (allocation >= 0 AND allocation < 'Infinity') THEN
-        RAISE EXCEPTION '%: allocation must be a finite number of hours >= 0, not %', fn, allocation
-            USING ERRCODE = '22023', HINT = 'Pass the net allocation in hours (initial grant + additions − take-backs).';
-    END IF;
-    IF consumed IS NOT NULL AND NOT (consumed >= 0 AND consumed < 'Infinity') THEN
-        RAISE EXCEPTION '%: consumed must be a finite number of hours >= 0, not %', fn, consumed
-            USING ERRCODE = '22023', HINT = 'Consumption is the hours used since the period started.';
-    END IF;
-    IF NOT isfinite(period_start) OR NOT isfinite(period_end) OR NOT isfinite(as_of) THEN
-        RAISE EXCEPTION '%: dates must be finite (period % to %, as_of %)', fn, period_start, period_end, as_of
-            USING ERRCODE = '22008', HINT = 'An allocation period and the day of the check are calendar days.';
-    END IF;
-    IF period_end < period_start THEN
-        RAISE EXCEPTION '%: period_end % is before period_start %', fn, period_end, period_start
-            USING ERRCODE = '22023', HINT = 'The period is inclusive: it ends on or after the day it starts.';
-    END IF;
-END
-$$;
+-- The pure functions are C (extension/genci.c): a report or a BI tool calls
+-- them once per allocation and day, and PostgreSQL can neither inline nor
+-- speed up a procedural function (docs/performance.md#the-per-row-functions).
+-- Each checks its arguments, in this order: allocation and consumption are
+-- finite numbers of hours >= 0 (22023), dates are finite (22008), the period
+-- does not end before it starts (22023); the message names the function and
+-- the value.  docs/regulation.md#genci-pure-functions lists them.
 
 -- Number of months of a period, the divisor of the monthly theoretical
 -- allocation: the whole number n of calendar months when period_start + n
@@ -43,22 +24,9 @@ $$;
 -- length in days over the mean month, D × 12 / 365.25
 -- (docs/policies.md#genci-monthly-regulation).
 CREATE FUNCTION @extschema@.genci_period_months(period_start date, period_end date)
-RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    after date;
-    n integer;
-BEGIN
-    PERFORM @extschema@_internal._genci_check('genci_period_months', NULL, NULL, period_start, period_end, period_start);
-    after := period_end + 1;
-    n := (extract(year FROM after)::integer - extract(year FROM period_start)::integer) * 12
-         + extract(month FROM after)::integer - extract(month FROM period_start)::integer;
-    IF n >= 1 AND period_start + make_interval(months => n) = after THEN
-        RETURN n;
-    END IF;
-    RETURN (after - period_start) * 12 / 365.25::float8;
-END
-$$;
+RETURNS float8
+AS 'MODULE_PATHNAME', 'fs_genci_period_months'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.genci_period_months(date, date) IS
 'GENCI: months of a period: n when period_start + n months = period_end + 1 day (12 for one year), else days × 12 / 365.25.';
 
@@ -68,23 +36,9 @@ COMMENT ON FUNCTION @extschema@.genci_period_months(date, date) IS
 -- PostgreSQL's month arithmetic, which clamps to the month's last day).
 -- 0 before the start.
 CREATE FUNCTION @extschema@.genci_allocation_month(period_start date, as_of date)
-RETURNS integer LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    n integer;
-BEGIN
-    PERFORM @extschema@_internal._genci_check('genci_allocation_month', NULL, NULL, period_start, period_start, as_of);
-    IF as_of < period_start THEN
-        RETURN 0;
-    END IF;
-    n := (extract(year FROM as_of)::integer - extract(year FROM period_start)::integer) * 12
-         + extract(month FROM as_of)::integer - extract(month FROM period_start)::integer;
-    IF period_start + make_interval(months => n) > as_of THEN
-        n := n - 1;
-    END IF;
-    RETURN n + 1;
-END
-$$;
+RETURNS integer
+AS 'MODULE_PATHNAME', 'fs_genci_allocation_month'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.genci_allocation_month(date, date) IS
 'GENCI: month k (1, 2, …) of an allocation that as_of falls in, months counted from the start day; 0 before the start.';
 
@@ -93,18 +47,9 @@ COMMENT ON FUNCTION @extschema@.genci_allocation_month(date, date) IS
 -- 15 Aug 2017); 0 up to the start, A after the end.
 CREATE FUNCTION @extschema@.theoretical_consumption(allocation float8, period_start date,
                                                     period_end date, as_of date)
-RETURNS float8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    PERFORM @extschema@_internal._genci_check('theoretical_consumption', allocation, NULL, period_start, period_end, as_of);
-    IF as_of <= period_start THEN
-        RETURN 0;
-    ELSIF as_of > period_end THEN
-        RETURN allocation;
-    END IF;
-    RETURN allocation * (as_of - period_start) / (period_end - period_start + 1);
-END
-$$;
+RETURNS float8
+AS 'MODULE_PATHNAME', 'fs_theoretical_consumption'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.theoretical_consumption(float8, date, date, date) IS
 'GENCI: allocation × E / D, D the inclusive days of the period, E the days before as_of; 0 before the start, the allocation after the end.';
 
@@ -117,48 +62,16 @@ COMMENT ON FUNCTION @extschema@.theoretical_consumption(float8, date, date, date
 --   variant 'tgcc': the same bands in days (< 30, 30..60, > 60) and the
 --   penalty is 30 days' worth, A × 30 / D.
 -- A check day is the 15th of month 3 or later of the allocation, within the
--- period.  A zero allocation has no ratio and no status.
+-- period.  A zero allocation has no ratio and no status.  Another variant
+-- raises 22023.
 CREATE FUNCTION @extschema@.genci_status(
     allocation float8, consumed float8, period_start date, period_end date, as_of date,
     variant text DEFAULT 'genci',
     OUT theoretical float8, OUT lag float8, OUT lag_days float8, OUT monthly float8,
     OUT ratio float8, OUT status text, OUT allocation_month integer,
     OUT check_day boolean, OUT penalty float8)
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    d integer;
-BEGIN
-    PERFORM @extschema@_internal._genci_check('genci_status', allocation, consumed, period_start, period_end, as_of);
-    IF variant NOT IN ('genci', 'tgcc') THEN
-        RAISE EXCEPTION 'genci_status: unknown variant "%"', variant
-            USING ERRCODE = '22023', HINT = 'The variants are ''genci'' (lag in months) and ''tgcc'' (lag in days).';
-    END IF;
-    d := period_end - period_start + 1;
-    theoretical := @extschema@.theoretical_consumption(allocation, period_start, period_end, as_of);
-    lag := theoretical - consumed;
-    monthly := allocation / @extschema@.genci_period_months(period_start, period_end);
-    allocation_month := @extschema@.genci_allocation_month(period_start, as_of);
-    check_day := extract(day FROM as_of) = 15 AND allocation_month >= 3 AND as_of <= period_end;
-    penalty := 0;
-    IF allocation = 0 THEN
-        RETURN;                 -- no ratio, no status, nothing to take
-    END IF;
-    ratio := lag / monthly;
-    lag_days := lag * d / allocation;
-    IF variant = 'genci' THEN
-        status := CASE WHEN ratio < 1 THEN 'on track' WHEN ratio <= 2 THEN 'late' ELSE 'very late' END;
-        IF check_day AND ratio > 2 THEN
-            penalty := monthly;
-        END IF;
-    ELSE
-        status := CASE WHEN lag_days < 30 THEN 'on track' WHEN lag_days <= 60 THEN 'late' ELSE 'very late' END;
-        IF check_day AND lag_days > 60 THEN
-            penalty := allocation * 30 / d;
-        END IF;
-    END IF;
-END
-$$;
+AS 'MODULE_PATHNAME', 'fs_genci_status'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.genci_status(float8, float8, date, date, date, text) IS
 'GENCI monthly regulation on a day: theoretical, lag (hours, days), monthly, ratio, status (on track / late / very late), allocation month, check day, penalty; variant genci or tgcc.';
 
@@ -166,12 +79,12 @@ COMMENT ON FUNCTION @extschema@.genci_status(float8, float8, date, date, date, t
 -- (docs/policies.md#genci-monthly-regulation): one
 -- month of theoretical consumption when as_of is a check day and the ratio
 -- is above 2 (strictly); 0 otherwise.  `allocation` is the net allocation.
+-- The penalty column of genci_status(..., 'genci'), its messages included.
 CREATE FUNCTION @extschema@.genci_penalty(allocation float8, consumed float8, period_start date,
                                           period_end date, as_of date)
-RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT s.penalty FROM @extschema@.genci_status(allocation, consumed, period_start, period_end, as_of, 'genci') s;
-END;
+RETURNS float8
+AS 'MODULE_PATHNAME', 'fs_genci_penalty'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.genci_penalty(float8, float8, date, date, date) IS
 'GENCI: hours taken back on as_of: allocation / months on the 15th of month >= 3 when (theoretical − consumed) / monthly > 2; else 0.';
 
@@ -180,7 +93,8 @@ COMMENT ON FUNCTION @extschema@.genci_penalty(float8, float8, date, date, date) 
 -- first day of month 5 (period_start + 4 months) to projects that have used
 -- at most used_limit of their hours; on the first day after month 5
 -- (period_start + 5 months) such a project loses
--- min(cap × A, max(0, A × 5 / months − consumed)).
+-- min(cap × A, max(0, A × 5 / months − consumed)).  A cap or used_limit
+-- outside [0, 1] raises 22023.
 -- Exemptions (justification filed, second-half use declared) are the
 -- allocation's, applied by the procedure and the report.
 CREATE FUNCTION @extschema@.genci_midterm_status(
@@ -188,37 +102,18 @@ CREATE FUNCTION @extschema@.genci_midterm_status(
     cap float8 DEFAULT 0.40, used_limit float8 DEFAULT 0.30,
     OUT used_fraction float8, OUT under_used boolean, OUT alert_day boolean,
     OUT check_day boolean, OUT take_back float8)
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    PERFORM @extschema@_internal._genci_check('genci_midterm_status', allocation, consumed, period_start, period_end, as_of);
-    IF NOT (cap >= 0 AND cap <= 1) OR NOT (used_limit >= 0 AND used_limit <= 1) THEN
-        RAISE EXCEPTION 'genci_midterm_status: cap % and used_limit % must lie in [0, 1]', cap, used_limit
-            USING ERRCODE = '22023', HINT = 'GENCI 2017: cap 0.40 (up to 40 % taken back), used_limit 0.30.';
-    END IF;
-    used_fraction := CASE WHEN allocation > 0 THEN consumed / allocation END;
-    under_used := consumed <= used_limit * allocation;
-    alert_day := as_of = period_start + interval '4 months' AND as_of <= period_end;
-    check_day := as_of = period_start + interval '5 months' AND as_of <= period_end;
-    take_back := 0;
-    IF check_day AND under_used THEN
-        take_back := least(cap * allocation,
-                           greatest(0, allocation * 5 / @extschema@.genci_period_months(period_start, period_end)
-                                       - consumed));
-    END IF;
-END
-$$;
+AS 'MODULE_PATHNAME', 'fs_genci_midterm_status'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.genci_midterm_status(float8, float8, date, date, date, float8, float8) IS
 'GENCI mid-term regulation: used fraction, under-used (<= used_limit), alert day (start + 4 months), check day (start + 5 months), take-back min(cap·A, max(0, A·5/months − consumed)).';
 
+-- The take_back column of genci_midterm_status, its messages included.
 CREATE FUNCTION @extschema@.genci_midterm_penalty(
     allocation float8, consumed float8, period_start date, period_end date, as_of date,
     cap float8 DEFAULT 0.40, used_limit float8 DEFAULT 0.30)
-RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT s.take_back
-      FROM @extschema@.genci_midterm_status(allocation, consumed, period_start, period_end, as_of, cap, used_limit) s;
-END;
+RETURNS float8
+AS 'MODULE_PATHNAME', 'fs_genci_midterm_penalty'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.genci_midterm_penalty(float8, float8, date, date, date, float8, float8) IS
 'GENCI mid-term: hours taken back on period_start + 5 months from a project that used <= 30 %: min(0.40·A, max(0, A·5/12 − consumed)).';
 
@@ -386,9 +281,10 @@ END;
 
 -- The net allocation a check on as_of is decided on (_genci_net_before),
 -- and why, if it cannot be, the regulation cannot be computed for the
--- allocation on that day (issue 20): net is then NULL.  An initial grant or
--- a ledger entry above 10^12 hours (accepted before 1.2, see
--- _allocation_hours_bounded) made the float8 sums and the status overflow:
+-- allocation on that day (docs/bad-input.md#the-six-defects): net is then
+-- NULL.  An initial grant or a ledger entry above 10^12 hours (accepted
+-- before 1.2, see _allocation_hours_bounded) made the float8 sums and the
+-- status overflow:
 -- one entry of 1e308 failed the GENCI report of every allocation with a
 -- bare 22003, for good, the ledger being append-only.  Take-backs beyond
 -- the grant (a negative net) failed it with 22023.  And a consumption of
@@ -445,31 +341,36 @@ $$;
 -- The check days of an allocation, each with its rule: every 15th of the
 -- period for the monthly regime (the status is reviewed every month; hours
 -- are only taken from month 3 on), the first days of months 5 and 6 for the
--- mid-term regime.
+-- mid-term regime.  None when an argument is NULL, nor 15ths for a period
+-- with an infinite start or end (their series would never end).  SQL that
+-- PostgreSQL inlines into the procedure's queries, which read it for every
+-- allocation (so neither STRICT nor SET: either would stop the inlining):
+-- each regime's arithmetic is reached only for that regime, behind a CASE.
 CREATE FUNCTION @extschema@_internal._genci_check_days(period_start date, period_end date, regime text, variant text)
 RETURNS TABLE (rule text, check_day date)
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    first15 date;
-BEGIN
-    IF regime = 'monthly' THEN
-        first15 := date_trunc('month', period_start)::date + 14;
-        IF first15 < period_start THEN
-            first15 := (first15 + interval '1 month')::date;
-        END IF;
-        RETURN QUERY
-            SELECT CASE WHEN variant = 'tgcc' THEN 'tgcc_monthly' ELSE 'genci_monthly' END, g::date
-              FROM generate_series(first15::timestamp, period_end::timestamp, interval '1 month') g;
-    ELSE
-        RETURN QUERY
-            SELECT r, (period_start + i)::date
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN variant OPERATOR(pg_catalog.=) 'tgcc' THEN 'tgcc_monthly' ELSE 'genci_monthly' END,
+           g::date
+      FROM (SELECT CASE WHEN regime OPERATOR(pg_catalog.=) 'monthly' AND variant IS NOT NULL
+                             AND pg_catalog.isfinite(period_start) AND pg_catalog.isfinite(period_end)
+                        THEN pg_catalog.date_trunc('month', period_start::timestamp)::date OPERATOR(pg_catalog.+) 14
+                   END AS first15) f
+     CROSS JOIN LATERAL pg_catalog.generate_series(
+                CASE WHEN f.first15 OPERATOR(pg_catalog.<) period_start
+                     THEN f.first15 OPERATOR(pg_catalog.+) interval '1 month'
+                     ELSE f.first15::timestamp END,
+                CASE WHEN f.first15 IS NOT NULL THEN period_end::timestamp END,
+                interval '1 month') g
+    UNION ALL
+    SELECT m.rule, m.check_day
+      FROM (SELECT v.r AS rule,
+                   CASE WHEN regime OPERATOR(pg_catalog.<>) 'monthly' AND variant IS NOT NULL
+                        THEN (period_start OPERATOR(pg_catalog.+) v.i)::date END AS check_day
               FROM (VALUES ('genci_midterm_alert', interval '4 months'),
-                           ('genci_midterm', interval '5 months')) v(r, i)
-             WHERE (period_start + i)::date <= period_end;
-    END IF;
-END
-$$;
+                           ('genci_midterm', interval '5 months')) v(r, i)) m
+     WHERE m.check_day OPERATOR(pg_catalog.<=) period_end;
+END;
 
 -- The GENCI regulation of every allocation as of a day: consumption
 -- against theoretical consumption, lag in hours and days, status, what the
@@ -480,8 +381,8 @@ $$;
 -- regulation_threshold; NULL threshold = 0) or 'mid-term'.  An allocation
 -- whose figures cannot be computed (_genci_refusal) gets status 'error',
 -- NULL figures and a WARNING that names it; the other rows are computed
--- (issue 20).  Without an EXCEPTION block, which would make the report
--- PARALLEL UNSAFE: the refusal is decided before any arithmetic, and the
+-- (docs/bad-input.md#the-six-defects).  Without an EXCEPTION block, which
+-- would make the report PARALLEL UNSAFE: the refusal is decided before any arithmetic, and the
 -- sums over the ledger run only for the allocations it lets through.
 CREATE FUNCTION @extschema@.genci_report_at(as_of date)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,

@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
 -- history: the job table's monthly partitions, their maintenance and the
--- retention of old months (issue 18; docs/history.md).
+-- retention of old months (docs/history.md).
 --
 -- jobs is partitioned by submit_time (model.sql says why), one partition per
 -- calendar month in UTC, named jobs_pYYYY_MM, plus jobs_default for the
@@ -59,6 +59,16 @@ $$;
 -- from the oldest one present (a monthly partition, or a run in
 -- jobs_default) up to months_ahead months after the current one, that no
 -- partition covers yet.  One scan of jobs_default (empty in steady state).
+--
+-- Two bounds, each said in a WARNING (docs/history.md#maintain_partitions):
+-- no month before the earliest clusters.accounting_start (default
+-- 2000-01-01) is made, its runs stay in jobs_default; and at most
+-- max_months (120) months are made in one call, the newest first, the
+-- older ones left to the next call.  A partition costs every query of
+-- jobs a lock per table and index: one run submitted in 1900 would make
+-- 1,527 partitions (64-75 s), after which every query of jobs, and even
+-- DROP EXTENSION, fails with "out of shared memory" at the default
+-- max_locks_per_transaction.
 CREATE FUNCTION @extschema@_internal._jobs_months_to_make(months_ahead integer)
 RETURNS SETOF date
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -66,7 +76,12 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     this_month date := date_trunc('month', now() AT TIME ZONE 'UTC')::date;
+    max_months constant integer := 120;
+    floor_at timestamptz;
+    floor_month date;
     oldest date;
+    early bigint;
+    months date[];
 BEGIN
     IF months_ahead IS NULL THEN
         RAISE EXCEPTION 'maintain_partitions: months_ahead must not be NULL'
@@ -76,21 +91,40 @@ BEGIN
             USING ERRCODE = '22023',
                   HINT = 'It counts the empty monthly partitions made ahead of the current month (default 3).';
     END IF;
+    SELECT COALESCE(min(c.accounting_start), '2000-01-01 00:00:00+00') INTO floor_at FROM @extschema@.clusters c;
+    floor_month := date_trunc('month', floor_at AT TIME ZONE 'UTC')::date;
+    SELECT date_trunc('month', min(d.submit_time) FILTER (WHERE d.submit_time >= floor_month::timestamp AT TIME ZONE 'UTC')
+                                 AT TIME ZONE 'UTC')::date,
+           count(*) FILTER (WHERE d.submit_time < floor_month::timestamp AT TIME ZONE 'UTC')
+      INTO oldest, early
+      FROM ONLY @extschema@.jobs_default d;
+    IF early > 0 THEN
+        RAISE WARNING 'maintain_partitions: % run(s) in jobs_default were submitted before %, the month of the earliest clusters.accounting_start (%): no partition is made for their months',
+                      early, to_char(floor_month, 'YYYY-MM'), to_char(floor_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')
+            USING HINT = 'Such a Submit is a typing or clock error: correct or delete those runs (SELECT * FROM ONLY fairshare.jobs_default ORDER BY submit_time), or set clusters.accounting_start earlier if the centre''s accounting truly began then.';
+    END IF;
     SELECT min(m) INTO oldest
       FROM (SELECT (p.month_start AT TIME ZONE 'UTC')::date AS m
-              FROM @extschema@.job_partitions() p WHERE p.month_start IS NOT NULL
+              FROM @extschema@.job_partitions() p
+             WHERE p.month_start IS NOT NULL AND p.month_start >= floor_month::timestamp AT TIME ZONE 'UTC'
             UNION ALL
-            SELECT date_trunc('month', min(d.submit_time) AT TIME ZONE 'UTC')::date
-              FROM ONLY @extschema@.jobs_default d) x;
-    RETURN QUERY
-    SELECT g::date
+            SELECT oldest) x;
+    SELECT array_agg(g::date ORDER BY g)
+      INTO months
       FROM generate_series(LEAST(COALESCE(oldest, this_month), this_month)::timestamp,
                            (this_month + make_interval(months => months_ahead))::timestamp,
                            interval '1 month') g
      WHERE NOT EXISTS (SELECT FROM @extschema@.job_partitions() p
                         WHERE p.month_start < ((g + interval '1 month') AT TIME ZONE 'UTC')
-                          AND p.month_end > (g AT TIME ZONE 'UTC'))
-     ORDER BY 1;
+                          AND p.month_end > (g AT TIME ZONE 'UTC'));
+    IF cardinality(months) > max_months THEN
+        RAISE WARNING 'maintain_partitions: % months need a partition and one call makes at most %: the newest % are made, % to % are left for the next call',
+                      cardinality(months), max_months, max_months,
+                      to_char(months[1], 'YYYY-MM'), to_char(months[cardinality(months) - max_months], 'YYYY-MM')
+            USING HINT = 'Call it again; their runs stay readable in jobs_default meanwhile.  So many months at once come from a history loaded whole, or from runs of a wrong Submit: check SELECT min(submit_time) FROM ONLY fairshare.jobs_default.';
+        months := months[cardinality(months) - max_months + 1 :];
+    END IF;
+    RETURN QUERY SELECT unnest(months);
 END
 $$;
 
@@ -284,6 +318,8 @@ BEGIN
         SELECT j.cluster, count(*) AS n,
                min(j.job_id || ' (' || j.state || ')') FILTER (WHERE j.end_time IS NULL) AS open_job,
                max(j.end_time) FILTER (WHERE j.start_time IS NOT NULL) AS last_end,
+               -- the end of the last hour its runs (started or planned) touch
+               date_trunc('hour', max(j.end_time)) + interval '1 hour' AS rollup_end,
                c.fairshare_algorithm
           FROM @extschema@.jobs j LEFT JOIN @extschema@.clusters c ON c.cluster = j.cluster
          WHERE j.submit_time >= _jobs_retention_check.month_start AND j.submit_time < _jobs_retention_check.month_end
@@ -313,6 +349,13 @@ BEGIN
             ELSE
                 pin_clusters := pin_clusters || r.cluster;
                 pin_times := pin_times || cp;
+            END IF;
+        END IF;
+        IF reason IS NULL AND r.open_job IS NULL THEN
+            reason := @extschema@_internal._jobs_rollups_behind(r.cluster, r.rollup_end);
+            IF reason IS NOT NULL THEN
+                hint := format('Refresh them first: SELECT * FROM fairshare.refresh_rollups(%L). Retention makes the rollups of the hours its runs ran in final (docs/history.md#retention-retain_jobs).',
+                               r.cluster);
             END IF;
         END IF;
     END LOOP;
@@ -346,6 +389,36 @@ BEGIN
             RETURN;
         END IF;
     END LOOP;
+END
+$$;
+
+-- Why the rollups of a cluster do not hold every hour before rollup_end
+-- yet (NULL when they do): retention makes those hours final
+-- (rollup_state.retained_to), so they must be computed, from the runs it
+-- is about to detach, first.
+CREATE FUNCTION @extschema@_internal._jobs_rollups_behind(cluster text, rollup_end timestamptz)
+RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    st record;
+    stale tstzrange;
+BEGIN
+    SELECT s.rolled_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = _jobs_rollups_behind.cluster;
+    IF NOT FOUND THEN
+        RETURN format('the rollups of cluster %s have never been refreshed: they do not hold these runs', cluster);
+    ELSIF st.rolled_to < rollup_end THEN
+        RETURN format('the rollups of cluster %s are refreshed up to %s, not up to %s (the last hour of these runs)',
+                      cluster, st.rolled_to, rollup_end);
+    END IF;
+    SELECT d.hours INTO stale FROM @extschema@.rollup_dirty d
+     WHERE (d.cluster = _jobs_rollups_behind.cluster OR d.cluster IS NULL) AND d.hours && tstzrange(NULL, rollup_end)
+     ORDER BY lower(d.hours) NULLS FIRST LIMIT 1;
+    IF FOUND THEN
+        RETURN format('the rollups of cluster %s have hours %s marked stale, not recomputed yet', cluster, stale);
+    END IF;
+    RETURN NULL;
 END
 $$;
 
@@ -506,6 +579,15 @@ BEGIN
     UPDATE @extschema@.usage_checkpoints k SET pinned = true
       FROM unnest(chk.pin_clusters, chk.pin_times) AS x (cluster, as_of)
      WHERE k.cluster = x.cluster AND k.as_of = x.as_of AND NOT k.pinned;
+    -- the rollups of the hours these runs ran in are final from now on
+    -- (the check above: they hold them): refresh_rollups never recomputes
+    -- them from a jobs without these runs
+    UPDATE @extschema@.rollup_state s SET retained_to = GREATEST(s.retained_to, x.rollup_end)
+      FROM (SELECT j.cluster, date_trunc('hour', max(j.end_time)) + interval '1 hour' AS rollup_end
+              FROM @extschema@.jobs j
+             WHERE j.submit_time >= bounds.month_start AND j.submit_time < bounds.month_end
+             GROUP BY j.cluster) x
+     WHERE s.cluster = x.cluster;
 
     SELECT c.relname INTO rel FROM pg_class c WHERE c.oid = part;
     IF archive_dir IS NOT NULL THEN

@@ -18,7 +18,7 @@
  * A bad line is not an error: the parser returns kind 'reject' with the
  * SQLSTATE and the reason, so that the import rejects that line and keeps
  * the others; a line that is not valid text in the database encoding is
- * one (issue 20: staged with ENCODING 'SQL_ASCII', see span_invalid_at).
+ * one (staged with ENCODING 'SQL_ASCII', see span_invalid_at).
  * Errors are raised only for bad arguments (a time zone PostgreSQL
  * does not know, a header that is not sacct's).  The per-query state (parsed
  * header, time zone, result descriptor) lives in fn_extra, in fn_mcxt; each
@@ -89,7 +89,7 @@ span_show(Span s)
  * Where a staged line stops being valid text in the database encoding: the
  * offset of its first invalid byte, or -1 when it is all valid.  The staging
  * \copy the README recommends reads the file as SQL_ASCII, which COPY does
- * not verify (issue 20: one bad byte in a JobName made COPY fail the whole
+ * not verify (one bad byte in a JobName made COPY fail the whole
  * night's file with 22021), so the parsers check every line themselves and
  * reject only the bad one.  Nothing of an invalid line reaches a table.
  */
@@ -358,6 +358,7 @@ typedef struct TresCounts
 	bool		has_mem;
 	bool		has_node;
 	bool		has_gpu;
+	double		max;			/* the largest count of any item */
 } TresCounts;
 
 /* NULL when s is a valid TRES string (counts filled), else why not. */
@@ -442,6 +443,7 @@ scan_tres(Span s, TresCounts *c)
 			v *= ldexp(1.0, 10 * (pw - (pg_strcasecmp(tok, "mem") == 0 ? 2 : 0)));
 		if (!isfinite(v))
 			return psprintf("value out of range for \"%s\"", tok);
+		c->max = Max(c->max, v);
 
 		if (pg_strcasecmp(tok, "cpu") == 0)
 			c->cpu = v, c->has_cpu = true;
@@ -917,8 +919,8 @@ array_index(Span s, int64 *v)
  * then an optional %K throttle.  The import expands the range into task ids
  * (_array_tasks) to tell a stale remainder from a current one; that
  * expansion skips an item it cannot read and reads a reversed range "5-1"
- * as no task at all, which stored the remainder as if it had no tasks
- * (issue 20).  Such a line is rejected here instead.
+ * as no task at all, which stored the remainder as if it had no tasks.
+ * Such a line is rejected here instead.
  */
 static char *
 sacct_array_why(Span range)
@@ -1209,7 +1211,7 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	 * A pending remainder is the part of an array not started yet: its tasks
 	 * run under ids of their own (123_5).  One that holds an allocation, or
 	 * ran, is not something Slurm prints; stored, it was charged as one job
-	 * and, not PENDING, never replaced by the tasks' lines (issue 20).
+	 * and, not PENDING, never replaced by the tasks' lines.
 	 */
 	if (range.len > 0
 		&& (strcmp(state, "RUNNING") == 0 || strcmp(state, "SUSPENDED") == 0
@@ -1272,7 +1274,7 @@ sacct_fill(SacctState *st, Row *r, Span line, text *cluster_arg)
 	/*
 	 * A job that started ran on at least one node.  Stored with 0, a job
 	 * paying whole nodes (exclusive, or a whole-node partition) costs 0
-	 * core-hours: silently free (issue 20).  A job that never started may
+	 * core-hours: silently free.  A job that never started may
 	 * have no node.
 	 */
 	if (nodes == 0 && !r->nulls[SO_START])
@@ -1361,7 +1363,7 @@ sacct_header_like(Span line)
 /*
  * A header after the first: two exports staged together (concatenated
  * files) whose headers order the columns differently.  It becomes the
- * header the lines after it are read through (issue 20: they were read
+ * header the lines after it are read through (they were read
  * through the first header's columns, and a job of 8 CPUs on 1 node was
  * stored as 1 CPU on 8 nodes).  A header that cannot be read rejects itself
  * and, until the next header, every line after it: their layout is unknown.
@@ -1834,6 +1836,535 @@ fs_sacct_parse(PG_FUNCTION_ARGS)
 }
 
 /* ===========================================================================
+ * Slurm: the efficiency columns of an sacct export (import_sacct_efficiency,
+ * docs/reports.md#job-efficiency).  The same staged export as import_sacct,
+ * read through the same header rules (a later header switches the columns,
+ * an invalid byte rejects its line alone), but only the columns seff needs:
+ * a line's bad value rejects that line with its reason, never the import.
+ * ===========================================================================
+ */
+
+typedef enum EffCol
+{
+	EC_JOBID,
+	EC_SUBMIT,
+	EC_USER,
+	EC_ACCOUNT,
+	EC_ALLOCNODES,
+	EC_NNODES,
+	EC_ALLOCCPUS,
+	EC_TOTALCPU,
+	EC_MAXRSS,
+	EC_REQMEM,
+	EC_REQTRES,
+	EC_ENERGY,
+	EC_USAGEAVE,
+	EC_NCOLS
+} EffCol;
+
+static const char *const eff_col_names[EC_NCOLS] = {
+	"JobID", "Submit", "User", "Account", "AllocNodes", "NNodes", "AllocCPUS",
+	"TotalCPU", "MaxRSS", "ReqMem", "ReqTRES", "ConsumedEnergyRaw", "TRESUsageInAve"
+};
+
+/* Result columns: the type @extschema@._sacct_efficiency_line. */
+enum
+{
+	EO_KIND,
+	EO_JOB_ID,
+	EO_STEP,
+	EO_SUBMIT,
+	EO_USER,
+	EO_ACCOUNT,
+	EO_TOTAL_CPU,
+	EO_MAX_RSS,
+	EO_REQ_MEM,
+	EO_REQ_TRES,
+	EO_ENERGY,
+	EO_GPU_UTIL,
+	EO_SQLSTATE,
+	EO_REASON,
+	EO_NATTS
+};
+
+typedef struct EffState
+{
+	MemoryContext cxt;
+	char	   *first;			/* the header argument, as last passed */
+	int			first_len;
+	char	   *header;			/* the header in force */
+	int			header_len;
+	int			header_cap;
+	int			nfields;
+	int			col[EC_NCOLS];	/* field index, or -1 */
+	char	   *refused_why;	/* as in SacctState */
+	char	   *tz_name;
+	pg_tz	   *tz;
+	TupleDesc	desc;
+} EffState;
+
+/* The columns of header h, or why they cannot be read (NULL: read). */
+static const char *
+eff_read_header(EffState *st, Span h)
+{
+	Span		fields[SACCT_MAX_FIELDS];
+	int			cols[EC_NCOLS];
+	int			n;
+	int			i;
+	int			c;
+
+	if (span_invalid_at(h) >= 0)
+		return psprintf("it holds a byte sequence that is not valid %s", GetDatabaseEncodingName());
+	n = split(h, '|', fields, SACCT_MAX_FIELDS);
+	if (n > SACCT_MAX_FIELDS)
+		return psprintf("it has more than %d columns", SACCT_MAX_FIELDS);
+	for (c = 0; c < EC_NCOLS; c++)
+		cols[c] = -1;
+	for (i = 0; i < n; i++)
+		for (c = 0; c < EC_NCOLS; c++)
+			if (span_eq_ci(fields[i], eff_col_names[c]))
+			{
+				if (cols[c] >= 0)
+					return psprintf("it names column %s twice", eff_col_names[c]);
+				cols[c] = i;
+			}
+	if (cols[EC_JOBID] < 0 || cols[EC_SUBMIT] < 0)
+		return psprintf("column %s is missing", eff_col_names[cols[EC_JOBID] < 0 ? EC_JOBID : EC_SUBMIT]);
+	memcpy(st->col, cols, sizeof(cols));
+	st->nfields = n;
+	return NULL;
+}
+
+/* h becomes the header in force (its copy in st->cxt, the buffer reused:
+ * an export may switch headers on every other line). */
+static void
+eff_set_header(EffState *st, Span h)
+{
+	if (st->header == NULL || h.len + 1 > st->header_cap)
+	{
+		st->header_cap = Max(h.len + 1, 256);
+		st->header = st->header
+			? repalloc(st->header, st->header_cap)
+			: MemoryContextAlloc(st->cxt, st->header_cap);
+	}
+	memcpy(st->header, h.p, h.len);
+	st->header_len = h.len;
+}
+
+/* The field of column c, or an empty span when the header has none. */
+static Span
+eff_field(const EffState *st, const Span *f, EffCol c)
+{
+	return st->col[c] >= 0 ? f[st->col[c]] : span_make("", 0);
+}
+
+/* A non-negative decimal "123" or "12.5" (all of s) as a double. */
+static bool
+span_decimal(Span s, double *out)
+{
+	char		buf[64];
+	int			i;
+	int			dots = 0;
+
+	if (s.len == 0 || s.len >= (int) sizeof(buf) || s.p[0] == '.' || s.p[s.len - 1] == '.')
+		return false;
+	for (i = 0; i < s.len; i++)
+	{
+		if (s.p[i] == '.')
+			dots++;
+		else if (!isdigit((unsigned char) s.p[i]))
+			return false;
+	}
+	if (dots > 1)
+		return false;
+	memcpy(buf, s.p, s.len);
+	buf[s.len] = '\0';
+	*out = strtod(buf, NULL);
+	return isfinite(*out);
+}
+
+/*
+ * sacct's durations with fractions ([DD-][HH:]MM:SS[.fff], TotalCPU) in
+ * seconds; "", Unknown, INVALID, UNLIMITED and Partition_Limit are NULL.
+ */
+static ValResult
+sacct_seconds(Span s, double *out)
+{
+	int64		days = 0;
+	int64		part[2];
+	int			nparts = 0;
+	int			i = 0;
+	int			j;
+	double		secs;
+
+	if (s.len == 0 || span_eq_ci(s, "Unknown") || span_eq_ci(s, "INVALID")
+		|| span_eq_ci(s, "UNLIMITED") || span_eq_ci(s, "Partition_Limit"))
+		return VAL_NULL;
+	for (j = 0; j < s.len && s.p[j] != '-'; j++)
+		;
+	if (j < s.len)
+	{
+		if (!span_uint(span_make(s.p, j), 1000000, &days))
+			return VAL_BAD;
+		i = j + 1;
+	}
+	/* [HH:]MM: then SS[.fff] */
+	for (;;)
+	{
+		for (j = i; j < s.len && s.p[j] != ':'; j++)
+			;
+		if (j == s.len)
+			break;
+		if (nparts == 2 || !span_uint(span_make(s.p + i, j - i), PG_INT32_MAX, &part[nparts]))
+			return VAL_BAD;
+		nparts++;
+		i = j + 1;
+	}
+	if (nparts == 0 || !span_decimal(span_make(s.p + i, s.len - i), &secs))
+		return VAL_BAD;
+	*out = (double) days * 86400 + (nparts == 2 ? (double) part[0] * 3600 + part[1] * 60 : (double) part[0] * 60) + secs;
+	return VAL_OK;
+}
+
+/*
+ * sacct's sizes (MaxRSS 2572K, ReqMem 16G or 1000Mc; a bare number is
+ * bytes) in MiB; *per is the trailing 'c' (per CPU) or 'n' (per node), or
+ * '\0'.  "" is NULL.
+ */
+static ValResult
+sacct_size_mb(Span s, double *out, char *per)
+{
+	static const char units[] = "KMGTP";
+	double		scale = 1.0 / 1048576;	/* bytes */
+	double		v;
+	const char *u;
+
+	*per = '\0';
+	if (s.len == 0)
+		return VAL_NULL;
+	if (s.p[s.len - 1] == 'n' || s.p[s.len - 1] == 'c')
+	{
+		*per = s.p[s.len - 1];
+		s.len--;
+	}
+	if (s.len > 0 && (u = memchr(units, s.p[s.len - 1], 5)) != NULL)
+	{
+		scale = ldexp(1.0, 10 * (int) (u - units) - 10);	/* K 2^-10 ... P 2^30 */
+		s.len--;
+	}
+	if (!span_decimal(s, &v))
+		return VAL_BAD;
+	*out = v * scale;
+	return isfinite(*out) ? VAL_OK : VAL_BAD;
+}
+
+/* gres/gpuutil=N of TRESUsageInAve ("cpu=00:01:00,gres/gpuutil=80"). */
+static ValResult
+sacct_gpu_util(Span s, double *out)
+{
+	static const char key[] = "gres/gpuutil=";
+	int			i = 0;
+
+	while (i < s.len)
+	{
+		int			j;
+
+		for (j = i; j < s.len && s.p[j] != ','; j++)
+			;
+		if (j - i > (int) strlen(key) && pg_strncasecmp(s.p + i, key, strlen(key)) == 0)
+			return span_decimal(span_make(s.p + i + strlen(key), j - i - strlen(key)), out) ? VAL_OK : VAL_BAD;
+		i = j + 1;
+	}
+	return VAL_NULL;
+}
+
+/* One value of a line into the row, or the line rejected naming it. */
+static bool
+eff_number(Row *r, ValResult res, double v, int att, Span s, EffCol c, const char *what)
+{
+	if (res == VAL_BAD)
+		return reject(r, c == EC_TOTALCPU ? "22007" : "22P02",
+					  psprintf("%s \"%s\" is not %s", eff_col_names[c], span_show(s), what));
+	if (res == VAL_OK)
+		row_set(r, att, Float8GetDatum(v));
+	return true;
+}
+
+/* A data line into r: job id and step, Submit, the efficiency values. */
+static bool
+eff_fill(EffState *st, Row *r, Span line)
+{
+	Span		f[SACCT_MAX_FIELDS];
+	int			n = split(line, '|', f, st->nfields);
+	Span		s,
+				job,
+				step;
+	TimestampTz t;
+	ValResult	res;
+	double		v = 0;
+	char		per;
+	int64		count = 1;
+
+	if (n != st->nfields)
+		return reject(r, "22P02", n > st->nfields
+					  ? psprintf("line has more than %d fields, the header has %d", st->nfields, st->nfields)
+					  : psprintf("line has %d fields, the header has %d", n, st->nfields));
+	s = f[st->col[EC_JOBID]];
+	if (!sacct_job_id(s, &job, &step))
+		return reject(r, "22P02", psprintf("JobID \"%s\" is not a Slurm job id (123, 123_4, 123_[5-9], 123+0, with an optional .step)",
+										   span_show(s)));
+	row_set(r, EO_JOB_ID, span_text(job));
+	row_text(r, EO_KIND, step.len > 0 ? "step" : "job");
+	if (step.len > 0)
+		row_set(r, EO_STEP, span_text(step));
+
+	s = f[st->col[EC_SUBMIT]];
+	res = slurm_time(s, st->tz, &t);
+	if (res == VAL_BAD)
+		return reject(r, "22007", psprintf("Submit \"%s\" is not a time (YYYY-MM-DDTHH:MM:SS)", span_show(s)));
+	if (res == VAL_OK)
+		row_set(r, EO_SUBMIT, TimestampTzGetDatum(t));
+	if ((s = eff_field(st, f, EC_USER)).len > 0)
+		row_set(r, EO_USER, span_text(s));
+	if ((s = eff_field(st, f, EC_ACCOUNT)).len > 0)
+		row_set(r, EO_ACCOUNT, span_text(s));
+	if ((s = eff_field(st, f, EC_REQTRES)).len > 0)
+		row_set(r, EO_REQ_TRES, span_text(s));
+
+	/* (each value parsed before it is passed: C fixes no order of arguments) */
+	s = eff_field(st, f, EC_TOTALCPU);
+	res = sacct_seconds(s, &v);
+	if (!eff_number(r, res, v, EO_TOTAL_CPU, s, EC_TOTALCPU, "[DD-][HH:]MM:SS[.fff]"))
+		return false;
+	s = eff_field(st, f, EC_MAXRSS);
+	res = sacct_size_mb(s, &v, &per);
+	if (!eff_number(r, res, v, EO_MAX_RSS, s, EC_MAXRSS, "a number with an optional K, M, G, T or P"))
+		return false;
+	s = eff_field(st, f, EC_ENERGY);
+	res = s.len == 0 ? VAL_NULL : span_decimal(s, &v) ? VAL_OK : VAL_BAD;
+	if (!eff_number(r, res, v, EO_ENERGY, s, EC_ENERGY, "a number of joules"))
+		return false;
+	s = eff_field(st, f, EC_USAGEAVE);
+	res = sacct_gpu_util(s, &v);
+	if (!eff_number(r, res, v, EO_GPU_UTIL, s, EC_USAGEAVE, "TRES usage with a number as gres/gpuutil"))
+		return false;
+
+	/* ReqMem per CPU (c) or per node (n): times the job's CPUs or nodes */
+	s = eff_field(st, f, EC_REQMEM);
+	res = sacct_size_mb(s, &v, &per);
+	if (res == VAL_OK && per != '\0')
+	{
+		Span		k = eff_field(st, f, per == 'c' ? EC_ALLOCCPUS
+								  : st->col[EC_ALLOCNODES] >= 0 ? EC_ALLOCNODES : EC_NNODES);
+
+		if (k.len > 0 && !span_uint(k, PG_INT32_MAX, &count))
+			return reject(r, "22P02", psprintf("%s \"%s\" is not a count", per == 'c' ? "AllocCPUS" : "AllocNodes",
+											   span_show(k)));
+		v *= count;
+	}
+	return eff_number(r, res, v, EO_REQ_MEM, s, EC_REQMEM, "a number with an optional K, M, G, T or P, then c or n");
+}
+
+/* One staged line: blank, a header (the header in force, or another that
+ * the lines after it are read through), data, or a reject. */
+static void
+eff_line(EffState *st, Row *r, text *line_t)
+{
+	Span		line;
+	int			bad;
+
+	if (line_t == NULL || (line = text_span(line_t)).len == 0)
+		row_text(r, EO_KIND, "blank");
+	else if (line.len == st->header_len && memcmp(line.p, st->header, line.len) == 0)
+	{
+		row_text(r, EO_KIND, "header");
+		st->refused_why = NULL;
+	}
+	else if ((bad = span_invalid_at(line)) >= 0)
+	{
+		/* the field and its column named, the job id when it is valid */
+		Span		f[SACCT_MAX_FIELDS];
+		Span		hf[SACCT_MAX_FIELDS];
+		int			n = split(line, '|', f, SACCT_MAX_FIELDS);
+		int			field = 0;
+		int			i;
+		Span		job,
+					step;
+
+		for (i = 0; i < bad; i++)
+			if (line.p[i] == '|')
+				field++;
+		if (n == st->nfields && span_invalid_at(f[st->col[EC_JOBID]]) < 0
+			&& sacct_job_id(f[st->col[EC_JOBID]], &job, &step))
+			row_set(r, EO_JOB_ID, span_text(job));
+		(void) split(span_make(st->header, st->header_len), '|', hf, SACCT_MAX_FIELDS);
+		(void) reject(r, "22021", psprintf("field %d%s holds an invalid byte sequence for encoding \"%s\": %s",
+										   field + 1,
+										   field < st->nfields ? psprintf(" (%s)", span_show(hf[field])) : "",
+										   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
+	}
+	else if (sacct_header_like(line))
+	{
+		const char *why = eff_read_header(st, line);
+
+		if (why == NULL)
+		{
+			eff_set_header(st, line);
+			st->refused_why = NULL;
+			row_text(r, EO_KIND, "header");
+		}
+		else
+		{
+			st->refused_why = MemoryContextStrdup(st->cxt, why);
+			(void) reject(r, "22P02", psprintf("a header that cannot be read: %s; the lines up to the next header are rejected",
+											   why));
+		}
+	}
+	else if (st->refused_why != NULL)
+		(void) reject(r, "22P02", psprintf("not read: the last header could not be read (%s)", st->refused_why));
+	else
+		(void) eff_fill(st, r, line);
+}
+
+PG_FUNCTION_INFO_V1(fs_sacct_efficiency_line);
+
+/*
+ * _sacct_efficiency_line(line text, header text, time_zone text)
+ *   -> _sacct_efficiency_line: kind 'job', 'step', 'header', 'blank' or
+ *   'reject' (with sqlstate and reason).  The lines must come in file
+ *   order: a later header changes how the lines after it read.
+ */
+Datum
+fs_sacct_efficiency_line(PG_FUNCTION_ARGS)
+{
+	EffState   *st = (EffState *) fcinfo->flinfo->fn_extra;
+	Span		first;
+	char	   *tz_name;
+	Row			r;
+
+	sacct_null_args(fcinfo, 1, 2);
+	if (st == NULL)
+	{
+		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(EffState));
+		st->cxt = fcinfo->flinfo->fn_mcxt;
+		st->desc = result_desc(fcinfo, EO_NATTS, EO_NATTS, "_sacct_efficiency_line");
+		fcinfo->flinfo->fn_extra = st;
+	}
+	first = text_span(PG_GETARG_TEXT_PP(1));
+	if (st->first == NULL || st->first_len != first.len || memcmp(st->first, first.p, first.len) != 0)
+	{
+		const char *why = eff_read_header(st, first);
+
+		if (why != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("sacct header cannot be read for the efficiency columns: %s", why),
+					 errdetail("Header: \"%s\"", span_show(first)),
+					 errhint("Export with sacct -P (without -n) and at least -o JobID,Submit,TotalCPU,MaxRSS,ReqMem.")));
+		st->first = MemoryContextAlloc(st->cxt, first.len + 1);
+		memcpy(st->first, first.p, first.len);
+		st->first_len = first.len;
+		eff_set_header(st, first);
+		st->refused_why = NULL;
+	}
+	tz_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	if (st->tz_name == NULL || strcmp(st->tz_name, tz_name) != 0)
+	{
+		st->tz = lookup_time_zone(tz_name);
+		st->tz_name = MemoryContextStrdup(st->cxt, tz_name);
+	}
+	row_init(&r, EO_NATTS, EO_KIND, EO_SQLSTATE, EO_REASON);
+	eff_line(st, &r, PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
+}
+
+PG_FUNCTION_INFO_V1(fs_sacct_duration);
+
+/* _sacct_duration(v text) -> float8 seconds; NULL when empty; 22007 naming
+ * any other form. */
+Datum
+fs_sacct_duration(PG_FUNCTION_ARGS)
+{
+	text	   *t;
+	Span		s;
+	double		v = 0;
+	ValResult	res;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	t = PG_GETARG_TEXT_PP(0);
+	s = span_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	res = sacct_seconds(s, &v);
+	if (res == VAL_BAD)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_DATETIME_FORMAT),
+				 errmsg("sacct duration \"%s\" is not [DD-][HH:]MM:SS[.fff]", span_show(s)),
+				 errhint("TotalCPU as sacct -P prints it, e.g. 1-02:03:04 or 05:06.789.")));
+	if (res == VAL_NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(v);
+}
+
+PG_FUNCTION_INFO_V1(fs_sacct_size_mb);
+
+/* _sacct_size_mb(v text) -> float8 MiB (a trailing n or c ignored); NULL
+ * when empty; 22023 naming any other form. */
+Datum
+fs_sacct_size_mb(PG_FUNCTION_ARGS)
+{
+	text	   *t;
+	Span		s;
+	double		v = 0;
+	char		per;
+	ValResult	res;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	t = PG_GETARG_TEXT_PP(0);
+	s = span_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	res = sacct_size_mb(s, &v, &per);
+	if (res == VAL_BAD)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sacct size \"%s\" is not a number with an optional K, M, G, T or P", span_show(s)),
+				 errhint("MaxRSS or ReqMem as sacct -P prints them, e.g. 2572K or 16G.")));
+	if (res == VAL_NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(v);
+}
+
+PG_FUNCTION_INFO_V1(fs_tres_problem);
+
+/*
+ * _tres_problem(tres text) -> text: NULL when tres is a TRES string the
+ * rollups can read ('' is none) whose every count is at most 10^12, else
+ * why not.  The event and reservation imports reject such a line with it
+ * (docs/bad-input.md): stored, one "cpu=abc" would make refresh_rollups
+ * fail for every cluster, and a count past 10^12 (more of any TRES than a cluster
+ * has; a month of it in seconds still fits a bigint) would overflow the
+ * rollups' sums.
+ */
+Datum
+fs_tres_problem(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+	Span		s = span_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	TresCounts	c;
+	const char *why;
+
+	if (s.len == 0)
+		PG_RETURN_NULL();
+	if (span_invalid_at(s) >= 0)
+		PG_RETURN_TEXT_P(cstring_to_text("it is not valid text"));
+	why = scan_tres(s, &c);
+	if (why == NULL && c.max > 1e12)
+		why = psprintf("a count of %g is more than any cluster has (at most 10^12)", c.max);
+	if (why == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(why));
+}
+
+/* ===========================================================================
  * PBS accounting log records
  * ===========================================================================
  */
@@ -2157,7 +2688,7 @@ pbs_message(Row *r, Span msg, PbsFields *pf)
 		/*
 		 * A key the import reads given twice: PBS writes each once, so the
 		 * record is malformed or forged (a second user= would have decided
-		 * whose job it is: the last one won, issue 20).  Keys the import
+		 * whose job it is: the last one won).  Keys the import
 		 * does not read may repeat.
 		 */
 		for (k = 0; k < (int) lengthof(names); k++)

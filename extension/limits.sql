@@ -1,5 +1,5 @@
 -- ---------------------------------------------------------------------------
--- Association limits (issue 19): GrpTRESMins, as sshare -l prints it.
+-- Association limits: GrpTRESMins, as sshare -l prints it.
 --
 -- Each association (account or user in an account) may hold a GrpTRESMins
 -- limit: TRES by name and minutes, 'billing=3600' or 'cpu=600,billing=3600'.

@@ -102,6 +102,12 @@ CREATE TABLE @extschema@.clusters (
     -- pass from then); NOW resets once, at usage_last_reset
     usage_reset_period   text NOT NULL DEFAULT 'NONE',
     usage_last_reset     timestamptz CHECK (pg_catalog.isfinite(usage_last_reset)),
+    -- the first instant the cluster's accounting can hold: an imported run
+    -- submitted, eligible, started or ended before it is rejected, and
+    -- maintain_partitions makes no month before the earliest cluster's
+    -- (docs/import.md#times-a-centre-cannot-have)
+    accounting_start     timestamptz NOT NULL DEFAULT '2000-01-01 00:00:00+00'
+                         CHECK (pg_catalog.isfinite(accounting_start)),
     CONSTRAINT clusters_usage_reset_check
         CHECK (@extschema@_internal._check_usage_reset(usage_reset_period, usage_last_reset))
 );
@@ -194,7 +200,7 @@ CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_acc
 
 -- Partitioned by submit time, one partition per calendar month (UTC), so
 -- that a month of history can be detached whole (retain_jobs) and no table
--- or index grows with the whole history (issue 18; docs/history.md).  The
+-- or index grows with the whole history (docs/history.md).  The
 -- partition key is submit_time because:
 --   * a unique key of a partitioned table must contain the partition key,
 --     and (cluster, job_id, submit_time) is the run's identity;
@@ -361,8 +367,8 @@ CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON @extschema@.ledger
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON @extschema@.ledger
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._ledger_append_only();
 
--- What an allocation's grant or a ledger entry may hold: at most 10^12 hours
--- (issue 20).  The largest machines have about 10^7 cores, which burn
+-- What an allocation's grant or a ledger entry may hold: at most 10^12 hours.
+-- The largest machines have about 10^7 cores, which burn
 -- 8.8 × 10^10 core-hours a year: 10^12 is more than any of them could use
 -- in eleven years, so a figure above it is a typo or an attack, never a
 -- grant.  The finite, non-negative CHECKs took 1e308, after which the GENCI
@@ -393,6 +399,30 @@ CREATE TRIGGER hours_bounded BEFORE INSERT ON @extschema@.ledger
     FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._allocation_hours_bounded();
 CREATE TRIGGER hours_bounded BEFORE INSERT OR UPDATE OF hours ON @extschema@.allocations
     FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._allocation_hours_bounded();
+
+-- The last day an allocation may end: 9999-12-31.  The reports turn an
+-- allocation's days into instants and add months and days to them
+-- (genci_report, check_allocation_alerts, allocation_statements); past
+-- PostgreSQL's last timestamp (year 294276) that fails, and one allocation
+-- ending there would make every report fail for every allocation.
+-- Four-digit years are ample for any grant and keep that arithmetic far
+-- from the limit (docs/regulation.md#genci-the-model-side).  A trigger, as for the hours: an
+-- update keeps the rows already stored, which the update names.
+CREATE FUNCTION @extschema@_internal._allocation_period_bounded() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    -- (infinity is the CHECK's to refuse, with its own SQLSTATE)
+    IF pg_catalog.isfinite(NEW.period_end) AND NEW.period_end > '9999-12-31'::date THEN
+        RAISE EXCEPTION 'allocation % of account "%" on cluster "%": period_end % is past 9999-12-31, the last day an allocation may end',
+                        NEW.allocation_id, NEW.account, NEW.cluster, NEW.period_end
+            USING ERRCODE = '22008',
+                  HINT = 'The reports cannot represent a later end; an allocation runs for months or years: check the date.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER period_bounded BEFORE INSERT OR UPDATE OF period_end ON @extschema@.allocations
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._allocation_period_bounded();
 
 -- Net hours of an allocation on a date: the grant plus every ledger entry
 -- effective on or before that date (GENCI: "en tenant compte des ajouts

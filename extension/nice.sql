@@ -1,5 +1,5 @@
 -- ---------------------------------------------------------------------------
--- Nice (issue 19): the nice value of pending jobs, from squeue.
+-- Nice: the nice value of pending jobs, from squeue.
 --
 -- sacct does not print a job's Nice and slurmdbd 22.05 does not store it,
 -- so neither import_sacct nor sync_slurmdbd has it: jobs.nice is 0 unless
@@ -22,6 +22,7 @@ DECLARE
     nices integer[] := '{}';
     v numeric;
     n bigint;
+    n_lines bigint := 0;
 BEGIN
     IF cluster IS NULL OR squeue_output IS NULL THEN
         RAISE EXCEPTION 'import_nice: cluster and squeue_output must not be NULL' USING ERRCODE = '22004',
@@ -31,22 +32,28 @@ BEGIN
         RAISE EXCEPTION 'import_nice: there is no cluster "%"', cluster USING ERRCODE = '23503',
               HINT = 'INSERT INTO fairshare.clusters (cluster, ...) first.';
     END IF;
+    -- a line that is not "JOBID|NICE" or whose nice Slurm cannot hold is
+    -- rejected with its reason into import_rejects, and the others are
+    -- read (docs/priority.md#nice)
+    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
     FOREACH line IN ARRAY pg_catalog.regexp_split_to_array(squeue_output, E'\r?\n') LOOP
         line_no := line_no OPERATOR(pg_catalog.+) 1;
         CONTINUE WHEN pg_catalog.btrim(line) OPERATOR(pg_catalog.=) '';
+        n_lines := n_lines OPERATOR(pg_catalog.+) 1;
         -- a job id as squeue prints it (123, 123_4, 123_[5-9%2], 123+1)
         -- and a signed integer
         IF line OPERATOR(pg_catalog.!~) '^\s*[0-9][0-9_+\[\],%-]*\s*\|\s*[-+]?[0-9]{1,12}\s*$' THEN
-            RAISE EXCEPTION 'import_nice: line % is not "JOBID|NICE": %', line_no, pg_catalog.left(line, 200)
-                USING ERRCODE = '22P02',
-                      HINT = 'Give the output of squeue -h -o ''%i|%y'' (no header, one job a line).  Nothing was updated.';
+            INSERT INTO pg_temp._fs_text_rejects
+            VALUES (line_no, NULL, '22P02', 'not "JOBID|NICE" (squeue -h -o ''%i|%y'')', line);
+            CONTINUE;
         END IF;
         v := pg_catalog.split_part(line, '|', 2)::numeric;
         -- Slurm keeps nice within ±(NICE_OFFSET − 3)
         IF v OPERATOR(pg_catalog.<) -2147483645 OR v OPERATOR(pg_catalog.>) 2147483645 THEN
-            RAISE EXCEPTION 'import_nice: line %: nice % is out of range: %', line_no, v, pg_catalog.left(line, 200)
-                USING ERRCODE = '22003',
-                      HINT = 'Slurm''s nice lies between -2147483645 and 2147483645.  Nothing was updated.';
+            INSERT INTO pg_temp._fs_text_rejects
+            VALUES (line_no, pg_catalog.btrim(pg_catalog.split_part(line, '|', 1)), '22003',
+                    pg_catalog.format('nice %s is out of range: Slurm''s nice lies between -2147483645 and 2147483645', v), line);
+            CONTINUE;
         END IF;
         ids := ids OPERATOR(pg_catalog.||) pg_catalog.btrim(pg_catalog.split_part(line, '|', 1));
         nices := nices OPERATOR(pg_catalog.||) v::integer;
@@ -66,8 +73,9 @@ BEGIN
         RETURNING 1
     )
     SELECT count(*) INTO n FROM u;
+    PERFORM @extschema@_internal._import_text_done('nice', cluster, NULL, n_lines, n);
     RETURN n;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.import_nice(text, text) IS
-'Sets jobs.nice of a cluster''s pending runs from squeue -h -o ''%i|%y'' output (job id|nice, one a line); returns the number of pending runs whose nice changed. A malformed line: 22P02 naming it, nothing updated.';
+'Sets jobs.nice of a cluster''s pending runs from squeue -h -o ''%i|%y'' output (job id|nice, one a line); returns the number of pending runs whose nice changed. A malformed line, or a nice out of Slurm''s range, is rejected into import_rejects and the others are read.';

@@ -115,6 +115,15 @@ BEGIN
             FOR part IN SELECT m[1] FROM regexp_matches(item, '\[([^\]]*)\]', 'g') m LOOP
                 count_item := count_item * (
                     SELECT sum(CASE WHEN x ~ '^\d+-\d+$'
+                                         AND split_part(x, '-', 2)::numeric < split_part(x, '-', 1)::numeric
+                                    -- a range that runs backwards is a typing error:
+                                    -- counted as hi - lo + 1 it would take nodes
+                                    -- away from the cluster (docs/priority.md)
+                                    THEN @extschema@_internal._raise('22023',
+                                             format('slurm_cluster_size: the host range "%s" in "%s" runs backwards (%s is below %s)',
+                                                    x, names, split_part(x, '-', 2), split_part(x, '-', 1)),
+                                             'A range is low-high, e.g. n[01-16]: write n[1-10], not n[10-1].', NULL::bigint)
+                                    WHEN x ~ '^\d+-\d+$'
                                     THEN split_part(x, '-', 2)::bigint - split_part(x, '-', 1)::bigint + 1
                                     WHEN x ~ '^\d+$' THEN 1
                                     ELSE @extschema@_internal._raise('22P02',

@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------------
--- reports: the everyday reports of a centre, read from rollups (issue 14;
--- docs/reports.md).
+-- reports: the everyday reports of a centre, read from rollups
+-- (docs/reports.md).
 --
 -- Like slurmdbd, usage is rolled up by the hour, then by the day and the
 -- month, and every report reads the rollups, never the jobs:
@@ -181,10 +181,44 @@ CREATE TABLE @extschema@.rollup_state (
     rolled_from          timestamptz NOT NULL,
     rolled_to            timestamptz NOT NULL,
     refreshed_at         timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- the hours before it are final: retain_jobs detached runs that ran
+    -- in them, so recomputing them from jobs would lose those runs
+    -- (docs/history.md#retention-retain_jobs); NULL: none
+    retained_to          timestamptz,
     CHECK (rolled_to OPERATOR(pg_catalog.>=) rolled_from)
 );
 COMMENT ON TABLE @extschema@.rollup_state IS
-'Per cluster, the hours the rollups cover [rolled_from, rolled_to) and when refresh_rollups() last ran.';
+'Per cluster, the hours the rollups cover [rolled_from, rolled_to), when refresh_rollups() last ran, and retained_to: the hours before it are final (retain_jobs detached their runs) and never recomputed.';
+
+-- A mark of hours a retention made final (rollup_state.retained_to) keeps
+-- only its hours from retained_to on: the rollups of the retained months
+-- are what remains of their runs, and recomputing them from jobs would
+-- give 0 allocated (docs/history.md#retention-retain_jobs).  Whatever made
+-- the mark (a run, an event or a reservation imported, invalidate_rollups)
+-- is still stored; the importer is told which hours it does not change.
+CREATE FUNCTION @extschema@_internal._rollup_dirty_final() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    final timestamptz;
+BEGIN
+    SELECT s.retained_to INTO final FROM @extschema@.rollup_state s WHERE s.cluster = NEW.cluster;
+    IF final IS NULL OR NOT (NEW.hours && tstzrange(NULL, final)) THEN
+        RETURN NEW;
+    END IF;
+    RAISE NOTICE 'rollups of cluster % before % are final (retain_jobs): hours % of this write are not recomputed',
+                 NEW.cluster, final, NEW.hours * tstzrange(NULL, final)
+        USING HINT = 'The runs of those hours were retained; their rollups stay as they were (docs/history.md).';
+    IF NEW.hours <@ tstzrange(NULL, final) THEN
+        RETURN NULL;
+    END IF;
+    NEW.hours := NEW.hours - tstzrange(NULL, final);
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER final_hours BEFORE INSERT ON @extschema@.rollup_dirty
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._rollup_dirty_final();
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
@@ -426,17 +460,17 @@ COMMENT ON FUNCTION @extschema@_internal._citus_no_rollups(text) IS
 -- the reservation's whole time being allocated).  A reservation flagged
 -- IGNORE_JOBS, or one that was not imported, does not: its runs count as
 -- runs outside any reservation.
-CREATE FUNCTION @extschema@_internal._rollup_in_reservation(c text, resv bigint)
+CREATE FUNCTION @extschema@_internal._rollup_in_reservation(rollup_cluster text, resv bigint)
 RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT EXISTS (SELECT FROM @extschema@.reservations v
-                    WHERE v.cluster OPERATOR(pg_catalog.=) c AND v.resv_id OPERATOR(pg_catalog.=) resv
+                    WHERE v.cluster OPERATOR(pg_catalog.=) rollup_cluster AND v.resv_id OPERATOR(pg_catalog.=) resv
                       AND NOT 'IGNORE_JOBS' OPERATOR(pg_catalog.=) ANY (pg_catalog.string_to_array(pg_catalog.upper(v.flags), ',')));
 END;
 COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
 'true when a run of reservation resv (a reservation of cluster c, not IGNORE_JOBS) counts in the reservation''s time, not as allocated time of its own.';
 
--- Recompute the hours of one range [a, b) of one cluster from the jobs, the
+-- Recompute the hours of one range [hour_from, hour_to) of one cluster from the jobs, the
 -- events and the reservations; w is the refresh's instant (the end of a
 -- running job).
 --
@@ -454,28 +488,28 @@ COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
 -- rollups").  The sums are float8 sums of integers, exact below 2^53 (an
 -- hour of a million CPUs is 3.6 × 10^9 CPU-seconds), and cheaper than
 -- bigint sums, whose state is a 128-bit integer allocated per group.
-CREATE FUNCTION @extschema@_internal._rollup_hours(c text, a timestamptz, b timestamptz, w timestamptz)
+CREATE FUNCTION @extschema@_internal._rollup_hours(rollup_cluster text, hour_from timestamptz, hour_to timestamptz, runs_until timestamptz)
 RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     -- the range in microseconds since the epoch
-    a_us bigint := (extract(epoch FROM a) * 1000000)::bigint;
-    b_us bigint := (extract(epoch FROM b) * 1000000)::bigint;
-    w_us bigint := (extract(epoch FROM w) * 1000000)::bigint;
+    a_us bigint := (extract(epoch FROM hour_from) * 1000000)::bigint;
+    b_us bigint := (extract(epoch FROM hour_to) * 1000000)::bigint;
+    w_us bigint := (extract(epoch FROM runs_until) * 1000000)::bigint;
     hour_us constant bigint := 3600000000;
 BEGIN
-    DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
-    DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b;
+    DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
+    DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
 
-    -- the runs: each hour's part of each run that overlaps [a, b).  For a
+    -- the runs: each hour's part of each run that overlaps [hour_from, hour_to).  For a
     -- run from s to its stop e (its end, or w while it runs) and an hour h:
     -- secs = the part of [s, e) in [h, h + 1 h); its suspended part is the
     -- run's suspended total spread in proportion to time, the integer part
     -- of total × (offset of the part's end) / duration minus the same at
     -- the part's start, so the hours of a run add up to its total.
     INSERT INTO @extschema@.usage_hourly
-    SELECT c, to_timestamp((g.h / 1000000)::float8), g.account, g.user_name, g.partition, g.qos, g.cpus,
+    SELECT rollup_cluster, to_timestamp((g.h / 1000000)::float8), g.account, g.user_name, g.partition, g.qos, g.cpus,
            g.run::bigint, (g.run * g.cpus)::bigint, g.mem::bigint, g.node::bigint, g.billing::bigint, g.gpu::bigint,
            g.energy::bigint, g.susp::bigint, (g.susp * g.cpus)::bigint, g.jobs, g.wait::bigint, g.at_start
       FROM (SELECT h.h, j.account, j.user_name, j.partition, j.qos, j.cpus,
@@ -491,18 +525,18 @@ BEGIN
                    count(*) FILTER (WHERE j.s_us < h.h) AS at_start
               FROM (SELECT x.account, x.user_name, x.partition, COALESCE(x.qos, '') AS qos, x.cpus,
                            x.mem_mb, x.nodes, x.gpus,
-                           extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                           extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until) - x.start_time)::bigint AS dur,
                            (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
-                           (extract(epoch FROM LEAST(COALESCE(x.end_time, w), w)) * 1000000)::bigint AS e_us,
-                           (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), a)) * 1000000)::bigint AS h0,
+                           (extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until)) * 1000000)::bigint AS e_us,
+                           (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), hour_from)) * 1000000)::bigint AS h0,
                            extract(epoch FROM x.suspended)::bigint AS susp_total,
                            COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
                            COALESCE(round(@extschema@.tres_count(x.tres, 'energy')), 0)::bigint AS energy,
                            extract(epoch FROM x.start_time - COALESCE(x.eligible_time, x.submit_time))::bigint AS wait
                       FROM @extschema@.jobs x
-                     WHERE x.cluster = c AND x.start_time IS NOT NULL AND x.start_time < b
-                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
-                       AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
+                     WHERE x.cluster = rollup_cluster AND x.start_time IS NOT NULL AND x.start_time < hour_to
+                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
+                       AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
                     OFFSET 0) j
              CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
              CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h) + 500000) / 1000000 AS secs,
@@ -529,12 +563,12 @@ BEGIN
           FROM @extschema@.jobs j
           JOIN @extschema@.reservations v ON v.cluster = j.cluster AND v.resv_id = j.resv_id
          CROSS JOIN LATERAL (SELECT GREATEST(j.start_time, v.time_start) AS s,
-                                    LEAST(COALESCE(j.end_time, w), w, v.time_end) AS e) q
-         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', q.s), a), LEAST(q.e, b) - interval '1 microsecond',
+                                    LEAST(COALESCE(j.end_time, runs_until), runs_until, v.time_end) AS e) q
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', q.s), hour_from), LEAST(q.e, hour_to) - interval '1 microsecond',
                                             interval '1 hour') AS h (h)
          CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(q.e, h.h + interval '1 hour') - GREATEST(q.s, h.h))::bigint AS secs) p
-         WHERE j.cluster = c AND j.resv_id IS NOT NULL AND j.start_time IS NOT NULL AND j.start_time < b
-           AND COALESCE(j.end_time, 'infinity'::timestamptz) > a AND q.e > q.s
+         WHERE j.cluster = rollup_cluster AND j.resv_id IS NOT NULL AND j.start_time IS NOT NULL AND j.start_time < hour_to
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) > hour_from AND q.e > q.s
          GROUP BY 1, 2, 3
     )
     SELECT r.cluster, h.h, x.account, x.user_name, '', '', 0,
@@ -547,12 +581,12 @@ BEGIN
                    round(@extschema@.tres_count(v.tres, 'billing'))::bigint AS billing,
                    round(@extschema@.tres_count(v.tres, 'gres/gpu'))::bigint AS gpu
               FROM @extschema@.reservations v
-             WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
+             WHERE v.cluster = rollup_cluster AND v.time_start < hour_to AND v.time_end > hour_from
                AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
             OFFSET 0) r
      CROSS JOIN LATERAL unnest(r.accounts, r.users) AS x (account, user_name)
-     CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), a),
-                                        LEAST(r.time_end, b) - interval '1 microsecond', interval '1 hour') AS h (h)
+     CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', r.time_start), hour_from),
+                                        LEAST(r.time_end, hour_to) - interval '1 microsecond', interval '1 hour') AS h (h)
      CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(r.time_end, h.h + interval '1 hour') - GREATEST(r.time_start, h.h))::bigint AS secs) o
       LEFT JOIN used u ON u.resv_id = r.resv_id AND u.v_start = r.time_start AND u.h = h.h
      CROSS JOIN LATERAL (SELECT o.secs - COALESCE(u.secs, 0) AS secs) d
@@ -580,30 +614,30 @@ BEGIN
                sum(x.secs) FILTER (WHERE x.whole) AS reported,
                sum(x.secs) FILTER (WHERE NOT x.whole) AS down
           FROM @extschema@.node_events e
-         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', e.time_start), a),
-                                            LEAST(COALESCE(e.time_end, w), b) - interval '1 microsecond',
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', e.time_start), hour_from),
+                                            LEAST(COALESCE(e.time_end, runs_until), hour_to) - interval '1 microsecond',
                                             interval '1 hour') AS h (h)
          CROSS JOIN tres t
          CROSS JOIN LATERAL (SELECT e.node_name = '' AS whole,
                                     round(@extschema@.tres_count(e.tres, t.tres))::bigint
-                                    * extract(epoch FROM LEAST(COALESCE(e.time_end, w), h.h + interval '1 hour')
+                                    * extract(epoch FROM LEAST(COALESCE(e.time_end, runs_until), h.h + interval '1 hour')
                                                          - GREATEST(e.time_start, h.h))::bigint AS secs) x
-         WHERE e.cluster = c AND e.time_start < b AND COALESCE(e.time_end, w) > a
+         WHERE e.cluster = rollup_cluster AND e.time_start < hour_to AND COALESCE(e.time_end, runs_until) > hour_from
          GROUP BY 1, 2
     ), resv AS (        -- reservations: maintenance (planned down) and others (allocated)
         SELECT h.h, t.tres,
                sum(x.secs) FILTER (WHERE x.maint) AS pdown,
                sum(x.secs) FILTER (WHERE NOT x.maint) AS alloc
           FROM @extschema@.reservations v
-         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', v.time_start), a),
-                                            LEAST(v.time_end, b) - interval '1 microsecond',
+         CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', v.time_start), hour_from),
+                                            LEAST(v.time_end, hour_to) - interval '1 microsecond',
                                             interval '1 hour') AS h (h)
          CROSS JOIN tres t
          CROSS JOIN LATERAL (SELECT 'MAINT' = ANY (string_to_array(upper(v.flags), ',')) AS maint,
                                     round(@extschema@.tres_count(v.tres, t.tres))::bigint
                                     * extract(epoch FROM LEAST(v.time_end, h.h + interval '1 hour')
                                                          - GREATEST(v.time_start, h.h))::bigint AS secs) x
-         WHERE v.cluster = c AND v.time_start < b AND v.time_end > a
+         WHERE v.cluster = rollup_cluster AND v.time_start < hour_to AND v.time_end > hour_from
            AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ','))
          GROUP BY 1, 2
     ), in_resv AS (     -- the runs in a reservation (not IGNORE_JOBS): slurmdbd
@@ -615,16 +649,16 @@ BEGIN
                sum((r.run * j.gpus)::float8) AS gpu
           FROM (SELECT x.cpus, x.mem_mb, x.nodes, x.gpus,
                        COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
-                       extract(epoch FROM LEAST(COALESCE(x.end_time, w), w) - x.start_time)::bigint AS dur,
+                       extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until) - x.start_time)::bigint AS dur,
                        (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
-                       (extract(epoch FROM LEAST(COALESCE(x.end_time, w), w)) * 1000000)::bigint AS e_us,
-                       (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), a)) * 1000000)::bigint AS h0,
+                       (extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until)) * 1000000)::bigint AS e_us,
+                       (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), hour_from)) * 1000000)::bigint AS h0,
                        extract(epoch FROM x.suspended)::bigint AS susp_total
                   FROM @extschema@.jobs x
-                 WHERE x.cluster = c AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < b
-                   AND COALESCE(x.end_time, 'infinity'::timestamptz) > a
-                   AND LEAST(COALESCE(x.end_time, w), w) > x.start_time
-                   AND @extschema@_internal._rollup_in_reservation(c, x.resv_id)
+                 WHERE x.cluster = rollup_cluster AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < hour_to
+                   AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
+                   AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
+                   AND @extschema@_internal._rollup_in_reservation(rollup_cluster, x.resv_id)
                 OFFSET 0) j
          CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS g (g)
          CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, g.g + hour_us) - GREATEST(j.s_us, g.g) + 500000) / 1000000
@@ -642,7 +676,7 @@ BEGIN
                        sum(u.node_secs) AS node, sum(u.billing_secs) AS billing, sum(u.gpu_secs) AS gpu,
                        sum(u.energy) AS energy
                   FROM @extschema@.usage_hourly u
-                 WHERE u.cluster = c AND u.period_start >= a AND u.period_start < b AND u.partition <> ''
+                 WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to AND u.partition <> ''
                  GROUP BY 1) s
           LEFT JOIN in_resv ir ON ir.h = s.h
          CROSS JOIN LATERAL (VALUES ('cpu', s.cpu - COALESCE(ir.cpu, 0)::bigint), ('mem', s.mem - COALESCE(ir.mem, 0)::bigint),
@@ -656,14 +690,14 @@ BEGIN
           FROM (SELECT h.h, sum((j.cpus * ((LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h) + 500000) / 1000000))::float8) AS secs
                   FROM (SELECT x.cpus,
                                (extract(epoch FROM x.eligible_time) * 1000000)::bigint AS s_us,
-                               (extract(epoch FROM COALESCE(x.start_time, x.end_time, w)) * 1000000)::bigint AS e_us,
-                               (extract(epoch FROM GREATEST(date_trunc('hour', x.eligible_time), a)) * 1000000)::bigint AS h0
+                               (extract(epoch FROM COALESCE(x.start_time, x.end_time, runs_until)) * 1000000)::bigint AS e_us,
+                               (extract(epoch FROM GREATEST(date_trunc('hour', x.eligible_time), hour_from)) * 1000000)::bigint AS h0
                           FROM @extschema@.jobs x
-                         WHERE x.cluster = c AND x.eligible_time < b
-                           AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > a
-                           AND COALESCE(x.start_time, x.end_time, w) > x.eligible_time
+                         WHERE x.cluster = rollup_cluster AND x.eligible_time < hour_to
+                           AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > hour_from
+                           AND COALESCE(x.start_time, x.end_time, runs_until) > x.eligible_time
                            -- slurmdbd counts no planned time for a job of a reservation
-                           AND (x.resv_id IS NULL OR NOT @extschema@_internal._rollup_in_reservation(c, x.resv_id))
+                           AND (x.resv_id IS NULL OR NOT @extschema@_internal._rollup_in_reservation(rollup_cluster, x.resv_id))
                         OFFSET 0) j
                  CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
                  GROUP BY h.h) g
@@ -681,89 +715,89 @@ BEGIN
           LEFT JOIN alloc ON alloc.h = k.h AND alloc.tres = k.tres
           LEFT JOIN planned ON planned.h = k.h AND planned.tres = k.tres
     )
-    SELECT c, s.h, s.tres, s.reported, s.alloc, s.down, s.pdown, s.planned,
+    SELECT rollup_cluster, s.h, s.tres, s.reported, s.alloc, s.down, s.pdown, s.planned,
            GREATEST(s.reported - s.alloc - s.down - s.pdown - s.planned, 0),
            GREATEST(s.alloc + s.down + s.pdown + s.planned - s.reported, 0)
       FROM sums s
      WHERE s.reported <> 0 OR s.alloc <> 0 OR s.down <> 0 OR s.pdown <> 0 OR s.planned <> 0;
 
-    RETURN (extract(epoch FROM b - a) / 3600)::bigint;
+    RETURN (extract(epoch FROM hour_to - hour_from) / 3600)::bigint;
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._rollup_hours(text, timestamptz, timestamptz, timestamptz) IS
-'Recomputes usage_hourly and cluster_usage_hourly for the hours [a, b) of a cluster from its jobs, events and reservations (w: the end of running jobs); returns the number of hours.';
+'Recomputes usage_hourly and cluster_usage_hourly for the hours [hour_from, hour_to) of a cluster from its jobs, events and reservations (runs_until: the end of running jobs); returns the number of hours.';
 
--- Sum the hours of [a, b) into the days and months of the cluster's time
+-- Sum the hours of [hour_from, hour_to) into the days and months of the cluster's time
 -- zone that hold them, one month at a time: the month's days from its
 -- hours, then the month from its days.  A month's rows fit in memory where
 -- two years' did not (the sort of every hourly row of a first refresh took
 -- longer than computing them).
-CREATE FUNCTION @extschema@_internal._rollup_days_months(c text, tz text, a timestamptz, b timestamptz)
+CREATE FUNCTION @extschema@_internal._rollup_days_months(rollup_cluster text, time_zone text, hour_from timestamptz, hour_to timestamptz)
 RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    d0 timestamptz := date_trunc('day', a, tz);
-    d1 timestamptz := (date_trunc('day', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 day') AT TIME ZONE tz;
-    m1 timestamptz := (date_trunc('month', b - interval '1 microsecond', tz) AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz;
-    ma timestamptz := date_trunc('month', a, tz);
+    d0 timestamptz := date_trunc('day', hour_from, time_zone);
+    d1 timestamptz := (date_trunc('day', hour_to - interval '1 microsecond', time_zone) AT TIME ZONE time_zone + interval '1 day') AT TIME ZONE time_zone;
+    m1 timestamptz := (date_trunc('month', hour_to - interval '1 microsecond', time_zone) AT TIME ZONE time_zone + interval '1 month') AT TIME ZONE time_zone;
+    ma timestamptz := date_trunc('month', hour_from, time_zone);
     mb timestamptz;
     da timestamptz;
     db timestamptz;
 BEGIN
     WHILE ma < m1 LOOP
-        mb := (ma AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz;
-        -- the days of this month that hold hours of [a, b)
+        mb := (ma AT TIME ZONE time_zone + interval '1 month') AT TIME ZONE time_zone;
+        -- the days of this month that hold hours of [hour_from, hour_to)
         da := GREATEST(d0, ma);
         db := LEAST(d1, mb);
-        DELETE FROM @extschema@.usage_daily u WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db;
+        DELETE FROM @extschema@.usage_daily u WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db;
         INSERT INTO @extschema@.usage_daily
-        SELECT u.cluster, date_trunc('day', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+        SELECT u.cluster, date_trunc('day', u.period_start, time_zone), u.account, u.user_name, u.partition, u.qos, u.cpus,
                sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
                sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs),
                -- the runs at the day's start: those at the start of its first hour
-               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start < date_trunc('day', u.period_start, tz) + interval '1 hour'), 0)
+               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start < date_trunc('day', u.period_start, time_zone) + interval '1 hour'), 0)
           FROM @extschema@.usage_hourly u
-         WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db
+         WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
-        DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.usage_monthly
-        SELECT u.cluster, date_trunc('month', u.period_start, tz), u.account, u.user_name, u.partition, u.qos, u.cpus,
+        SELECT u.cluster, date_trunc('month', u.period_start, time_zone), u.account, u.user_name, u.partition, u.qos, u.cpus,
                sum(u.run_secs), sum(u.cpu_secs), sum(u.mem_secs), sum(u.node_secs), sum(u.billing_secs), sum(u.gpu_secs),
                sum(u.energy), sum(u.suspended_secs), sum(u.suspended_cpu_secs), sum(u.jobs), sum(u.wait_secs),
                -- and at the month's start: those of its first day
-               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start = date_trunc('month', u.period_start, tz)), 0)
+               COALESCE(sum(u.jobs_at_start) FILTER (WHERE u.period_start = date_trunc('month', u.period_start, time_zone)), 0)
           FROM @extschema@.usage_daily u
-         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
-        DELETE FROM @extschema@.usage_monthly_by_account u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        DELETE FROM @extschema@.usage_monthly_by_account u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.usage_monthly_by_account
         SELECT u.cluster, u.period_start, u.account, sum(u.run_secs), sum(u.cpu_secs), sum(u.gpu_secs),
                sum(u.billing_secs), sum(u.jobs), sum(u.wait_secs)
           FROM @extschema@.usage_monthly u
-         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
          GROUP BY 1, 2, 3;
 
-        DELETE FROM @extschema@.cluster_usage_daily u WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db;
+        DELETE FROM @extschema@.cluster_usage_daily u WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db;
         INSERT INTO @extschema@.cluster_usage_daily
-        SELECT u.cluster, date_trunc('day', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+        SELECT u.cluster, date_trunc('day', u.period_start, time_zone), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
                sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
           FROM @extschema@.cluster_usage_hourly u
-         WHERE u.cluster = c AND u.period_start >= da AND u.period_start < db
+         WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
          GROUP BY 1, 2, 3;
-        DELETE FROM @extschema@.cluster_usage_monthly u WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb;
+        DELETE FROM @extschema@.cluster_usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.cluster_usage_monthly
-        SELECT u.cluster, date_trunc('month', u.period_start, tz), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
+        SELECT u.cluster, date_trunc('month', u.period_start, time_zone), u.tres, sum(u.reported_secs), sum(u.alloc_secs),
                sum(u.down_secs), sum(u.pdown_secs), sum(u.planned_secs), sum(u.idle_secs), sum(u.over_secs)
           FROM @extschema@.cluster_usage_daily u
-         WHERE u.cluster = c AND u.period_start >= ma AND u.period_start < mb
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
          GROUP BY 1, 2, 3;
         ma := mb;
     END LOOP;
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._rollup_days_months(text, text, timestamptz, timestamptz) IS
-'Sums the hourly rollups of the days and months (in time zone tz) that hold [a, b) of a cluster into the daily and monthly ones.';
+'Sums the hourly rollups of the days and months (in time_zone) that hold [hour_from, hour_to) of a cluster into the daily and monthly ones.';
 
 -- The maintenance call.  Recomputes, for one cluster or every one (NULL),
 -- the hours marked stale and the hours completed since the last call (the
@@ -786,6 +820,8 @@ DECLARE
     c0 timestamptz;
     c1 timestamptz;
     n bigint;
+    err_state text;
+    err_text text;
 BEGIN
     PERFORM @extschema@_internal._citus_no_rollups('fairshare.refresh_rollups');
     IF up_to IS NULL OR NOT isfinite(up_to) THEN
@@ -808,7 +844,16 @@ BEGIN
     FOR k IN SELECT x.cluster, x.timezone FROM @extschema@.clusters x
               WHERE refresh_rollups.cluster_name IS NULL OR x.cluster = refresh_rollups.cluster_name
               ORDER BY x.cluster LOOP
-        SELECT s.rolled_from, s.rolled_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
+        -- each cluster in a subtransaction: a stored row one cluster's
+        -- rollups cannot read (an event TRES written by hand, or kept from
+        -- a version that did not check it) fails that cluster alone, with a
+        -- WARNING naming it and the error; its marks stay for the next
+        -- call, and the other clusters are refreshed
+        -- (docs/reports.md#events-and-reservations).  (The block's body
+        -- keeps the loop's indentation.)
+        BEGIN
+        -- (retained_to: the hours before it are final, whatever was marked)
+        SELECT s.rolled_from, s.rolled_to, s.retained_to INTO st FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
         WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster = k.cluster RETURNING x.hours)
         SELECT range_agg(d.hours) INTO m FROM d;
         m := COALESCE(m, '{}'::tstzmultirange);
@@ -824,7 +869,7 @@ BEGIN
                     (SELECT min(lower(x)) FROM unnest(m) x WHERE NOT lower_inf(x)),
                     w);
         m := (m + tstzmultirange(tstzrange(COALESCE(st.rolled_to, lo), w)))
-             * tstzmultirange(tstzrange(lo, w));
+             * tstzmultirange(tstzrange(LEAST(GREATEST(lo, st.retained_to), w), w));
         n := 0;
         FOR r IN SELECT x FROM unnest(m) x ORDER BY lower(x) LOOP
             -- a week of hours at a time: a week's runs aggregate in memory,
@@ -851,6 +896,11 @@ BEGIN
         SELECT s.rolled_from, s.rolled_to INTO rolled_from, rolled_to
           FROM @extschema@.rollup_state s WHERE s.cluster = k.cluster;
         RETURN NEXT;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_text = MESSAGE_TEXT;
+            RAISE WARNING 'refresh_rollups: cluster "%" not refreshed: % (SQLSTATE %)', k.cluster, err_text, err_state
+                USING HINT = 'A stored row its rollups cannot read: correct it (node_events, reservations), then call refresh_rollups again; the other clusters were refreshed.';
+        END;
     END LOOP;
 END
 $$;
@@ -861,29 +911,30 @@ COMMENT ON FUNCTION @extschema@.refresh_rollups(text, timestamptz) IS
 -- Reading the rollups
 -- ---------------------------------------------------------------------------
 
--- Where a range [f, t) of a cluster in time zone tz is read from: whole
--- months [m0, m1) from the monthly rollups, whole days [d0, m0) and
--- [m1, d1) from the daily ones, and the hours [f, d0) and [d1, t) from
+-- Where a range [range_from, range_to) of a cluster in time_zone is read
+-- from: whole months [m0, m1) from the monthly rollups, whole days [d0, m0)
+-- and [m1, d1) from the daily ones, and the hours [range_from, d0) and
+-- [d1, range_to) from
 -- the hourly ones.  A year of usage is 12 monthly periods.
-CREATE FUNCTION @extschema@_internal._rollup_bounds(tz text, f timestamptz, t timestamptz,
+CREATE FUNCTION @extschema@_internal._rollup_bounds(time_zone text, range_from timestamptz, range_to timestamptz,
                                            OUT d0 timestamptz, OUT d1 timestamptz,
                                            OUT m0 timestamptz, OUT m1 timestamptz)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    d0 := date_trunc('day', f, tz);
-    IF d0 < f THEN d0 := (d0 AT TIME ZONE tz + interval '1 day') AT TIME ZONE tz; END IF;
-    d1 := date_trunc('day', t, tz);
-    IF d0 >= d1 THEN d0 := t; d1 := t; END IF;
-    m0 := date_trunc('month', d0, tz);
-    IF m0 < d0 THEN m0 := (m0 AT TIME ZONE tz + interval '1 month') AT TIME ZONE tz; END IF;
-    m1 := date_trunc('month', d1, tz);
+    d0 := date_trunc('day', range_from, time_zone);
+    IF d0 < range_from THEN d0 := (d0 AT TIME ZONE time_zone + interval '1 day') AT TIME ZONE time_zone; END IF;
+    d1 := date_trunc('day', range_to, time_zone);
+    IF d0 >= d1 THEN d0 := range_to; d1 := range_to; END IF;
+    m0 := date_trunc('month', d0, time_zone);
+    IF m0 < d0 THEN m0 := (m0 AT TIME ZONE time_zone + interval '1 month') AT TIME ZONE time_zone; END IF;
+    m1 := date_trunc('month', d1, time_zone);
     IF m0 >= m1 THEN m0 := d1; m1 := d1; END IF;
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._rollup_bounds(text, timestamptz, timestamptz) IS
-'Splits [f, t) into the whole months, whole days and hours of time zone tz that the rollups answer it from.';
+'Splits [range_from, range_to) into the whole months, whole days and hours of time_zone that the rollups answer it from.';
 
 -- A report's range as sreport takes it: both ends down to their hour.
 CREATE FUNCTION @extschema@_internal._report_range(time_from timestamptz, time_to timestamptz,
@@ -1178,17 +1229,26 @@ COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timesta
 
 
 
--- sreport's grouping=: ascending positive CPU counts.
+-- sreport's grouping=: ascending positive CPU counts, at most
+-- max_size_groups (100): each group is a column of every row, and a
+-- reader must not be able to ask for an unbounded report
+-- (docs/reports.md#bad-input).
 CREATE FUNCTION @extschema@_internal._report_check_groups(cpu_groups integer[])
 RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     i integer;
+    max_size_groups constant integer := 100;
 BEGIN
     IF COALESCE(cardinality(cpu_groups), 0) = 0 OR array_position(cpu_groups, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'grouping must be a list of CPU counts, not %', COALESCE(cpu_groups::text, 'NULL')
             USING ERRCODE = '22023', HINT = 'As sreport''s grouping=: ascending CPU counts, e.g. {50,250,500,1000}.';
+    END IF;
+    IF cardinality(cpu_groups) > max_size_groups THEN
+        RAISE EXCEPTION 'grouping has % CPU counts, more than the % a report takes', cardinality(cpu_groups), max_size_groups
+            USING ERRCODE = '54000',
+                  HINT = 'Give at most 100 ascending CPU counts (sreport''s grouping=, e.g. {50,250,500,1000}): each is a column of every row.';
     END IF;
     FOR i IN 1 .. cardinality(cpu_groups) LOOP
         IF cpu_groups[i] < 1 OR (i > 1 AND cpu_groups[i] <= cpu_groups[i - 1]) THEN
@@ -1270,14 +1330,22 @@ BEGIN ATOMIC
         SELECT t.cluster, t.account, t.account FROM tree t
          WHERE flat AND (sreport_job_sizes_by_account.accounts IS NULL OR t.account OPERATOR(pg_catalog.=) ANY (sreport_job_sizes_by_account.accounts))
     ),
+    -- each row's bucket found by a binary search of the CPU counts
+    -- (width_bucket: 0 below the first, i from the i-th on), summed once;
+    -- then every bucket of every row, the empty ones too.  (A join on
+    -- the bucket's bounds compared every rollup row with every bucket.)
+    sized AS (
+        SELECT q.cluster, q.head, pg_catalog.width_bucket(u.cpus, cpu_groups) OPERATOR(pg_catalog.+) 1 AS bucket,
+               sum(u.v) AS v
+          FROM picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account
+         GROUP BY 1, 2, 3
+    ),
     cells AS (
-        SELECT p.cluster, p.head, b.bucket, b.label, COALESCE(sum(u.v), 0)::bigint AS v
+        SELECT p.cluster, p.head, b.bucket, b.label, COALESCE(s.v, 0)::bigint AS v
           FROM (SELECT DISTINCT p.cluster, p.head FROM picked p) p
          CROSS JOIN b
-          LEFT JOIN (picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account)
-                 ON q.cluster OPERATOR(pg_catalog.=) p.cluster AND q.head OPERATOR(pg_catalog.=) p.head
-                AND u.cpus OPERATOR(pg_catalog.>=) b.lo AND (b.hi IS NULL OR u.cpus OPERATOR(pg_catalog.<) b.hi)
-         GROUP BY p.cluster, p.head, b.bucket, b.label
+          LEFT JOIN sized s ON s.cluster OPERATOR(pg_catalog.=) p.cluster AND s.head OPERATOR(pg_catalog.=) p.head
+                           AND s.bucket OPERATOR(pg_catalog.=) b.bucket
     )
     SELECT pg_catalog.row_number() OVER (ORDER BY c.cluster, c.head), c.cluster, c.head,
            pg_catalog.array_agg(c.label ORDER BY c.bucket),
@@ -1345,37 +1413,107 @@ COMMENT ON FUNCTION @extschema@_internal._psv_time(text, text) IS
 -- NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User: replaces the
 -- events of the cluster that start at the same instants, and marks their
 -- hours stale.
+--
+-- Each line is checked before anything is stored, and a line that cannot
+-- be is rejected with its reason into import_rejects (the import is named
+-- in a WARNING); the other lines are imported (docs/bad-input.md): a time
+-- that is not one, before the cluster's accounting_start or more than a
+-- year ahead, an end before the start, a StateRaw that is not an integer,
+-- a TRES string the rollups cannot read (_tres_problem), a line whose
+-- fields do not match the header.  Stored, one "cpu=abc" would make every
+-- later refresh_rollups fail, for every cluster.  The checks run line by line,
+-- each in a subtransaction, so that any value PostgreSQL refuses rejects
+-- its line alone: an export holds a few thousand events.
 CREATE FUNCTION @extschema@.import_events(cluster text, export text, time_zone text DEFAULT NULL)
 RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     tz text;
+    floor_at timestamptz;
+    horizon timestamptz := now() + interval '1 year';
+    lines text[];
+    nfields integer;
+    cell record;
+    ts timestamptz;
+    te timestamptz;
+    sr bigint;
+    why text;
+    st text;
+    msg text;
+    n_lines bigint;
     n bigint;
 BEGIN
-    SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_events.cluster;
+    SELECT k.timezone, k.accounting_start INTO tz, floor_at
+      FROM @extschema@.clusters k WHERE k.cluster = import_events.cluster;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'import_events: cluster "%" does not exist', import_events.cluster
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
-    tz := COALESCE(time_zone, tz);
-    CREATE TEMP TABLE _fs_events ON COMMIT DROP AS
-    SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
+    tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
+    CREATE TEMP TABLE _fs_event_cells ON COMMIT DROP AS
+    SELECT c.line,
+           max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'nodename'), '') AS node_name,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           max(c.val) FILTER (WHERE c.col = 'timestart') AS time_start,
+           max(c.val) FILTER (WHERE c.col = 'timeend') AS time_end,
            max(c.val) FILTER (WHERE c.col = 'state') AS state,
-           max(c.val) FILTER (WHERE c.col = 'stateraw')::bigint AS state_raw,
+           max(c.val) FILTER (WHERE c.col = 'stateraw') AS state_raw,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
            max(c.val) FILTER (WHERE c.col = 'reason') AS reason,
            max(c.val) FILTER (WHERE c.col = 'user') AS user_ref
       FROM @extschema@_internal._psv_columns(export, ARRAY['NodeName', 'TimeStart', 'TimeEnd', 'TRES'], 'import_events') c
      GROUP BY c.line;
-    DELETE FROM pg_temp._fs_events e WHERE e.cluster IS DISTINCT FROM import_events.cluster AND e.cluster IS NOT NULL;
-    IF EXISTS (SELECT FROM pg_temp._fs_events e WHERE e.time_start IS NULL) THEN
-        RAISE EXCEPTION 'import_events: an event has no TimeStart'
-            USING ERRCODE = '22023', HINT = 'Every line of sacctmgr show event has one.';
-    END IF;
+    -- the lines as _psv_columns numbers them (line 1 of its list is the
+    -- export's line 2)
+    lines := regexp_split_to_array(rtrim(replace(export, E'\r', ''), E'\n'), E'\n');
+    nfields := cardinality(string_to_array(lines[1], '|'));
+    CREATE TEMP TABLE _fs_events (node_name text, time_start timestamptz, time_end timestamptz, state text,
+                                  state_raw bigint, tres text, reason text, user_ref text) ON COMMIT DROP;
+    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
+    n_lines := 0;
+    FOR cell IN SELECT x.* FROM pg_temp._fs_event_cells x
+              WHERE x.cluster IS NULL OR x.cluster = import_events.cluster ORDER BY x.line LOOP
+        n_lines := n_lines + 1;
+        BEGIN
+            IF cardinality(string_to_array(lines[cell.line + 1], '|')) <> nfields THEN
+                RAISE EXCEPTION 'the line has % fields, the header %', cardinality(string_to_array(lines[cell.line + 1], '|')), nfields
+                    USING ERRCODE = '22P02';
+            END IF;
+            ts := @extschema@_internal._psv_time(cell.time_start, tz);
+            te := @extschema@_internal._psv_time(cell.time_end, tz);
+            sr := cell.state_raw::bigint;
+            IF ts IS NULL THEN
+                RAISE EXCEPTION 'the event has no TimeStart' USING ERRCODE = '22004';
+            ELSIF ts < floor_at OR te < floor_at THEN
+                RAISE EXCEPTION '% % is before %, the accounting start of cluster "%" (clusters.accounting_start)',
+                                CASE WHEN ts < floor_at THEN 'TimeStart' ELSE 'TimeEnd' END, LEAST(ts, te), floor_at,
+                                import_events.cluster
+                    USING ERRCODE = '22008';
+            ELSIF ts > horizon OR te > horizon THEN
+                RAISE EXCEPTION '% % is more than a year ahead of the database''s clock',
+                                CASE WHEN ts > horizon THEN 'TimeStart' ELSE 'TimeEnd' END, GREATEST(ts, te)
+                    USING ERRCODE = '22008';
+            ELSIF te < ts THEN
+                RAISE EXCEPTION 'TimeEnd % is before TimeStart %', te, ts USING ERRCODE = '23514';
+            END IF;
+            why := @extschema@_internal._tres_problem(cell.tres);
+            IF why IS NOT NULL THEN
+                RAISE EXCEPTION 'TRES "%" cannot be read: %', left(cell.tres, 200), why USING ERRCODE = '22P02';
+            END IF;
+            INSERT INTO pg_temp._fs_events VALUES (cell.node_name, ts, te, cell.state, sr, cell.tres, cell.reason, cell.user_ref);
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            INSERT INTO pg_temp._fs_text_rejects VALUES (cell.line + 1, NULL, st, msg, lines[cell.line + 1]);
+        END;
+    END LOOP;
+    -- one line per event: a repeat of an event's start, the last one
+    DELETE FROM pg_temp._fs_events e
+     WHERE e.ctid IN (SELECT d.ctid
+                        FROM (SELECT x.ctid, row_number() OVER (PARTITION BY x.node_name, x.time_start
+                                                                 ORDER BY x.ctid DESC) AS rn
+                                FROM pg_temp._fs_events x) d
+                       WHERE d.rn > 1);
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT import_events.cluster, tstzrange(date_trunc('hour', e.time_start),
                                             COALESCE(date_trunc('hour', e.time_end) + interval '1 hour', 'infinity'))
@@ -1391,7 +1529,8 @@ BEGIN
        SET time_end = EXCLUDED.time_end, state = EXCLUDED.state, state_raw = EXCLUDED.state_raw,
            tres = EXCLUDED.tres, reason = EXCLUDED.reason, user_ref = EXCLUDED.user_ref;
     GET DIAGNOSTICS n = ROW_COUNT;
-    DROP TABLE pg_temp._fs_events;
+    PERFORM @extschema@_internal._import_text_done('events', import_events.cluster, tz, n_lines + 1, n);
+    DROP TABLE pg_temp._fs_events, pg_temp._fs_event_cells;
     RETURN n;
 END
 $$;
@@ -1402,6 +1541,13 @@ COMMENT ON FUNCTION @extschema@.import_events(text, text, text) IS
 -- TimeEnd,Flags,NodeNames,UnusedWall,Associations; associations: the
 -- sacctmgr show assoc -P export with ID, Account and User that maps the
 -- Assocs ids to accounts and users.
+--
+-- Each line is checked as import_events checks its lines, and rejected
+-- alone with its reason (an ID that is not a number, a missing or bad
+-- time, one before the cluster's accounting_start or more than a year
+-- ahead, an end before the start, a TRES string the rollups cannot read,
+-- an Assocs id the association export does not have); the others are
+-- imported (docs/bad-input.md).
 CREATE FUNCTION @extschema@.import_reservations(cluster text, export text, associations text DEFAULT NULL,
                                                 time_zone text DEFAULT NULL)
 RETURNS bigint LANGUAGE plpgsql
@@ -1409,32 +1555,41 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     tz text;
-    n bigint;
+    floor_at timestamptz;
+    horizon timestamptz := now() + interval '1 year';
+    lines text[];
+    nfields integer;
+    cell record;
+    rid bigint;
+    ts timestamptz;
+    te timestamptz;
+    why text;
     bad text;
+    st text;
+    msg text;
+    n_lines bigint;
+    n bigint;
 BEGIN
-    SELECT k.timezone INTO tz FROM @extschema@.clusters k WHERE k.cluster = import_reservations.cluster;
+    SELECT k.timezone, k.accounting_start INTO tz, floor_at
+      FROM @extschema@.clusters k WHERE k.cluster = import_reservations.cluster;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'import_reservations: cluster "%" does not exist', import_reservations.cluster
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
-    tz := COALESCE(time_zone, tz);
-    CREATE TEMP TABLE _fs_resv ON COMMIT DROP AS
-    SELECT max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
-           max(c.val) FILTER (WHERE c.col = 'id')::bigint AS resv_id,
+    tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
+    CREATE TEMP TABLE _fs_resv_cells ON COMMIT DROP AS
+    SELECT c.line,
+           max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
+           max(c.val) FILTER (WHERE c.col = 'id') AS resv_id,
            max(c.val) FILTER (WHERE c.col = 'name') AS name,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timestart'), tz) AS time_start,
-           @extschema@_internal._psv_time(max(c.val) FILTER (WHERE c.col = 'timeend'), tz) AS time_end,
+           max(c.val) FILTER (WHERE c.col = 'timestart') AS time_start,
+           max(c.val) FILTER (WHERE c.col = 'timeend') AS time_end,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'flags'), '') AS flags,
            COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
            max(c.val) FILTER (WHERE c.col IN ('nodename', 'nodenames')) AS nodes,
            string_to_array(max(c.val) FILTER (WHERE c.col IN ('assocs', 'associations')), ',') AS assoc_ids
       FROM @extschema@_internal._psv_columns(export, ARRAY['ID', 'Name', 'TimeStart', 'TimeEnd', 'TRES'], 'import_reservations') c
      GROUP BY c.line;
-    DELETE FROM pg_temp._fs_resv e WHERE e.cluster IS DISTINCT FROM import_reservations.cluster AND e.cluster IS NOT NULL;
-    IF EXISTS (SELECT FROM pg_temp._fs_resv e WHERE e.time_start IS NULL OR e.time_end IS NULL OR e.resv_id IS NULL) THEN
-        RAISE EXCEPTION 'import_reservations: a reservation has no ID, TimeStart or TimeEnd'
-            USING ERRCODE = '22023', HINT = 'Every line of sacctmgr show reservation has them.';
-    END IF;
     CREATE TEMP TABLE _fs_assoc ON COMMIT DROP AS
     SELECT max(c.val) FILTER (WHERE c.col = 'id') AS id,
            btrim(max(c.val) FILTER (WHERE c.col = 'account')) AS account,
@@ -1442,14 +1597,62 @@ BEGIN
       FROM @extschema@_internal._psv_columns(COALESCE(associations, E'ID|Account|User\n'), ARRAY['ID', 'Account', 'User'],
                                     'import_reservations (associations)') c
      GROUP BY c.line;
-    SELECT string_agg(DISTINCT a, ', ') INTO bad
-      FROM pg_temp._fs_resv e CROSS JOIN LATERAL unnest(e.assoc_ids) a
-     WHERE NOT EXISTS (SELECT FROM pg_temp._fs_assoc x WHERE x.id = btrim(a));
-    IF bad IS NOT NULL THEN
-        RAISE EXCEPTION 'import_reservations: association ids % are not in the association export', bad
-            USING ERRCODE = '22023',
-                  HINT = 'Pass the output of sacctmgr show assoc -P format=Cluster,Account,User,ID as associations: a reservation''s time is charged to its associations.';
-    END IF;
+    lines := regexp_split_to_array(rtrim(replace(export, E'\r', ''), E'\n'), E'\n');
+    nfields := cardinality(string_to_array(lines[1], '|'));
+    CREATE TEMP TABLE _fs_resv (resv_id bigint, name text, time_start timestamptz, time_end timestamptz,
+                                flags text, tres text, nodes text, assoc_ids text[]) ON COMMIT DROP;
+    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
+    n_lines := 0;
+    FOR cell IN SELECT x.* FROM pg_temp._fs_resv_cells x
+              WHERE x.cluster IS NULL OR x.cluster = import_reservations.cluster ORDER BY x.line LOOP
+        n_lines := n_lines + 1;
+        BEGIN
+            IF cardinality(string_to_array(lines[cell.line + 1], '|')) <> nfields THEN
+                RAISE EXCEPTION 'the line has % fields, the header %', cardinality(string_to_array(lines[cell.line + 1], '|')), nfields
+                    USING ERRCODE = '22P02';
+            END IF;
+            rid := cell.resv_id::bigint;
+            ts := @extschema@_internal._psv_time(cell.time_start, tz);
+            te := @extschema@_internal._psv_time(cell.time_end, tz);
+            IF rid IS NULL OR ts IS NULL OR te IS NULL THEN
+                RAISE EXCEPTION 'the reservation has no %', concat_ws(', ', CASE WHEN rid IS NULL THEN 'ID' END,
+                                                                       CASE WHEN ts IS NULL THEN 'TimeStart' END,
+                                                                       CASE WHEN te IS NULL THEN 'TimeEnd' END)
+                    USING ERRCODE = '22004';
+            ELSIF ts < floor_at OR te < floor_at THEN
+                RAISE EXCEPTION '% % is before %, the accounting start of cluster "%" (clusters.accounting_start)',
+                                CASE WHEN ts < floor_at THEN 'TimeStart' ELSE 'TimeEnd' END, LEAST(ts, te), floor_at,
+                                import_reservations.cluster
+                    USING ERRCODE = '22008';
+            ELSIF ts > horizon OR te > horizon THEN
+                RAISE EXCEPTION '% % is more than a year ahead of the database''s clock',
+                                CASE WHEN ts > horizon THEN 'TimeStart' ELSE 'TimeEnd' END, GREATEST(ts, te)
+                    USING ERRCODE = '22008';
+            ELSIF te < ts THEN
+                RAISE EXCEPTION 'TimeEnd % is before TimeStart %', te, ts USING ERRCODE = '23514';
+            END IF;
+            why := @extschema@_internal._tres_problem(cell.tres);
+            IF why IS NOT NULL THEN
+                RAISE EXCEPTION 'TRES "%" cannot be read: %', left(cell.tres, 200), why USING ERRCODE = '22P02';
+            END IF;
+            SELECT string_agg(DISTINCT a, ', ') INTO bad FROM unnest(cell.assoc_ids) a
+             WHERE NOT EXISTS (SELECT FROM pg_temp._fs_assoc x WHERE x.id = btrim(a));
+            IF bad IS NOT NULL THEN
+                RAISE EXCEPTION 'association ids % are not in the association export', bad USING ERRCODE = '23503';
+            END IF;
+            INSERT INTO pg_temp._fs_resv VALUES (rid, cell.name, ts, te, cell.flags, cell.tres, cell.nodes, cell.assoc_ids);
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+            INSERT INTO pg_temp._fs_text_rejects VALUES (cell.line + 1, cell.resv_id, st, msg, lines[cell.line + 1]);
+        END;
+    END LOOP;
+    -- one line per reservation: a repeat of one, the last one
+    DELETE FROM pg_temp._fs_resv e
+     WHERE e.ctid IN (SELECT d.ctid
+                        FROM (SELECT x.ctid, row_number() OVER (PARTITION BY x.resv_id, x.time_start
+                                                                 ORDER BY x.ctid DESC) AS rn
+                                FROM pg_temp._fs_resv x) d
+                       WHERE d.rn > 1);
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT import_reservations.cluster,
            tstzrange(date_trunc('hour', e.time_start), date_trunc('hour', e.time_end) + interval '1 hour')
@@ -1469,8 +1672,8 @@ BEGIN
        SET name = EXCLUDED.name, time_end = EXCLUDED.time_end, flags = EXCLUDED.flags, tres = EXCLUDED.tres,
            nodes = EXCLUDED.nodes, accounts = EXCLUDED.accounts, users = EXCLUDED.users;
     GET DIAGNOSTICS n = ROW_COUNT;
-    DROP TABLE pg_temp._fs_resv;
-    DROP TABLE pg_temp._fs_assoc;
+    PERFORM @extschema@_internal._import_text_done('reservations', import_reservations.cluster, tz, n_lines + 1, n);
+    DROP TABLE pg_temp._fs_resv, pg_temp._fs_resv_cells, pg_temp._fs_assoc;
     RETURN n;
 END
 $$;

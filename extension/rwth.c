@@ -615,7 +615,7 @@ fs_rwth_running_hours(PG_FUNCTION_ARGS)
 	n = PG_GETARG_INT32(1);
 	/*
 	 * months sizes the result: unchecked, 2^31 - 1 asked for a 16 GB array
-	 * (XX000) and 10^8 built 800 MB for any role (issue 20).  No period has
+	 * (XX000) and 10^8 built 800 MB for any role.  No period has
 	 * more months than _rwth_month_starts can give, the months PostgreSQL's
 	 * timestamps span (RWTH_MAX_MONTHS, 29 MB of float8).
 	 */

@@ -273,8 +273,8 @@ DECLARE
         'my_sshare', 'my_sprio', 'my_pbsfs'];
     -- columns of those relations a plain user may not read: why a
     -- checkpoint was invalidated names the job that did it ("INSERT on
-    -- jobs: job 42, ..."), which PrivateData=jobs hides from other users
-    -- (issue 20).  The user gets SELECT on the other columns only.
+    -- jobs: job 42, ..."), which PrivateData=jobs hides from other users.
+    -- The user gets SELECT on the other columns only.
     user_hidden_columns text[] := ARRAY['usage_checkpoints.invalidated_by'];
     -- journals: the administrator appends, never changes or removes
     append_only text[] := ARRAY['ledger', 'regulation_checks'];

@@ -1,10 +1,11 @@
 -- ---------------------------------------------------------------------------
 -- slurmdbd: the live feed from a Slurm accounting database and the
--- decisions back to it (issue 13; docs/slurmdbd.md).
+-- decisions back to it (docs/slurmdbd.md).
 --
 --   In:  SELECT fairshare.slurmdbd_connect('oracle', 'slurmdbd');   -- once
 --        CALL fairshare.sync_slurmdbd('oracle');                   -- every minute
---   Out: SELECT command, reason FROM fairshare.slurm_decisions('oracle');
+--   Out: fairshare_apply_decisions oracle     (tools/: runs the rows of
+--        fairshare.slurm_decisions('oracle') with sacctmgr, no shell)
 --
 -- slurmdbd's MariaDB tables are read through mysql_fdw foreign tables that
 -- slurmdbd_connect makes in a schema of the centre's choosing.  A sync reads
@@ -38,7 +39,10 @@ CREATE TABLE @extschema@.slurmdbd_feeds (
     -- low-priority one nothing), and of a project in neither
     rwth_low_priority_qos text,
     rwth_blocked_qos     text,
-    rwth_normal_qos      text NOT NULL DEFAULT 'normal'
+    rwth_normal_qos      text NOT NULL DEFAULT 'normal',
+    -- the ClusterName of slurm.conf, which the decisions name (it may
+    -- differ from fairshare's name for the cluster)
+    slurm_cluster        text NOT NULL CHECK (slurm_cluster OPERATOR(pg_catalog.~) '^[A-Za-z0-9_][A-Za-z0-9_-]*$')
 );
 COMMENT ON TABLE @extschema@.slurmdbd_feeds IS 'Clusters fed from a slurmdbd through mysql_fdw: foreign schema, change marks, last sync, and how decisions map to Slurm limits and QOS.';
 
@@ -129,6 +133,98 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._slurm_seconds_text(bigint) IS
 'A duration in seconds as sacct prints it: 00:00:42, 1-02:03:04 (internal to sync_slurmdbd).';
 
+-- Whose code the feed and the decisions run when they read the foreign
+-- schema named in slurmdbd_feeds, a row a fairshare_admin may write: a view
+-- there, or a column of a type whose checks call a function, would run its
+-- owner's code with the rights of whoever syncs, often a superuser.  So the
+-- schema and the four relations must belong to the caller or to a
+-- superuser, be tables or foreign tables (no view: reading them runs no
+-- code), and hold only columns of the built-in types bigint, integer and
+-- text (docs/security.md#the-slurm-loop).  Checked at every use, not only
+-- when the feed was made: the row may change after.
+CREATE FUNCTION @extschema@_internal._slurmdbd_trusted_schema(sch name, caller text, tables boolean DEFAULT true)
+RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    owner name;
+    bad text;
+BEGIN
+    SELECT r.rolname INTO owner
+      FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) n.nspowner
+     WHERE n.nspname OPERATOR(pg_catalog.=) sch AND (r.rolsuper OR r.rolname OPERATOR(pg_catalog.=) current_user);
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '%: schema % of the slurmdbd tables is neither %''s nor a superuser''s', caller, pg_catalog.quote_ident(sch), current_user
+            USING ERRCODE = '42501',
+                  HINT = 'The feed reads only a schema owned by the role that runs it or by a superuser (docs/security.md#the-slurm-loop); slurmdbd_connect makes one.';
+    END IF;
+    IF NOT tables THEN
+        RETURN;
+    END IF;
+    SELECT pg_catalog.string_agg(pg_catalog.format('%s (%s)', t.relname,
+               CASE WHEN c.oid IS NULL THEN 'missing'
+                    WHEN c.relkind OPERATOR(pg_catalog.<>) ALL (ARRAY['r', 'f']::"char"[]) THEN 'not a table nor a foreign table'
+                    WHEN NOT (o.rolsuper OR o.rolname OPERATOR(pg_catalog.=) current_user) THEN 'owned by ' OPERATOR(pg_catalog.||) o.rolname
+                    ELSE 'a column of a type other than bigint, integer, text' END), ', ' ORDER BY t.relname) INTO bad
+      FROM pg_catalog.unnest(ARRAY['job_table', 'assoc_table', 'tres_table', 'qos_table']) t (relname)
+      LEFT JOIN pg_catalog.pg_class c
+        ON c.relname OPERATOR(pg_catalog.=) t.relname
+       AND c.relnamespace OPERATOR(pg_catalog.=) (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) sch)
+      LEFT JOIN pg_catalog.pg_roles o ON o.oid OPERATOR(pg_catalog.=) c.relowner
+     WHERE c.oid IS NULL OR c.relkind OPERATOR(pg_catalog.<>) ALL (ARRAY['r', 'f']::"char"[])
+        OR NOT (o.rolsuper OR o.rolname OPERATOR(pg_catalog.=) current_user)
+        OR EXISTS (SELECT FROM pg_catalog.pg_attribute a
+                    WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+                      AND a.atttypid OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog.int8'::pg_catalog.regtype, 'pg_catalog.int4'::pg_catalog.regtype, 'pg_catalog.text'::pg_catalog.regtype]::pg_catalog.oid[]));
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION '%: the slurmdbd tables of schema % cannot be read safely: %', caller, pg_catalog.quote_ident(sch), bad
+            USING ERRCODE = '42501',
+                  HINT = 'job_table, assoc_table, tres_table and qos_table must be tables or foreign tables of the caller or of a superuser, with bigint, integer and text columns only (docs/security.md#the-slurm-loop).';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_trusted_schema(name, text, boolean) IS
+'Refuses (42501) a slurmdbd foreign schema, or tables in it, that neither the caller nor a superuser owns, a view, or a column of a non built-in type: reading it could run another role''s code (internal to the slurmdbd feed).';
+
+-- What is wrong with a job row of slurmdbd, NULL if nothing: a sync turns
+-- each row into a sacct line, and a value no sacct line can hold (a TRES
+-- string that is not id=count,..., an instant past the year 9999, a
+-- negative time limit, a state Slurm does not have) would fail the whole
+-- sync, and every sync after it, since the marks would never move.  Such a
+-- row is rejected with this reason and the rest synced
+-- (docs/slurmdbd.md#the-feed-sync_slurmdbd).  horizon: the latest mod_time
+-- believed (a row stamped in the far future would move the mark past every
+-- row to come).
+CREATE FUNCTION @extschema@_internal._slurmdbd_job_problem(tres_alloc text, tres_req text, mod_time bigint,
+    time_submit bigint, time_eligible bigint, time_start bigint, time_end bigint, time_suspended bigint,
+    timelimit bigint, state bigint, horizon bigint)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE
+        WHEN tres_alloc OPERATOR(pg_catalog.<>) '' AND tres_alloc OPERATOR(pg_catalog.!~) '^[0-9]{1,9}=[0-9]{1,20}(,[0-9]{1,9}=[0-9]{1,20})*$'
+        THEN pg_catalog.format('tres_alloc %s is not a list of TRES id=count', pg_catalog.quote_literal(pg_catalog.left(tres_alloc, 100)))
+        WHEN tres_req OPERATOR(pg_catalog.<>) '' AND tres_req OPERATOR(pg_catalog.!~) '^[0-9]{1,9}=[0-9]{1,20}(,[0-9]{1,9}=[0-9]{1,20})*$'
+        THEN pg_catalog.format('tres_req %s is not a list of TRES id=count', pg_catalog.quote_literal(pg_catalog.left(tres_req, 100)))
+        WHEN mod_time IS NULL OR mod_time OPERATOR(pg_catalog.<) 0 OR mod_time OPERATOR(pg_catalog.>) horizon
+        THEN pg_catalog.format('mod_time %s is not an instant up to a day from now (Unix seconds)', coalesce(mod_time::text, 'NULL'))
+        WHEN time_submit OPERATOR(pg_catalog.<) 0 OR time_submit OPERATOR(pg_catalog.>) 253402300799
+        THEN pg_catalog.format('time_submit %s is not an instant before the year 10000 (Unix seconds)', time_submit)
+        WHEN time_eligible OPERATOR(pg_catalog.<) 0 OR time_eligible OPERATOR(pg_catalog.>) 253402300799
+        THEN pg_catalog.format('time_eligible %s is not an instant before the year 10000 (Unix seconds)', time_eligible)
+        WHEN time_start OPERATOR(pg_catalog.<) 0 OR time_start OPERATOR(pg_catalog.>) 253402300799
+        THEN pg_catalog.format('time_start %s is not an instant before the year 10000 (Unix seconds)', time_start)
+        WHEN time_end OPERATOR(pg_catalog.<) 0 OR time_end OPERATOR(pg_catalog.>) 253402300799
+        THEN pg_catalog.format('time_end %s is not an instant before the year 10000 (Unix seconds)', time_end)
+        WHEN time_suspended OPERATOR(pg_catalog.<) 0 OR time_suspended OPERATOR(pg_catalog.>) 253402300799
+        THEN pg_catalog.format('time_suspended %s is not a number of seconds from 0 to 253402300799', time_suspended)
+        WHEN timelimit OPERATOR(pg_catalog.<) 0 OR timelimit OPERATOR(pg_catalog.>) 4294967295
+        THEN pg_catalog.format('timelimit %s is not a number of minutes from 0 to 4294967295', timelimit)
+        WHEN state OPERATOR(pg_catalog.<) 0 OR state OPERATOR(pg_catalog.>) 4294967295
+             OR state OPERATOR(pg_catalog.&) 255 OPERATOR(pg_catalog.>) 11
+        THEN pg_catalog.format('state %s is not a job state of Slurm', state) END;
+END;
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_job_problem(text, text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint) IS
+'Why a slurmdbd job row cannot be synced (malformed TRES, an instant out of range, a bad time limit or state), NULL if it can (internal to sync_slurmdbd).';
+
 -- The foreign tables of a cluster's slurmdbd, in a schema of their own.
 -- Only the columns the feed and the decisions read: mysql_fdw matches them
 -- by name, and sends MariaDB the conditions on them.
@@ -154,9 +250,14 @@ BEGIN
             USING ERRCODE = '42704',
                   HINT = 'CREATE SERVER ... FOREIGN DATA WRAPPER mysql_fdw and a user mapping first (docs/slurmdbd.md).';
     END IF;
-    IF sc OPERATOR(pg_catalog.!~) '^[A-Za-z0-9_-]+$' THEN
+    IF sc OPERATOR(pg_catalog.!~) '^[A-Za-z0-9_][A-Za-z0-9_-]*$' THEN
         RAISE EXCEPTION 'slurmdbd_connect: "%" is not a Slurm cluster name', sc
-            USING ERRCODE = '22023', HINT = 'ClusterName of slurm.conf: letters, digits, _ and -.';
+            USING ERRCODE = '22023', HINT = 'ClusterName of slurm.conf: letters, digits, _ and -, not - first.';
+    END IF;
+    -- a schema that exists already must be one whose code the caller may
+    -- run (docs/security.md#the-slurm-loop); a new one is the caller's
+    IF EXISTS (SELECT FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) sch) THEN
+        PERFORM @extschema@_internal._slurmdbd_trusted_schema(sch, 'slurmdbd_connect', false);
     END IF;
     EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I', sch);
     EXECUTE format($f$CREATE FOREIGN TABLE %I.job_table (
@@ -174,8 +275,9 @@ BEGIN
         SERVER %I OPTIONS (dbname %L, table_name 'tres_table')$f$, sch, server, database);
     EXECUTE format($f$CREATE FOREIGN TABLE %I.qos_table (id bigint, deleted integer, name text)
         SERVER %I OPTIONS (dbname %L, table_name 'qos_table')$f$, sch, server, database);
-    INSERT INTO @extschema@.slurmdbd_feeds (cluster, foreign_schema) VALUES (slurmdbd_connect.cluster, sch)
-    ON CONFLICT ON CONSTRAINT slurmdbd_feeds_pkey DO UPDATE SET foreign_schema = EXCLUDED.foreign_schema;
+    INSERT INTO @extschema@.slurmdbd_feeds (cluster, foreign_schema, slurm_cluster) VALUES (slurmdbd_connect.cluster, sch, sc)
+    ON CONFLICT ON CONSTRAINT slurmdbd_feeds_pkey DO UPDATE
+       SET foreign_schema = EXCLUDED.foreign_schema, slurm_cluster = EXCLUDED.slurm_cluster;
     RETURN sch;
 END
 $$;
@@ -321,6 +423,7 @@ DECLARE
     n_rejects bigint;
     new_job_mark bigint;
     new_assoc_mark bigint;
+    horizon bigint;
     res record;
 BEGIN
     IF cluster IS NULL THEN
@@ -334,9 +437,15 @@ BEGIN
         RAISE EXCEPTION 'sync_slurmdbd: cluster "%" has no slurmdbd feed', cluster USING ERRCODE = '42704',
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
+    PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'sync_slurmdbd');
     PERFORM @extschema@_internal._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
     SELECT coalesce(max(mod_time), f.assoc_mark) INTO new_assoc_mark FROM pg_temp._fs_sdbd_assocs;
-    SELECT coalesce(max(mod_time), f.job_mark) INTO new_job_mark FROM pg_temp._fs_sdbd_jobs;
+    horizon := pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.+) 86400;
+    -- a row stamped in the far future is rejected below and does not move
+    -- the mark past the rows to come
+    SELECT coalesce(max(mod_time), f.job_mark) INTO new_job_mark FROM pg_temp._fs_sdbd_jobs
+     WHERE mod_time OPERATOR(pg_catalog.<=) horizon;
+    new_job_mark := greatest(new_job_mark, f.job_mark);
     n_assocs := @extschema@_internal._slurmdbd_sync_tree(cluster, f.assoc_mark);
 
     -- the jobs as sacct prints them
@@ -362,7 +471,9 @@ BEGIN
              WHERE pg_catalog.split_part(e, '=', 1) OPERATOR(pg_catalog.=) '1') AS cpus
       FROM (SELECT j.tres_alloc AS raw FROM pg_temp._fs_sdbd_jobs j WHERE j.tres_alloc OPERATOR(pg_catalog.<>) ''
             UNION
-            SELECT j.tres_req FROM pg_temp._fs_sdbd_jobs j WHERE j.tres_req OPERATOR(pg_catalog.<>) '') r;
+            SELECT j.tres_req FROM pg_temp._fs_sdbd_jobs j WHERE j.tres_req OPERATOR(pg_catalog.<>) '') r
+     -- (a malformed string is its row's reject: _slurmdbd_job_problem)
+     WHERE r.raw OPERATOR(pg_catalog.~) '^[0-9]{1,9}=[0-9]{1,20}(,[0-9]{1,9}=[0-9]{1,20})*$';
     CREATE TEMP TABLE _fs_sdbd_work ON COMMIT DROP AS
     SELECT j.*,
            CASE WHEN j.het_job_id OPERATOR(pg_catalog.<>) 0
@@ -375,7 +486,9 @@ BEGIN
            m.account AS f_account, NULLIF(m.slurm_user, '') AS f_user, q.name AS qos_name,
            fa.formatted AS alloc_text, fr.formatted AS req_text,
            NULLIF(pg_catalog.concat_ws(',', fa.unknown, fr.unknown), '') AS unknown_tres,
-           fa.cpus AS alloc_cpus
+           fa.cpus AS alloc_cpus,
+           @extschema@_internal._slurmdbd_job_problem(j.tres_alloc, j.tres_req, j.mod_time, j.time_submit, j.time_eligible,
+               j.time_start, j.time_end, j.time_suspended, j.timelimit, j.state, horizon) AS problem
       FROM pg_temp._fs_sdbd_jobs j
       LEFT JOIN @extschema@.slurmdbd_associations m
         ON m.cluster OPERATOR(pg_catalog.=) cluster AND m.id_assoc OPERATOR(pg_catalog.=) j.id_assoc
@@ -386,7 +499,7 @@ BEGIN
     -- runs slurmdbd marked deleted: removed here too
     WITH d AS (
         DELETE FROM @extschema@.jobs x USING pg_temp._fs_sdbd_work w
-         WHERE w.deleted OPERATOR(pg_catalog.<>) 0 AND x.cluster OPERATOR(pg_catalog.=) cluster
+         WHERE w.deleted OPERATOR(pg_catalog.<>) 0 AND w.problem IS NULL AND x.cluster OPERATOR(pg_catalog.=) cluster
            AND x.job_id OPERATOR(pg_catalog.=) w.job_key
            AND x.submit_time OPERATOR(pg_catalog.=) pg_catalog.to_timestamp(w.time_submit)
         RETURNING 1)
@@ -394,7 +507,8 @@ BEGIN
 
     INSERT INTO pg_temp._fs_sdbd_rejects (job_id, reason, line)
     SELECT w.job_key,
-           CASE WHEN w.unknown_tres IS NOT NULL
+           CASE WHEN w.problem IS NOT NULL THEN w.problem
+                WHEN w.unknown_tres IS NOT NULL
                 THEN pg_catalog.format('unknown TRES id %s (not in tres_table)', w.unknown_tres)
                 WHEN w.f_user IS NULL AND w.f_account IS NOT NULL
                 THEN pg_catalog.format('association %s is an account association, not a user''s', w.id_assoc)
@@ -402,7 +516,7 @@ BEGIN
            pg_catalog.format('job_db_inx=%s id_job=%s id_assoc=%s tres_alloc=%s tres_req=%s',
                              w.job_db_inx, w.id_job, w.id_assoc, w.tres_alloc, w.tres_req)
       FROM pg_temp._fs_sdbd_work w
-     WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND (w.unknown_tres IS NOT NULL OR w.f_user IS NULL);
+     WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND (w.problem IS NOT NULL OR w.unknown_tres IS NOT NULL OR w.f_user IS NULL);
 
     INSERT INTO pg_temp._fs_sdbd_lines (line)
     VALUES ('JobID|User|Account|Partition|QOS|AllocCPUS|ReqTRES|AllocTRES|Submit|Eligible|Start|End|State|NNodes|Cluster|Timelimit|Suspended|ReservationId');
@@ -424,7 +538,7 @@ BEGIN
              -- the reservation it ran in (0: none)
              w.id_resv::text], '|', '')
       FROM pg_temp._fs_sdbd_work w
-     WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND w.unknown_tres IS NULL AND w.f_user IS NOT NULL
+     WHERE w.deleted OPERATOR(pg_catalog.=) 0 AND w.problem IS NULL AND w.unknown_tres IS NULL AND w.f_user IS NOT NULL
      ORDER BY w.time_submit, w.job_db_inx;
     SELECT count(*) INTO n_jobs FROM pg_temp._fs_sdbd_work;
 
@@ -453,18 +567,60 @@ COMMENT ON PROCEDURE @extschema@.sync_slurmdbd(text) IS
 'Brings the cluster''s associations, shares and job runs in from its slurmdbd (mysql_fdw), from the change marks on, in one transaction: exactly once, through import_sacct.';
 
 -- ---------------------------------------------------------------------------
--- Out: fairshare's decisions as sacctmgr commands
+-- Out: fairshare's decisions as sacctmgr argument vectors
 -- ---------------------------------------------------------------------------
 
--- A word of a sacctmgr command line, quoted for sh when it needs it.
-CREATE FUNCTION @extschema@_internal._sh_word(word text)
-RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+-- Why sacctmgr could not take a name as the one name it is, NULL if it can.
+-- sacctmgr splits a value at commas into a list of names (proj,root is two
+-- accounts), expands brackets as a host list (a[1-2] is a1 and a2), ends a
+-- name at the quote matching a leading one and turns other quotes into `,
+-- lowercases account and user names, reads an argument beginning with - as
+-- an option wherever it stands (getopt), and
+-- a newline or other control character ends a line for whatever shell or
+-- file carries the command.  Only lowercase letters, digits and _ . @ -
+-- (not - first) are taken: every name Slurm's own tools create that way
+-- (docs/security.md#the-slurm-loop).
+CREATE FUNCTION @extschema@_internal._slurm_name_problem(name text)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT CASE WHEN word OPERATOR(pg_catalog.~) '^[A-Za-z0-9_./@+=:,-]+$' THEN word
-                ELSE '''' OPERATOR(pg_catalog.||) pg_catalog.replace(word, '''', '''\''''') OPERATOR(pg_catalog.||) '''' END;
+    SELECT CASE
+        WHEN name IS NULL OR name OPERATOR(pg_catalog.=) '' THEN 'is empty'
+        WHEN name OPERATOR(pg_catalog.~) '[[:cntrl:]]' THEN 'holds a control character (a newline, a tab)'
+        WHEN name OPERATOR(pg_catalog.~) '[[:space:]]' THEN 'holds a blank (sacctmgr takes one word per argument)'
+        WHEN pg_catalog.strpos(name, ',') OPERATOR(pg_catalog.>) 0 THEN 'holds a comma (sacctmgr reads a list of names)'
+        WHEN name OPERATOR(pg_catalog.~) '^-' THEN 'begins with - (sacctmgr reads an option)'
+        WHEN name OPERATOR(pg_catalog.~) '[][]' THEN 'holds a bracket (sacctmgr expands a[1-2] into a1,a2)'
+        WHEN name OPERATOR(pg_catalog.~) '[''"`]' THEN 'holds a quote (sacctmgr strips quotes)'
+        WHEN pg_catalog.strpos(name, '=') OPERATOR(pg_catalog.>) 0 THEN 'holds = (sacctmgr reads a setting)'
+        WHEN name OPERATOR(pg_catalog.~) '[A-Z]' THEN 'holds a capital (sacctmgr lowercases names)'
+        WHEN name OPERATOR(pg_catalog.~) '[^a-z0-9_.@-]' THEN 'holds a character other than a-z, 0-9, _ . @ -'
+        WHEN pg_catalog.length(name) OPERATOR(pg_catalog.>) 64 THEN 'is longer than 64 characters' END;
 END;
-COMMENT ON FUNCTION @extschema@_internal._sh_word(text) IS
-'A word for a sh command line, single-quoted when it holds anything but letters, digits and _./@+=:,- (internal to slurm_decisions).';
+COMMENT ON FUNCTION @extschema@_internal._slurm_name_problem(text) IS
+'Why sacctmgr could not take a name as one argument naming one entity (a comma, a leading -, a bracket, a control character, a blank, a quote, =, a capital, another character than a-z 0-9 _ . @ -), NULL if it can (internal to slurm_decisions).';
+
+-- A name as a reason shows it: as it is when sacctmgr can take it, else as
+-- a JSON string (a newline as \n, every control character escaped), so
+-- that a reason is one line whatever the name holds.
+CREATE FUNCTION @extschema@_internal._slurm_name_shown(name text)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN name IS NULL THEN 'none'
+                WHEN @extschema@_internal._slurm_name_problem(name) IS NULL THEN name
+                ELSE pg_catalog.to_json(name)::text END;
+END;
+COMMENT ON FUNCTION @extschema@_internal._slurm_name_shown(text) IS
+'A name for a reason: as it is when sacctmgr can take it, else JSON-escaped on one line (internal to slurm_decisions).';
+
+-- A GrpTRESMins minutes value as slurmdbd keeps it, -1 for no limit: -1,
+-- INFINITE64 and NO_VAL64 (2^64-1, 2^64-2) or anything else not a count.
+CREATE FUNCTION @extschema@_internal._slurm_limit_minutes(v text)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN v OPERATOR(pg_catalog.~) '^[0-9]{1,18}$' THEN v::bigint ELSE -1 END;
+END;
+COMMENT ON FUNCTION @extschema@_internal._slurm_limit_minutes(text) IS
+'A GrpTRESMins value of slurmdbd as minutes, -1 for no limit (-1, INFINITE64, NO_VAL64, anything not a count) (internal to slurm_decisions).';
 
 -- What to run so that the cluster's slurmdbd holds what fairshare decided,
 -- compared with what it holds now (read through the feed's foreign tables):
@@ -473,13 +629,19 @@ COMMENT ON FUNCTION @extschema@_internal._sh_word(text) IS
 --   3 user associations missing from Slurm         (add user)
 --   4 a user association's Fairshare               (modify user)
 --   5 limits: GrpTRESMins=<limit_tres>=minutes of an account with
---     allocations: a GENCI allocation's net hours (take-backs lower it), 0
---     for a blocked RWTH project without a blocked QOS, 0 once every
---     allocation of the account has ended, none (-1) otherwise
+--     allocations: a GENCI allocation's net hours (take-backs lower it; 0
+--     when overdrawn), 0 for a blocked RWTH project without a blocked QOS,
+--     0 once every allocation of the account has ended, none (-1) otherwise
 --   6 QOS of RWTH projects when the centre configured them
--- Nothing is ever deleted in Slurm.  An empty result means Slurm matches.
+-- Each decision is a row: the entity and its names, the settings, and the
+-- arguments of sacctmgr (argv, run without a shell by
+-- tools/fairshare_apply_decisions.c).  A decision naming something sacctmgr
+-- could not take as one argument is refused: no argv, and why in refused
+-- (docs/slurmdbd.md#the-decisions-slurm_decisions).  Nothing is ever
+-- deleted in Slurm.  An empty result means Slurm matches.
 CREATE FUNCTION @extschema@.slurm_decisions(cluster text, as_of timestamptz DEFAULT pg_catalog.now())
-RETURNS TABLE (step integer, account text, user_name text, command text, reason text)
+RETURNS TABLE (step integer, entity text, account text, user_name text, attributes text[], argv text[],
+               command text, reason text, refused text)
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
@@ -499,6 +661,7 @@ BEGIN
         RAISE EXCEPTION 'slurm_decisions: cluster "%" has no slurmdbd feed', $1 USING ERRCODE = '42704',
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
+    PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'slurm_decisions');
     d := ($2 AT TIME ZONE f.tz)::date;
     BEGIN
         EXECUTE format('CREATE TEMP TABLE _fs_dec_assoc ON COMMIT DROP AS SELECT coalesce("user", %L) AS user_name, acct, parent_acct,
@@ -529,7 +692,8 @@ BEGIN
     limit_id AS (SELECT t.id FROM pg_temp._fs_dec_tres t WHERE t.tres = f.limit_tres),
     -- the allocations of each account: the one running on d, else the last ended
     alloc AS (
-        SELECT DISTINCT ON (l.account) l.*, l.period_start <= d AND d <= l.period_end AS running
+        SELECT DISTINCT ON (l.account) l.*, l.period_start <= d AND d <= l.period_end AS running,
+               CASE WHEN l.policy = 'genci' THEN @extschema@.allocation_net_hours(l.allocation_id, d) END AS net_hours
           FROM @extschema@.allocations l
          WHERE l.cluster = $1 AND l.period_start <= d AND l.policy IN ('genci', 'rwth')
          ORDER BY l.account, (l.period_start <= d AND d <= l.period_end) DESC, l.period_end DESC),
@@ -540,16 +704,21 @@ BEGIN
          ORDER BY r.allocation_id, r.month DESC),
     wanted AS (
         SELECT a.account, a.allocation_id,
+               -- an allocation overdrawn (net hours below 0) is blocked
+               -- (0), never unlimited: sacctmgr would store a negative
+               -- limit as 2^64 - n, which is no limit
                CASE WHEN NOT a.running THEN 0::bigint
-                    WHEN a.policy = 'genci' THEN floor(@extschema@.allocation_net_hours(a.allocation_id, d) * 60)::bigint
+                    WHEN a.policy = 'genci' THEN greatest(floor(a.net_hours * 60), 0)::bigint
                     WHEN r.blocked AND f.rwth_blocked_qos IS NULL THEN 0::bigint
                     ELSE -1::bigint END AS minutes,
                CASE WHEN NOT a.running
                     THEN format('allocation %s (%s) ended on %s: no further hours', a.allocation_id, a.policy, a.period_end)
+                    WHEN a.policy = 'genci' AND a.net_hours < 0
+                    THEN format('GENCI allocation %s (%s to %s): %s h granted, %s h net of the ledger on %s: overdrawn, blocked',
+                                a.allocation_id, a.period_start, a.period_end, a.hours, a.net_hours, d)
                     WHEN a.policy = 'genci'
                     THEN format('GENCI allocation %s (%s to %s): %s h granted, %s h net of the ledger on %s',
-                                a.allocation_id, a.period_start, a.period_end, a.hours,
-                                @extschema@.allocation_net_hours(a.allocation_id, d), d)
+                                a.allocation_id, a.period_start, a.period_end, a.hours, a.net_hours, d)
                     WHEN r.blocked AND f.rwth_blocked_qos IS NULL
                     THEN format('RWTH project blocked in %s (allocation %s: %s core-h consumed this month, %s available); no blocked QOS configured',
                                 to_char(r.month, 'YYYY-MM'), a.allocation_id, round(r.consumed::numeric, 1), round(r.consumable::numeric, 1))
@@ -565,79 +734,109 @@ BEGIN
                                                     to_char(r.month, 'YYYY-MM'), a.allocation_id, round(r.consumable::numeric, 1))
                     ELSE format('RWTH project back to normal in %s (allocation %s)', coalesce(to_char(r.month, 'YYYY-MM'), '-'), a.allocation_id) END AS qos_why
           FROM alloc a LEFT JOIN rwth r ON r.allocation_id = a.allocation_id),
+    -- each decision: the entity, the names that select it (keys) and must
+    -- each be one name to sacctmgr (checked), and what to set
     out AS (
         -- 1, 2: accounts
-        SELECT 1 AS step, t.depth, t.account, NULL::text AS user_name,
-               format('sacctmgr -i add account %s cluster=%s parent=%s fairshare=%s',
-                      @extschema@_internal._sh_word(t.account), @extschema@_internal._sh_word($1), @extschema@_internal._sh_word(t.parent_account),
-                      coalesce(t.shares::text, 'parent')) AS command,
-               format('account %s is in fairshare (under %s, %s shares), not in slurmdbd', t.account, t.parent_account,
-                      coalesce(t.shares::text, 'parent')) AS reason
+        SELECT 1 AS step, t.depth, 'account' AS entity, 'add' AS action, t.account, NULL::text AS user_name,
+               ARRAY['account', 'parent account', 'cluster'] AS labels, ARRAY[t.account, t.parent_account, f.slurm_cluster] AS names,
+               ARRAY['name=' || t.account, 'cluster=' || f.slurm_cluster] AS keys,
+               ARRAY['parent=' || t.parent_account, 'fairshare=' || coalesce(t.shares::text, 'parent')] AS attributes,
+               format('account %s is in fairshare (under %s, %s shares), not in slurmdbd', @extschema@_internal._slurm_name_shown(t.account),
+                      @extschema@_internal._slurm_name_shown(t.parent_account), coalesce(t.shares::text, 'parent')) AS reason
           FROM tree t WHERE t.parent_account IS NOT NULL
            AND NOT EXISTS (SELECT FROM s_acct s WHERE s.acct = t.account)
         UNION ALL
-        SELECT 2, t.depth, t.account, NULL,
-               format('sacctmgr -i modify account where name=%s cluster=%s set%s%s', @extschema@_internal._sh_word(t.account), @extschema@_internal._sh_word($1),
-                      CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account THEN ' parent=' || @extschema@_internal._sh_word(t.parent_account) ELSE '' END,
-                      CASE WHEN s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647)
-                           THEN ' fairshare=' || coalesce(t.shares::text, 'parent') ELSE '' END),
+        SELECT 2, t.depth, 'account', 'modify', t.account, NULL,
+               ARRAY['account', 'parent account', 'cluster'],
+               ARRAY[t.account, CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account THEN t.parent_account END, f.slurm_cluster],
+               ARRAY['name=' || t.account, 'cluster=' || f.slurm_cluster],
+               array_remove(ARRAY[CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account THEN 'parent=' || t.parent_account END,
+                                  CASE WHEN s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647)
+                                       THEN 'fairshare=' || coalesce(t.shares::text, 'parent') END], NULL),
                concat_ws('; ',
                    CASE WHEN s.parent_acct IS DISTINCT FROM t.parent_account
-                        THEN format('parent in fairshare %s, in slurmdbd %s', t.parent_account, s.parent_acct) END,
+                        THEN format('parent of %s in fairshare %s, in slurmdbd %s', @extschema@_internal._slurm_name_shown(t.account),
+                                    @extschema@_internal._slurm_name_shown(t.parent_account), @extschema@_internal._slurm_name_shown(s.parent_acct)) END,
                    CASE WHEN s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647)
-                        THEN format('Fairshare in fairshare %s, in slurmdbd %s', coalesce(t.shares::text, 'parent'),
+                        THEN format('Fairshare of %s in fairshare %s, in slurmdbd %s', @extschema@_internal._slurm_name_shown(t.account),
+                                    coalesce(t.shares::text, 'parent'),
                                     CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END) END)
           FROM tree t JOIN s_acct s ON s.acct = t.account
          WHERE t.parent_account IS NOT NULL
            AND (s.parent_acct IS DISTINCT FROM t.parent_account OR s.shares IS DISTINCT FROM coalesce(t.shares::bigint, 2147483647))
         UNION ALL
         -- 3, 4: user associations
-        SELECT 3, 0, u.account, u.user_name,
-               format('sacctmgr -i add user %s account=%s cluster=%s fairshare=%s', @extschema@_internal._sh_word(u.user_name),
-                      @extschema@_internal._sh_word(u.account), @extschema@_internal._sh_word($1), coalesce(u.shares::text, 'parent')),
-               format('user %s in account %s is in fairshare (%s shares), not in slurmdbd', u.user_name, u.account,
-                      coalesce(u.shares::text, 'parent'))
+        SELECT 3, 0, 'user', 'add', u.account, u.user_name,
+               ARRAY['user', 'account', 'cluster'], ARRAY[u.user_name, u.account, f.slurm_cluster],
+               ARRAY['name=' || u.user_name, 'account=' || u.account, 'cluster=' || f.slurm_cluster],
+               ARRAY['fairshare=' || coalesce(u.shares::text, 'parent')],
+               format('user %s in account %s is in fairshare (%s shares), not in slurmdbd', @extschema@_internal._slurm_name_shown(u.user_name),
+                      @extschema@_internal._slurm_name_shown(u.account), coalesce(u.shares::text, 'parent'))
           FROM @extschema@.account_users u
          WHERE u.cluster = $1 AND NOT EXISTS (SELECT FROM s_user s WHERE s.acct = u.account AND s.user_name = u.user_name)
         UNION ALL
-        SELECT 4, 0, u.account, u.user_name,
-               format('sacctmgr -i modify user where name=%s account=%s cluster=%s set fairshare=%s', @extschema@_internal._sh_word(u.user_name),
-                      @extschema@_internal._sh_word(u.account), @extschema@_internal._sh_word($1), coalesce(u.shares::text, 'parent')),
-               format('Fairshare of user %s in account %s: in fairshare %s, in slurmdbd %s', u.user_name, u.account,
-                      coalesce(u.shares::text, 'parent'), CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END)
+        SELECT 4, 0, 'user', 'modify', u.account, u.user_name,
+               ARRAY['user', 'account', 'cluster'], ARRAY[u.user_name, u.account, f.slurm_cluster],
+               ARRAY['name=' || u.user_name, 'account=' || u.account, 'cluster=' || f.slurm_cluster],
+               ARRAY['fairshare=' || coalesce(u.shares::text, 'parent')],
+               format('Fairshare of user %s in account %s: in fairshare %s, in slurmdbd %s', @extschema@_internal._slurm_name_shown(u.user_name),
+                      @extschema@_internal._slurm_name_shown(u.account), coalesce(u.shares::text, 'parent'),
+                      CASE WHEN s.shares = 2147483647 THEN 'parent' ELSE s.shares::text END)
           FROM @extschema@.account_users u JOIN s_user s ON s.acct = u.account AND s.user_name = u.user_name
          WHERE u.cluster = $1 AND s.shares IS DISTINCT FROM coalesce(u.shares::bigint, 2147483647)
         UNION ALL
         -- 5: limits
-        SELECT 5, 0, w.account, NULL,
-               format('sacctmgr -i modify account where name=%s cluster=%s set GrpTRESMins=%s=%s',
-                      @extschema@_internal._sh_word(w.account), @extschema@_internal._sh_word($1), f.limit_tres, w.minutes),
+        SELECT 5, 0, 'account', 'modify', w.account, NULL,
+               ARRAY['account', 'cluster'], ARRAY[w.account, f.slurm_cluster],
+               ARRAY['name=' || w.account, 'cluster=' || f.slurm_cluster],
+               ARRAY['GrpTRESMins=' || f.limit_tres || '=' || w.minutes],
                format('%s: %s=%s minutes (slurmdbd has %s)', w.why, f.limit_tres,
                       CASE WHEN w.minutes < 0 THEN 'no limit' ELSE w.minutes::text END,
-                      coalesce(cur.minutes::text, 'no limit'))
+                      CASE WHEN coalesce(cur.minutes, -1) < 0 THEN 'no limit' ELSE cur.minutes::text END)
           FROM wanted w
           LEFT JOIN s_acct s ON s.acct = w.account
           LEFT JOIN LATERAL (
-                SELECT split_part(e, '=', 2)::bigint AS minutes
+                SELECT @extschema@_internal._slurm_limit_minutes(split_part(e, '=', 2)) AS minutes
                   FROM regexp_split_to_table(NULLIF(s.grp_tres_mins, ''), ',') e
-                 WHERE split_part(e, '=', 1) = (SELECT l.id::text FROM limit_id l)) cur ON true
-         WHERE coalesce(cur.minutes, -1) IS DISTINCT FROM greatest(w.minutes, -1)
+                 WHERE split_part(e, '=', 1) = (SELECT l.id::text FROM limit_id l)
+                 LIMIT 1) cur ON true
+         WHERE coalesce(cur.minutes, -1) IS DISTINCT FROM w.minutes
         UNION ALL
         -- 6: QOS
-        SELECT 6, 0, w.account, NULL,
-               format('sacctmgr -i modify account where name=%s cluster=%s set QOS=%s DefaultQOS=%s',
-                      @extschema@_internal._sh_word(w.account), @extschema@_internal._sh_word($1), @extschema@_internal._sh_word(w.qos), @extschema@_internal._sh_word(w.qos)),
-               format('%s: QOS %s (slurmdbd has %s)', w.qos_why, w.qos, coalesce(q.name, 'none'))
+        SELECT 6, 0, 'account', 'modify', w.account, NULL,
+               ARRAY['account', 'cluster', 'QOS'], ARRAY[w.account, f.slurm_cluster, w.qos],
+               ARRAY['name=' || w.account, 'cluster=' || f.slurm_cluster],
+               ARRAY['QOS=' || w.qos, 'DefaultQOS=' || w.qos],
+               format('%s: QOS %s (slurmdbd has %s)', w.qos_why, @extschema@_internal._slurm_name_shown(w.qos), @extschema@_internal._slurm_name_shown(q.name))
           FROM wanted w
           LEFT JOIN s_acct s ON s.acct = w.account
           LEFT JOIN pg_temp._fs_dec_qos q ON q.id = s.def_qos_id
          WHERE w.qos IS NOT NULL
            AND (q.name IS DISTINCT FROM w.qos
-                OR s.qos IS DISTINCT FROM (SELECT ',' || q2.id || ',' FROM pg_temp._fs_dec_qos q2 WHERE q2.name = w.qos)))
-    SELECT o.step, o.account, o.user_name, o.command, o.reason
-      FROM out o ORDER BY o.step, o.depth, o.account, o.user_name;
+                OR s.qos IS DISTINCT FROM (SELECT ',' || q2.id || ',' FROM pg_temp._fs_dec_qos q2 WHERE q2.name = w.qos))),
+    checked AS (
+        SELECT o.*,
+               (SELECT string_agg(format('the %s name %s', n.label, p.problem), '; ' ORDER BY n.i)
+                  FROM unnest(o.labels, o.names) WITH ORDINALITY n (label, name, i)
+                 CROSS JOIN LATERAL (SELECT @extschema@_internal._slurm_name_problem(n.name) AS problem) p
+                 WHERE n.name IS NOT NULL AND p.problem IS NOT NULL) AS problem
+          FROM out o)
+    SELECT c.step, c.entity, c.account, c.user_name,
+           CASE WHEN c.problem IS NULL THEN c.attributes END,
+           CASE WHEN c.problem IS NULL
+                THEN ARRAY['-i', c.action, c.entity]
+                     || CASE WHEN c.action = 'modify' THEN ARRAY['where'] ELSE '{}'::text[] END || c.keys
+                     || CASE WHEN c.action = 'modify' THEN ARRAY['set'] ELSE '{}'::text[] END || c.attributes END,
+           CASE WHEN c.problem IS NULL
+                THEN 'sacctmgr -i ' || c.action || ' ' || c.entity
+                     || CASE WHEN c.action = 'modify' THEN ' where ' ELSE ' ' END || array_to_string(c.keys, ' ')
+                     || CASE WHEN c.action = 'modify' THEN ' set ' ELSE ' ' END || array_to_string(c.attributes, ' ') END,
+           c.reason,
+           CASE WHEN c.problem IS NOT NULL THEN 'refused: ' || c.problem END
+      FROM checked c ORDER BY c.step, c.depth, c.account, c.user_name;
     DROP TABLE pg_temp._fs_dec_assoc, pg_temp._fs_dec_tres, pg_temp._fs_dec_qos;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.slurm_decisions(text, timestamptz) IS
-'sacctmgr commands that make the cluster''s slurmdbd hold fairshare''s decisions (accounts, Fairshare, GENCI GrpTRESMins net of take-backs, RWTH blocks and QOS, ended allocations), each with its reason; none when slurmdbd matches.';
+'What makes the cluster''s slurmdbd hold fairshare''s decisions (accounts, Fairshare, GENCI GrpTRESMins net of take-backs, 0 when overdrawn, RWTH blocks and QOS, ended allocations): one row each, with sacctmgr''s argument vector and its reason; refused with why when a name is not one sacctmgr takes as one argument; none when slurmdbd matches.';

@@ -424,8 +424,8 @@ COMMENT ON FUNCTION @extschema@.start_next(jsonb, timestamptz, boolean) IS
 'PROTEUS (seed 001): the jobs pending at as_of in queue order (priority, then submission, then job id) and which would start in the free CPUs/memory/GPUs given per partition; backfill skips jobs that do not fit, backfill => false stops each partition at its first job that does not fit.';
 
 -- ---------------------------------------------------------------------------
--- Fair-share factors kept with the usage checkpoints (issue 21;
--- docs/priority.md#cached-fair-share-factors).
+-- Fair-share factors kept with the usage checkpoints
+-- (docs/priority.md#cached-fair-share-factors).
 --
 -- slurmctld computes every association's fair-share factor at each pass of
 -- its priority thread and answers sprio from those.  sprio_at needs the same
@@ -575,7 +575,7 @@ CREATE TRIGGER drop_checkpoint_factors AFTER UPDATE ON @extschema@.clusters
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors();
 
 -- ---------------------------------------------------------------------------
--- sprio_at's fast path: from the cached factors, in SQL (issue 21).
+-- sprio_at's fast path: from the cached factors, in SQL.
 --
 -- While the factors hold, sprio_at is a join of the pending jobs with them,
 -- in sprio_at's own SQL, which the planner inlines into the caller's query

@@ -511,10 +511,20 @@ CREATE FUNCTION @extschema@_internal._svg_n(v float8)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN pg_catalog.round(v::numeric, 1)::text;
 
+-- A name as SVG text or attribute value, well-formed whatever it holds
+-- (docs/statements.md#charts): &, <, > and " as entities; tab, newline and
+-- CR as character references (an attribute keeps them, a parser would
+-- turn them into spaces); the 28 other C0 controls, which XML 1.0 forbids
+-- anywhere in a document (U+0001-U+0008, U+000B, U+000C, U+000E-U+001F; a
+-- text holds no U+0000), as U+FFFD.
 CREATE FUNCTION @extschema@_internal._svg_escape(s text)
 RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
-           s, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;');
+RETURN pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
+       pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(pg_catalog.replace(
+       pg_catalog.translate(s, E'\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f',
+                            pg_catalog.repeat('�', 28)),
+           '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'),
+           E'\t', '&#9;'), E'\n', '&#10;'), E'\r', '&#13;');
 
 -- A tick label: 1 500 000 → 1.5M, 2 500 → 2.5k, 0.25 → 0.25.
 CREATE FUNCTION @extschema@_internal._chart_label(v float8)
@@ -524,6 +534,23 @@ RETURN CASE WHEN pg_catalog.abs(v) OPERATOR(pg_catalog.>=) 1e6
             WHEN pg_catalog.abs(v) OPERATOR(pg_catalog.>=) 1e4
             THEN pg_catalog.trim_scale(pg_catalog.round((v OPERATOR(pg_catalog./) 1e3)::numeric, 2))::text OPERATOR(pg_catalog.||) 'k'
             ELSE pg_catalog.trim_scale(pg_catalog.round(v::numeric, 2))::text END;
+
+-- A chart draws at most 40,000 buckets (bars, days, months): an hourly
+-- chart of 4 years is 35,064, and the plot is 570 pixels wide.  A reader
+-- chooses the window, so the work a chart does must be bounded
+-- (docs/statements.md#bad-input); 54000 names the count asked for.
+CREATE FUNCTION @extschema@_internal._chart_check_buckets(fn text, n bigint, what text, hint text)
+RETURNS void LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    max_buckets constant bigint := 40000;
+BEGIN
+    IF n > max_buckets THEN
+        PERFORM @extschema@_internal._statement_refuse('54000',
+            format('%s: %s %s, more than the %s a chart draws', fn, n, what, max_buckets), hint);
+    END IF;
+END
+$$;
 
 -- The frame: white background, title, the y axis with 5 intervals up to
 -- top and its unit, the x axis with date ticks over [t0, t1] (at most
@@ -658,7 +685,6 @@ DECLARE
     tb_h float8[];
     pts text;
     body text := '';
-    i integer;
 BEGIN
     IF $1 IS NULL OR $2 IS NULL THEN
         PERFORM @extschema@_internal._statement_refuse('22004', 'burndown_svg: allocation_id and as_of must not be NULL',
@@ -675,6 +701,9 @@ BEGIN
         PERFORM @extschema@_internal._statement_refuse('22008', format('burndown_svg: as_of must be finite, not %s', $2),
                                               'Pass the instant to draw the burn-down as of.');
     END IF;
+    PERFORM @extschema@_internal._chart_check_buckets('burndown_svg', (a.period_end - a.period_start + 1)::bigint,
+                                             format('days in the period %s to %s', a.period_start, a.period_end),
+                                             'A burn-down draws a point a day: read a period this long with allocation_statements, month by month.');
     t0 := a.period_start::timestamp AT TIME ZONE a.timezone;
     t1 := (a.period_end + 1)::timestamp AT TIME ZONE a.timezone;
     upto := greatest(least($2, t1), t0);
@@ -720,16 +749,18 @@ BEGIN
 
     top := @extschema@_internal._chart_top(greatest((SELECT max(v) FROM unnest(used_v) v), (SELECT max(v) FROM unnest(net_v) v),
                                            (SELECT max(v) FROM unnest(theo_v) v)));
-    -- the net allocation as steps, to the end of the period
-    pts := '';
-    FOR i IN 1..array_length(net_t, 1) LOOP
-        IF i > 1 THEN
-            pts := pts || @extschema@_internal._svg_n(@extschema@_internal._chart_x(net_t[i], t0, t1)) || ','
-                       || @extschema@_internal._svg_n(@extschema@_internal._chart_y(net_v[i - 1], top)) || ' ';
-        END IF;
-        pts := pts || @extschema@_internal._svg_n(@extschema@_internal._chart_x(net_t[i], t0, t1)) || ','
-                   || @extschema@_internal._svg_n(@extschema@_internal._chart_y(net_v[i], top)) || ' ';
-    END LOOP;
+    -- the net allocation as steps, to the end of the period (each piece
+    -- of every chart is aggregated once: appending to a text in a loop
+    -- copies it each time, quadratic in the pieces)
+    SELECT string_agg(CASE WHEN x.o > 1
+                           THEN @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1)) || ','
+                                || @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.prev, top)) || ' '
+                           ELSE '' END
+                      || @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1)) || ','
+                      || @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top)) || ' ', '' ORDER BY x.o)
+      INTO pts
+      FROM (SELECT n.t, n.v, n.o, lag(n.v) OVER (ORDER BY n.o) AS prev
+              FROM unnest(net_t, net_v) WITH ORDINALITY n(t, v, o)) x;
     pts := pts || '640,' || @extschema@_internal._svg_n(@extschema@_internal._chart_y(net_v[array_length(net_v, 1)], top));
     body := body || format('<polyline points="%s" fill="none" stroke="#2ca02c" stroke-width="3"/>', pts);
     SELECT string_agg(@extschema@_internal._svg_n(@extschema@_internal._chart_x(t, t0, t1)) || ',' || @extschema@_internal._svg_n(@extschema@_internal._chart_y(v, top)), ' ' ORDER BY o)
@@ -740,19 +771,19 @@ BEGIN
           INTO pts FROM unnest(used_t, used_v) WITH ORDINALITY x(t, v, o);
         body := body || format('<polyline points="%s" fill="none" stroke="#1f77b4" stroke-width="3"/>', pts);
     END IF;
-    FOR i IN 1..coalesce(array_length(tb_t, 1), 0) LOOP
-        -- the triangle's tip on the net it leaves; its hours (3 digits:
-        -- monthly take-backs are 47 px apart on a year) under that net,
-        -- right of the step
-        body := body || format('<path d="M %1$s %2$s l -7 -12 l 14 0 z" fill="#d62728"/>'
-                               '<text x="%5$s" y="%3$s" fill="#d62728" font-size="11">-%4$s</text>',
-                               @extschema@_internal._svg_n(@extschema@_internal._chart_x(tb_t[i], t0, t1)),
-                               @extschema@_internal._svg_n(@extschema@_internal._chart_y(tb_v[i], top)),
-                               @extschema@_internal._svg_n(@extschema@_internal._chart_y(tb_v[i], top) + 14),
-                               @extschema@_internal._chart_label(CASE WHEN tb_h[i] > 0
-                                   THEN round(tb_h[i]::numeric, 2 - floor(log(tb_h[i]))::integer)::float8 ELSE 0 END),
-                               @extschema@_internal._svg_n(@extschema@_internal._chart_x(tb_t[i], t0, t1) + 4));
-    END LOOP;
+    -- the triangle's tip on the net it leaves; its hours (3 digits:
+    -- monthly take-backs are 47 px apart on a year) under that net, right
+    -- of the step
+    body := body || coalesce((
+        SELECT string_agg(format('<path d="M %1$s %2$s l -7 -12 l 14 0 z" fill="#d62728"/>'
+                                 '<text x="%5$s" y="%3$s" fill="#d62728" font-size="11">-%4$s</text>',
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1)),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top)),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top) + 14),
+                                 @extschema@_internal._chart_label(CASE WHEN x.h > 0
+                                     THEN round(x.h::numeric, 2 - floor(log(x.h))::integer)::float8 ELSE 0 END),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.t, t0, t1) + 4)), '' ORDER BY x.o)
+          FROM unnest(tb_t, tb_v, tb_h) WITH ORDINALITY x(t, v, h, o)), '');
     IF $2 > t0 AND $2 < t1 THEN
         body := body || format('<line x1="%1$s" y1="40" x2="%1$s" y2="350" stroke="#999999" stroke-width="1" stroke-dasharray="4 3"/>'
                                '<text x="%1$s" y="36" text-anchor="middle" fill="#777777" font-size="11">as of %2$s</text>',
@@ -791,7 +822,6 @@ DECLARE
     months date[];
     vs float8[];
     belows float8[];
-    i integer;
 BEGIN
     IF $1 IS NULL OR $2 IS NULL THEN
         PERFORM @extschema@_internal._statement_refuse('22004', 'account_usage_svg: cluster and account must not be NULL',
@@ -813,6 +843,8 @@ BEGIN
     m0 := date_trunc('month', $3)::date;
     nm := (extract(year FROM $4 - 1)::integer - extract(year FROM m0)::integer) * 12
           + extract(month FROM $4 - 1)::integer - extract(month FROM m0)::integer + 1;
+    PERFORM @extschema@_internal._chart_check_buckets('account_usage_svg', nm::bigint, format('months from %s to %s', $3, $4),
+                                             'A bar a month: take a shorter range (the plot is 570 pixels wide).');
     t0 := m0::timestamp AT TIME ZONE tz;
     t1 := (m0 + make_interval(months => nm))::timestamp AT TIME ZONE tz;
     WITH b AS (
@@ -835,23 +867,23 @@ BEGIN
               FROM stack) s;
     top := @extschema@_internal._chart_top(coalesce((SELECT max(x.b + x.v) FROM unnest(belows, vs) x(b, v)), 0));
     band := 570.0 / nm;
-    FOR i IN 1..coalesce(array_length(ks, 1), 0) LOOP
-        body := body || format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s %s: %s</title></rect>',
-                               @extschema@_internal._svg_n(70 + band * ((extract(year FROM months[i]) - extract(year FROM m0)) * 12
-                                                               + extract(month FROM months[i]) - extract(month FROM m0)) + band * 0.15),
-                               @extschema@_internal._svg_n(@extschema@_internal._chart_y(belows[i] + vs[i], top)),
-                               @extschema@_internal._svg_n(band * 0.7),
-                               @extschema@_internal._svg_n(310 * vs[i] / top),
-                               @extschema@_internal._chart_colour(ks[i]), to_char(months[i], 'YYYY-MM'),
-                               @extschema@_internal._svg_escape(users[i]), round(vs[i]::numeric, 2));
-    END LOOP;
+    body := coalesce((
+        SELECT string_agg(format('<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s %s: %s</title></rect>',
+                                 @extschema@_internal._svg_n(70 + band * ((extract(year FROM x.month) - extract(year FROM m0)) * 12
+                                                                 + extract(month FROM x.month) - extract(month FROM m0)) + band * 0.15),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.below + x.v, top)),
+                                 @extschema@_internal._svg_n(band * 0.7),
+                                 @extschema@_internal._svg_n(310 * x.v / top),
+                                 @extschema@_internal._chart_colour(x.k), to_char(x.month, 'YYYY-MM'),
+                                 @extschema@_internal._svg_escape(x.user_name), round(x.v::numeric, 2)), '' ORDER BY x.o)
+          FROM unnest(ks, users, months, vs, belows) WITH ORDINALITY x(k, user_name, month, v, below, o)), '');
     -- a month's label under each bar (every other one past 12 months)
-    FOR i IN 0..nm - 1 LOOP
-        IF nm <= 12 OR i % ((nm + 11) / 12) = 0 THEN
-            body := body || format('<text x="%s" y="386" text-anchor="middle" font-size="11" fill="#333333">%s</text>',
-                                   @extschema@_internal._svg_n(70 + band * (i + 0.5)), to_char(m0 + make_interval(months => i), 'YYYY-MM'));
-        END IF;
-    END LOOP;
+    body := body || coalesce((
+        SELECT string_agg(format('<text x="%s" y="386" text-anchor="middle" font-size="11" fill="#333333">%s</text>',
+                                 @extschema@_internal._svg_n(70 + band * (i + 0.5)), to_char(m0 + make_interval(months => i), 'YYYY-MM')),
+                          '' ORDER BY i)
+          FROM generate_series(0, nm - 1) i
+         WHERE nm <= 12 OR i % ((nm + 11) / 12) = 0), '');
     SELECT coalesce(array_agg(x ORDER BY d.k, v.o), ARRAY[]::text[]) INTO legend
       FROM (SELECT DISTINCT s.k, s.user_name FROM unnest(ks, users) s(k, user_name)) d
      CROSS JOIN LATERAL (VALUES (1, @extschema@_internal._chart_colour(d.k)), (2, d.user_name)) v(o, x);
@@ -885,7 +917,8 @@ DECLARE
     b0s timestamptz[];
     b1s timestamptz[];
     vs float8[];
-    i integer;
+    l0 timestamp;
+    l1 timestamp;
 BEGIN
     SELECT * INTO u FROM @extschema@_internal._chart_units('cluster_utilisation_svg', $4, true);
     PERFORM @extschema@_internal._statement_check_window('cluster_utilisation_svg', $2, $3);
@@ -901,6 +934,17 @@ BEGIN
                                               'The buckets are ''hour'', ''day'' and ''month'', or NULL to choose from the window.');
     END IF;
     step := ('1 ' || b)::interval;
+    -- the buckets of the window, counted before any is made: those of
+    -- generate_series(l0, l1, step) below
+    l0 := date_trunc(b, timezone(tz, $2));
+    l1 := timezone(tz, $3) - interval '1 microsecond';
+    PERFORM @extschema@_internal._chart_check_buckets('cluster_utilisation_svg',
+        CASE b WHEN 'hour' THEN floor(extract(epoch FROM l1 - l0) / 3600)::bigint + 1
+               WHEN 'day' THEN (l1::date - l0::date)::bigint + 1
+               ELSE ((extract(year FROM l1) - extract(year FROM l0)) * 12
+                     + extract(month FROM l1) - extract(month FROM l0))::bigint + 1 END,
+        format('%s buckets from %s to %s', CASE b WHEN 'hour' THEN 'hourly' WHEN 'day' THEN 'daily' ELSE 'monthly' END, $2, $3),
+        'Take a coarser bucket (''day'' or ''month'') or a shorter window: the plot is 570 pixels wide.');
     SELECT coalesce(c.total_cpus::float8, (SELECT sum(p.nodes::float8 * p.cores_per_node) FROM @extschema@.partitions p
                                              WHERE p.cluster = c.cluster))
       INTO cores FROM @extschema@.clusters c WHERE c.cluster = $1;
@@ -912,21 +956,21 @@ BEGIN
                                  THEN nullif(cores * extract(epoch FROM least((g + step) AT TIME ZONE tz, $3)
                                                                         - greatest(g AT TIME ZONE tz, $2)) / 3600.0, 0) / 100
                                  ELSE 1 / u.factor END, 0) AS v
-              FROM generate_series(date_trunc(b, timezone(tz, $2)), timezone(tz, $3) - interval '1 microsecond', step) g
+              FROM generate_series(l0, l1, step) g
               LEFT JOIN (SELECT z.bucket_start, sum(z.cpu_hours) AS h
                            FROM @extschema@.usage_buckets($1, NULL, $2, $3, b) z GROUP BY 1) y
                 ON y.bucket_start = g AT TIME ZONE tz) x;
     top := (SELECT max(v) FROM unnest(vs) v);
     top := CASE WHEN u.factor IS NULL AND coalesce(top, 0) <= 100 THEN 100
                 ELSE @extschema@_internal._chart_top(coalesce(top, 0)) END;
-    FOR i IN 1..coalesce(array_length(vs, 1), 0) LOOP
-        body := body || format('<rect x="%s" y="%s" width="%s" height="%s" fill="#1f77b4"><title>%s: %s</title></rect>',
-                               @extschema@_internal._svg_n(@extschema@_internal._chart_x(b0s[i], $2, $3) + 0.5),
-                               @extschema@_internal._svg_n(@extschema@_internal._chart_y(vs[i], top)),
-                               @extschema@_internal._svg_n(greatest(@extschema@_internal._chart_x(b1s[i], $2, $3) - @extschema@_internal._chart_x(b0s[i], $2, $3) - 1, 1)),
-                               @extschema@_internal._svg_n(310 * vs[i] / top),
-                               to_char(timezone(tz, b0s[i]), 'YYYY-MM-DD HH24:MI'), round(vs[i]::numeric, 2));
-    END LOOP;
+    body := coalesce((
+        SELECT string_agg(format('<rect x="%s" y="%s" width="%s" height="%s" fill="#1f77b4"><title>%s: %s</title></rect>',
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_x(x.b0, $2, $3) + 0.5),
+                                 @extschema@_internal._svg_n(@extschema@_internal._chart_y(x.v, top)),
+                                 @extschema@_internal._svg_n(greatest(@extschema@_internal._chart_x(x.b1, $2, $3) - @extschema@_internal._chart_x(x.b0, $2, $3) - 1, 1)),
+                                 @extschema@_internal._svg_n(310 * x.v / top),
+                                 to_char(timezone(tz, x.b0), 'YYYY-MM-DD HH24:MI'), round(x.v::numeric, 2)), '' ORDER BY x.o)
+          FROM unnest(b0s, b1s, vs) WITH ORDINALITY x(b0, b1, v, o)), '');
     RETURN @extschema@_internal._svg_chart(format('%s (%s cores): utilisation per %s', $1, cores, b), u.label, top, $2, $3, tz,
                                   ARRAY['#1f77b4', 'cores in use'], body);
 END

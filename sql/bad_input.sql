@@ -1,7 +1,8 @@
--- bad_input: issue 20, "No silent wrong data": what 1.1 stored or computed
+-- bad_input: "No silent wrong data": what 1.1 stored or computed
 -- wrongly, or lost, when fed hostile or careless input, and what it does
--- now.  One section per defect (2 to 6; defect 1 is the history issue's),
--- then the "worth a look" items decided as rejections.  docs/bad-input.md
+-- now.  One section per defect (2 to 6; defect 1 is the history issue's;
+-- 7, 9, 10 and 11 were found in 1.2 and fixed in 1.3), then the "worth a
+-- look" items decided as rejections.  docs/bad-input.md
 -- lists each with its rule.  Everything runs in one transaction that is
 -- rolled back: the ledger is append-only, and the roles are the cluster's.
 -- Each section is rolled back to a savepoint when it ends, so that an error
@@ -237,7 +238,141 @@ SELECT fairshare_internal._import_line_text('résumé') AS valid_line;
 ROLLBACK TO SAVEPOINT defect6;
 
 -- ===========================================================================
--- Worth a look (issue 20), decided as rejections.  Each was stored without
+-- Defect 7 (1.3): one ancient Submit stopped the database.  1.2 took
+-- Submit=1900-01-01; the next maintain_partitions made 1,527 monthly
+-- partitions, after which every query of jobs failed with "out of shared
+-- memory".  A Submit, Eligible, Start or End before the cluster's
+-- accounting_start (default 2000-01-01 UTC) or more than a year ahead of
+-- the database's clock is a rejected line now (22008), in import_sacct (and
+-- so sync_slurmdbd, which goes through it) and import_pbs.
+-- maintain_partitions' own bounds: sql/history.sql, section 4.
+-- ===========================================================================
+SAVEPOINT defect7;
+SELECT accounting_start FROM clusters WHERE cluster = 'bad_s';   -- the default
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|AllocCPUS|Submit|Start|End|State'),
+  ('701|u|a|std|1|1900-01-01T00:00:00|2026-01-02T00:00:00|2026-01-02T01:00:00|COMPLETED'),
+  -- the first time out of bounds is named: Start, one second before 2000
+  ('702|u|a|std|1|2026-01-02T00:00:00|1999-12-31T23:59:59|2026-01-02T01:00:00|COMPLETED'),
+  ('703|u|a|std|1|2026-01-02T00:00:00|2026-01-02T00:00:00|2099-01-02T01:00:00|COMPLETED'),
+  -- at the accounting start itself: accepted
+  ('704|u|a|std|1|2000-01-01T00:00:00|2000-01-01T00:00:00|2000-01-01T01:00:00|COMPLETED'),
+  ('705|u|a|std|1|2026-01-02T00:00:00|2026-01-02T00:00:00|2026-01-02T01:00:00|COMPLETED');
+-- 6 lines: the header, 704 and 705 imported, 701 to 703 rejected
+SELECT lines_read, imported, skipped, rejected FROM import_sacct('bad_s', 'UTC');
+SELECT * FROM pg_temp.last_rejects();
+SELECT job_id, submit_time FROM jobs WHERE cluster = 'bad_s' ORDER BY job_id;
+-- a centre whose accounting truly began earlier says so: 701 is taken
+UPDATE clusters SET accounting_start = '1900-01-01 00:00+00' WHERE cluster = 'bad_s';
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|User|Account|Partition|AllocCPUS|Submit|Start|End|State'),
+  ('701|u|a|std|1|1900-01-01T00:00:00|2026-01-02T00:00:00|2026-01-02T01:00:00|COMPLETED');
+SELECT lines_read, imported, rejected FROM import_sacct('bad_s', 'UTC');   -- 2 lines, 1 imported
+-- PBS, the same: ctime 631152000 is 1990-01-01 00:00 UTC (7305 days of
+-- 86400 s after 1970-01-01), before bad_pbs's accounting start
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('11/22/2026 08:10:10;E;5701.pbs;user=u group=g account=a queue=std ctime=631152000 etime=631152000 start=1795334410 end=1795335010 Resource_List.ncpus=1 Exit_status=0'),
+  ('11/22/2026 08:10:10;E;5702.pbs;user=u group=g account=a queue=std ctime=1795334400 etime=1795334400 start=1795334410 end=1795335010 Resource_List.ncpus=1 Exit_status=0');
+-- 2 records: 5702 imported, 5701 rejected
+SELECT lines_read, imported, rejected FROM import_pbs('bad_pbs', 'UTC');
+SELECT * FROM pg_temp.last_rejects();
+ROLLBACK TO SAVEPOINT defect7;
+
+-- ===========================================================================
+-- Defect 9 (1.3): the efficiency import failed whole.  1.2's
+-- import_sacct_efficiency raised on a second header line, on one TotalCPU
+-- it could not read, on one Latin-1 byte: following the docs (efficiency
+-- first, ON_ERROR_STOP), the night imported nothing.  Each line is read by
+-- the C parser now, with import_sacct's header and byte rules; a bad line is
+-- rejected into import_rejects, the rest read.  bad_lines.psv: a header,
+-- 901 (2 CPUs, ReqMem 1000Mc) and its batch step (MaxRSS 2048K), 902
+-- (TotalCPU Unknown), 903 (TotalCPU "abc"), 904 (JobName "caf\xe9"), a
+-- second header with NNodes, AllocCPUS, MaxRSS and TotalCPU in another
+-- order, 905 (4 CPUs on 1 node, ReqMem 2Gn), a step 906.0 (MaxRSS "lots").
+-- ===========================================================================
+SAVEPOINT defect9;
+SELECT import_stage();
+\copy import_staging (line) FROM 'test/fixtures/slurm/efficiency/bad_lines.psv' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e', ENCODING 'SQL_ASCII')
+SET client_min_messages = error;
+SELECT import_sacct_efficiency('bad_s', 'UTC') AS runs_written;   -- 901, 902, 905
+RESET client_min_messages;
+SELECT lines_read, imported, skipped, rejected FROM imports WHERE import_id = (SELECT max(import_id) FROM imports);
+-- 9 lines: 2 headers skipped, 3 runs written, lines 5, 6 and 9 rejected
+SELECT * FROM pg_temp.last_rejects();
+-- 901: TotalCPU 01:00:00 = 3600 s; MaxRSS 2048K / 1024 = 2 MiB (its step's);
+--      ReqMem 1000 MiB per CPU × 2 CPUs = 2000 MiB
+-- 902: TotalCPU Unknown: NULL; ReqMem 1G = 1024 MiB
+-- 905 (read through the second header): TotalCPU 02:00:00 = 7200 s;
+--      MaxRSS 3G = 3 × 1024 = 3072 MiB; ReqMem 2G per node × 1 node = 2048 MiB
+SELECT job_id, total_cpu_secs, max_rss_mb, req_mem_mb FROM job_efficiency WHERE cluster = 'bad_s' ORDER BY job_id;
+-- and import_sacct after it, on the same staged lines: 901, 902, 903 and
+-- 905 imported (903's TotalCPU is not import_sacct's), 904 rejected
+-- (22021), the lone step 906.0 rejected (no job 906)
+SELECT lines_read, imported, folded, skipped, rejected FROM import_sacct('bad_s', 'UTC');
+SELECT * FROM pg_temp.last_rejects();
+ROLLBACK TO SAVEPOINT defect9;
+
+-- ===========================================================================
+-- Defect 10 (1.3): one unreadable event TRES stopped the rollups.  1.2's
+-- import_events stored "cpu=abc" unchecked; every refresh_rollups() after
+-- it (the pg_cron job) failed, for every cluster.  Each line of
+-- import_events and import_reservations is checked now and rejected alone
+-- with its reason; refresh_rollups skips a cluster whose stored rows it
+-- cannot read, with a WARNING, and refreshes the others.
+-- ===========================================================================
+SAVEPOINT defect10;
+SET client_min_messages = error;
+SELECT import_events('bad_s', E'Cluster|NodeName|TimeStart|TimeEnd|State|TRES\n'
+  'bad_s||2026-01-01T00:00:00|Unknown||cpu=64,mem=256G,node=1\n'
+  'bad_s|n1|2026-01-02T00:00:00|2026-01-02T01:00:00|DOWN|cpu=abc\n'
+  'bad_s|n2|2026-01-02T00:00:00|2026-01-01T01:00:00|DOWN|cpu=64\n'
+  'bad_s|n3|1900-01-02T00:00:00|2026-01-01T01:00:00|DOWN|cpu=64\n'
+  'bad_s|n4|2026-01-02T00:00:00|2026-01-02T01:00:00|DOWN|cpu=1e13\n'
+  'bad_s|n5|2026-13-02T00:00:00|2026-01-02T01:00:00|DOWN|cpu=64\n'
+  'bad_s|n6||Unknown|DOWN|cpu=64\n'
+  'bad_s|n7|2026-01-02T00:00:00|2026-01-02T01:00:00|DOWN\n') AS written;   -- 1: the cluster's own event
+SELECT * FROM pg_temp.last_rejects();   -- lines 3 to 9
+SELECT node_name, tres FROM node_events WHERE cluster = 'bad_s';
+SELECT import_reservations('bad_s', E'Cluster|Name|ID|TRES|TimeStart|TimeEnd|Flags|Assocs\n'
+  'bad_s|maint|1|cpu=64|2026-01-02T00:00:00|2026-01-02T02:00:00|MAINT|\n'
+  'bad_s|r2|2|cpu=lots|2026-01-02T00:00:00|2026-01-02T02:00:00||\n'
+  'bad_s|r3|x|cpu=1|2026-01-02T00:00:00|2026-01-02T02:00:00||\n'
+  'bad_s|r4|4|cpu=1|2026-01-02T00:00:00|2026-01-02T02:00:00||9\n'
+  'bad_s|r5|5|cpu=1|2026-01-02T00:00:00|2099-01-02T02:00:00||\n') AS written;   -- 1: maint
+RESET client_min_messages;
+SELECT * FROM pg_temp.last_rejects();   -- lines 3 to 6
+-- A row stored before the import checked it (1.2 took it): the cluster is
+-- skipped with a WARNING, bad_pbs is refreshed: from its event's hour,
+-- 2026-01-02 00:00, to up_to's, 2026-01-03 00:00 = 24 hours
+DELETE FROM node_events WHERE cluster = 'bad_s';
+INSERT INTO node_events (cluster, node_name, time_start, tres) VALUES
+  ('bad_s', '', '2026-01-02 00:00+00', 'cpu=abc'), ('bad_pbs', '', '2026-01-02 00:00+00', 'cpu=64');
+SELECT cluster, hours_recomputed FROM refresh_rollups(NULL, '2026-01-03 00:00+00');
+SELECT cluster, rolled_from, rolled_to FROM rollup_state ORDER BY cluster;
+ROLLBACK TO SAVEPOINT defect10;
+
+-- ===========================================================================
+-- Defect 11 (1.3): one allocation ending after year 294276 (the last of
+-- PostgreSQL's timestamps) made genci_report, check_allocation_alerts and
+-- allocation_statements fail for every allocation ("date out of range for
+-- timestamp").  An end past 9999-12-31 is refused at the door (22008,
+-- trigger period_bounded on allocations).
+-- ===========================================================================
+SAVEPOINT defect11;
+SELECT err($$INSERT INTO fairshare.allocations (cluster, account, policy, period_start, period_end, hours)
+             VALUES ('bad_s', 'a', 'genci', '2026-01-01', '294277-01-01', 1000)$$);
+-- the last day allowed, and the report computes it
+INSERT INTO allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('bad_s', 'a', 'genci', '2026-01-01', '9999-12-31', 1000);
+SELECT count(*) AS reported FROM genci_report WHERE cluster = 'bad_s';   -- 1
+SELECT err($$UPDATE fairshare.allocations SET period_end = '10000-01-01' WHERE cluster = 'bad_s'$$);
+ROLLBACK TO SAVEPOINT defect11;
+
+-- ===========================================================================
+-- Worth a look, decided as rejections.  Each was stored without
 -- complaint by 1.1.
 -- ===========================================================================
 SAVEPOINT rejected;

@@ -339,7 +339,7 @@ SELECT err($$CALL checkpoint_usage('ck', keep_days => -1)$$);          -- 22023
 SELECT err($$CALL checkpoint_usage('ck', from_jobs => NULL)$$);        -- 22004
 
 -- ---------------------------------------------------------------------------
--- 6. Chains (issue 18).  Cluster ck as in section 1 (no decay, ann 2 jobs,
+-- 6. Chains.  Cluster ck as in section 1 (no decay, ann 2 jobs,
 --    bob 2 jobs; ann's job 1 back to 2 CPUs).  A checkpoint is computed
 --    from the newest valid one before it plus the jobs since; a change that
 --    invalidates the newest falls back to an older one; pruning keeps

@@ -52,6 +52,12 @@ SELECT imported, rejected FROM import_sacct('eff', 'UTC');
 -- bad input
 \set VERBOSITY default
 \set SHOW_CONTEXT never
+-- a header naming a column read here twice: a WARNING, nothing read (bad
+-- lines: sql/bad_input.sql, defect 9)
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES
+  ('JobID|Submit|TotalCPU|TotalCPU'), ('14|2026-03-02T11:00:00|00:01:00|00:02:00');
+SELECT import_sacct_efficiency('eff', 'UTC');
 SELECT fairshare_internal._sacct_duration('3 hours');
 SELECT fairshare_internal._sacct_size_mb('lots');
 SELECT import_sacct_efficiency('nowhere', 'UTC');

@@ -1,5 +1,5 @@
 -- history: jobs partitioned by submit month, maintain_partitions and
--- retention (issue 18; docs/history.md).  In a database of its own: the
+-- retention (docs/history.md).  In a database of its own: the
 -- monthly partitions made here are tables of the schema, which the other
 -- suites' listings would show.
 SELECT current_database() AS regress_db \gset
@@ -137,6 +137,12 @@ SELECT count(*) AS monthly_partitions FROM job_partitions() WHERE month_start < 
 CALL checkpoint_usage('hx', '2024-03-15 00:00+00');
 CALL checkpoint_usage('hx', '2024-05-01 00:00+00');
 SELECT relation, jobs, retainable, reason FROM job_retention('2024-05-01');
+-- The rollups must hold a month's runs before it goes: retention freezes the
+-- rollups of the hours its runs ran in (up to January's last end, 02-02
+-- 00:00, so the hours before 02-02 01:00).  Refreshed up to 2024-06-01,
+-- November and January can go.
+SELECT cluster, rolled_to FROM refresh_rollups('hx', '2024-06-01 00:00+00');
+SELECT relation, jobs, retainable, reason FROM job_retention('2024-05-01');
 -- An allocation still open over January keeps it too.
 INSERT INTO allocations (cluster, account, policy, period_start, period_end, hours)
 VALUES ('hx', 'a', 'rwth', '2023-12-01', '2099-12-31', 1000);
@@ -172,6 +178,37 @@ CREATE TEMP TABLE after AS SELECT * FROM reports;
 SELECT (SELECT count(*) FROM after) AS rows,
        (SELECT count(*) FROM (TABLE before EXCEPT ALL TABLE after) d) AS only_before,
        (SELECT count(*) FROM (TABLE after EXCEPT ALL TABLE before) d) AS only_after;
+-- Retention is final for the rollups too (docs/history.md#retention-retain_jobs):
+-- importing the cluster's registered TRES as sacctmgr show event all_time
+-- prints it (an open event, here from 2023-01-01) marks every hour from then
+-- on; the hours up to the retained runs' last end are dropped from the mark
+-- with a NOTICE, and the refresh recomputes only the 2,879 hours from
+-- 02-02 01:00 to 06-01 00:00 ((27 + 31 + 30 + 31 + 1) days × 24 − 1 h).
+CREATE TEMP TABLE rollups_before AS
+SELECT 'usage_hourly' AS t, to_jsonb(u) AS r FROM usage_hourly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-02 01:00+00'
+UNION ALL SELECT 'cluster_usage_hourly', to_jsonb(u) FROM cluster_usage_hourly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-02 01:00+00'
+UNION ALL SELECT 'usage_monthly', to_jsonb(u) FROM usage_monthly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-01 00:00+01'
+UNION ALL SELECT 'cluster_usage_monthly', to_jsonb(u) FROM cluster_usage_monthly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-01 00:00+01';
+SET client_min_messages = notice;
+SELECT import_events('hx', E'Cluster|ClusterNodes|Event|NodeName|TimeStart|TimeEnd|State|StateRaw|TRES|Reason|User\n'
+                           'hx|n[1-2]|Cluster||2023-01-01T00:00:00|Unknown|||cpu=16|Cluster Registered TRES|\n');
+SET client_min_messages = warning;
+SELECT cluster, hours_recomputed FROM refresh_rollups('hx', '2024-06-01 00:00+00');
+SELECT t, count(*) AS rows,
+       count(*) FILTER (WHERE (t, r) NOT IN (SELECT x.t, x.r FROM (
+           SELECT 'usage_hourly' AS t, to_jsonb(u) AS r FROM usage_hourly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-02 01:00+00'
+           UNION ALL SELECT 'cluster_usage_hourly', to_jsonb(u) FROM cluster_usage_hourly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-02 01:00+00'
+           UNION ALL SELECT 'usage_monthly', to_jsonb(u) FROM usage_monthly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-01 00:00+01'
+           UNION ALL SELECT 'cluster_usage_monthly', to_jsonb(u) FROM cluster_usage_monthly u WHERE u.cluster = 'hx' AND u.period_start < '2024-02-01 00:00+01') x)) AS changed_or_gone
+  FROM rollups_before GROUP BY t ORDER BY t;
+-- January (UTC) allocated job 1's 4 CPUs × 4 h + job 2's 1 CPU × 48 h =
+-- 960 + 2,880 = 3,840 CPU-minutes, still (recomputed from the emptied runs,
+-- 0), and reported nothing before retention, still; the
+-- event counts from 02-02 01:00 on: the hour of job 5 (02-05 08:00) reported
+-- 16 CPUs × 3,600 s = 57,600 and allocated job 5's 8 CPUs × 3,600 s = 28,800.
+SELECT cluster, allocated, idle, reported FROM sreport_cluster_utilization('2024-01-01 00:00+00', '2024-02-01 00:00+00', cluster => 'hx');
+SELECT period_start, reported_secs, alloc_secs FROM cluster_usage_hourly
+ WHERE cluster = 'hx' AND tres = 'cpu' AND period_start = '2024-02-05 08:00+00';
 -- The runs started before the pinned checkpoint can no longer change.
 SELECT err($$INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
              VALUES ('hx', '11', 'ann', 'a', 'p', 'COMPLETED', '2024-01-10 08:00+00', '2024-01-10 08:00+00', '2024-01-10 09:00+00', 1)$$);  -- 55000
@@ -191,6 +228,41 @@ DROP TABLE fairshare.jobs_p2024_01;
 SELECT t.user_name, t.jobs AS jobs_before, u.jobs AS jobs_after
   FROM travel t JOIN association_usage_at('2024-02-15 00:00+00') u ON u.cluster = 'hx' AND u.user_name = t.user_name
  ORDER BY 1;
+
+-- ---------------------------------------------------------------------------
+-- 4. The bounds of maintain_partitions (docs/history.md#maintain_partitions).
+--    A run submitted before the earliest clusters.accounting_start
+--    (default 2000-01-01) makes no partition: it stays in jobs_default and
+--    a WARNING says so (1.2 made every month from the oldest run: one
+--    Submit of 1900 made 1,527 partitions, after which every query of jobs
+--    ran out of lock slots).  And one call makes at most 120 months, the
+--    newest first; the older ones wait for the next call.
+-- ---------------------------------------------------------------------------
+CREATE TEMP TABLE parts_before AS SELECT relation FROM job_partitions();
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, cpus)
+VALUES ('hx', '1900', 'bob', 'a', 'p', 'PENDING', '1900-01-01 00:00+00', 1);
+SET client_min_messages = warning;
+CALL maintain_partitions();
+RESET client_min_messages;
+SELECT job_id, tableoid::regclass FROM jobs WHERE job_id = '1900';   -- jobs_default
+SELECT count(*) AS partitions_made FROM job_partitions() WHERE relation NOT IN (SELECT relation FROM parts_before);  -- 0
+-- A centre whose accounting began in 1980 says so; a run of January 1980
+-- then needs every month from 1980-01 to the oldest partition, more than
+-- 120 (44 years): one call makes the newest 120 or fewer (a month whose
+-- name a kept table holds is skipped), 1980-01 waits in jobs_default.
+-- (The WARNING names months counted from today: not shown.)
+-- (The NOTICEs: hx's rollups before 2024-02-02 01:00 are final, since the
+-- retention above; these runs' marks keep only the hours after.)
+DELETE FROM jobs WHERE job_id = '1900';
+UPDATE clusters SET accounting_start = '1980-01-01 00:00+00' WHERE cluster = 'hx';
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, cpus)
+VALUES ('hx', '1980', 'bob', 'a', 'p', 'PENDING', '1980-01-15 00:00+00', 1);
+SET client_min_messages = error;
+CALL maintain_partitions();
+RESET client_min_messages;
+SELECT count(*) BETWEEN 1 AND 120 AS at_most_120, min(month_start) > '1980-01-01' AS january_1980_left
+  FROM job_partitions() WHERE relation NOT IN (SELECT relation FROM parts_before);
+SELECT job_id, tableoid::regclass FROM jobs WHERE job_id = '1980';   -- jobs_default
 
 \c :regress_db
 DROP DATABASE regress_fs_history;

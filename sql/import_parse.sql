@@ -90,7 +90,7 @@ SELECT count(*), min(job_id), max(job_id) FROM jobs WHERE cluster = 'parse' AND 
 -- b) block 0 starts with a header too, but another one (User and Account
 --    swapped), numbered 3; the first line by number is line 1, in a later
 --    block: the table is read again with it.  Line 3 is then a second
---    header, which the lines after it are read through (issue 20): the data
+--    header, which the lines after it are read through: the data
 --    lines follow its order (Account then User), account a and user u.
 --    Read with line 1's header they would be user a in account u, an
 --    unknown association.

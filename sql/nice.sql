@@ -1,4 +1,4 @@
--- Nice from squeue (issue 19; docs/priority.md#nice): sacct and slurmdbd do
+-- Nice from squeue (docs/priority.md#nice): sacct and slurmdbd do
 -- not carry a job's nice, import_nice reads it from squeue -h -o '%i|%y'.
 SET search_path = fairshare, public;
 
@@ -40,15 +40,28 @@ SELECT import_nice('nc', E'201|0\n202|50\n203|-20\n204|100\n205|5000\n206_[1-3]|
 -- Windows line ends and blanks around the fields are accepted
 SELECT import_nice('nc', E' 202 | 0 \r\n') AS updated;
 
--- Bad input: nothing is updated
+-- Bad lines: a line that is not "JOBID|NICE", or whose nice Slurm cannot
+-- hold, is rejected with its reason into import_rejects (the WARNING
+-- names the import) and the other lines are read; 1.2 refused the whole
+-- output for one such line.  203 is pending at -20.
+SELECT last_value AS imports_last, is_called AS imports_called
+  FROM fairshare.imports_import_id_seq \gset
+SET client_min_messages = error;
+SELECT import_nice('nc', E'203|0\nJOBID|NICE\n') AS updated;     -- 1: 203 -20 -> 0, line 2 rejected
+SELECT import_nice('nc', E'203|7\n203|ten\n') AS updated;        -- 1: 203 0 -> 7, line 2 rejected
+SELECT import_nice('nc', E'203|7\n203|2147483646\n') AS updated; -- 0: 203 stays 7, line 2 rejected
+RESET client_min_messages;
+SELECT i.source, i.lines_read, i.imported, i.rejected, r.line_no, r.job_id, r.sqlstate, r.reason, r.line
+  FROM imports i JOIN import_rejects r USING (import_id)
+ WHERE i.cluster = 'nc' ORDER BY i.import_id, r.line_no;
+SELECT job_id, nice FROM jobs WHERE cluster = 'nc' AND job_id = '203';  -- 7
+-- Bad arguments: an error naming them
 \set VERBOSITY default
-SELECT import_nice('nc', E'203|0\nJOBID|NICE\n');
-SELECT import_nice('nc', E'203|0\n203|ten\n');
-SELECT import_nice('nc', E'203|0\n203|2147483646\n');
 SELECT import_nice('nowhere', E'203|0\n');
 SELECT import_nice('nc', NULL);
 \set VERBOSITY terse
-SELECT job_id, nice FROM jobs WHERE cluster = 'nc' AND job_id = '203';
+DELETE FROM imports WHERE cluster = 'nc';
+SELECT setval('fairshare.imports_import_id_seq', :imports_last, :'imports_called'::boolean) IS NOT NULL AS numbering_restored;
 
 DELETE FROM jobs WHERE cluster = 'nc';
 DELETE FROM account_users WHERE cluster = 'nc';

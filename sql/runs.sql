@@ -1,4 +1,4 @@
--- runs: job identity as slurmdbd keeps it (issue 18).  One row per run,
+-- runs: job identity as slurmdbd keeps it.  One row per run,
 -- keyed (cluster, job_id, submit_time): job ids wrap and are reused, each
 -- run of a requeued job is its own row, suspended time is kept and charged.
 SET search_path = fairshare, public;
@@ -135,7 +135,7 @@ SELECT job_id, submit_time, cpus FROM jobs WHERE cluster = 'h' AND job_id = '2';
 -- ===========================================================================
 -- line 2: a run of job 1 that overlaps its first run (10:00-10:30)
 -- line 3: suspended 2 hours of a 1-hour run
--- line 4: COMPLETED with End=Unknown (issue 20, defect 1: it was charged as
+-- line 4: COMPLETED with End=Unknown (it was charged as
 --         running for ever)
 -- line 5: a good job
 -- line 6 and 7: two runs of job 8 in the export that overlap: the later

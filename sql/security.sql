@@ -152,7 +152,7 @@ SELECT c.relname, c.relkind, c.relrowsecurity AS own_rows_only
  ORDER BY 1;
 -- ... and some columns of others: when and whether each usage checkpoint
 -- holds, not invalidated_by, which names the job that invalidated it
--- (issue 20: PrivateData=jobs hides other users' jobs)
+-- (PrivateData=jobs hides other users' jobs)
 SELECT c.relname, a.attname AS plain_user_may_read
   FROM fs_relations c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
  WHERE NOT has_table_privilege('fairshare_user', c.oid, 'SELECT')

@@ -1,4 +1,4 @@
--- slurm_real: sshare_at against what a real slurmctld printed (issue 19).
+-- slurm_real: sshare_at against what a real slurmctld printed.
 --
 -- test/fixtures/slurm/<scenario>/ holds the captures of a real Slurm 22.05.8
 -- cluster (test/slurm/capture_<scenario>.sh, README there): its
@@ -201,6 +201,10 @@ SELECT * FROM slurm_cluster_size(E'NodeName=a1 Arch=x86_64 CoresPerSocket=32\n  
                                   'NodeName=a2 Arch=x86_64 CoresPerSocket=32\n   CPUAlloc=0 CPUEfctv=64 CPUTot=64\n');
 SELECT err($$SELECT slurm_cluster_size('PartitionName=p Nodes=ALL')$$);     -- 22023: no node
 SELECT err($$SELECT slurm_cluster_size('NodeName=n[a-c] CPUs=4')$$);        -- 22P02: not a range of numbers
+-- a range that runs backwards: refused, naming it (counted as 1 - 10 + 1 = -8
+-- it took 8 nodes away from the cluster)
+SELECT err($$SELECT slurm_cluster_size('NodeName=n[10-1] CPUs=4')$$);       -- 22023: runs backwards
+SELECT err($$SELECT slurm_cluster_size(E'NodeName=a[1-4] CPUs=4\nNodeName=b[3-3,9-2] CPUs=8')$$);  -- 22023: in the second item
 
 -- ===========================================================================
 -- classic: PriorityFlags=NO_FAIR_TREE, no decay; four jobs ended, one capture

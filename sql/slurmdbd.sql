@@ -1,4 +1,4 @@
--- slurmdbd: the live feed and the decisions (issue 13; docs/slurmdbd.md),
+-- slurmdbd: the live feed and the decisions (docs/slurmdbd.md),
 -- without a Slurm: the helpers that print slurmdbd's values as sacct does,
 -- the errors, a foreign server that cannot be read, and a real capture of
 -- slurmdbd's tables (test/fixtures/slurm/feed/, written by
@@ -32,7 +32,10 @@ SELECT fairshare_internal._slurmdbd_state(3) AS "3", fairshare_internal._slurmdb
        fairshare_internal._slurmdbd_state(1027) AS "1027", fairshare_internal._slurmdbd_state(99) AS "99";
 -- instants: 0 is none; 1795615644 = 2026-11-25 14:07:24 UTC
 SELECT fairshare_internal._slurmdbd_time(0) AS "0", fairshare_internal._slurmdbd_time(1795615644) AS "1795615644";
-SELECT fairshare_internal._sh_word('chem') AS plain, fairshare_internal._sh_word('a b') AS spaced, fairshare_internal._sh_word('it''s') AS quote;
+-- names sacctmgr takes as one argument naming one entity, and why not
+SELECT to_json(n) AS name, fairshare_internal._slurm_name_problem(n) AS problem, fairshare_internal._slurm_name_shown(n) AS shown
+  FROM unnest(ARRAY['chem', 'john.doe@lab', 'a_1-b', 'proj,root', '-Mother', '-V', E'csub\ntouch x #', E'tab\tbed',
+                    'a b', 'a[1-2]', 'it''s', '"q"', 'x=y', 'Chem', 'café', '', repeat('a', 65), repeat('a', 64)]) n;
 
 -- ===========================================================================
 -- 2. Errors
@@ -170,6 +173,10 @@ INSERT INTO ledger (allocation_id, kind, hours, reason, effective_date)
 SELECT allocation_id, 'take_back', 40, 'regress', '2026-11-01' FROM allocations WHERE account = 'chem';
 SELECT step, account, user_name, command, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason
   FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+-- the same as rows: the entity, the settings, sacctmgr's arguments (what
+-- tools/fairshare_apply_decisions runs, no shell), nothing refused
+SELECT step, entity, account, user_name, attributes, argv, refused
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
 -- an allocation that ended: the limit goes to 0
 SELECT step, account, command, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason
   FROM slurm_decisions('oracle', '2027-01-05 12:00+00') WHERE step = 5;
@@ -274,6 +281,169 @@ INSERT INTO import_staging (line) VALUES
   ('77|carol|phys|big|normal|4|billing=18,cpu=4,mem=2G,node=1||2026-11-25T14:31:33|2026-11-25T14:33:34|Unknown|Unknown|PENDING|1|oracle|00:10:00|00:00:00');
 SELECT imported, updated, unchanged FROM import_sacct('oracle', 'UTC');
 SELECT job_id, state, eligible_time, start_time, end_time FROM jobs WHERE cluster = 'oracle' AND job_id = '77';
+
+-- ===========================================================================
+-- 7. Names no sacctmgr command can carry (a comma: two entities; a leading
+--    -: an option; a newline: a second shell command; a capital: another
+--    name once lowercased) are refused, with the reason, and never reach
+--    an argument vector; the reasons stay on one line
+-- ===========================================================================
+BEGIN;
+-- proj,root: in slurmdbd and fairshare alike, its allocation ended
+-- (limit 0: modifying "proj,root" would modify root too)
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('oracle', 'proj,root', 'root', 1);
+INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "partition", parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos)
+VALUES (1795615700, 0, 50, '', 'proj,root', '', 'root', 20, 1, '', NULL, '');
+INSERT INTO allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('oracle', 'proj,root', 'genci', '2025-01-01', '2025-12-31', 10);
+-- -mother: in fairshare only, a GENCI allocation of 10 h running (10 h ×
+-- 60 = 600 minutes)
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('oracle', '-mother', 'root', 1);
+INSERT INTO allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('oracle', '-mother', 'genci', '2026-01-01', '2026-12-31', 10);
+-- a newline: in both, its Fairshare decided here (2, slurmdbd 1)
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('oracle', E'csub\ntouch x #', 'root', 2);
+INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "partition", parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos)
+VALUES (1795615700, 0, 51, '', E'csub\ntouch x #', '', 'root', 22, 1, '', NULL, '');
+-- users: two at once, and a capital
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('oracle', 'chem', 'alice,mallory', 1), ('oracle', 'chem', 'Eve', 1);
+-- and a plain account of fairshare only, with a child of the newline one:
+-- bio goes, the child is refused for its parent's name
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('oracle', 'bio', 'root', 4),
+    ('oracle', 'sub', E'csub\ntouch x #', 1);
+SELECT step, entity, to_json(account) AS account, to_json(user_name) AS user_name, argv, refused
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+-- the reasons: one line each, the hostile names escaped as JSON strings
+SELECT step, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason, reason ~ '[[:cntrl:]]' AS control
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+-- nothing refused carries a command, nothing run carries a name refused
+SELECT count(*) FILTER (WHERE refused IS NOT NULL) AS refused,
+       count(*) FILTER (WHERE refused IS NOT NULL AND (argv IS NOT NULL OR command IS NOT NULL)) AS refused_with_command,
+       count(*) FILTER (WHERE refused IS NULL AND EXISTS (SELECT FROM unnest(argv) a WHERE a !~ '^[A-Za-z0-9_.@/=-]+$' OR (a ~ '^-' AND a <> '-i'))) AS unsafe_argument
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+ROLLBACK;
+
+-- ===========================================================================
+-- 8. An overdrawn GENCI allocation is blocked (limit 0), never unlimited:
+--    100 h granted, 150 h taken back = -50 h net = -3000 minutes, which
+--    sacctmgr would store as 2^64 - 3000, no limit
+-- ===========================================================================
+BEGIN;
+INSERT INTO allocations (cluster, account, policy, period_start, period_end, hours)
+VALUES ('oracle', 'chem', 'genci', '2026-01-01', '2026-12-31', 100);
+INSERT INTO ledger (allocation_id, kind, hours, reason, effective_date)
+SELECT allocation_id, 'take_back', 150, 'regress', '2026-11-01' FROM allocations WHERE account = 'chem';
+-- slurmdbd has no limit: set it to 0
+SELECT step, account, argv, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00') WHERE step = 5;
+-- slurmdbd has 3600 minutes: to 0 as well
+UPDATE captured.assoc_table SET grp_tres_mins = '5=3600' WHERE acct = 'chem' AND "user" = '';
+SELECT step, account, argv, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00') WHERE step = 5;
+-- slurmdbd keeps INFINITE64 (2^64 - 1 = 18446744073709551615): no limit
+UPDATE captured.assoc_table SET grp_tres_mins = '5=18446744073709551615' WHERE acct = 'chem' AND "user" = '';
+SELECT step, account, argv, regexp_replace(reason, 'allocation [0-9]+', 'allocation <id>') AS reason
+  FROM slurm_decisions('oracle', '2026-11-25 12:00+00') WHERE step = 5;
+-- slurmdbd holds 0: nothing left
+UPDATE captured.assoc_table SET grp_tres_mins = '5=0' WHERE acct = 'chem' AND "user" = '';
+SELECT count(*) AS commands FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+ROLLBACK;
+
+-- ===========================================================================
+-- 9. The decisions name the Slurm cluster given to slurmdbd_connect
+--    (ClusterName hpc1), not fairshare's name for it (oracle)
+-- ===========================================================================
+SELECT slurmdbd_connect('oracle', 'fs_regress_nowhere', 'fs_regress_hpc1', slurm_cluster => 'hpc1');
+SELECT c.relname, ft.ftoptions FROM pg_foreign_table ft JOIN pg_class c ON c.oid = ft.ftrelid
+ WHERE c.relnamespace = 'fs_regress_hpc1'::regnamespace ORDER BY 1;
+SELECT foreign_schema, slurm_cluster FROM slurmdbd_feeds;
+UPDATE slurmdbd_feeds SET foreign_schema = 'captured';
+BEGIN;
+UPDATE accounts SET shares = 3 WHERE cluster = 'oracle' AND account = 'chem';
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('oracle', 'chem', 'dave', NULL);
+SELECT step, command FROM slurm_decisions('oracle', '2026-11-25 12:00+00');
+ROLLBACK;
+UPDATE slurmdbd_feeds SET slurm_cluster = 'oracle';
+DROP SCHEMA fs_regress_hpc1 CASCADE;
+-- a ClusterName sacctmgr would read as an option
+SELECT slurmdbd_connect('oracle', 'fs_regress_nowhere', 'fs_regress_hpc1', slurm_cluster => '-V');
+
+-- ===========================================================================
+-- 10. Whose code a sync runs: an administrator (fairshare_admin) points
+--     the feed at a schema of its own, whose views call its function; a
+--     superuser's sync or decisions would run that function as superuser
+--     (here: making the administrator one).  Refused, before any read.
+-- ===========================================================================
+CREATE ROLE fs_regress_evil;
+GRANT fairshare_admin TO fs_regress_evil;
+SELECT format('GRANT CREATE ON DATABASE %I TO fs_regress_evil', current_database()) \gexec
+GRANT USAGE ON SCHEMA captured TO fs_regress_evil;
+GRANT SELECT ON ALL TABLES IN SCHEMA captured TO fs_regress_evil;
+SET ROLE fs_regress_evil;
+CREATE SCHEMA fs_regress_evil;
+CREATE FUNCTION fs_regress_evil.f() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE 'ALTER ROLE fs_regress_evil SUPERUSER';
+    RETURN true;
+EXCEPTION WHEN insufficient_privilege THEN RETURN true;
+END $$;
+CREATE VIEW fs_regress_evil.job_table AS SELECT * FROM captured.job_table WHERE fs_regress_evil.f();
+CREATE VIEW fs_regress_evil.assoc_table AS SELECT * FROM captured.assoc_table WHERE fs_regress_evil.f();
+CREATE VIEW fs_regress_evil.tres_table AS SELECT * FROM captured.tres_table WHERE fs_regress_evil.f();
+CREATE VIEW fs_regress_evil.qos_table AS SELECT * FROM captured.qos_table WHERE fs_regress_evil.f();
+UPDATE slurmdbd_feeds SET foreign_schema = 'fs_regress_evil' WHERE cluster = 'oracle';
+RESET ROLE;
+\set VERBOSITY default
+CALL sync_slurmdbd('oracle');
+SELECT count(*) FROM slurm_decisions('oracle');
+-- nor can slurmdbd_connect make its foreign tables there
+SELECT slurmdbd_connect('oracle', 'fs_regress_nowhere', 'fs_regress_evil');
+\set VERBOSITY terse
+SELECT rolsuper FROM pg_roles WHERE rolname = 'fs_regress_evil';
+-- a superuser's schema holding what the administrator made, a view, a
+-- column of the administrator's domain, and no qos_table: refused as well
+CREATE SCHEMA fs_regress_mixed;
+GRANT CREATE, USAGE ON SCHEMA fs_regress_mixed TO fs_regress_evil;
+CREATE TABLE fs_regress_mixed.job_table (LIKE captured.job_table);
+ALTER TABLE fs_regress_mixed.job_table OWNER TO fs_regress_evil;
+CREATE VIEW fs_regress_mixed.assoc_table AS SELECT * FROM captured.assoc_table;
+SET ROLE fs_regress_evil;
+CREATE DOMAIN fs_regress_evil.checked_bigint AS bigint CHECK (fs_regress_evil.f());
+RESET ROLE;
+CREATE TABLE fs_regress_mixed.tres_table (id fs_regress_evil.checked_bigint, deleted integer, type text, name text);
+UPDATE slurmdbd_feeds SET foreign_schema = 'fs_regress_mixed';
+\set VERBOSITY default
+CALL sync_slurmdbd('oracle');
+\set VERBOSITY terse
+UPDATE slurmdbd_feeds SET foreign_schema = 'captured';
+DROP SCHEMA fs_regress_mixed CASCADE;
+DROP SCHEMA fs_regress_evil CASCADE;
+SELECT format('REVOKE CREATE ON DATABASE %I FROM fs_regress_evil', current_database()) \gexec
+REVOKE ALL ON SCHEMA captured FROM fs_regress_evil;
+REVOKE SELECT ON ALL TABLES IN SCHEMA captured FROM fs_regress_evil;
+DROP ROLE fs_regress_evil;
+
+-- ===========================================================================
+-- 11. Malformed job rows are rejected one by one, with their reason, and
+--     the rest is synced: a copy of job 1 (alice, chem) as job 90010, and
+--     copies with a trailing comma in tres_alloc, a count that is no
+--     number in tres_req, time_end 9 × 10^15 (past any timestamp), and a
+--     mod_time in the far future (which must not move the mark)
+-- ===========================================================================
+CREATE TEMP TABLE bad AS SELECT k, j.* FROM captured.job_table j, generate_series(0, 4) k WHERE j.job_db_inx = 2;
+UPDATE bad SET job_db_inx = 100 + k, id_job = 90010 + k,
+               mod_time = (SELECT max(mod_time) + 10 FROM captured.job_table);
+UPDATE bad SET tres_alloc = '1=4,' WHERE k = 1;
+UPDATE bad SET tres_req = '2=abc' WHERE k = 2;
+UPDATE bad SET time_end = 9000000000000000 WHERE k = 3;
+UPDATE bad SET mod_time = 9000000000000000 WHERE k = 4;
+ALTER TABLE bad DROP COLUMN k;
+INSERT INTO captured.job_table SELECT * FROM bad;
+CALL sync_slurmdbd('oracle');
+SELECT job_id, reason FROM import_rejects WHERE import_id = (SELECT last_import_id FROM slurmdbd_feeds) ORDER BY job_id;
+SELECT job_id, user_name, account, state, end_time FROM jobs WHERE cluster = 'oracle' AND job_id LIKE '9001%';
+-- the mark moved to the newest believable mod_time, that of job 90010
+SELECT job_mark = (SELECT mod_time FROM captured.job_table WHERE id_job = 90010) AS job_mark_moved FROM slurmdbd_feeds;
 
 DROP SCHEMA captured CASCADE;
 DROP SERVER fs_regress_nowhere;

@@ -249,6 +249,38 @@ SELECT count(*) AS bars FROM regexp_matches(cluster_utilisation_svg('st', '2026-
                                             '<rect [^>]*fill="#1f77b4">', 'g');
 SELECT cluster_utilisation_svg('st', '2026-02-01', '2026-03-01', 'hours', 'day') LIKE '%<title>2026-02-10 00:00: 360.00</title>%' AS tenth;
 
+-- Names holding every C0 control character (U+0001 to U+001F: a text
+-- holds no U+0000) in a cluster, an account and a user: each chart is still
+-- a well-formed XML document.  XML 1.0 allows only tab, newline and CR of
+-- them; the other 28 (U+0001-U+0008: 8, U+000B-U+000C: 2, U+000E-U+001F:
+-- 18) are drawn as U+FFFD, and tab, newline and CR are written as character
+-- references (&#9; &#10; &#13;), which an attribute keeps too.
+CREATE TEMP TABLE c0 AS
+SELECT string_agg(chr(i), '' ORDER BY i) AS raw,
+       repeat('�', 8) || '&#9;&#10;' || repeat('�', 2) || '&#13;' || repeat('�', 18) AS drawn
+  FROM generate_series(1, 31) i;
+INSERT INTO clusters (cluster) SELECT 'x' || raw FROM c0;
+INSERT INTO partitions (cluster, partition, nodes, cores_per_node, mem_per_node_mb) SELECT 'x' || raw, 'p', 1, 10, 64000 FROM c0;
+INSERT INTO accounts (cluster, account, parent_account, shares)
+SELECT 'x' || raw, 'root', NULL, 1 FROM c0 UNION ALL SELECT 'x' || raw, 'a' || raw, 'root', 1 FROM c0;
+INSERT INTO account_users (cluster, account, user_name) SELECT 'x' || raw, 'a' || raw, 'u' || raw FROM c0;
+INSERT INTO allocations (allocation_id, cluster, account, policy, period_start, period_end, hours)
+SELECT 105, 'x' || raw, 'a' || raw, 'none', '2026-01-01', '2026-01-31', 100 FROM c0;
+-- 4 cores × 2 h = 8 h on 10 January
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+SELECT 'x' || raw, '7', 'u' || raw, 'a' || raw, 'p', 'COMPLETED', '2026-01-10 00:00', '2026-01-10 00:00', '2026-01-10 02:00', 4 FROM c0;
+SELECT x.chart, xml_is_well_formed_document(x.svg) AS well_formed,
+       CASE WHEN xml_is_well_formed_document(x.svg) THEN xmlparse(document x.svg) IS DOCUMENT END AS xmlparse,
+       strpos(x.svg, x.title) > 0 AS title_drawn, x.svg !~ '[\x01-\x08\x0b\x0c\x0e-\x1f]' AS no_forbidden
+  FROM c0 CROSS JOIN LATERAL (VALUES
+         ('burndown_svg', burndown_svg(105, '2026-02-01 00:00'),
+          'a' || c0.drawn || ' on x' || c0.drawn || ' (none): burn-down'),
+         ('account_usage_svg', account_usage_svg('x' || c0.raw, 'a' || c0.raw, '2026-01-01', '2026-02-01'),
+          '<title>2026-01 u' || c0.drawn || ': 8.00</title>'),
+         ('cluster_utilisation_svg', cluster_utilisation_svg('x' || c0.raw, '2026-01-10 00:00', '2026-01-10 03:00'),
+          'x' || c0.drawn || ' (10 cores): utilisation per hour')) x (chart, svg, title)
+ ORDER BY 1;
+
 -- the series' colours: ten, then again (the tenth is "others")
 SELECT fairshare_internal._chart_colour(1) AS c1, fairshare_internal._chart_colour(9) AS c9, fairshare_internal._chart_colour(10) AS c10, fairshare_internal._chart_colour(11) AS c11;
 
@@ -262,6 +294,19 @@ SELECT pg_temp.refused($$SELECT fairshare.cluster_utilisation_svg('st', '2026-03
 SELECT pg_temp.refused($$SELECT fairshare.cluster_utilisation_svg('st', '2026-02-01', '2026-03-01', 'furlongs')$$);
 SELECT pg_temp.refused($$SELECT fairshare.cluster_utilisation_svg('st', '2026-02-01', '2026-03-01', 'percent', 'week')$$);
 SELECT pg_temp.refused($$SELECT fairshare.cluster_utilisation_svg('nowhere', '2026-02-01', '2026-03-01')$$);
+-- at most 40,000 buckets a chart: 2021-06-01 to 2026-01-01 is 1,675 days =
+-- 40,200 hours (54000); from 2021-06-09 08:00, 200 hours later, exactly
+-- 40,000 bars are drawn
+SELECT pg_temp.refused($$SELECT fairshare.cluster_utilisation_svg('st', '2021-06-01', '2026-01-01', 'percent', 'hour')$$);
+SELECT count(*) AS bars FROM regexp_matches(cluster_utilisation_svg('st', '2021-06-09 08:00', '2026-01-01', 'percent', 'hour'),
+                                            '<rect [^>]*fill="#1f77b4">', 'g');
+-- months: 0001-01 to 9998-12 is 9,998 × 12 = 119,976 months; days of a
+-- burn-down's period: 1900-01-01 to 2099-12-31 is 200 × 365 + 48 leap days
+-- (1904 to 2096, 1900 is none) + 1 = 73,049 days
+SELECT pg_temp.refused($$SELECT fairshare.account_usage_svg('st', 'proj_n', '0001-01-01', '9999-01-01')$$);
+INSERT INTO allocations (allocation_id, cluster, account, policy, period_start, period_end, hours)
+VALUES (106, 'st', 'proj_e', 'none', '1900-01-01', '2099-12-31', 100);
+SELECT pg_temp.refused($$SELECT fairshare.burndown_svg(106, '2026-01-01')$$);
 SELECT pg_temp.refused($$SELECT * FROM fairshare.usage_buckets('st', NULL, '2026-02-01', 'infinity')$$);
 SELECT pg_temp.refused($$SELECT * FROM fairshare.usage_buckets('st', NULL, '2026-02-01', '2026-02-01')$$);
 SELECT pg_temp.refused($$SELECT fairshare.allocation_used(999, now())$$);

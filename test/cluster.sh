@@ -70,6 +70,8 @@ test)
   bash test/charts.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/meta.sh"
   bash test/meta.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  echo "== test/apply_decisions.sh"
+  bash test/apply_decisions.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/docs_check.sh"
   bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   # a real Slurm 22.05, MariaDB and mysql_fdw (root; test/run.sh sets

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scheduling with pg_cron (issue 18; docs/history.md): a throwaway
+# Scheduling with pg_cron (docs/history.md): a throwaway
 # PostgreSQL of its own, started with pg_cron loaded, runs the two jobs
 # docs/history.md schedules, CALL fairshare.checkpoint_usage() and CALL
 # fairshare.maintain_partitions(), and each is seen to run: succeeded in
@@ -8,7 +8,7 @@
 # bookworm runs jobs on minute boundaries only, so there the wait is up to a
 # minute.  A third job, CALL fairshare.check_allocation_alerts()
 # (docs/statements.md), notifies an allocation's thresholds once each.  A
-# fourth, CALL fairshare.sync_slurmdbd('cr') (issue 13; docs/slurmdbd.md),
+# fourth, CALL fairshare.sync_slurmdbd('cr') (docs/slurmdbd.md),
 # runs against a foreign server that cannot be read: it fails with the feed's
 # error and syncs nothing.  Run from test/cluster.sh test (or alone); prints
 # TAP.

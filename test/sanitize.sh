@@ -52,7 +52,7 @@ pgbin=$work/root/usr/lib/postgresql/$major/bin
 san="-fsanitize=address,undefined,float-cast-overflow,bounds-strict -fno-sanitize-recover=all"
 san="$san -fno-wrapv -fno-omit-frame-pointer"
 mkdir -p "$work/build"
-cp -a Makefile fairshare.control extension "$work/build/"
+cp -a Makefile fairshare.control extension tools "$work/build/"
 if [ "$chunks" = 1 ]; then
   cp test/sanitize/chunk_context.c test/sanitize/chunk_context.h "$work/build/extension/"
   san="$san -include $work/build/extension/chunk_context.h"

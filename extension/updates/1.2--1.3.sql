@@ -8,6 +8,85 @@
 -- longer has or whose signature, return type or view columns changed.
 -- test/upgrade.sh proves the result equal to a fresh install of 1.3.
 
+-- GENCI: the pure GENCI functions are C (extension/genci.c) and check their
+-- own arguments; the PL/pgSQL helper they shared is gone.
+DROP FUNCTION @extschema@._genci_check(text, float8, float8, date, date, date);
+
+-- Retention makes the rollups of the retained hours final
+-- (docs/history.md#retention-retain_jobs): rollup_state.retained_to.
+ALTER TABLE @extschema@.rollup_state ADD COLUMN retained_to timestamptz;
+
+-- Imports: the first instant a cluster's accounting can hold; imports
+-- reject runs before it and maintain_partitions makes no month before it
+-- (docs/import.md#times-a-centre-cannot-have)
+-- (added without a default, then filled: a constant default would be kept
+-- as the column's "missing value", which a fresh install does not have)
+ALTER TABLE @extschema@.clusters ADD COLUMN accounting_start timestamptz;
+UPDATE @extschema@.clusters SET accounting_start = '2000-01-01 00:00:00+00';
+ALTER TABLE @extschema@.clusters
+    ALTER COLUMN accounting_start SET DEFAULT '2000-01-01 00:00:00+00',
+    ALTER COLUMN accounting_start SET NOT NULL,
+    ADD CONSTRAINT clusters_accounting_start_check CHECK (pg_catalog.isfinite(accounting_start));
+
+-- Imports: the efficiency, event, reservation and nice imports record
+-- themselves in imports, their rejected lines in import_rejects
+ALTER TABLE @extschema@.imports DROP CONSTRAINT imports_source_check;
+ALTER TABLE @extschema@.imports ADD CONSTRAINT imports_source_check
+    CHECK (source IN ('sacct', 'pbs', 'sacct_efficiency', 'events', 'reservations', 'nice'));
+-- the efficiency parser's row (import.c; moved to fairshare_internal by the
+-- block below, as every private type)
+CREATE TYPE @extschema@._sacct_efficiency_line AS (
+    kind text, job_id text, step text, submit_time timestamptz, user_name text, account text,
+    total_cpu_secs float8, max_rss_mb float8, req_mem_mb float8, req_tres text,
+    energy_joules float8, gpu_util_percent float8, sqlstate text, reason text);
+-- (_sacct_duration and _sacct_size_mb are C now, same signatures: the
+-- pieces re-create them)
+-- allocations may end on 9999-12-31 at the latest (trigger period_bounded,
+-- docs/bad-input.md); one stored later is kept, and named here: the reports
+-- fail on it until its end is corrected
+DO $$
+DECLARE
+    bad text;
+BEGIN
+    SELECT pg_catalog.string_agg(pg_catalog.format('%s (%s, %s, ends %s)', a.allocation_id, a.cluster, a.account, a.period_end), ', ')
+      INTO bad
+      FROM @extschema@.allocations a
+     WHERE pg_catalog.isfinite(a.period_end) AND a.period_end OPERATOR(pg_catalog.>) '9999-12-31'::date;
+    IF bad IS NOT NULL THEN
+        RAISE WARNING 'fairshare 1.3: allocations ending after 9999-12-31, which the reports cannot represent: %', bad
+            USING HINT = 'UPDATE fairshare.allocations SET period_end = ... WHERE allocation_id = ...; the GENCI report and the statements fail until then.';
+    END IF;
+END
+$$;
+
+-- slurmdbd decisions (docs/slurmdbd.md#the-decisions-slurm_decisions): the
+-- Slurm cluster name the decisions use, kept from slurmdbd_connect (read
+-- back from the foreign table it made: <ClusterName>_job_table); the
+-- decisions as rows with sacctmgr's argument vector instead of sh lines.
+ALTER TABLE @extschema@.slurmdbd_feeds ADD COLUMN slurm_cluster text;
+UPDATE @extschema@.slurmdbd_feeds s
+   SET slurm_cluster = coalesce((
+        SELECT pg_catalog.regexp_replace(o.option_value, '_job_table$', '')
+          FROM pg_catalog.pg_foreign_table ft
+          JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) ft.ftrelid
+          JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+         CROSS JOIN LATERAL pg_catalog.pg_options_to_table(ft.ftoptions) o
+         WHERE n.nspname OPERATOR(pg_catalog.=) s.foreign_schema AND c.relname OPERATOR(pg_catalog.=) 'job_table'
+           AND o.option_name OPERATOR(pg_catalog.=) 'table_name'), s.cluster);
+ALTER TABLE @extschema@.slurmdbd_feeds ALTER COLUMN slurm_cluster SET NOT NULL,
+    ADD CONSTRAINT slurmdbd_feeds_slurm_cluster_check
+        CHECK (slurm_cluster OPERATOR(pg_catalog.~) '^[A-Za-z0-9_][A-Za-z0-9_-]*$');
+DROP FUNCTION @extschema@.slurm_decisions(text, timestamptz);
+DROP FUNCTION @extschema@._sh_word(text);
+
+-- The rollup helpers' parameters are named (CREATE OR REPLACE cannot rename
+-- them): dropped here, re-created with the code.  The report functions
+-- whose SQL bodies call _rollup_bounds go with it and come back the same way.
+DROP FUNCTION @extschema@._rollup_hours(text, timestamptz, timestamptz, timestamptz);
+DROP FUNCTION @extschema@._rollup_days_months(text, text, timestamptz, timestamptz);
+DROP FUNCTION @extschema@._rollup_in_reservation(text, bigint);
+DROP FUNCTION @extschema@._rollup_bounds(text, timestamptz, timestamptz) CASCADE;
+
 -- ---------------------------------------------------------------------------
 -- The private routines and types move to schema fairshare_internal
 -- (extension/head.sql says why).  Keep this block last: the blocks above

@@ -51,7 +51,7 @@ row_text(const Datum *values, const bool *nulls, int att, bool required, const c
 	s[len] = '\0';
 	if ((int) strlen(s) != len)
 		row_fail(what, "holds a NUL byte");
-	/* text that is not valid UTF8 must never reach a table (issue 20) */
+	/* text that is not valid UTF8 must never reach a table */
 	if (pg_encoding_verifymbstr(PG_UTF8, s, len) != len)
 		row_fail(what, "is not valid UTF8");
 	return s;

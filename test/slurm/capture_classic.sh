@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scenario "classic" (issue 19, section 3): PriorityFlags=NO_FAIR_TREE (the
+# Scenario "classic": PriorityFlags=NO_FAIR_TREE (the
 # classic fairshare algorithm), no decay.  A few jobs of three users in two
 # accounts, three jobs pending in the down partition "parked" (for sprio),
 # one capture after a pass.  Writes test/fixtures/slurm/classic/.  About 2

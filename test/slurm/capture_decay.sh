@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scenario "decay" (issue 19, pass-by-pass decay): Fair Tree,
+# Scenario "decay" (pass-by-pass decay): Fair Tree,
 # PriorityDecayHalfLife=10 minutes, PriorityCalcPeriod=1 minute.  A job that
 # ends between two passes, jobs that run across several passes, one still
 # running at two captures, two jobs pending in the down partition "parked"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scenario "history" (issue 18, job identity): Fair Tree, no decay, job ids
+# Scenario "history" (job identity): Fair Tree, no decay, job ids
 # from 1 below MaxJobId=10 so they wrap and are reused, one job requeued once,
 # one requeued twice, one suspended then resumed, plain jobs of three users in
 # two accounts, two jobs left pending in the down partition "parked".

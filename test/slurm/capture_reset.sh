@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scenario "reset" (issue 19, section 2): PriorityUsageResetPeriod, in two
+# Scenario "reset": PriorityUsageResetPeriod, in two
 # runs, each from a fresh cluster.  Writes test/fixtures/slurm/reset_now/ and
 # test/fixtures/slurm/reset_daily/.  About 12 minutes in all.
 #   sudo bash test/slurm/capture_reset.sh [now|daily]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scenario "sreport" (issue 14): what the real sreport -P prints over hours
+# Scenario "sreport": what the real sreport -P prints over hours
 # that have passed, with jobs, a drained node and two reservations in them.
 #
 # slurmdbd rolls its usage up at the hour, from its own tables.  To report

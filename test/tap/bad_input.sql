@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(317);
+SELECT plan(340);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -565,18 +565,51 @@ CREATE FOREIGN DATA WRAPPER bi_nowhere;
 CREATE SERVER bi_srv FOREIGN DATA WRAPPER bi_nowhere;
 SELECT throws_ok($$SELECT fairshare.slurmdbd_connect('bi', 'bi_srv', NULL, 'slurm_acct_db', 'no such; name')$$,
                  '22023', NULL, 'slurmdbd_connect: a Slurm cluster name with a blank and a semicolon');
+SELECT throws_ok($$SELECT fairshare.slurmdbd_connect('bi', 'bi_srv', NULL, 'slurm_acct_db', '-V')$$,
+                 '22023', NULL, 'slurmdbd_connect: a Slurm cluster name sacctmgr would read as an option');
+-- names no sacctmgr argument can carry as one entity (docs/security.md#the-slurm-loop)
+SELECT is(fairshare_internal._slurm_name_problem(n), p, 'a name for sacctmgr: ' || to_json(n)::text)
+  FROM (VALUES ('proj,root', 'holds a comma (sacctmgr reads a list of names)'),
+               ('-Mother', 'begins with - (sacctmgr reads an option)'),
+               (E'csub\ntouch x #', 'holds a control character (a newline, a tab)'),
+               (E'a\rb', 'holds a control character (a newline, a tab)'),
+               ('$(id)', 'holds a character other than a-z, 0-9, _ . @ -'),
+               ('a;b', 'holds a character other than a-z, 0-9, _ . @ -'),
+               (NULL, 'is empty'),
+               ('john.doe', NULL)) v (n, p);
+-- a GrpTRESMins value of slurmdbd: a count, else no limit (-1)
+SELECT is(fairshare_internal._slurm_limit_minutes(v), m, 'GrpTRESMins minutes of ' || coalesce(v, 'NULL'))
+  FROM (VALUES ('3600', 3600::bigint), ('-1', -1), ('18446744073709551615', -1), ('999999999999999999', 999999999999999999),
+               ('abc', -1), ('', -1), (NULL, -1)) v (v, m);
+-- malformed slurmdbd job rows: a reason each, never an error
+SELECT is(fairshare_internal._slurmdbd_job_problem(ta, tr, 100, 10, 10, 10, te, 0, 10, 3, 1000), p, 'slurmdbd job row: ' || coalesce(ta, '') || ' ' || coalesce(tr, '') || ' ' || te)
+  FROM (VALUES ('1=4,', '', 20::bigint, 'tres_alloc ''1=4,'' is not a list of TRES id=count'),
+               ('1=4', '2=abc', 20, 'tres_req ''2=abc'' is not a list of TRES id=count'),
+               ('1=4', '1=4', 9000000000000000, 'time_end 9000000000000000 is not an instant before the year 10000 (Unix seconds)'),
+               ('1=4', '1=4', -5, 'time_end -5 is not an instant before the year 10000 (Unix seconds)'),
+               ('1=4,5=18446744073709551614', '', 20, NULL)) v (ta, tr, te, p);
 SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{}')$$,
                  '22023', NULL, 'sreport SizesByAccount: an empty grouping');
 SELECT throws_ok($$SELECT * FROM fairshare.sreport_job_sizes_by_account('2026-01-01', '2026-02-01', '{4,NULL}')$$,
                  '22023', NULL, 'sreport SizesByAccount: a NULL in the grouping');
 SELECT throws_ok($$SELECT fairshare.import_events('bi_none', 'NodeName|TimeStart|TimeEnd|TRES')$$, '22023', NULL,
                  'import_events: a cluster that does not exist');
-SELECT throws_ok($$SELECT fairshare.import_events('bi', E'Cluster|NodeName|TimeStart|TimeEnd|State|TRES\nbi|n1||Unknown|DOWN|cpu=1')$$,
-                 '22023', NULL, 'import_events: an event without TimeStart');
+-- a line that cannot be read is rejected alone (docs/bad-input.md): the
+-- call returns the events written, the line is in import_rejects
+SET LOCAL client_min_messages = error;
+SELECT is(fairshare.import_events('bi', E'Cluster|NodeName|TimeStart|TimeEnd|State|TRES\nbi|n1||Unknown|DOWN|cpu=1'),
+          0::bigint, 'import_events: an event without TimeStart is not written');
+SELECT is((SELECT r.sqlstate || ' ' || r.reason FROM fairshare.import_rejects r
+            WHERE r.import_id = (SELECT max(i.import_id) FROM fairshare.imports i)),
+          '22004 the event has no TimeStart', 'import_events: ... its line is rejected with its reason');
 SELECT throws_ok($$SELECT fairshare.import_reservations('bi_none', 'ID|Name|TimeStart|TimeEnd|TRES')$$, '22023', NULL,
                  'import_reservations: a cluster that does not exist');
-SELECT throws_ok($$SELECT fairshare.import_reservations('bi', E'Cluster|ID|Name|TimeStart|TimeEnd|TRES\nbi||r1|2026-01-01T00:00:00|2026-01-02T00:00:00|cpu=1')$$,
-                 '22023', NULL, 'import_reservations: a reservation without an ID');
+SELECT is(fairshare.import_reservations('bi', E'Cluster|ID|Name|TimeStart|TimeEnd|TRES\nbi||r1|2026-01-01T00:00:00|2026-01-02T00:00:00|cpu=1'),
+          0::bigint, 'import_reservations: a reservation without an ID is not written');
+SELECT is((SELECT r.sqlstate || ' ' || r.reason FROM fairshare.import_rejects r
+            WHERE r.import_id = (SELECT max(i.import_id) FROM fairshare.imports i)),
+          '22004 the reservation has no ID', 'import_reservations: ... its line is rejected with its reason');
+RESET client_min_messages;
 
 -- The sreport-like reports check their arguments at their entry, whatever
 -- the data: a check inside the report's query ran only when the plan

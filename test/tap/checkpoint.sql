@@ -71,7 +71,7 @@ SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_admin', 
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_reader', ARRAY['SELECT']);
 SELECT table_privs_are('fairshare', 'usage_checkpoint_rows', 'fairshare_user', ARRAY['SELECT'], 'user: SELECT (its own rows)');
 -- a plain user reads when and whether each checkpoint holds, not why: the
--- reason names the job that invalidated it (issue 20)
+-- reason names the job that invalidated it
 SELECT table_privs_are('fairshare', 'usage_checkpoints', 'fairshare_user', ARRAY[]::text[], 'user: no SELECT on every column');
 SELECT column_privs_are('fairshare', 'usage_checkpoints', 'invalidated_at', 'fairshare_user', ARRAY['SELECT'],
                         'user: when each checkpoint holds');
@@ -162,7 +162,7 @@ SELECT results_eq($$SELECT job_id, priority FROM fairshare.my_sprio_at('2026-03-
 RESET ROLE;
 
 -- ---------------------------------------------------------------------------
--- The lock taken late (issue 18): checkpoint_usage writes the rows and the
+-- The lock taken late: checkpoint_usage writes the rows and the
 -- fair-share factors before its SHARE lock on jobs, then computes the usage
 -- again under the lock and compares.  A write committed in between is played
 -- here by hooks of this test that write from inside those first writes (an
