@@ -8,9 +8,12 @@
 #
 #   bash test/slurm/trixie.sh root       make the root if there is none (153 s
 #                                         here: debootstrap, the packages)
-#   bash test/slurm/trixie.sh start|fresh|stop|status
-#                                        cluster.sh start|fresh|stop|status
-#                                        inside the root (root made if missing)
+#   bash test/slurm/trixie.sh start|fresh|status
+#                                        cluster.sh start|fresh|status inside
+#                                        the root (root made if missing)
+#   bash test/slurm/trixie.sh stop       cluster.sh stop inside, then whatever
+#                                        still runs there; unmount; the
+#                                        namespace deleted (the root is kept)
 #   bash test/slurm/trixie.sh run CMD... CMD inside the root and its network
 #                                        namespace, in the same directory of
 #                                        this repo (bind-mounted at its path)
@@ -241,7 +244,12 @@ start|fresh|status)
   in_root offline bash "$HERE/cluster.sh" "$1" < /dev/null
   ;;
 stop)
+  # nothing left behind: the daemons, then the mounts and the namespace (the
+  # root's files stay for the next start)
   stop_inside
+  umount_root
+  [ -e /run/netns/$NETNS ] && ip netns delete $NETNS
+  log "stopped; the root stays in $ROOT"
   ;;
 run)
   shift
