@@ -2923,6 +2923,129 @@ fs_sacctmgr_reservation_line(PG_FUNCTION_ARGS)
 	return psv_entry(fcinfo, true);
 }
 
+/* ===========================================================================
+ * squeue -h -o '%i|%y': a pending job's id and nice (import_nice,
+ * docs/priority.md#nice).  No header: squeue -h prints none, and a line
+ * that is not "JOBID|NICE" is rejected with its reason.
+ * ===========================================================================
+ */
+
+/* Result columns: the type @extschema@._squeue_nice_line. */
+enum
+{
+	NO_KIND,
+	NO_JOB_ID,
+	NO_NICE,
+	NO_SQLSTATE,
+	NO_REASON,
+	NO_NATTS
+};
+
+/* Slurm keeps nice within ±(NICE_OFFSET − 3) (slurm.h: NICE_OFFSET 2^31) */
+#define SLURM_NICE_MAX INT64CONST(2147483645)
+
+/* the blanks of squeue's fields: the ASCII white space */
+static int
+skip_space(Span s, int i)
+{
+	while (i < s.len && isspace((unsigned char) s.p[i]))
+		i++;
+	return i;
+}
+
+/*
+ * "JOBID|NICE": a job id as squeue prints it (123, 123_4, 123_[5-9%2],
+ * 123+1: a digit, then digits and _+[],%-), a signed integer of at most 12
+ * digits, blanks around each.
+ */
+static bool
+nice_fill(Row *r, Span line)
+{
+	static const char job_chars[] = "0123456789_+[],%-";
+	int			i = skip_space(line, 0);
+	int			job_start = i;
+	int			job_end;
+	int			pipe = 0;
+	int			digits = 0;
+	bool		neg = false;
+	int64		v = 0;
+	Span		job;
+
+	if (i < line.len && isdigit((unsigned char) line.p[i]))
+		for (i++; i < line.len && line.p[i] != '\0' && strchr(job_chars, line.p[i]) != NULL; i++)
+			;
+	job_end = i;
+	i = skip_space(line, i);
+	if (job_end > job_start && i < line.len && line.p[i] == '|')
+	{
+		pipe = i;
+		i = skip_space(line, i + 1);
+		if (i < line.len && (line.p[i] == '-' || line.p[i] == '+'))
+			neg = line.p[i++] == '-';
+		for (; i < line.len && isdigit((unsigned char) line.p[i]) && digits < 13; i++, digits++)
+			v = v * 10 + (line.p[i] - '0');
+		i = skip_space(line, i);
+	}
+	if (job_end == job_start || digits == 0 || digits > 12 || i < line.len)
+		return reject(r, "22P02", "not \"JOBID|NICE\" (squeue -h -o '%i|%y')");
+	/* the job id: the first field without the spaces (' ') around it */
+	job = span_make(line.p, pipe);
+	while (job.len > 0 && job.p[0] == ' ')
+		job.p++, job.len--;
+	while (job.len > 0 && job.p[job.len - 1] == ' ')
+		job.len--;
+	row_set(r, NO_JOB_ID, span_text(job));
+	if (neg)
+		v = -v;
+	if (v < -SLURM_NICE_MAX || v > SLURM_NICE_MAX)
+		return reject(r, "22003", psprintf("nice " INT64_FORMAT " is out of range: Slurm's nice lies between -2147483645 and 2147483645", v));
+	row_set(r, NO_NICE, Int32GetDatum((int32) v));
+	row_text(r, NO_KIND, "nice");
+	return true;
+}
+
+PG_FUNCTION_INFO_V1(fs_squeue_nice_line);
+
+/*
+ * _squeue_nice_line(line text) -> _squeue_nice_line: kind 'nice' (job_id,
+ * nice), 'blank' (empty or spaces only) or 'reject' (with sqlstate and
+ * reason; job_id when the line's form was read).
+ */
+Datum
+fs_squeue_nice_line(PG_FUNCTION_ARGS)
+{
+	TupleDesc	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	Row			r;
+	text	   *t;
+	Span		line;
+	int			i;
+	int			bad;
+
+	if (desc == NULL)
+	{
+		desc = result_desc(fcinfo, NO_NATTS, NO_NATTS, "_squeue_nice_line");
+		fcinfo->flinfo->fn_extra = desc;
+	}
+	row_init(&r, NO_NATTS, NO_KIND, NO_SQLSTATE, NO_REASON);
+	if (PG_ARGISNULL(0))
+	{
+		row_text(&r, NO_KIND, "blank");
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, r.values, r.nulls)));
+	}
+	t = PG_GETARG_TEXT_PP(0);
+	line = span_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	for (i = 0; i < line.len && line.p[i] == ' '; i++)
+		;
+	if (i == line.len)
+		row_text(&r, NO_KIND, "blank");
+	else if ((bad = span_invalid_at(line)) >= 0)
+		(void) reject(&r, "22021", psprintf("the line holds an invalid byte sequence for encoding \"%s\": %s",
+											GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
+	else
+		(void) nice_fill(&r, line);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, r.values, r.nulls)));
+}
+
 PG_FUNCTION_INFO_V1(fs_sacct_duration);
 
 /* _sacct_duration(v text) -> float8 seconds; NULL when empty; 22007 naming

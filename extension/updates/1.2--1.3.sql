@@ -98,6 +98,9 @@ CREATE TYPE @extschema@._sacctmgr_event_line AS (
 CREATE TYPE @extschema@._sacctmgr_reservation_line AS (
     kind text, id text, resv_id bigint, name text, time_start timestamptz, time_end timestamptz,
     flags text, tres text, nodes text, assocs text, sqlstate text, reason text);
+-- and squeue's nice lines (import_nice)
+CREATE TYPE @extschema@._squeue_nice_line AS (
+    kind text, job_id text, nice integer, sqlstate text, reason text);
 
 -- ---------------------------------------------------------------------------
 -- The private routines and types move to schema fairshare_internal
