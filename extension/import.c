@@ -2965,7 +2965,6 @@ nice_fill(Row *r, Span line)
 	int			i = skip_space(line, 0);
 	int			job_start = i;
 	int			job_end;
-	int			pipe = 0;
 	int			digits = 0;
 	bool		neg = false;
 	int64		v = 0;
@@ -2978,7 +2977,6 @@ nice_fill(Row *r, Span line)
 	i = skip_space(line, i);
 	if (job_end > job_start && i < line.len && line.p[i] == '|')
 	{
-		pipe = i;
 		i = skip_space(line, i + 1);
 		if (i < line.len && (line.p[i] == '-' || line.p[i] == '+'))
 			neg = line.p[i++] == '-';
@@ -2988,12 +2986,12 @@ nice_fill(Row *r, Span line)
 	}
 	if (job_end == job_start || digits == 0 || digits > 12 || i < line.len)
 		return reject(r, "22P02", "not \"JOBID|NICE\" (squeue -h -o '%i|%y')");
-	/* the job id: the first field without the spaces (' ') around it */
-	job = span_make(line.p, pipe);
-	while (job.len > 0 && job.p[0] == ' ')
-		job.p++, job.len--;
-	while (job.len > 0 && job.p[job.len - 1] == ' ')
-		job.len--;
+	/*
+	 * the job id without the blanks around it, whichever they are: with a
+	 * tab kept, "202\t|5" would name a job no run has, and its nice would
+	 * be dropped without a word
+	 */
+	job = span_make(line.p + job_start, job_end - job_start);
 	row_set(r, NO_JOB_ID, span_text(job));
 	if (neg)
 		v = -v;
