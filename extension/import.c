@@ -15,6 +15,12 @@
  *       src/server/accounting.c, the PBS Professional Reference Guide's
  *       "Accounting Log" chapter).
  *
+ * and the readers of the other exports, one line a call in file order:
+ * _sacct_efficiency_line (extension/efficiency.sql), _sacctmgr_event_line
+ * and _sacctmgr_reservation_line (sacctmgr show event / reservation -P,
+ * extension/reports.sql), _squeue_nice_line (squeue -h -o '%i|%y',
+ * extension/nice.sql).
+ *
  * A bad line is not an error: the parser returns kind 'reject' with the
  * SQLSTATE and the reason, so that the import rejects that line and keeps
  * the others; a line that is not valid text in the database encoding is
@@ -2493,7 +2499,7 @@ psv_show_time(TimestampTz t)
  * A value PostgreSQL's `v::timestamp` reads but sacctmgr does not print
  * (no T, fractions, a date alone, epoch, infinity): read by PostgreSQL's
  * own date/time parser, with the cast's SQLSTATE and message when it
- * refuses it (datetime.c's DateTimeParseError), then placed in zone tz as
+ * refuses it (those of DateTimeParseError), then placed in zone tz as
  * `timezone(tz, timestamp)` does.
  */
 static bool
