@@ -2519,7 +2519,16 @@ psv_pg_time(Span s, pg_tz *tz, TimestampTz *out, Row *r)
 
 	dterr = ParseDateTime(str, workbuf, sizeof(workbuf), field, ftype, MAXDATEFIELDS, &nf);
 	if (dterr == 0)
+	{
+#if PG_VERSION_NUM >= 160000
+		/* PostgreSQL 16 passes back what a time zone error names */
+		DateTimeErrorExtra extra;
+
+		dterr = DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tzoff, &extra);
+#else
 		dterr = DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tzoff);
+#endif
+	}
 	switch (dterr)
 	{
 		case 0:
