@@ -453,27 +453,31 @@ SELECT p.ps, p.pe, r.regime, v.variant
        unnest(ARRAY['monthly', 'mid-term', 'weekly', NULL]) r(regime),
        unnest(ARRAY['genci', 'tgcc', 'idris', NULL]) v(variant);
 -- (the reference's series of 15ths from -infinity, or up to infinity,
--- never ends: those calls are shown below, not compared)
+-- never ends: those calls are shown below, not compared.  A period that
+-- ends after 9999-12-31 is not compared either: no allocation holds one
+-- (trigger period_bounded, docs/bad-input.md), and past the timestamps'
+-- last day the two differ by PostgreSQL version: on 15 and 17 both raise
+-- 22008, on 18 the PL/pgSQL returns the days it reaches before the
+-- conversion that fails)
 CREATE TABLE genci_ref.day_outcomes AS
 SELECT c.*, genci_ref.days_outcome('c', ps, pe, regime, variant) AS c_outcome,
             genci_ref.days_outcome('ref', ps, pe, regime, variant) AS ref_outcome
   FROM genci_ref.day_calls c
  WHERE NOT (regime IS NOT DISTINCT FROM 'monthly' AND variant IS NOT NULL
-            AND (NOT isfinite(ps) OR NOT isfinite(pe)));
+            AND (NOT isfinite(ps) OR NOT isfinite(pe)))
+   AND (pe <= '9999-12-31' OR NOT isfinite(pe));
 SELECT ps, pe, regime, variant, c_outcome AS outcome FROM genci_ref.day_outcomes
 EXCEPT ALL
 SELECT ps, pe, regime, variant, ref_outcome FROM genci_ref.day_outcomes;
 SELECT ps, pe, regime, variant, ref_outcome AS outcome FROM genci_ref.day_outcomes
 EXCEPT ALL
 SELECT ps, pe, regime, variant, c_outcome FROM genci_ref.day_outcomes;
--- covered: many calls, rows of both regimes' rules, no rows (NULLs), and
--- errors (22008: a period past the timestamps' last day)
+-- covered: many calls, rows of both regimes' rules, and no rows (NULLs)
 SELECT count(*) > 1000 AS many_calls,
        bool_or(c_outcome LIKE 'genci_monthly%') AS genci_monthly,
        bool_or(c_outcome LIKE 'tgcc_monthly%') AS tgcc_monthly,
        bool_or(c_outcome LIKE '%genci_midterm_alert%genci_midterm %') AS midterm,
-       bool_or(c_outcome = 'none') AS none,
-       bool_or(c_outcome LIKE 'ERROR 22008%') AS e22008
+       bool_or(c_outcome = 'none') AS none
   FROM genci_ref.day_outcomes;
 -- an infinite period in the monthly regime: no check days
 SELECT ps, pe, genci_ref.days_outcome('c', ps, pe, 'monthly', 'genci') AS outcome
