@@ -165,3 +165,38 @@ SELECT decayed_usage(4, '2026-01-01 00:00:00.000001+00', '2026-01-01 00:00:00.00
                          '2026-01-01 00:00:00.000002+00', '1 day') - 1) < 1e-11 AS cut_exact,
        abs(decayed_usage_slurm(4, '2026-01-01 00:00:00.000001+00', '2026-01-01 00:00:00.000005+00',
                                '2026-01-01 00:00:00.000002+00', '1 day') - 1) < 1e-11 AS cut_slurm;
+
+-- The per-row path (docs/performance.md#decayed_usage): after its first row an
+-- aggregate checks only each row's own arguments, as long as the half-life is
+-- the one parsed before.  A half-life that changes from row to row, NULL in
+-- between, must be parsed again each time.  as_of 2024-06-01, every row 100
+-- charged 14 days before (at 2024-05-18; span rows from that instant to the
+-- same, the point form):
+--   '14 days' 100 × 2^-1 = 50;  NULL: no decay, 100;  '14 days' again: 50
+--   (not 100: the NULL row's "no decay" must not stay);  '7 days' 100 × 2^-2 = 25;
+--   '14 days' 50.  Sum 50 + 100 + 50 + 25 + 50 = 275, for each of the four.
+-- The slurm form's weights are not powers of 2: its rows are checked against
+-- one-row aggregates (scalar subqueries), 3 × w(14 days) + 100 + w(7 days), to 1e-9 (summation
+-- order; a "no decay" kept from the NULL row would be ~50 off).
+SET search_path = public, fairshare;
+CREATE TEMP TABLE hl_rows(n int, hl interval);
+INSERT INTO hl_rows VALUES (1, '14 days'), (2, NULL), (3, '14 days'), (4, '7 days'), (5, '14 days');
+SELECT decayed_usage(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n) AS point,       -- 275
+       decayed_usage(100, '2024-05-18 00:00+00', '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n) AS span, -- 275
+       abs(decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n)
+           - (3 * (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days'))
+              + 100 + (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '7 days')))) < 1e-9 AS slurm_point,
+       abs(decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n)
+           - (3 * (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days'))
+              + 100 + (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '7 days')))) < 1e-9 AS slurm_span
+  FROM hl_rows;
+-- a bad row after good ones raises the same error as on the first row: row 3's
+-- usage NaN (22023), row 3's instant infinity (22008), row 3's as_of NULL (22004)
+SELECT err($q$SELECT decayed_usage(u, '2024-05-18', '2024-06-01', '14 days' ORDER BY n) FROM (VALUES (1, 1::float8), (2, 2), (3, 'NaN')) v(n, u)$q$);
+SELECT err($q$SELECT decayed_usage(1, t, '2024-06-01', '14 days' ORDER BY n) FROM (VALUES (1, '2024-05-18'::timestamptz), (2, '2024-05-19'), (3, 'infinity')) v(n, t)$q$);
+SELECT err($q$SELECT decayed_usage(1, '2024-05-18', a, '14 days' ORDER BY n) FROM (VALUES (1, '2024-06-01'::timestamptz), (2, '2024-06-01'), (3, NULL)) v(n, a)$q$);
+-- a NULL usage after good rows is skipped: 100 × 2^-1 + 100 × 2^-1 = 100
+SELECT decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days' ORDER BY n)
+  FROM (VALUES (1, 100::float8), (2, NULL), (3, 100)) v(n, u);                                           -- 100
+DROP TABLE hl_rows;
+RESET search_path;
