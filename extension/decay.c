@@ -34,6 +34,7 @@
 
 #include "catalog/pg_type.h"
 #include "common/int.h"
+#include "nodes/primnodes.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -138,6 +139,9 @@ typedef struct DecayCache
 	PassDecay	pass;
 	const void *agg_state;
 	float8	   *agg_values;		/* agg_state's three values */
+	/* point forms: as_of and half_life are constants of the query (point_general) */
+	bool		fixed_known;
+	bool		fixed;
 } DecayCache;
 
 /* Return the state with one more row adding x, in place when allowed. */
@@ -555,29 +559,35 @@ fast_add(float8 *v, double x)
 	kahan_add(&v[1], &v[2], x);
 }
 
-/* Raise the error of the first bad argument of a point row, as point_accum does. */
-static pg_noinline void
+/*
+ * Raise the error of the first bad argument of a point row, as point_accum
+ * does; called only when one is bad (noreturn: the caller keeps nothing
+ * across the call).
+ */
+static pg_noinline pg_attribute_noreturn() void
 point_arg_error(FunctionCallInfo fcinfo)
 {
 	(void) fs_usage_arg(fcinfo, 1);
 	(void) fs_timestamp_arg(fcinfo, 2, "at");
 	(void) fs_timestamp_arg(fcinfo, 3, "as_of");
+	elog(ERROR, "decayed_usage: no bad argument found");
 }
 
 /*
  * The point form's row on the per-row path: point_accum's operations and
  * checks (fs_usage_arg, fs_timestamp_arg, tested at once, the error raised
- * out of line), its arguments known not NULL.
+ * out of line), its arguments known not NULL; as_of checked already when it
+ * is a constant of the query (check_as_of false).
  */
 static pg_attribute_always_inline void
-point_fast(FunctionCallInfo fcinfo, const DecayCache *c, float8 *v)
+point_fast(FunctionCallInfo fcinfo, const DecayCache *c, float8 *v, bool check_as_of)
 {
 	double		u = PG_GETARG_FLOAT8(1);
 	TimestampTz at = PG_GETARG_TIMESTAMPTZ(2);
 	TimestampTz as_of = PG_GETARG_TIMESTAMPTZ(3);
 
 	if (unlikely(!(u >= 0.0 && u <= DBL_MAX)
-				 | TIMESTAMP_NOT_FINITE(at) | TIMESTAMP_NOT_FINITE(as_of)))
+				 | TIMESTAMP_NOT_FINITE(at) | (check_as_of && TIMESTAMP_NOT_FINITE(as_of))))
 		point_arg_error(fcinfo);
 	if (at > as_of)
 		fast_add(v, 0.0);
@@ -587,13 +597,53 @@ point_fast(FunctionCallInfo fcinfo, const DecayCache *c, float8 *v)
 		fast_add(v, u * point_weight(&c->decay, at, as_of));
 }
 
+/*
+ * Whether the aggregate's argument argno (of the transition function: the
+ * state is 0) is a non-NULL constant of the query, the same on every row.
+ * Not known for a window aggregate (no Aggref).
+ */
+static bool
+agg_arg_is_const(FunctionCallInfo fcinfo, int argno)
+{
+	Aggref	   *ag = AggGetAggref(fcinfo);
+	TargetEntry *te;
+
+	if (ag == NULL || list_length(ag->args) < argno)
+		return false;
+	te = list_nth_node(TargetEntry, ag->args, argno - 1);
+	return IsA(te->expr, Const) && !castNode(Const, te->expr)->constisnull;
+}
+
 static pg_noinline Datum
 point_general(FunctionCallInfo fcinfo, DecayKind kind)
 {
 	DecayCache *c = decay_cache(fcinfo);
+	Datum		r;
 
 	SKIP_IF_NULL(1, 2);
-	return point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, kind));
+	r = point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, kind));
+
+	/*
+	 * Once the state is the aggregate's own and this row's as_of and
+	 * half-life were checked and parsed: if both are constants, later rows
+	 * need neither checked again.
+	 */
+	if (!c->fixed_known && c->agg_state != NULL)
+	{
+		c->fixed_known = true;
+		c->fixed = c->valid && !c->isnull
+			&& agg_arg_is_const(fcinfo, 3) && agg_arg_is_const(fcinfo, 4);
+	}
+	return r;
+}
+
+/* The point form's row when as_of and half-life are constants (point_general). */
+static pg_attribute_always_inline bool
+point_fixed(FunctionCallInfo fcinfo, const DecayCache *c)
+{
+	return c != NULL && c->fixed
+		&& !(PG_ARGISNULL(0) | PG_ARGISNULL(1) | PG_ARGISNULL(2))
+		&& c->agg_state == DatumGetPointer(PG_GETARG_DATUM(0));
 }
 
 static pg_noinline Datum
@@ -610,11 +660,17 @@ Datum
 fs_decay_point_accum(PG_FUNCTION_ARGS)
 {
 	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
-	float8	   *v = continuous_fast_state(fcinfo, c, false);
+	float8	   *v;
 
+	if (likely(point_fixed(fcinfo, c)))
+	{
+		point_fast(fcinfo, c, c->agg_values, false);
+		return PG_GETARG_DATUM(0);
+	}
+	v = continuous_fast_state(fcinfo, c, false);
 	if (unlikely(v == NULL))
 		return point_general(fcinfo, DECAY_EXACT);
-	point_fast(fcinfo, c, v);
+	point_fast(fcinfo, c, v, true);
 	return PG_GETARG_DATUM(0);
 }
 
@@ -636,11 +692,17 @@ Datum
 fs_decay_slurm_point_accum(PG_FUNCTION_ARGS)
 {
 	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
-	float8	   *v = continuous_fast_state(fcinfo, c, false);
+	float8	   *v;
 
+	if (likely(point_fixed(fcinfo, c)))
+	{
+		point_fast(fcinfo, c, c->agg_values, false);
+		return PG_GETARG_DATUM(0);
+	}
+	v = continuous_fast_state(fcinfo, c, false);
 	if (unlikely(v == NULL))
 		return point_general(fcinfo, DECAY_SLURM);
-	point_fast(fcinfo, c, v);
+	point_fast(fcinfo, c, v, true);
 	return PG_GETARG_DATUM(0);
 }
 
