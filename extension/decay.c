@@ -528,13 +528,33 @@ span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 
 /*
  * The per-row path of the continuous forms (exact and slurm), taken when the
- * row's state is the aggregate's own state that an earlier row checked and
- * its half-life is the one parsed then: no argument left to check but the
- * row's own, and the same operations as the general path, so the same bits.
- * Any other row (the first, a NULL, a new half-life, a direct call) takes
- * the general path.  It is what brings the aggregate near sum(float8)
- * (docs/performance.md#decayed_usage).
+ * row's state is an aggregate's state (see fast_state_values) and its
+ * half-life is the one parsed on an earlier row: no argument left to check
+ * but the row's own, and the same operations as the general path, so the
+ * same bits.  Any other row (the first, a NULL, a new half-life, a direct
+ * call) takes the general path.  It is what brings the aggregate near
+ * sum(float8) (docs/performance.md#decayed_usage).
+ *
+ * The state argument's values, when this call site is an aggregate's
+ * (agg_state set: AggCheckCallContext said so on an earlier row, and a call
+ * site does not change context) and the state is a state array as the
+ * aggregates make it: agg_state itself, checked already, or the state of
+ * another group (GROUP BY), checked here as state_values does, header first.
  */
+static inline float8 *
+fast_state_values(FunctionCallInfo fcinfo, const DecayCache *c)
+{
+	ArrayType  *a = (ArrayType *) DatumGetPointer(PG_GETARG_DATUM(0));
+
+	if (likely(c->agg_state == a))
+		return c->agg_values;
+	if (c->agg_state == NULL || VARATT_IS_EXTENDED(a)
+		|| ARR_NDIM(a) != 1 || ARR_HASNULL(a) || ARR_DIMS(a)[0] != 3
+		|| ARR_ELEMTYPE(a) != FLOAT8OID)
+		return NULL;
+	return (float8 *) ARR_DATA_PTR(a);
+}
+
 static inline float8 *
 continuous_fast_state(FunctionCallInfo fcinfo, const DecayCache *c, bool span)
 {
@@ -544,11 +564,10 @@ continuous_fast_state(FunctionCallInfo fcinfo, const DecayCache *c, bool span)
 	if (unlikely(c == NULL)
 		|| (PG_ARGISNULL(0) | PG_ARGISNULL(1) | PG_ARGISNULL(2) | PG_ARGISNULL(3)
 			| PG_ARGISNULL(4) | (span && PG_ARGISNULL(5)))
-		|| c->agg_state != DatumGetPointer(PG_GETARG_DATUM(0))
 		|| !c->valid || c->isnull
 		|| memcmp(&c->raw, PG_GETARG_INTERVAL_P(argno), sizeof(Interval)) != 0)
 		return NULL;
-	return c->agg_values;
+	return fast_state_values(fcinfo, c);
 }
 
 /* One more row adding x to the checked state v: state_add's in-place branch. */
@@ -638,12 +657,13 @@ point_general(FunctionCallInfo fcinfo, DecayKind kind)
 }
 
 /* The point form's row when as_of and half-life are constants (point_general). */
-static pg_attribute_always_inline bool
+static pg_attribute_always_inline float8 *
 point_fixed(FunctionCallInfo fcinfo, const DecayCache *c)
 {
-	return c != NULL && c->fixed
-		&& !(PG_ARGISNULL(0) | PG_ARGISNULL(1) | PG_ARGISNULL(2))
-		&& c->agg_state == DatumGetPointer(PG_GETARG_DATUM(0));
+	if (c == NULL || !c->fixed
+		|| (PG_ARGISNULL(0) | PG_ARGISNULL(1) | PG_ARGISNULL(2)))
+		return NULL;
+	return fast_state_values(fcinfo, c);
 }
 
 static pg_noinline Datum
@@ -660,11 +680,11 @@ Datum
 fs_decay_point_accum(PG_FUNCTION_ARGS)
 {
 	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
-	float8	   *v;
+	float8	   *v = point_fixed(fcinfo, c);
 
-	if (likely(point_fixed(fcinfo, c)))
+	if (likely(v != NULL))
 	{
-		point_fast(fcinfo, c, c->agg_values, false);
+		point_fast(fcinfo, c, v, false);
 		return PG_GETARG_DATUM(0);
 	}
 	v = continuous_fast_state(fcinfo, c, false);
@@ -692,11 +712,11 @@ Datum
 fs_decay_slurm_point_accum(PG_FUNCTION_ARGS)
 {
 	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
-	float8	   *v;
+	float8	   *v = point_fixed(fcinfo, c);
 
-	if (likely(point_fixed(fcinfo, c)))
+	if (likely(v != NULL))
 	{
-		point_fast(fcinfo, c, c->agg_values, false);
+		point_fast(fcinfo, c, v, false);
 		return PG_GETARG_DATUM(0);
 	}
 	v = continuous_fast_state(fcinfo, c, false);

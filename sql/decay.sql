@@ -198,5 +198,32 @@ SELECT err($q$SELECT decayed_usage(1, '2024-05-18', a, '14 days' ORDER BY n) FRO
 -- a NULL usage after good rows is skipped: 100 × 2^-1 + 100 × 2^-1 = 100
 SELECT decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days' ORDER BY n)
   FROM (VALUES (1, 100::float8), (2, NULL), (3, 100)) v(n, u);                                           -- 100
+-- Groups whose rows come interleaved (a hash aggregate: each row goes to its
+-- group's state, not the state of the row before), with a constant half-life
+-- and with one that varies, both parsed as above:
+--   k = 1: 3 rows of 100 charged 14 days before, half-life 14 days: 3 × 50 = 150
+--   k = 2: 2 rows of 200, the same: 2 × 100 = 200
+--   by row, half-lives 14 days, 14 days, 7 days, 7 days, 14 days:
+--   k = 1: 100 × 2^-1 + 100 × 2^-2 + 100 × 2^-1 = 125; k = 2: 200 × 2^-1 + 200 × 2^-2 = 150
+SET enable_sort = off;
+CREATE TEMP TABLE grp_rows(n int, k int, u float8, hl interval);
+INSERT INTO grp_rows VALUES (1, 1, 100, '14 days'), (2, 2, 200, '14 days'), (3, 1, 100, '7 days'),
+                            (4, 2, 200, '7 days'), (5, 1, 100, '14 days');
+ANALYZE grp_rows;
+EXPLAIN (COSTS OFF)
+SELECT k, decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days') FROM grp_rows GROUP BY k;
+SELECT * FROM (SELECT k, decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days') AS fixed,   -- 150, 200
+                      decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl) AS by_row         -- 125, 150
+                 FROM grp_rows GROUP BY k) g ORDER BY k;
+RESET enable_sort;
+DROP TABLE grp_rows;
+-- an aggregate of one's own over a transition function, with a state of the
+-- wrong shape: the error of the first row, in a group or not (22023), never
+-- a write past the array
+CREATE AGGREGATE pg_temp.bad_decay(float8, timestamptz, timestamptz, interval) (
+    SFUNC = fairshare_internal._decay_point_accum, STYPE = float8[], INITCOND = '{0,0}');
+SELECT err($q$SELECT pg_temp.bad_decay(1, '2024-05-18', '2024-06-01', '14 days') FROM generate_series(1, 3)$q$);
+SELECT err($q$SELECT g % 2, pg_temp.bad_decay(1, '2024-05-18', '2024-06-01', '14 days') FROM generate_series(1, 4) g GROUP BY 1$q$);
+DROP AGGREGATE pg_temp.bad_decay(float8, timestamptz, timestamptz, interval);
 DROP TABLE hl_rows;
 RESET search_path;
