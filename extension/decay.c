@@ -596,10 +596,12 @@ point_arg_error(FunctionCallInfo fcinfo)
  * The point form's row on the per-row path: point_accum's operations and
  * checks (fs_usage_arg, fs_timestamp_arg, tested at once, the error raised
  * out of line), its arguments known not NULL; as_of checked already when it
- * is a constant of the query (check_as_of false).
+ * is a constant of the query (check_as_of false).  kind: the decay's kind
+ * when known to the caller (fixed), else DECAY_NONE: read from c.
  */
 static pg_attribute_always_inline void
-point_fast(FunctionCallInfo fcinfo, const DecayCache *c, float8 *v, bool check_as_of)
+point_fast(FunctionCallInfo fcinfo, const DecayCache *c, float8 *v, bool check_as_of,
+		   DecayKind kind)
 {
 	double		u = PG_GETARG_FLOAT8(1);
 	TimestampTz at = PG_GETARG_TIMESTAMPTZ(2);
@@ -610,7 +612,8 @@ point_fast(FunctionCallInfo fcinfo, const DecayCache *c, float8 *v, bool check_a
 		point_arg_error(fcinfo);
 	if (at > as_of)
 		fast_add(v, 0.0);
-	else if (likely(c->decay.kind == DECAY_EXACT))	/* point_weight's case, inline */
+	else if (kind == DECAY_EXACT || (kind == DECAY_NONE && c->decay.kind == DECAY_EXACT))
+		/* point_weight's case, inline */
 		fast_add(v, u * exp2(-((double) ((uint64) as_of - (uint64) at)) / c->decay.half_life_us));
 	else
 		fast_add(v, u * point_weight(&c->decay, at, as_of));
@@ -650,20 +653,30 @@ point_general(FunctionCallInfo fcinfo, DecayKind kind)
 	if (!c->fixed_known && c->agg_state != NULL)
 	{
 		c->fixed_known = true;
-		c->fixed = c->valid && !c->isnull
+		c->fixed = c->valid && !c->isnull && c->decay.kind == kind
 			&& agg_arg_is_const(fcinfo, 3) && agg_arg_is_const(fcinfo, 4);
 	}
 	return r;
 }
 
-/* The point form's row when as_of and half-life are constants (point_general). */
-static pg_attribute_always_inline float8 *
-point_fixed(FunctionCallInfo fcinfo, const DecayCache *c)
+/*
+ * The point form's row when as_of and half-life are constants (point_general):
+ * true when taken.
+ */
+static pg_attribute_always_inline bool
+point_fixed(FunctionCallInfo fcinfo, const DecayCache *c, DecayKind kind)
 {
+	float8	   *v;
+
 	if (c == NULL || !c->fixed
 		|| (PG_ARGISNULL(0) | PG_ARGISNULL(1) | PG_ARGISNULL(2)))
-		return NULL;
-	return fast_state_values(fcinfo, c);
+		return false;
+	if (likely(c->agg_state == DatumGetPointer(PG_GETARG_DATUM(0))))
+		v = c->agg_values;
+	else if ((v = fast_state_values(fcinfo, c)) == NULL)
+		return false;
+	point_fast(fcinfo, c, v, false, kind);
+	return true;
 }
 
 static pg_noinline Datum
@@ -680,17 +693,14 @@ Datum
 fs_decay_point_accum(PG_FUNCTION_ARGS)
 {
 	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
-	float8	   *v = point_fixed(fcinfo, c);
+	float8	   *v;
 
-	if (likely(v != NULL))
-	{
-		point_fast(fcinfo, c, v, false);
+	if (likely(point_fixed(fcinfo, c, DECAY_EXACT)))
 		return PG_GETARG_DATUM(0);
-	}
 	v = continuous_fast_state(fcinfo, c, false);
 	if (unlikely(v == NULL))
 		return point_general(fcinfo, DECAY_EXACT);
-	point_fast(fcinfo, c, v, true);
+	point_fast(fcinfo, c, v, true, DECAY_NONE);
 	return PG_GETARG_DATUM(0);
 }
 
@@ -712,17 +722,14 @@ Datum
 fs_decay_slurm_point_accum(PG_FUNCTION_ARGS)
 {
 	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
-	float8	   *v = point_fixed(fcinfo, c);
+	float8	   *v;
 
-	if (likely(v != NULL))
-	{
-		point_fast(fcinfo, c, v, false);
+	if (likely(point_fixed(fcinfo, c, DECAY_SLURM)))
 		return PG_GETARG_DATUM(0);
-	}
 	v = continuous_fast_state(fcinfo, c, false);
 	if (unlikely(v == NULL))
 		return point_general(fcinfo, DECAY_SLURM);
-	point_fast(fcinfo, c, v, true);
+	point_fast(fcinfo, c, v, true, DECAY_NONE);
 	return PG_GETARG_DATUM(0);
 }
 
