@@ -15,6 +15,12 @@
  *       src/server/accounting.c, the PBS Professional Reference Guide's
  *       "Accounting Log" chapter).
  *
+ * and the readers of the other exports, one line a call in file order:
+ * _sacct_efficiency_line (extension/efficiency.sql), _sacctmgr_event_line
+ * and _sacctmgr_reservation_line (sacctmgr show event / reservation -P,
+ * extension/reports.sql), _squeue_nice_line (squeue -h -o '%i|%y',
+ * extension/nice.sql).
+ *
  * A bad line is not an error: the parser returns kind 'reject' with the
  * SQLSTATE and the reason, so that the import rejects that line and keeps
  * the others; a line that is not valid text in the database encoding is
@@ -42,6 +48,7 @@
 #include "access/htup_details.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
@@ -2276,6 +2283,780 @@ fs_sacct_efficiency_line(PG_FUNCTION_ARGS)
 	row_init(&r, EO_NATTS, EO_KIND, EO_SQLSTATE, EO_REASON);
 	eff_line(st, &r, PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
+}
+
+/* ===========================================================================
+ * sacctmgr -P exports: events and reservations (import_events,
+ * import_reservations; docs/reports.md#events-and-reservations).  The
+ * lines are read as the efficiency parser reads sacct's: through the
+ * export's own header (any order, names in any case), a later header
+ * switching the columns, an invalid byte rejecting its line alone.  A bad
+ * line comes back as kind 'reject' with the SQLSTATE and the message the
+ * PostgreSQL cast or the import's check gives for it, so that the rejects
+ * read the same whichever value is bad (docs/bad-input.md).
+ * ===========================================================================
+ */
+
+typedef enum PsvCol
+{
+	PC_CLUSTER,
+	PC_NODENAME,
+	PC_NODENAMES,
+	PC_ID,
+	PC_NAME,
+	PC_TIMESTART,
+	PC_TIMEEND,
+	PC_STATE,
+	PC_STATERAW,
+	PC_TRES,
+	PC_REASON,
+	PC_USER,
+	PC_FLAGS,
+	PC_ASSOCS,
+	PC_ASSOCIATIONS,
+	PC_NCOLS
+} PsvCol;
+
+static const char *const psv_col_names[PC_NCOLS] = {
+	"Cluster", "NodeName", "NodeNames", "ID", "Name", "TimeStart", "TimeEnd", "State", "StateRaw",
+	"TRES", "Reason", "User", "Flags", "Assocs", "Associations"
+};
+
+/* The columns each export must have (sacctmgr's format= names). */
+static const PsvCol psv_event_required[] = {PC_NODENAME, PC_TIMESTART, PC_TIMEEND, PC_TRES};
+static const PsvCol psv_resv_required[] = {PC_ID, PC_NAME, PC_TIMESTART, PC_TIMEEND, PC_TRES};
+
+/* Result columns: the type @extschema@._sacctmgr_event_line. */
+enum
+{
+	VO_KIND,
+	VO_NODE_NAME,
+	VO_TIME_START,
+	VO_TIME_END,
+	VO_STATE,
+	VO_STATE_RAW,
+	VO_TRES,
+	VO_EVENT_REASON,
+	VO_USER_REF,
+	VO_SQLSTATE,
+	VO_REASON,
+	VO_NATTS
+};
+
+/* Result columns: the type @extschema@._sacctmgr_reservation_line. */
+enum
+{
+	RO_KIND,
+	RO_ID,
+	RO_RESV_ID,
+	RO_NAME,
+	RO_TIME_START,
+	RO_TIME_END,
+	RO_FLAGS,
+	RO_TRES,
+	RO_NODES,
+	RO_ASSOCS,
+	RO_SQLSTATE,
+	RO_REASON,
+	RO_NATTS
+};
+
+typedef struct PsvState
+{
+	MemoryContext cxt;
+	bool		resv;			/* reservations, else events */
+	const char *what;			/* the import, for the header's ERROR */
+	char	   *first;			/* the header argument, as last passed */
+	int			first_len;
+	char	   *header;			/* the header in force */
+	int			header_len;
+	int			header_cap;
+	int			nfields;
+	int			col[PC_NCOLS];	/* field index, or -1 */
+	char	   *refused_why;	/* as in SacctState */
+	char	   *tz_name;
+	pg_tz	   *tz;
+	TupleDesc	desc;
+} PsvState;
+
+/*
+ * The columns of header h, or why they cannot be read (NULL: read); when
+ * columns the export needs are missing, *missing lists them.
+ */
+static const char *
+psv_read_header(PsvState *st, Span h, char **missing)
+{
+	Span		fields[SACCT_MAX_FIELDS];
+	int			cols[PC_NCOLS];
+	const PsvCol *req = st->resv ? psv_resv_required : psv_event_required;
+	int			nreq = st->resv ? lengthof(psv_resv_required) : lengthof(psv_event_required);
+	StringInfoData miss;
+	int			n;
+	int			i;
+	int			c;
+
+	*missing = NULL;
+	if (span_invalid_at(h) >= 0)
+		return psprintf("it holds a byte sequence that is not valid %s", GetDatabaseEncodingName());
+	n = split(h, '|', fields, SACCT_MAX_FIELDS);
+	if (n > SACCT_MAX_FIELDS)
+		return psprintf("it has more than %d columns", SACCT_MAX_FIELDS);
+	for (c = 0; c < PC_NCOLS; c++)
+		cols[c] = -1;
+	for (i = 0; i < n; i++)
+		for (c = 0; c < PC_NCOLS; c++)
+			if (span_eq_ci(fields[i], psv_col_names[c]))
+			{
+				if (cols[c] >= 0)
+					return psprintf("it names column %s twice", psv_col_names[c]);
+				cols[c] = i;
+			}
+	initStringInfo(&miss);
+	for (i = 0; i < nreq; i++)
+		if (cols[req[i]] < 0)
+			appendStringInfo(&miss, "%s%s", miss.len > 0 ? ", " : "", psv_col_names[req[i]]);
+	if (miss.len > 0)
+	{
+		*missing = miss.data;
+		return psprintf("it has no column %s", miss.data);
+	}
+	memcpy(st->col, cols, sizeof(cols));
+	st->nfields = n;
+	return NULL;
+}
+
+/* h becomes the header in force (its copy in st->cxt, the buffer reused). */
+static void
+psv_set_header(PsvState *st, Span h)
+{
+	if (st->header == NULL || h.len + 1 > st->header_cap)
+	{
+		st->header_cap = Max(h.len + 1, 256);
+		st->header = st->header
+			? repalloc(st->header, st->header_cap)
+			: MemoryContextAlloc(st->cxt, st->header_cap);
+	}
+	memcpy(st->header, h.p, h.len);
+	st->header_len = h.len;
+}
+
+/*
+ * Does the line look like a sacctmgr header: every field a column name,
+ * TimeStart among them?  A data line never does: its TimeStart is a time
+ * (digits), or empty.
+ */
+static bool
+psv_header_like(Span line)
+{
+	bool		start_col = false;
+	int			start = 0;
+	int			i;
+
+	for (i = 0; i <= line.len; i++)
+	{
+		Span		f;
+		int			k;
+
+		if (i < line.len && line.p[i] != '|')
+			continue;
+		f = span_make(line.p + start, i - start);
+		if (f.len == 0 || !isalpha((unsigned char) f.p[0]))
+			return false;
+		for (k = 1; k < f.len; k++)
+			if (!isalnum((unsigned char) f.p[k]) && f.p[k] != '_')
+				return false;
+		if (span_eq_ci(f, "TimeStart"))
+			start_col = true;
+		start = i + 1;
+	}
+	return start_col;
+}
+
+/* The field of column c; empty when the header has none (sacctmgr's empty
+ * field and a missing column read the same: NULL). */
+static Span
+psv_field(const PsvState *st, const Span *f, PsvCol c)
+{
+	return st->col[c] >= 0 ? f[st->col[c]] : span_make("", 0);
+}
+
+static void
+psv_set_text(Row *r, int att, Span s)
+{
+	if (s.len > 0)
+		row_set(r, att, span_text(s));
+}
+
+/* An instant as the messages show it: timestamptz's own output, in the
+ * session's DateStyle and TimeZone, as the import's SQL printed it. */
+static char *
+psv_show_time(TimestampTz t)
+{
+	return DatumGetCString(DirectFunctionCall1(timestamptz_out, TimestampTzGetDatum(t)));
+}
+
+/*
+ * A value PostgreSQL's `v::timestamp` reads but sacctmgr does not print
+ * (no T, fractions, a date alone, epoch, infinity): read by PostgreSQL's
+ * own date/time parser, with the cast's SQLSTATE and message when it
+ * refuses it (those of DateTimeParseError), then placed in zone tz as
+ * `timezone(tz, timestamp)` does.
+ */
+static bool
+psv_pg_time(Span s, pg_tz *tz, TimestampTz *out, Row *r)
+{
+	char	   *str = pnstrdup(s.p, s.len);
+	char		workbuf[MAXDATELEN + MAXDATEFIELDS];
+	char	   *field[MAXDATEFIELDS];
+	int			ftype[MAXDATEFIELDS];
+	int			nf;
+	int			dtype;
+	int			dterr;
+	int			tzoff;
+	struct pg_tm tm;
+	fsec_t		fsec;
+	Timestamp	ts;
+
+	dterr = ParseDateTime(str, workbuf, sizeof(workbuf), field, ftype, MAXDATEFIELDS, &nf);
+	if (dterr == 0)
+	{
+#if PG_VERSION_NUM >= 160000
+		/* PostgreSQL 16 passes back what a time zone error names */
+		DateTimeErrorExtra extra;
+
+		dterr = DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tzoff, &extra);
+#else
+		dterr = DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tzoff);
+#endif
+	}
+	switch (dterr)
+	{
+		case 0:
+			break;
+		case DTERR_FIELD_OVERFLOW:
+		case DTERR_MD_FIELD_OVERFLOW:
+			return reject(r, "22008", psprintf("date/time field value out of range: \"%s\"", str));
+		case DTERR_INTERVAL_OVERFLOW:
+			return reject(r, "22015", psprintf("interval field value out of range: \"%s\"", str));
+		case DTERR_TZDISP_OVERFLOW:
+			return reject(r, "22009", psprintf("time zone displacement out of range: \"%s\"", str));
+		default:
+			return reject(r, "22007", psprintf("invalid input syntax for type timestamp: \"%s\"", str));
+	}
+	switch (dtype)
+	{
+		case DTK_DATE:
+			if (tm2timestamp(&tm, fsec, NULL, &ts) != 0)
+				return reject(r, "22008", psprintf("timestamp out of range: \"%s\"", str));
+			break;
+		case DTK_EPOCH:
+			ts = SetEpochTimestamp();
+			break;
+		case DTK_LATE:
+			*out = DT_NOEND;
+			return true;
+		case DTK_EARLY:
+			*out = DT_NOBEGIN;
+			return true;
+		default:
+			return reject(r, "22007", psprintf("invalid input syntax for type timestamp: \"%s\"", str));
+	}
+	/* timezone(tz, ts): the wall-clock time read in tz */
+	if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
+		return reject(r, "22008", "timestamp out of range");
+	tzoff = DetermineTimeZoneOffset(&tm, tz);
+	if (tm2timestamp(&tm, fsec, &tzoff, out) != 0)
+		return reject(r, "22008", "timestamp out of range");
+	return true;
+}
+
+/*
+ * A sacctmgr instant (local time of the export's zone): "Unknown", "None"
+ * and "" are NULL (*set false).  sacctmgr's own form is read by
+ * slurm_time; anything else as the cast reads it.  False: r rejected.
+ */
+static bool
+psv_time(PsvState *st, Row *r, Span s, int att, TimestampTz *out, bool *set)
+{
+	*set = false;
+	if (s.len == 0 || (s.len == 7 && memcmp(s.p, "Unknown", 7) == 0)
+		|| (s.len == 4 && memcmp(s.p, "None", 4) == 0))
+		return true;
+	if (slurm_time(s, st->tz, out) != VAL_OK && !psv_pg_time(s, st->tz, out, r))
+		return false;
+	*set = true;
+	row_set(r, att, TimestampTzGetDatum(*out));
+	return true;
+}
+
+/*
+ * A bigint as `v::bigint` reads it (PostgreSQL's pg_strtoint64: blanks
+ * around, a sign, decimal digits), with the cast's SQLSTATE and message.
+ * "" is NULL (*set false).  False: r rejected.
+ */
+static bool
+psv_bigint(Row *r, Span s, int64 *out, bool *set)
+{
+	int			i = 0;
+	bool		neg = false;
+	uint64		v = 0;
+	int			digits = 0;
+
+	*set = false;
+	if (s.len == 0)
+		return true;
+	while (i < s.len && isspace((unsigned char) s.p[i]))
+		i++;
+	if (i < s.len && (s.p[i] == '-' || s.p[i] == '+'))
+		neg = s.p[i++] == '-';
+	for (; i < s.len && isdigit((unsigned char) s.p[i]); i++, digits++)
+	{
+		uint64		limit = (uint64) PG_INT64_MAX + (neg ? 1 : 0);
+		int			d = s.p[i] - '0';
+
+		if (v > (limit - d) / 10)
+			return reject(r, "22003", psprintf("value \"%s\" is out of range for type bigint", pnstrdup(s.p, s.len)));
+		v = v * 10 + d;
+	}
+	while (i < s.len && isspace((unsigned char) s.p[i]))
+		i++;
+	if (digits == 0 || i < s.len)
+		return reject(r, "22P02", psprintf("invalid input syntax for type bigint: \"%s\"", pnstrdup(s.p, s.len)));
+	*out = neg ? (int64) (0 - v) : (int64) v;
+	*set = true;
+	return true;
+}
+
+/* The first n characters of s (SQL's left(s, n)), in the database
+ * encoding. */
+static Span
+psv_left(Span s, int n)
+{
+	int			len = 0;
+	int			k;
+
+	for (k = 0; k < n && len < s.len; k++)
+		len += pg_encoding_mblen(GetDatabaseEncoding(), s.p + len);
+	return span_make(s.p, Min(len, s.len));
+}
+
+/*
+ * The checks an event and a reservation share: within the cluster's
+ * accounting (clusters.accounting_start up to a year ahead), the end
+ * after the start, a TRES string the rollups can read
+ * (docs/bad-input.md).
+ */
+static bool
+psv_check(Row *r, TimestampTz ts, TimestampTz te, bool has_te, Span tres,
+		  TimestampTz floor_at, TimestampTz horizon, Span cluster)
+{
+	TresCounts	c;
+	const char *why;
+
+	if (ts < floor_at || (has_te && te < floor_at))
+		return reject(r, "22008", psprintf("%s %s is before %s, the accounting start of cluster \"%s\" (clusters.accounting_start)",
+										   ts < floor_at ? "TimeStart" : "TimeEnd",
+										   psv_show_time(has_te ? Min(ts, te) : ts), psv_show_time(floor_at),
+										   pnstrdup(cluster.p, cluster.len)));
+	if (ts > horizon || (has_te && te > horizon))
+		return reject(r, "22008", psprintf("%s %s is more than a year ahead of the database's clock",
+										   ts > horizon ? "TimeStart" : "TimeEnd",
+										   psv_show_time(has_te ? Max(ts, te) : ts)));
+	if (has_te && te < ts)
+		return reject(r, "23514", psprintf("TimeEnd %s is before TimeStart %s", psv_show_time(te), psv_show_time(ts)));
+	if (tres.len == 0)
+		return true;
+	why = scan_tres(tres, &c);
+	if (why == NULL && c.max > 1e12)
+		why = psprintf("a count of %g is more than any cluster has (at most 10^12)", c.max);
+	if (why != NULL)
+	{
+		Span		shown = psv_left(tres, 200);
+
+		return reject(r, "22P02", psprintf("TRES \"%s\" cannot be read: %s", pnstrdup(shown.p, shown.len), why));
+	}
+	return true;
+}
+
+/* The arguments every line shares. */
+typedef struct PsvArgs
+{
+	Span		cluster;
+	TimestampTz floor_at;
+	TimestampTz horizon;
+} PsvArgs;
+
+/* An event line into r (its fields f, as many as the header's). */
+static bool
+psv_event_fill(PsvState *st, Row *r, const Span *f, const PsvArgs *a)
+{
+	TimestampTz ts = 0,
+				te = 0;
+	bool		has_ts,
+				has_te,
+				has_sr;
+	int64		sr;
+
+	/* in the order the values were cast: TimeStart, TimeEnd, StateRaw */
+	if (!psv_time(st, r, psv_field(st, f, PC_TIMESTART), VO_TIME_START, &ts, &has_ts)
+		|| !psv_time(st, r, psv_field(st, f, PC_TIMEEND), VO_TIME_END, &te, &has_te)
+		|| !psv_bigint(r, psv_field(st, f, PC_STATERAW), &sr, &has_sr))
+		return false;
+	if (has_sr)
+		row_set(r, VO_STATE_RAW, Int64GetDatum(sr));
+	if (!has_ts)
+		return reject(r, "22004", "the event has no TimeStart");
+	if (!psv_check(r, ts, te, has_te, psv_field(st, f, PC_TRES), a->floor_at, a->horizon, a->cluster))
+		return false;
+	/* node_name '' is the cluster's own event (docs/reports.md) */
+	row_set(r, VO_NODE_NAME, span_text(psv_field(st, f, PC_NODENAME)));
+	row_set(r, VO_TRES, span_text(psv_field(st, f, PC_TRES)));
+	psv_set_text(r, VO_STATE, psv_field(st, f, PC_STATE));
+	psv_set_text(r, VO_EVENT_REASON, psv_field(st, f, PC_REASON));
+	psv_set_text(r, VO_USER_REF, psv_field(st, f, PC_USER));
+	row_text(r, VO_KIND, "event");
+	return true;
+}
+
+/* A reservation line into r; its Assocs ids are checked against the
+ * association export by the import (a set, read once). */
+static bool
+psv_resv_fill(PsvState *st, Row *r, const Span *f, const PsvArgs *a)
+{
+	TimestampTz ts = 0,
+				te = 0;
+	bool		has_id,
+				has_ts,
+				has_te;
+	int64		id = 0;
+	Span		nodes;
+
+	psv_set_text(r, RO_ID, psv_field(st, f, PC_ID));
+	if (!psv_bigint(r, psv_field(st, f, PC_ID), &id, &has_id)
+		|| !psv_time(st, r, psv_field(st, f, PC_TIMESTART), RO_TIME_START, &ts, &has_ts)
+		|| !psv_time(st, r, psv_field(st, f, PC_TIMEEND), RO_TIME_END, &te, &has_te))
+		return false;
+	if (!has_id || !has_ts || !has_te)
+	{
+		StringInfoData m;
+
+		initStringInfo(&m);
+		if (!has_id)
+			appendStringInfoString(&m, "ID");
+		if (!has_ts)
+			appendStringInfo(&m, "%sTimeStart", m.len > 0 ? ", " : "");
+		if (!has_te)
+			appendStringInfo(&m, "%sTimeEnd", m.len > 0 ? ", " : "");
+		return reject(r, "22004", psprintf("the reservation has no %s", m.data));
+	}
+	if (!psv_check(r, ts, te, true, psv_field(st, f, PC_TRES), a->floor_at, a->horizon, a->cluster))
+		return false;
+	row_set(r, RO_RESV_ID, Int64GetDatum(id));
+	psv_set_text(r, RO_NAME, psv_field(st, f, PC_NAME));
+	row_set(r, RO_FLAGS, span_text(psv_field(st, f, PC_FLAGS)));
+	row_set(r, RO_TRES, span_text(psv_field(st, f, PC_TRES)));
+	nodes = psv_field(st, f, PC_NODENAMES);
+	psv_set_text(r, RO_NODES, nodes.len > 0 ? nodes : psv_field(st, f, PC_NODENAME));
+	nodes = psv_field(st, f, PC_ASSOCS);
+	psv_set_text(r, RO_ASSOCS, nodes.len > 0 ? nodes : psv_field(st, f, PC_ASSOCIATIONS));
+	row_text(r, RO_KIND, "reservation");
+	return true;
+}
+
+/*
+ * A data line: another cluster's (kind 'other': a multi-cluster export,
+ * not this import's to read), one whose fields do not match the header,
+ * or an event / a reservation.
+ */
+static bool
+psv_fill(PsvState *st, Row *r, Span line, const PsvArgs *a)
+{
+	Span		f[SACCT_MAX_FIELDS];
+	int			n = split(line, '|', f, st->nfields);
+	int			c = st->col[PC_CLUSTER];
+	int			nf = 1;
+	int			i;
+
+	if (c >= 0 && c < Min(n, st->nfields) && f[c].len > 0
+		&& !(f[c].len == a->cluster.len && memcmp(f[c].p, a->cluster.p, f[c].len) == 0))
+	{
+		row_text(r, r->kind_att, "other");
+		return true;
+	}
+	if (n != st->nfields)
+	{
+		for (i = 0; i < line.len; i++)
+			nf += line.p[i] == '|';
+		return reject(r, "22P02", psprintf("the line has %d fields, the header %d", nf, st->nfields));
+	}
+	return st->resv ? psv_resv_fill(st, r, f, a) : psv_event_fill(st, r, f, a);
+}
+
+/* One line of the export: blank, a header (the one in force, or another
+ * that the lines after it are read through), data, or a reject. */
+static void
+psv_line(PsvState *st, Row *r, text *line_t, const PsvArgs *a)
+{
+	Span		line;
+	int			bad;
+
+	if (line_t == NULL || (line = text_span(line_t)).len == 0)
+		row_text(r, r->kind_att, "blank");
+	else if (line.len == st->header_len && memcmp(line.p, st->header, line.len) == 0)
+	{
+		row_text(r, r->kind_att, "header");
+		st->refused_why = NULL;
+	}
+	else if ((bad = span_invalid_at(line)) >= 0)
+	{
+		Span		hf[SACCT_MAX_FIELDS];
+		int			field = 0;
+		int			i;
+
+		for (i = 0; i < bad; i++)
+			if (line.p[i] == '|')
+				field++;
+		(void) split(span_make(st->header, st->header_len), '|', hf, SACCT_MAX_FIELDS);
+		(void) reject(r, "22021", psprintf("field %d%s holds an invalid byte sequence for encoding \"%s\": %s",
+										   field + 1,
+										   field < st->nfields ? psprintf(" (%s)", span_show(hf[field])) : "",
+										   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
+	}
+	else if (psv_header_like(line))
+	{
+		char	   *missing;
+		const char *why = psv_read_header(st, line, &missing);
+
+		if (why == NULL)
+		{
+			psv_set_header(st, line);
+			st->refused_why = NULL;
+			row_text(r, r->kind_att, "header");
+		}
+		else
+		{
+			st->refused_why = MemoryContextStrdup(st->cxt, why);
+			(void) reject(r, "22P02", psprintf("a header that cannot be read: %s; the lines up to the next header are rejected",
+											   why));
+		}
+	}
+	else if (st->refused_why != NULL)
+		(void) reject(r, "22P02", psprintf("not read: the last header could not be read (%s)", st->refused_why));
+	else
+		(void) psv_fill(st, r, line, a);
+}
+
+/*
+ * The shared entry of both line functions: (line, header, time_zone,
+ * cluster, accounting_start, horizon).
+ */
+static Datum
+psv_entry(FunctionCallInfo fcinfo, bool resv)
+{
+	PsvState   *st = (PsvState *) fcinfo->flinfo->fn_extra;
+	const char *what = resv ? "import_reservations" : "import_events";
+	Span		first;
+	char	   *tz_name;
+	PsvArgs		a;
+	Row			r;
+	int			i;
+
+	for (i = 1; i <= 5; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s: argument %d of the line parser must not be NULL", what, i + 1),
+					 errhint("Pass the header line, the time zone, the cluster, its accounting_start and the horizon.")));
+	if (st == NULL)
+	{
+		st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PsvState));
+		st->cxt = fcinfo->flinfo->fn_mcxt;
+		st->resv = resv;
+		st->what = what;
+		st->desc = resv ? result_desc(fcinfo, RO_NATTS, RO_NATTS, "_sacctmgr_reservation_line")
+			: result_desc(fcinfo, VO_NATTS, VO_NATTS, "_sacctmgr_event_line");
+		fcinfo->flinfo->fn_extra = st;
+	}
+	first = text_span(PG_GETARG_TEXT_PP(1));
+	if (st->first == NULL || st->first_len != first.len || memcmp(st->first, first.p, first.len) != 0)
+	{
+		char	   *missing;
+		const char *why = psv_read_header(st, first, &missing);
+
+		if (why != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 missing != NULL
+					 ? errmsg("%s: the header \"%s\" has no column %s", what, pnstrdup(first.p, first.len), missing)
+					 : errmsg("%s: the header \"%s\" cannot be read: %s", what, span_show(first), why),
+					 errhint("Export with sacctmgr -P and a format= that names them (docs/reports.md).")));
+		st->first = MemoryContextAlloc(st->cxt, first.len + 1);
+		memcpy(st->first, first.p, first.len);
+		st->first_len = first.len;
+		psv_set_header(st, first);
+		st->refused_why = NULL;
+	}
+	tz_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	if (st->tz_name == NULL || strcmp(st->tz_name, tz_name) != 0)
+	{
+		st->tz = lookup_time_zone(tz_name);
+		st->tz_name = MemoryContextStrdup(st->cxt, tz_name);
+	}
+	a.cluster = text_span(PG_GETARG_TEXT_PP(3));
+	a.floor_at = PG_GETARG_TIMESTAMPTZ(4);
+	a.horizon = PG_GETARG_TIMESTAMPTZ(5);
+	if (resv)
+		row_init(&r, RO_NATTS, RO_KIND, RO_SQLSTATE, RO_REASON);
+	else
+		row_init(&r, VO_NATTS, VO_KIND, VO_SQLSTATE, VO_REASON);
+	psv_line(st, &r, PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0), &a);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(st->desc, r.values, r.nulls)));
+}
+
+PG_FUNCTION_INFO_V1(fs_sacctmgr_event_line);
+
+/*
+ * _sacctmgr_event_line(line, header, time_zone, cluster, accounting_start,
+ * horizon) -> _sacctmgr_event_line: kind 'event', 'other' (another
+ * cluster's), 'header', 'blank' or 'reject' (with sqlstate and reason).
+ * The lines must come in file order: a later header changes how the
+ * lines after it read.
+ */
+Datum
+fs_sacctmgr_event_line(PG_FUNCTION_ARGS)
+{
+	return psv_entry(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(fs_sacctmgr_reservation_line);
+
+/* _sacctmgr_reservation_line(...): as _sacctmgr_event_line, kind
+ * 'reservation' for a line read. */
+Datum
+fs_sacctmgr_reservation_line(PG_FUNCTION_ARGS)
+{
+	return psv_entry(fcinfo, true);
+}
+
+/* ===========================================================================
+ * squeue -h -o '%i|%y': a pending job's id and nice (import_nice,
+ * docs/priority.md#nice).  No header: squeue -h prints none, and a line
+ * that is not "JOBID|NICE" is rejected with its reason.
+ * ===========================================================================
+ */
+
+/* Result columns: the type @extschema@._squeue_nice_line. */
+enum
+{
+	NO_KIND,
+	NO_JOB_ID,
+	NO_NICE,
+	NO_SQLSTATE,
+	NO_REASON,
+	NO_NATTS
+};
+
+/* Slurm keeps nice within ±(NICE_OFFSET − 3) (slurm.h: NICE_OFFSET 2^31) */
+#define SLURM_NICE_MAX INT64CONST(2147483645)
+
+/* the blanks of squeue's fields: the ASCII white space */
+static int
+skip_space(Span s, int i)
+{
+	while (i < s.len && isspace((unsigned char) s.p[i]))
+		i++;
+	return i;
+}
+
+/*
+ * "JOBID|NICE": a job id as squeue prints it (123, 123_4, 123_[5-9%2],
+ * 123+1: a digit, then digits and _+[],%-), a signed integer of at most 12
+ * digits, blanks around each.
+ */
+static bool
+nice_fill(Row *r, Span line)
+{
+	static const char job_chars[] = "0123456789_+[],%-";
+	int			i = skip_space(line, 0);
+	int			job_start = i;
+	int			job_end;
+	int			digits = 0;
+	bool		neg = false;
+	int64		v = 0;
+	Span		job;
+
+	if (i < line.len && isdigit((unsigned char) line.p[i]))
+		for (i++; i < line.len && line.p[i] != '\0' && strchr(job_chars, line.p[i]) != NULL; i++)
+			;
+	job_end = i;
+	i = skip_space(line, i);
+	if (job_end > job_start && i < line.len && line.p[i] == '|')
+	{
+		i = skip_space(line, i + 1);
+		if (i < line.len && (line.p[i] == '-' || line.p[i] == '+'))
+			neg = line.p[i++] == '-';
+		for (; i < line.len && isdigit((unsigned char) line.p[i]) && digits < 13; i++, digits++)
+			v = v * 10 + (line.p[i] - '0');
+		i = skip_space(line, i);
+	}
+	if (job_end == job_start || digits == 0 || digits > 12 || i < line.len)
+		return reject(r, "22P02", "not \"JOBID|NICE\" (squeue -h -o '%i|%y')");
+	/*
+	 * the job id without the blanks around it, whichever they are: with a
+	 * tab kept, "202\t|5" would name a job no run has, and its nice would
+	 * be dropped without a word
+	 */
+	job = span_make(line.p + job_start, job_end - job_start);
+	row_set(r, NO_JOB_ID, span_text(job));
+	if (neg)
+		v = -v;
+	if (v < -SLURM_NICE_MAX || v > SLURM_NICE_MAX)
+		return reject(r, "22003", psprintf("nice " INT64_FORMAT " is out of range: Slurm's nice lies between -2147483645 and 2147483645", v));
+	row_set(r, NO_NICE, Int32GetDatum((int32) v));
+	row_text(r, NO_KIND, "nice");
+	return true;
+}
+
+PG_FUNCTION_INFO_V1(fs_squeue_nice_line);
+
+/*
+ * _squeue_nice_line(line text) -> _squeue_nice_line: kind 'nice' (job_id,
+ * nice), 'blank' (empty or spaces only) or 'reject' (with sqlstate and
+ * reason; job_id when the line's form was read).
+ */
+Datum
+fs_squeue_nice_line(PG_FUNCTION_ARGS)
+{
+	TupleDesc	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	Row			r;
+	text	   *t;
+	Span		line;
+	int			i;
+	int			bad;
+
+	if (desc == NULL)
+	{
+		desc = result_desc(fcinfo, NO_NATTS, NO_NATTS, "_squeue_nice_line");
+		fcinfo->flinfo->fn_extra = desc;
+	}
+	row_init(&r, NO_NATTS, NO_KIND, NO_SQLSTATE, NO_REASON);
+	if (PG_ARGISNULL(0))
+	{
+		row_text(&r, NO_KIND, "blank");
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, r.values, r.nulls)));
+	}
+	t = PG_GETARG_TEXT_PP(0);
+	line = span_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	for (i = 0; i < line.len && line.p[i] == ' '; i++)
+		;
+	if (i == line.len)
+		row_text(&r, NO_KIND, "blank");
+	else if ((bad = span_invalid_at(line)) >= 0)
+		(void) reject(&r, "22021", psprintf("the line holds an invalid byte sequence for encoding \"%s\": %s",
+											GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
+	else
+		(void) nice_fill(&r, line);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, r.values, r.nulls)));
 }
 
 PG_FUNCTION_INFO_V1(fs_sacct_duration);

@@ -11,19 +11,31 @@
 -- and sets jobs.nice of the pending runs it names (docs/priority.md).
 -- ---------------------------------------------------------------------------
 
+-- What the squeue reader returns for one line (import.c): kind nice,
+-- blank, or reject with its sqlstate and reason.
+CREATE TYPE @extschema@_internal._squeue_nice_line AS (
+    kind text, job_id text, nice integer, sqlstate text, reason text);
+
+CREATE FUNCTION @extschema@_internal._squeue_nice_line(line text)
+RETURNS @extschema@_internal._squeue_nice_line
+AS 'MODULE_PATHNAME', 'fs_squeue_nice_line'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@_internal._squeue_nice_line(text) IS
+'One line of squeue -h -o ''%i|%y'' output: kind nice (job_id, nice), blank or reject (with sqlstate and reason).';
+
 CREATE FUNCTION @extschema@.import_nice(cluster text, squeue_output text)
 RETURNS bigint LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
-    line text;
-    line_no bigint := 0;
-    ids text[] := '{}';
-    nices integer[] := '{}';
-    v numeric;
     n bigint;
-    n_lines bigint := 0;
+    n_lines bigint;
 BEGIN
+    -- each line read once, in C (_squeue_nice_line), in one scan: a line
+    -- that is not "JOBID|NICE" or whose nice Slurm cannot hold is rejected
+    -- with its reason into import_rejects, and the others are read
+    -- (docs/priority.md#nice); the pending runs the others name get their
+    -- nice
     IF cluster IS NULL OR squeue_output IS NULL THEN
         RAISE EXCEPTION 'import_nice: cluster and squeue_output must not be NULL' USING ERRCODE = '22004',
               HINT = 'SELECT fairshare.import_nice(''oracle'', <the output of squeue -h -o ''%i|%y''>);';
@@ -32,39 +44,23 @@ BEGIN
         RAISE EXCEPTION 'import_nice: there is no cluster "%"', cluster USING ERRCODE = '23503',
               HINT = 'INSERT INTO fairshare.clusters (cluster, ...) first.';
     END IF;
-    -- a line that is not "JOBID|NICE" or whose nice Slurm cannot hold is
-    -- rejected with its reason into import_rejects, and the others are
-    -- read (docs/priority.md#nice)
-    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
-    FOREACH line IN ARRAY pg_catalog.regexp_split_to_array(squeue_output, E'\r?\n') LOOP
-        line_no := line_no OPERATOR(pg_catalog.+) 1;
-        CONTINUE WHEN pg_catalog.btrim(line) OPERATOR(pg_catalog.=) '';
-        n_lines := n_lines OPERATOR(pg_catalog.+) 1;
-        -- a job id as squeue prints it (123, 123_4, 123_[5-9%2], 123+1)
-        -- and a signed integer
-        IF line OPERATOR(pg_catalog.!~) '^\s*[0-9][0-9_+\[\],%-]*\s*\|\s*[-+]?[0-9]{1,12}\s*$' THEN
-            INSERT INTO pg_temp._fs_text_rejects
-            VALUES (line_no, NULL, '22P02', 'not "JOBID|NICE" (squeue -h -o ''%i|%y'')', line);
-            CONTINUE;
-        END IF;
-        v := pg_catalog.split_part(line, '|', 2)::numeric;
-        -- Slurm keeps nice within ±(NICE_OFFSET − 3)
-        IF v OPERATOR(pg_catalog.<) -2147483645 OR v OPERATOR(pg_catalog.>) 2147483645 THEN
-            INSERT INTO pg_temp._fs_text_rejects
-            VALUES (line_no, pg_catalog.btrim(pg_catalog.split_part(line, '|', 1)), '22003',
-                    pg_catalog.format('nice %s is out of range: Slurm''s nice lies between -2147483645 and 2147483645', v), line);
-            CONTINUE;
-        END IF;
-        ids := ids OPERATOR(pg_catalog.||) pg_catalog.btrim(pg_catalog.split_part(line, '|', 1));
-        nices := nices OPERATOR(pg_catalog.||) v::integer;
-    END LOOP;
+    CREATE TEMP TABLE _fs_nice_lines ON COMMIT DROP AS
+    SELECT q.line_no, (q.r).*, q.line
+      FROM (SELECT x.line_no, x.line, @extschema@_internal._squeue_nice_line(x.line) AS r
+              FROM pg_catalog.string_to_table(pg_catalog.replace(squeue_output, E'\r\n', E'\n'), E'\n')
+                   WITH ORDINALITY AS x (line, line_no)
+            OFFSET 0) q;
+    CREATE TEMP TABLE _fs_text_rejects ON COMMIT DROP AS
+    SELECT x.line_no, x.job_id, x.sqlstate, x.reason, x.line
+      FROM pg_temp._fs_nice_lines x WHERE x.kind OPERATOR(pg_catalog.=) 'reject';
+    SELECT count(*) INTO n_lines FROM pg_temp._fs_nice_lines x WHERE x.kind OPERATOR(pg_catalog.<>) 'blank';
     -- the pending runs squeue lists whose nice changes (a job listed
     -- twice: its last line); running and ended runs, and jobs fairshare
     -- does not hold, unchanged
     WITH s AS (
         SELECT DISTINCT ON (x.job_id) x.job_id, x.nice
-          FROM ROWS FROM (pg_catalog.unnest(ids), pg_catalog.unnest(nices)) WITH ORDINALITY AS x (job_id, nice, i)
-         ORDER BY x.job_id, x.i DESC
+          FROM pg_temp._fs_nice_lines x WHERE x.kind OPERATOR(pg_catalog.=) 'nice'
+         ORDER BY x.job_id, x.line_no DESC
     ), u AS (
         UPDATE @extschema@.jobs j SET nice = s.nice
           FROM s
@@ -74,6 +70,7 @@ BEGIN
     )
     SELECT count(*) INTO n FROM u;
     PERFORM @extschema@_internal._import_text_done('nice', cluster, NULL, n_lines, n);
+    DROP TABLE pg_temp._fs_nice_lines;
     RETURN n;
 END
 $$;

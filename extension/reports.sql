@@ -1398,32 +1398,51 @@ $$;
 COMMENT ON FUNCTION @extschema@_internal._psv_columns(text, text[], text) IS
 'The cells of a sacctmgr -P export by line and lower-cased column name; raises 22023 naming the columns it lacks.';
 
--- An instant as sacctmgr prints it (local time of time_zone; Unknown or
--- None: NULL).
-CREATE FUNCTION @extschema@_internal._psv_time(v text, time_zone text)
-RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT CASE WHEN v IS NULL OR v IN ('Unknown', 'None', '') THEN NULL
-                ELSE pg_catalog.timezone(time_zone, v::timestamp) END;
-END;
-COMMENT ON FUNCTION @extschema@_internal._psv_time(text, text) IS
-'A sacct/sacctmgr instant (local time of time_zone) as timestamptz; Unknown and None are NULL.';
+-- What the sacctmgr line parsers return for one line of an export
+-- (import.c): kind event / reservation, other (another cluster's line),
+-- header, blank, or reject with its sqlstate and reason.
+CREATE TYPE @extschema@_internal._sacctmgr_event_line AS (
+    kind text, node_name text, time_start timestamptz, time_end timestamptz, state text, state_raw bigint,
+    tres text, event_reason text, user_ref text, sqlstate text, reason text);
+CREATE TYPE @extschema@_internal._sacctmgr_reservation_line AS (
+    kind text, id text, resv_id bigint, name text, time_start timestamptz, time_end timestamptz,
+    flags text, tres text, nodes text, assocs text, sqlstate text, reason text);
+
+-- VOLATILE: a later header changes how the lines after it read, so the
+-- lines must be passed in file order, in one scan.  A header the import
+-- cannot read raises 22023 naming the columns it lacks.
+CREATE FUNCTION @extschema@_internal._sacctmgr_event_line(line text, header text, time_zone text, cluster text,
+                                                          accounting_start timestamptz, horizon timestamptz)
+RETURNS @extschema@_internal._sacctmgr_event_line
+AS 'MODULE_PATHNAME', 'fs_sacctmgr_event_line'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@_internal._sacctmgr_event_line(text, text, text, text, timestamptz, timestamptz) IS
+'One line of a sacctmgr show event -P export, read through its header: kind event, other (another cluster''s), header, blank or reject (with sqlstate and reason).';
+
+CREATE FUNCTION @extschema@_internal._sacctmgr_reservation_line(line text, header text, time_zone text, cluster text,
+                                                                accounting_start timestamptz, horizon timestamptz)
+RETURNS @extschema@_internal._sacctmgr_reservation_line
+AS 'MODULE_PATHNAME', 'fs_sacctmgr_reservation_line'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@_internal._sacctmgr_reservation_line(text, text, text, text, timestamptz, timestamptz) IS
+'One line of a sacctmgr show reservation -P export, read through its header: kind reservation, other (another cluster''s), header, blank or reject (with sqlstate and reason); Assocs as printed.';
+
 
 -- sacctmgr show event -P all_time format=Cluster,ClusterNodes,Event,
 -- NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User: replaces the
 -- events of the cluster that start at the same instants, and marks their
 -- hours stale.
 --
--- Each line is checked before anything is stored, and a line that cannot
--- be is rejected with its reason into import_rejects (the import is named
--- in a WARNING); the other lines are imported (docs/bad-input.md): a time
--- that is not one, before the cluster's accounting_start or more than a
--- year ahead, an end before the start, a StateRaw that is not an integer,
--- a TRES string the rollups cannot read (_tres_problem), a line whose
--- fields do not match the header.  Stored, one "cpu=abc" would make every
--- later refresh_rollups fail, for every cluster.  The checks run line by line,
--- each in a subtransaction, so that any value PostgreSQL refuses rejects
--- its line alone: an export holds a few thousand events.
+-- Each line is read once, in C, in file order (_sacctmgr_event_line),
+-- through the export's header (a later header switches the columns), and
+-- a line that cannot be stored is rejected with its reason into
+-- import_rejects (the import is named in a WARNING); the other lines are
+-- imported (docs/bad-input.md): an invalid byte, a time that is not one,
+-- before the cluster's accounting_start or more than a year ahead, an end
+-- before the start, a StateRaw that is not an integer, a TRES string the
+-- rollups cannot read, a line whose fields do not match the header.
+-- Stored, one "cpu=abc" would make every later refresh_rollups fail, for
+-- every cluster.  Linear in the lines (docs/performance.md#sacctmgr-exports).
 CREATE FUNCTION @extschema@.import_events(cluster text, export text, time_zone text DEFAULT NULL)
 RETURNS bigint LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -1431,16 +1450,7 @@ AS $$
 DECLARE
     tz text;
     floor_at timestamptz;
-    horizon timestamptz := now() + interval '1 year';
-    lines text[];
-    nfields integer;
-    cell record;
-    ts timestamptz;
-    te timestamptz;
-    sr bigint;
-    why text;
-    st text;
-    msg text;
+    body text;
     n_lines bigint;
     n bigint;
 BEGIN
@@ -1451,69 +1461,29 @@ BEGIN
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
     tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
-    CREATE TEMP TABLE _fs_event_cells ON COMMIT DROP AS
-    SELECT c.line,
-           max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
-           COALESCE(max(c.val) FILTER (WHERE c.col = 'nodename'), '') AS node_name,
-           max(c.val) FILTER (WHERE c.col = 'timestart') AS time_start,
-           max(c.val) FILTER (WHERE c.col = 'timeend') AS time_end,
-           max(c.val) FILTER (WHERE c.col = 'state') AS state,
-           max(c.val) FILTER (WHERE c.col = 'stateraw') AS state_raw,
-           COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
-           max(c.val) FILTER (WHERE c.col = 'reason') AS reason,
-           max(c.val) FILTER (WHERE c.col = 'user') AS user_ref
-      FROM @extschema@_internal._psv_columns(export, ARRAY['NodeName', 'TimeStart', 'TimeEnd', 'TRES'], 'import_events') c
-     GROUP BY c.line;
-    -- the lines as _psv_columns numbers them (line 1 of its list is the
-    -- export's line 2)
-    lines := regexp_split_to_array(rtrim(replace(export, E'\r', ''), E'\n'), E'\n');
-    nfields := cardinality(string_to_array(lines[1], '|'));
-    CREATE TEMP TABLE _fs_events (node_name text, time_start timestamptz, time_end timestamptz, state text,
-                                  state_raw bigint, tres text, reason text, user_ref text) ON COMMIT DROP;
-    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
-    n_lines := 0;
-    FOR cell IN SELECT x.* FROM pg_temp._fs_event_cells x
-              WHERE x.cluster IS NULL OR x.cluster = import_events.cluster ORDER BY x.line LOOP
-        n_lines := n_lines + 1;
-        BEGIN
-            IF cardinality(string_to_array(lines[cell.line + 1], '|')) <> nfields THEN
-                RAISE EXCEPTION 'the line has % fields, the header %', cardinality(string_to_array(lines[cell.line + 1], '|')), nfields
-                    USING ERRCODE = '22P02';
-            END IF;
-            ts := @extschema@_internal._psv_time(cell.time_start, tz);
-            te := @extschema@_internal._psv_time(cell.time_end, tz);
-            sr := cell.state_raw::bigint;
-            IF ts IS NULL THEN
-                RAISE EXCEPTION 'the event has no TimeStart' USING ERRCODE = '22004';
-            ELSIF ts < floor_at OR te < floor_at THEN
-                RAISE EXCEPTION '% % is before %, the accounting start of cluster "%" (clusters.accounting_start)',
-                                CASE WHEN ts < floor_at THEN 'TimeStart' ELSE 'TimeEnd' END, LEAST(ts, te), floor_at,
-                                import_events.cluster
-                    USING ERRCODE = '22008';
-            ELSIF ts > horizon OR te > horizon THEN
-                RAISE EXCEPTION '% % is more than a year ahead of the database''s clock',
-                                CASE WHEN ts > horizon THEN 'TimeStart' ELSE 'TimeEnd' END, GREATEST(ts, te)
-                    USING ERRCODE = '22008';
-            ELSIF te < ts THEN
-                RAISE EXCEPTION 'TimeEnd % is before TimeStart %', te, ts USING ERRCODE = '23514';
-            END IF;
-            why := @extschema@_internal._tres_problem(cell.tres);
-            IF why IS NOT NULL THEN
-                RAISE EXCEPTION 'TRES "%" cannot be read: %', left(cell.tres, 200), why USING ERRCODE = '22P02';
-            END IF;
-            INSERT INTO pg_temp._fs_events VALUES (cell.node_name, ts, te, cell.state, sr, cell.tres, cell.reason, cell.user_ref);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
-            INSERT INTO pg_temp._fs_text_rejects VALUES (cell.line + 1, NULL, st, msg, lines[cell.line + 1]);
-        END;
-    END LOOP;
+    IF export IS NULL OR btrim(export, E' \n\r\t') = '' THEN
+        RAISE EXCEPTION 'import_events: the export is empty'
+            USING ERRCODE = '22023', HINT = 'Pass what sacctmgr -P printed, its header line first.';
+    END IF;
+    body := rtrim(replace(export, E'\r', ''), E'\n');
+    CREATE TEMP TABLE _fs_event_lines ON COMMIT DROP AS
+    SELECT q.line_no, (q.r).*, q.line
+      FROM (SELECT l.line_no, l.line,
+                   @extschema@_internal._sacctmgr_event_line(l.line, split_part(body, E'\n', 1), tz, import_events.cluster,
+                                                             floor_at, now() + interval '1 year') AS r
+              FROM (SELECT x.line, x.line_no FROM string_to_table(body, E'\n') WITH ORDINALITY AS x (line, line_no)
+                     ORDER BY x.line_no OFFSET 0) l
+            OFFSET 0) q;
+    CREATE TEMP TABLE _fs_text_rejects ON COMMIT DROP AS
+    SELECT x.line_no, NULL::text AS job_id, x.sqlstate, x.reason, x.line
+      FROM pg_temp._fs_event_lines x WHERE x.kind = 'reject';
+    SELECT count(*) FILTER (WHERE x.kind IN ('event', 'reject', 'header')) INTO n_lines FROM pg_temp._fs_event_lines x;
     -- one line per event: a repeat of an event's start, the last one
-    DELETE FROM pg_temp._fs_events e
-     WHERE e.ctid IN (SELECT d.ctid
-                        FROM (SELECT x.ctid, row_number() OVER (PARTITION BY x.node_name, x.time_start
-                                                                 ORDER BY x.ctid DESC) AS rn
-                                FROM pg_temp._fs_events x) d
-                       WHERE d.rn > 1);
+    CREATE TEMP TABLE _fs_events ON COMMIT DROP AS
+    SELECT DISTINCT ON (x.node_name, x.time_start) x.node_name, x.time_start, x.time_end, x.state, x.state_raw,
+           x.tres, x.event_reason AS reason, x.user_ref
+      FROM pg_temp._fs_event_lines x WHERE x.kind = 'event'
+     ORDER BY x.node_name, x.time_start, x.line_no DESC;
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT import_events.cluster, tstzrange(date_trunc('hour', e.time_start),
                                             COALESCE(date_trunc('hour', e.time_end) + interval '1 hour', 'infinity'))
@@ -1529,8 +1499,8 @@ BEGIN
        SET time_end = EXCLUDED.time_end, state = EXCLUDED.state, state_raw = EXCLUDED.state_raw,
            tres = EXCLUDED.tres, reason = EXCLUDED.reason, user_ref = EXCLUDED.user_ref;
     GET DIAGNOSTICS n = ROW_COUNT;
-    PERFORM @extschema@_internal._import_text_done('events', import_events.cluster, tz, n_lines + 1, n);
-    DROP TABLE pg_temp._fs_events, pg_temp._fs_event_cells;
+    PERFORM @extschema@_internal._import_text_done('events', import_events.cluster, tz, n_lines, n);
+    DROP TABLE pg_temp._fs_events, pg_temp._fs_event_lines;
     RETURN n;
 END
 $$;
@@ -1542,12 +1512,12 @@ COMMENT ON FUNCTION @extschema@.import_events(text, text, text) IS
 -- sacctmgr show assoc -P export with ID, Account and User that maps the
 -- Assocs ids to accounts and users.
 --
--- Each line is checked as import_events checks its lines, and rejected
--- alone with its reason (an ID that is not a number, a missing or bad
--- time, one before the cluster's accounting_start or more than a year
--- ahead, an end before the start, a TRES string the rollups cannot read,
--- an Assocs id the association export does not have); the others are
--- imported (docs/bad-input.md).
+-- Each line is read as import_events reads its lines
+-- (_sacctmgr_reservation_line), and rejected alone with its reason (an ID
+-- that is not a number, a missing or bad time, one before the cluster's
+-- accounting_start or more than a year ahead, an end before the start, a
+-- TRES string the rollups cannot read, an Assocs id the association
+-- export does not have); the others are imported (docs/bad-input.md).
 CREATE FUNCTION @extschema@.import_reservations(cluster text, export text, associations text DEFAULT NULL,
                                                 time_zone text DEFAULT NULL)
 RETURNS bigint LANGUAGE plpgsql
@@ -1556,17 +1526,7 @@ AS $$
 DECLARE
     tz text;
     floor_at timestamptz;
-    horizon timestamptz := now() + interval '1 year';
-    lines text[];
-    nfields integer;
-    cell record;
-    rid bigint;
-    ts timestamptz;
-    te timestamptz;
-    why text;
-    bad text;
-    st text;
-    msg text;
+    body text;
     n_lines bigint;
     n bigint;
 BEGIN
@@ -1577,19 +1537,21 @@ BEGIN
             USING ERRCODE = '22023', HINT = 'Create it in fairshare.clusters first.';
     END IF;
     tz := @extschema@_internal._import_time_zone(COALESCE(time_zone, tz));
-    CREATE TEMP TABLE _fs_resv_cells ON COMMIT DROP AS
-    SELECT c.line,
-           max(c.val) FILTER (WHERE c.col = 'cluster') AS cluster,
-           max(c.val) FILTER (WHERE c.col = 'id') AS resv_id,
-           max(c.val) FILTER (WHERE c.col = 'name') AS name,
-           max(c.val) FILTER (WHERE c.col = 'timestart') AS time_start,
-           max(c.val) FILTER (WHERE c.col = 'timeend') AS time_end,
-           COALESCE(max(c.val) FILTER (WHERE c.col = 'flags'), '') AS flags,
-           COALESCE(max(c.val) FILTER (WHERE c.col = 'tres'), '') AS tres,
-           max(c.val) FILTER (WHERE c.col IN ('nodename', 'nodenames')) AS nodes,
-           string_to_array(max(c.val) FILTER (WHERE c.col IN ('assocs', 'associations')), ',') AS assoc_ids
-      FROM @extschema@_internal._psv_columns(export, ARRAY['ID', 'Name', 'TimeStart', 'TimeEnd', 'TRES'], 'import_reservations') c
-     GROUP BY c.line;
+    IF export IS NULL OR btrim(export, E' \n\r\t') = '' THEN
+        RAISE EXCEPTION 'import_reservations: the export is empty'
+            USING ERRCODE = '22023', HINT = 'Pass what sacctmgr -P printed, its header line first.';
+    END IF;
+    body := rtrim(replace(export, E'\r', ''), E'\n');
+    CREATE TEMP TABLE _fs_resv_lines ON COMMIT DROP AS
+    SELECT q.line_no, (q.r).*, q.line
+      FROM (SELECT l.line_no, l.line,
+                   @extschema@_internal._sacctmgr_reservation_line(l.line, split_part(body, E'\n', 1), tz,
+                                                                   import_reservations.cluster, floor_at,
+                                                                   now() + interval '1 year') AS r
+              FROM (SELECT x.line, x.line_no FROM string_to_table(body, E'\n') WITH ORDINALITY AS x (line, line_no)
+                     ORDER BY x.line_no OFFSET 0) l
+            OFFSET 0) q;
+    -- the association export: a lookup, read as a whole
     CREATE TEMP TABLE _fs_assoc ON COMMIT DROP AS
     SELECT max(c.val) FILTER (WHERE c.col = 'id') AS id,
            btrim(max(c.val) FILTER (WHERE c.col = 'account')) AS account,
@@ -1597,62 +1559,24 @@ BEGIN
       FROM @extschema@_internal._psv_columns(COALESCE(associations, E'ID|Account|User\n'), ARRAY['ID', 'Account', 'User'],
                                     'import_reservations (associations)') c
      GROUP BY c.line;
-    lines := regexp_split_to_array(rtrim(replace(export, E'\r', ''), E'\n'), E'\n');
-    nfields := cardinality(string_to_array(lines[1], '|'));
-    CREATE TEMP TABLE _fs_resv (resv_id bigint, name text, time_start timestamptz, time_end timestamptz,
-                                flags text, tres text, nodes text, assoc_ids text[]) ON COMMIT DROP;
-    CREATE TEMP TABLE _fs_text_rejects (line_no bigint, job_id text, sqlstate text, reason text, line text) ON COMMIT DROP;
-    n_lines := 0;
-    FOR cell IN SELECT x.* FROM pg_temp._fs_resv_cells x
-              WHERE x.cluster IS NULL OR x.cluster = import_reservations.cluster ORDER BY x.line LOOP
-        n_lines := n_lines + 1;
-        BEGIN
-            IF cardinality(string_to_array(lines[cell.line + 1], '|')) <> nfields THEN
-                RAISE EXCEPTION 'the line has % fields, the header %', cardinality(string_to_array(lines[cell.line + 1], '|')), nfields
-                    USING ERRCODE = '22P02';
-            END IF;
-            rid := cell.resv_id::bigint;
-            ts := @extschema@_internal._psv_time(cell.time_start, tz);
-            te := @extschema@_internal._psv_time(cell.time_end, tz);
-            IF rid IS NULL OR ts IS NULL OR te IS NULL THEN
-                RAISE EXCEPTION 'the reservation has no %', concat_ws(', ', CASE WHEN rid IS NULL THEN 'ID' END,
-                                                                       CASE WHEN ts IS NULL THEN 'TimeStart' END,
-                                                                       CASE WHEN te IS NULL THEN 'TimeEnd' END)
-                    USING ERRCODE = '22004';
-            ELSIF ts < floor_at OR te < floor_at THEN
-                RAISE EXCEPTION '% % is before %, the accounting start of cluster "%" (clusters.accounting_start)',
-                                CASE WHEN ts < floor_at THEN 'TimeStart' ELSE 'TimeEnd' END, LEAST(ts, te), floor_at,
-                                import_reservations.cluster
-                    USING ERRCODE = '22008';
-            ELSIF ts > horizon OR te > horizon THEN
-                RAISE EXCEPTION '% % is more than a year ahead of the database''s clock',
-                                CASE WHEN ts > horizon THEN 'TimeStart' ELSE 'TimeEnd' END, GREATEST(ts, te)
-                    USING ERRCODE = '22008';
-            ELSIF te < ts THEN
-                RAISE EXCEPTION 'TimeEnd % is before TimeStart %', te, ts USING ERRCODE = '23514';
-            END IF;
-            why := @extschema@_internal._tres_problem(cell.tres);
-            IF why IS NOT NULL THEN
-                RAISE EXCEPTION 'TRES "%" cannot be read: %', left(cell.tres, 200), why USING ERRCODE = '22P02';
-            END IF;
-            SELECT string_agg(DISTINCT a, ', ') INTO bad FROM unnest(cell.assoc_ids) a
-             WHERE NOT EXISTS (SELECT FROM pg_temp._fs_assoc x WHERE x.id = btrim(a));
-            IF bad IS NOT NULL THEN
-                RAISE EXCEPTION 'association ids % are not in the association export', bad USING ERRCODE = '23503';
-            END IF;
-            INSERT INTO pg_temp._fs_resv VALUES (rid, cell.name, ts, te, cell.flags, cell.tres, cell.nodes, cell.assoc_ids);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
-            INSERT INTO pg_temp._fs_text_rejects VALUES (cell.line + 1, cell.resv_id, st, msg, lines[cell.line + 1]);
-        END;
-    END LOOP;
+    -- a reservation naming an association the export does not have
+    UPDATE pg_temp._fs_resv_lines l
+       SET kind = 'reject', sqlstate = '23503', reason = format('association ids %s are not in the association export', b.bad)
+      FROM (SELECT x.line_no, string_agg(DISTINCT a, ', ') AS bad
+              FROM pg_temp._fs_resv_lines x CROSS JOIN LATERAL unnest(string_to_array(x.assocs, ',')) a
+             WHERE x.kind = 'reservation' AND NOT EXISTS (SELECT FROM pg_temp._fs_assoc y WHERE y.id = btrim(a))
+             GROUP BY x.line_no) b
+     WHERE l.line_no = b.line_no;
+    CREATE TEMP TABLE _fs_text_rejects ON COMMIT DROP AS
+    SELECT x.line_no, x.id AS job_id, x.sqlstate, x.reason, x.line
+      FROM pg_temp._fs_resv_lines x WHERE x.kind = 'reject';
+    SELECT count(*) FILTER (WHERE x.kind IN ('reservation', 'reject', 'header')) INTO n_lines FROM pg_temp._fs_resv_lines x;
     -- one line per reservation: a repeat of one, the last one
-    DELETE FROM pg_temp._fs_resv e
-     WHERE e.ctid IN (SELECT d.ctid
-                        FROM (SELECT x.ctid, row_number() OVER (PARTITION BY x.resv_id, x.time_start
-                                                                 ORDER BY x.ctid DESC) AS rn
-                                FROM pg_temp._fs_resv x) d
-                       WHERE d.rn > 1);
+    CREATE TEMP TABLE _fs_resv ON COMMIT DROP AS
+    SELECT DISTINCT ON (x.resv_id, x.time_start) x.resv_id, x.name, x.time_start, x.time_end, x.flags, x.tres, x.nodes,
+           string_to_array(x.assocs, ',') AS assoc_ids
+      FROM pg_temp._fs_resv_lines x WHERE x.kind = 'reservation'
+     ORDER BY x.resv_id, x.time_start, x.line_no DESC;
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
     SELECT import_reservations.cluster,
            tstzrange(date_trunc('hour', e.time_start), date_trunc('hour', e.time_end) + interval '1 hour')
@@ -1672,8 +1596,8 @@ BEGIN
        SET name = EXCLUDED.name, time_end = EXCLUDED.time_end, flags = EXCLUDED.flags, tres = EXCLUDED.tres,
            nodes = EXCLUDED.nodes, accounts = EXCLUDED.accounts, users = EXCLUDED.users;
     GET DIAGNOSTICS n = ROW_COUNT;
-    PERFORM @extschema@_internal._import_text_done('reservations', import_reservations.cluster, tz, n_lines + 1, n);
-    DROP TABLE pg_temp._fs_resv, pg_temp._fs_resv_cells, pg_temp._fs_assoc;
+    PERFORM @extschema@_internal._import_text_done('reservations', import_reservations.cluster, tz, n_lines, n);
+    DROP TABLE pg_temp._fs_resv, pg_temp._fs_resv_lines, pg_temp._fs_assoc;
     RETURN n;
 END
 $$;

@@ -45,6 +45,9 @@
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
 #include "windowapi.h"
 
 #include "fairshare.h"

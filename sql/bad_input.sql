@@ -420,6 +420,55 @@ SELECT * FROM pg_temp.last_rejects();
 ROLLBACK TO SAVEPOINT rejected;
 
 -- ===========================================================================
+-- The sacctmgr exports read in C (_sacctmgr_event_line,
+-- _sacctmgr_reservation_line), as the sacct export is: a later header
+-- switches the columns (two exports concatenated, their columns in
+-- another order), a repeat of the header is a header, a header that
+-- cannot be read rejects itself and the lines up to the next header, a
+-- time the cast reads in another form is read as the cast reads it.
+-- ===========================================================================
+SAVEPOINT sacctmgr_lines;
+SET client_min_messages = error;
+-- line 1 header, 2 event, 3 the header again, 4 another cluster's event
+-- (skipped), 5 a header with TimeEnd before TimeStart, 6 an event read
+-- through it (n2 01:00 to 03:00, not 03:00 to 01:00), 7 a time with a
+-- blank and no seconds (the cast's form), 8 a time that is not one, 9 a
+-- StateRaw past bigint, 10 a header without TRES, 11 a line after it
+SELECT import_events('bad_s', E'Cluster|NodeName|TimeStart|TimeEnd|StateRaw|TRES\n'
+  'bad_s|n1|2026-01-02T00:00:00|2026-01-02T01:00:00|1|cpu=64\n'
+  'Cluster|NodeName|TimeStart|TimeEnd|StateRaw|TRES\n'
+  'other|n9|2026-01-02T00:00:00|2026-01-02T01:00:00|1|cpu=64\n'
+  'Cluster|NodeName|TimeEnd|TimeStart|StateRaw|TRES\n'
+  'bad_s|n2|2026-01-02T03:00:00|2026-01-02T01:00:00|1|cpu=64\n'
+  'bad_s|n3|2026-01-02 05:00|2026-01-02T04:00:00|1|cpu=64\n'
+  'bad_s|n4|soon|2026-01-02T04:00:00|1|cpu=64\n'
+  'bad_s|n5|2026-01-02T05:00:00|2026-01-02T04:00:00|99999999999999999999|cpu=64\n'
+  'Cluster|NodeName|TimeEnd|TimeStart|StateRaw\n'
+  'bad_s|n6|2026-01-02T05:00:00|2026-01-02T04:00:00|1\n') AS written;   -- 3: n1, n2, n3
+RESET client_min_messages;
+SELECT node_name, time_start, time_end FROM node_events WHERE cluster = 'bad_s' ORDER BY node_name;
+SELECT * FROM pg_temp.last_rejects();   -- lines 8 to 11
+-- lines read: the 3 events, the 4 rejects (line 10 among them) and the 3
+-- headers read (lines 1, 3, 5): 3 + 4 + 3 = 10; the other cluster's line
+-- is not this import's
+SELECT lines_read, imported, rejected FROM imports WHERE import_id = (SELECT max(import_id) FROM imports);
+-- reservations: a header repeated, an ID past bigint, an Assocs id known
+-- (7) and one not (8, named once)
+SET client_min_messages = error;
+SELECT import_reservations('bad_s', E'ID|Name|TimeStart|TimeEnd|TRES|Assocs\n'
+  '1|r1|2026-01-02T00:00:00|2026-01-02T02:00:00|cpu=1|7\n'
+  'ID|Name|TimeStart|TimeEnd|TRES|Assocs\n'
+  '99999999999999999999|r2|2026-01-02T00:00:00|2026-01-02T02:00:00|cpu=1|\n'
+  '3|r3|2026-01-02T00:00:00|2026-01-02T02:00:00|cpu=1|7,8,8\n',
+  E'ID|Account|User\n7|a|u\n') AS written;   -- 1: r1
+RESET client_min_messages;
+SELECT resv_id, name, accounts, users FROM reservations WHERE cluster = 'bad_s';
+SELECT * FROM pg_temp.last_rejects();   -- lines 4 and 5
+-- the first header is the import's argument: one it cannot read is an error
+SELECT import_events('bad_s', E'NodeName|TimeStart|TimeStart|TimeEnd|TRES\n');
+ROLLBACK TO SAVEPOINT sacctmgr_lines;
+
+-- ===========================================================================
 -- Worth a look, decided as accepted (docs/bad-input.md says why)
 -- ===========================================================================
 SAVEPOINT accepted;

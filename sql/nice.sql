@@ -39,6 +39,12 @@ SELECT job_id, state, nice FROM jobs WHERE cluster = 'nc' AND job_id = '204';
 SELECT import_nice('nc', E'201|0\n202|50\n203|-20\n204|100\n205|5000\n206_[1-3]|10\n999|5\n') AS updated;
 -- Windows line ends and blanks around the fields are accepted
 SELECT import_nice('nc', E' 202 | 0 \r\n') AS updated;
+-- a tab around the job id is a blank too, not part of the id (one kept
+-- would name no run, and the nice would be dropped without a word):
+-- 202 0 -> 5, 1 updated; then back to 0, 1 updated
+SELECT import_nice('nc', E'\t202\t|\t5\n') AS updated;
+SELECT job_id, nice FROM jobs WHERE cluster = 'nc' AND job_id = '202';  -- 5
+SELECT import_nice('nc', E'202|0\n') AS updated;
 
 -- Bad lines: a line that is not "JOBID|NICE", or whose nice Slurm cannot
 -- hold, is rejected with its reason into import_rejects (the WARNING

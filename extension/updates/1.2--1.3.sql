@@ -87,6 +87,21 @@ DROP FUNCTION @extschema@._rollup_days_months(text, text, timestamptz, timestamp
 DROP FUNCTION @extschema@._rollup_in_reservation(text, bigint);
 DROP FUNCTION @extschema@._rollup_bounds(text, timestamptz, timestamptz) CASCADE;
 
+-- Events and reservations: the sacctmgr exports are read in C, one line a
+-- call (import.c); the SQL reader of their times is gone.  The parsers'
+-- rows (moved to fairshare_internal by the block below, as every private
+-- type)
+DROP FUNCTION @extschema@._psv_time(text, text);
+CREATE TYPE @extschema@._sacctmgr_event_line AS (
+    kind text, node_name text, time_start timestamptz, time_end timestamptz, state text, state_raw bigint,
+    tres text, event_reason text, user_ref text, sqlstate text, reason text);
+CREATE TYPE @extschema@._sacctmgr_reservation_line AS (
+    kind text, id text, resv_id bigint, name text, time_start timestamptz, time_end timestamptz,
+    flags text, tres text, nodes text, assocs text, sqlstate text, reason text);
+-- and squeue's nice lines (import_nice)
+CREATE TYPE @extschema@._squeue_nice_line AS (
+    kind text, job_id text, nice integer, sqlstate text, reason text);
+
 -- ---------------------------------------------------------------------------
 -- The private routines and types move to schema fairshare_internal
 -- (extension/head.sql says why).  Keep this block last: the blocks above

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark (not part of the test suite): import_sacct_efficiency against
 # import_sacct on the same staged export, in the same run, at 2,000, 8,000
-# and 16,000 lines (or the sizes given).  The efficiency import must grow as
-# the file does (docs/performance.md#efficiency-import).
+# and 16,000 lines (or the sizes given: 10000 100000 1000000 for the
+# table of docs/performance.md).  The efficiency import must grow as the
+# file does (docs/performance.md#efficiency-import).
 #
-#   usage: bash test/bench/efficiency.sh [sizes...] (default 2000 8000 16000)
+#   usage: [REPEAT=n] bash test/bench/efficiency.sh [sizes...] (default 2000 8000 16000)
 #   against any server the PG* variables point at (a superuser is needed
 #   for CREATE DATABASE / CREATE EXTENSION).  FAIRSHARE_VERSION=1.2 measures
 #   an older version of the extension's SQL installed beside the current one.
@@ -12,11 +13,14 @@
 # The file is import_gen.awk's synthetic `sacct -a -P` export with the
 # efficiency columns added to every line (TotalCPU, MaxRSS,
 # ConsumedEnergyRaw, TRESUsageInAve), as sacct prints them: a job line and
-# its steps.  Each size is timed three times; the median is printed.  Each
+# its steps.  Each size is timed three times (REPEAT=); the median is
+# printed, with the microseconds per line of each import.  Each
 # timing stages the file again (\copy), then calls one import alone.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 sizes=("$@")
+repeat=${REPEAT:-3}
+case $repeat in ''|*[!0-9]*|0) echo "REPEAT must be a positive count" >&2; exit 2 ;; esac
 [ ${#sizes[@]} -gt 0 ] || sizes=(2000 8000 16000)
 out=test/bench/out
 mkdir -p "$out"
@@ -60,7 +64,7 @@ for n in "${sizes[@]}"; do
                  (index($1, ".") ? int(rand() * 4000000) "K" : ""), int(rand() * 100000),
                  (index($1, ".") ? "cpu=00:01:00,gres/gpuutil=" int(rand() * 100) : "") }' > "$file"
   eff=(); imp=(); rows=
-  for _ in 1 2 3; do
+  for _ in $(seq "$repeat"); do
     psql -X -q -d "$db" -c 'TRUNCATE fairshare.jobs, fairshare.job_efficiency' >/dev/null
     e=$(timed <<SQL
 SELECT fairshare.import_stage();
@@ -81,6 +85,6 @@ SQL
   rows=$(psql -X -t -A -d "$db" -c 'SELECT count(*) FROM fairshare.job_efficiency')
   E=$(printf '%s\n' "${eff[@]}" | median)
   S=$(printf '%s\n' "${imp[@]}" | median)
-  printf '%6d lines (%d runs written): import_sacct_efficiency %8.1f ms, import_sacct %8.1f ms, ratio %.2f (median of 3)\n' \
-    "$n" "$rows" "$E" "$S" "$(echo "$E / $S" | bc -l)"
+  printf '%7d lines (%d runs written): import_sacct_efficiency %9.1f ms (%.1f us/line), import_sacct %9.1f ms (%.1f us/line), ratio %.2f (median of %d)\n' \
+    "$n" "$rows" "$E" "$(echo "$E * 1000 / $n" | bc -l)" "$S" "$(echo "$S * 1000 / $n" | bc -l)" "$(echo "$E / $S" | bc -l)" "$repeat"
 done

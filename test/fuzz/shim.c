@@ -563,3 +563,41 @@ void tuplestore_clear(Tuplestorestate *state) { shim_unreachable("tuplestore_cle
 MemoryContext AllocSetContextCreateInternal(MemoryContext parent, const char *name, Size minContextSize, Size initBlockSize, Size maxBlockSize) { shim_unreachable("AllocSetContextCreate"); }
 void MemoryContextReset(MemoryContext context) { shim_unreachable("MemoryContextReset"); }
 void MemoryContextDelete(MemoryContext context) { shim_unreachable("MemoryContextDelete"); }
+
+/* ---------- the sacctmgr readers' date/time fallbacks (import.c) ---------- */
+
+/*
+ * A time that is not sacctmgr's own form is read by PostgreSQL's own
+ * date/time parser (datetime.c), exercised by the regression suites; here
+ * every such value is refused as the cast refuses one it cannot read, so
+ * that the reject path around it is fuzzed.
+ */
+int
+ParseDateTime(const char *timestr, char *workbuf, size_t buflen, char **field, int *ftype, int maxfields, int *numfields)
+{
+	*numfields = 0;
+	return DTERR_BAD_FORMAT;
+}
+
+int DecodeDateTime(char **field, int *ftype, int nf, int *dtype, struct pg_tm *tm, fsec_t *fsec, int *tzp) { shim_unreachable("DecodeDateTime"); }
+int timestamp2tm(Timestamp dt, int *tzp, struct pg_tm *tm, fsec_t *fsec, const char **tzn, pg_tz *attimezone) { shim_unreachable("timestamp2tm"); }
+Timestamp SetEpochTimestamp(void) { shim_unreachable("SetEpochTimestamp"); }
+
+/* An instant in a message: its microseconds (the output format is
+ * PostgreSQL's, not what is fuzzed). */
+Datum
+timestamptz_out(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_CSTRING(psprintf(INT64_FORMAT, (int64) PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+Datum
+DirectFunctionCall1Coll(PGFunction func, Oid collation, Datum arg1)
+{
+	LOCAL_FCINFO(fcinfo, 1);
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 1, collation, NULL, NULL);
+	fcinfo->args[0].value = arg1;
+	fcinfo->args[0].isnull = false;
+	return (*func) (fcinfo);
+}

@@ -15,6 +15,8 @@
 #   across it, one runs after it.
 # Both leave two jobs pending in the down partition "parked", for sprio.
 cd "$(dirname "$0")/../.." || exit 1
+# (SLURM_VERSION=24.11: lib.sh runs this whole script in trixie.sh's root)
+source test/slurm/lib.sh
 only=${1:-}
 
 if [ -z "$only" ] || [ "$only" = now ]; then

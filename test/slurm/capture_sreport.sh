@@ -117,7 +117,7 @@ timeout 30 sacctmgr show event -P all_time \
   format=Cluster,ClusterNodes,Event,NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User > "$OUT/events.txt" || fail "sacctmgr show event"
 timeout 30 sacctmgr show reservation -P start=2000-01-01T00:00:00 \
   format=Cluster,Name,ID,TRES,TimeStart,TimeEnd,Flags,NodeNames,UnusedWall,Associations > "$OUT/reservations.txt" || fail "sacctmgr show reservation"
-timeout 30 sacctmgr show assoc tree -P format=Cluster,Account,User,Partition,Share,ParentName,ID,LFT,RGT,DefaultQOS,QOS > "$OUT/assoc.txt"
+timeout 30 sacctmgr show assoc tree -P format="$ASSOC_FIELDS" > "$OUT/assoc.txt"
 
 # sreport, each as one file named after its options; commands.txt lists them
 n=0

@@ -11,6 +11,27 @@ FIXTURES=$(cd "$SLURM_DIR/../fixtures/slurm" && pwd)
 STATE_DIR=/var/lib/slurm/slurmctld
 CTLD_LOG=/var/log/slurm/slurmctld.log
 
+# ---- which Slurm (docs/slurm.md#slurm-2411) ----------------------------
+# SLURM_VERSION=22.05 (the default): this machine's cluster (cluster.sh),
+# captures in test/fixtures/slurm/<scenario>/.  SLURM_VERSION=24.11: Debian
+# trixie's, in the root of test/slurm/trixie.sh, where this whole capture
+# script then runs; captures in test/fixtures/slurm/24.11/<scenario>/.
+# sacctmgr 24.11 refuses the fields Lft and Rgt (it keeps the tree in
+# lineage): ASSOC_FIELDS leaves them out there.
+ASSOC_FIELDS=Cluster,Account,User,Partition,Share,ParentName,ID,LFT,RGT,DefaultQOS,QOS
+SLURM_VERSION=${SLURM_VERSION:-22.05}
+case $SLURM_VERSION in
+22.05) ;;
+24.11)
+  if [ ! -e /etc/fairshare-slurm-root ]; then
+    exec bash "$SLURM_DIR/trixie.sh" run bash "$SLURM_DIR/$(basename "$0")" "$@"
+  fi
+  mkdir -p "$FIXTURES/24.11" && FIXTURES=$FIXTURES/24.11
+  ASSOC_FIELDS=Cluster,Account,User,Partition,Share,ParentName,ID,DefaultQOS,QOS
+  ;;
+*) echo "SLURM_VERSION=$SLURM_VERSION: 22.05 or 24.11" >&2; exit 2 ;;
+esac
+
 # sacct's columns: first every column import_sacct reads (extension/import.c,
 # sacct_col_names), then the ones kept for the identity of runs, suspension
 # and the checks of the tests.  sacct 22.05 has no Restarts column.
@@ -34,6 +55,7 @@ begin() {
     echo "slurm: $(sinfo -V)"
     echo "packages: $(dpkg-query -W -f='${Package}=${Version} ' slurmctld slurmd slurmdbd slurm-client)"
     echo "settings: $(env | grep '^FS_' | sort | tr '\n' ' ')"
+    [ -e /etc/fairshare-slurm-root ] && cat /etc/fairshare-slurm-root
     echo "started: $(date -u +%s) $(date -u +%FT%TZ)"
   } > "$OUT/run.txt"
   NCAPTURE=0
@@ -188,7 +210,7 @@ finish() {
   timeout 60 sacct -a -P --duplicates -S "$since" -E now --format="$SACCT_FIELDS" > "$OUT/sacct.txt" || fail "sacct --duplicates"
   timeout 60 sacct -a -P -S "$since" -E now --format="$SACCT_FIELDS" > "$OUT/sacct_nodup.txt" || fail "sacct"
   timeout 30 scontrol show node > "$OUT/nodes.txt" || fail "scontrol show node"
-  timeout 30 sacctmgr show assoc tree -P format=Cluster,Account,User,Partition,Share,ParentName,ID,LFT,RGT,DefaultQOS,QOS > "$OUT/assoc.txt"
+  timeout 30 sacctmgr show assoc tree -P format="$ASSOC_FIELDS" > "$OUT/assoc.txt"
   timeout 30 scontrol show config > "$OUT/config.txt" 2>&1
   log_slice > "$OUT/slurmctld.log"
   {
@@ -256,7 +278,7 @@ export_window() {
     format=Cluster,ClusterNodes,Event,NodeName,TimeStart,TimeEnd,State,StateRaw,TRES,Reason,User > "$OUT/events.txt" || fail "sacctmgr show event"
   timeout 30 sacctmgr show reservation -P start=2000-01-01T00:00:00 \
     format=Cluster,Name,ID,TRES,TimeStart,TimeEnd,Flags,NodeNames,UnusedWall,Associations > "$OUT/reservations.txt" || fail "sacctmgr show reservation"
-  timeout 30 sacctmgr show assoc tree -P format=Cluster,Account,User,Partition,Share,ParentName,ID,LFT,RGT,DefaultQOS,QOS > "$OUT/assoc.txt"
+  timeout 30 sacctmgr show assoc tree -P format="$ASSOC_FIELDS" > "$OUT/assoc.txt"
   : > "$OUT/commands.txt"
   NREP=0
 }
