@@ -42,6 +42,11 @@
 
 #include "fairshare.h"
 
+/* PostgreSQL 18 spells it pg_noreturn (C11), before it pg_attribute_noreturn() */
+#ifndef pg_noreturn
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
 
 /* Slurm's per-second decay: 1 - 0.693 / half_life_seconds. */
 #define SLURM_LN2	0.693
@@ -583,7 +588,7 @@ fast_add(float8 *v, double x)
  * does; called only when one is bad (noreturn: the caller keeps nothing
  * across the call).
  */
-static pg_noinline pg_attribute_noreturn() void
+static pg_noinline pg_noreturn void
 point_arg_error(FunctionCallInfo fcinfo)
 {
 	(void) fs_usage_arg(fcinfo, 1);
