@@ -164,7 +164,7 @@ BEGIN
                CASE WHEN c.oid IS NULL THEN 'missing'
                     WHEN c.relkind OPERATOR(pg_catalog.<>) ALL (ARRAY['r', 'f']::"char"[]) THEN 'not a table nor a foreign table'
                     WHEN NOT (o.rolsuper OR o.rolname OPERATOR(pg_catalog.=) current_user) THEN 'owned by ' OPERATOR(pg_catalog.||) o.rolname
-                    ELSE 'a column of a type other than bigint, integer, text' END), ', ' ORDER BY t.relname) INTO bad
+                    ELSE 'a column of a type other than bigint, integer, numeric, text' END), ', ' ORDER BY t.relname) INTO bad
       FROM pg_catalog.unnest(ARRAY['job_table', 'assoc_table', 'tres_table', 'qos_table']) t (relname)
       LEFT JOIN pg_catalog.pg_class c
         ON c.relname OPERATOR(pg_catalog.=) t.relname
@@ -174,11 +174,12 @@ BEGIN
         OR NOT (o.rolsuper OR o.rolname OPERATOR(pg_catalog.=) current_user)
         OR EXISTS (SELECT FROM pg_catalog.pg_attribute a
                     WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
-                      AND a.atttypid OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog.int8'::pg_catalog.regtype, 'pg_catalog.int4'::pg_catalog.regtype, 'pg_catalog.text'::pg_catalog.regtype]::pg_catalog.oid[]));
+                      AND a.atttypid OPERATOR(pg_catalog.<>) ALL (ARRAY['pg_catalog.int8'::pg_catalog.regtype, 'pg_catalog.int4'::pg_catalog.regtype,
+                                                                        'pg_catalog.numeric'::pg_catalog.regtype, 'pg_catalog.text'::pg_catalog.regtype]::pg_catalog.oid[]));
     IF bad IS NOT NULL THEN
         RAISE EXCEPTION '%: the slurmdbd tables of schema % cannot be read safely: %', caller, pg_catalog.quote_ident(sch), bad
             USING ERRCODE = '42501',
-                  HINT = 'job_table, assoc_table, tres_table and qos_table must be tables or foreign tables of the caller or of a superuser, with bigint, integer and text columns only (docs/security.md#the-slurm-loop).';
+                  HINT = 'job_table, assoc_table, tres_table and qos_table must be tables or foreign tables of the caller or of a superuser, with bigint, integer, numeric and text columns only (docs/security.md#the-slurm-loop).';
     END IF;
 END
 $$;
@@ -260,8 +261,11 @@ BEGIN
         PERFORM @extschema@_internal._slurmdbd_trusted_schema(sch, 'slurmdbd_connect', false);
     END IF;
     EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I', sch);
+    -- job_db_inx is numeric: Slurm 24.11 makes it a 64-bit SLUID whose top
+    -- bits are the cluster's id, above bigint's range for half the ids
+    -- (docs/slurm.md#slurm-2411)
     EXECUTE format($f$CREATE FOREIGN TABLE %I.job_table (
-        job_db_inx bigint, mod_time bigint, deleted integer, account text, array_task_str text,
+        job_db_inx numeric, mod_time bigint, deleted integer, account text, array_task_str text,
         id_array_job bigint, id_array_task bigint, id_assoc bigint, id_job bigint, id_qos bigint,
         het_job_id bigint, het_job_offset bigint, nodes_alloc bigint, cpus_req bigint, "partition" text,
         state bigint, timelimit bigint, time_submit bigint, time_eligible bigint, time_start bigint,
@@ -326,6 +330,24 @@ DECLARE
     r record;
     n bigint := 0;
 BEGIN
+    -- each account's depth in the tree the rows describe (root 0), so
+    -- that a parent is written before its children; a cycle or a chain
+    -- deeper than slurmdbd allows stops the walk
+    DROP TABLE IF EXISTS pg_temp._fs_sdbd_depth;
+    CREATE TEMP TABLE _fs_sdbd_depth ON COMMIT DROP AS
+    WITH RECURSIVE acc AS (
+        SELECT DISTINCT ON (x.acct) x.acct, NULLIF(x.parent_acct, '') AS parent
+          FROM pg_temp._fs_sdbd_assocs x
+         WHERE coalesce(x."user", '') OPERATOR(pg_catalog.=) '' AND coalesce(x."partition", '') OPERATOR(pg_catalog.=) ''
+         ORDER BY x.acct, x.deleted, x.id_assoc
+    ), walk (acct, depth) AS (
+        SELECT acc.acct, 0 FROM acc WHERE acc.parent IS NULL
+        UNION
+        SELECT acc.acct, w.depth OPERATOR(pg_catalog.+) 1
+          FROM walk w JOIN acc ON acc.parent OPERATOR(pg_catalog.=) w.acct
+         WHERE w.depth OPERATOR(pg_catalog.<) 1000
+    )
+    SELECT walk.acct, pg_catalog.min(walk.depth) AS depth FROM walk GROUP BY walk.acct;
     FOR r IN
         SELECT a.id_assoc, a.deleted OPERATOR(pg_catalog.<>) 0 AS deleted, coalesce(a."user", '') AS user_name,
                a.acct AS account, NULLIF(a.parent_acct, '') AS parent,
@@ -347,7 +369,12 @@ BEGIN
            AND (a.mod_time OPERATOR(pg_catalog.>=) assoc_mark OR m.id_assoc IS NULL
                 OR m.account OPERATOR(pg_catalog.<>) a.acct
                 OR m.slurm_user OPERATOR(pg_catalog.<>) coalesce(a."user", ''))
-         ORDER BY a.deleted, a.lft
+         -- parents before their children: by depth along parent_acct, which
+         -- every Slurm keeps (24.11 keeps lft for the root only)
+         ORDER BY a.deleted,
+                  (SELECT d.depth FROM pg_temp._fs_sdbd_depth d WHERE d.acct OPERATOR(pg_catalog.=) a.acct)
+                  OPERATOR(pg_catalog.+) CASE WHEN coalesce(a."user", '') OPERATOR(pg_catalog.=) '' THEN 0 ELSE 1 END,
+                  a.id_assoc
     LOOP
         n := n + 1;
         IF r.user_name OPERATOR(pg_catalog.=) '' THEN

@@ -27,7 +27,8 @@ SELECT pg_describe_object(d.classid, d.objid, 0) AS private_type_outside_schema
   JOIN pg_type t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid
  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'fairshare')
-   AND t.typname LIKE '\_%' AND t.typnamespace <> 'fairshare_internal'::regnamespace;
+   AND t.typname LIKE '\_%' AND t.typelem = 0  -- (an array type's name begins with _ too)
+   AND t.typnamespace <> 'fairshare_internal'::regnamespace;
 SELECT n.nspname, count(p.oid) FILTER (WHERE p.proname LIKE '\_%') > 100 AS many_private_routines,
        count(p.oid) FILTER (WHERE p.proname NOT LIKE '\_%') > 100 AS many_public_routines
   FROM pg_namespace n LEFT JOIN pg_proc p ON p.pronamespace = n.oid

@@ -445,6 +445,33 @@ SELECT job_id, user_name, account, state, end_time FROM jobs WHERE cluster = 'or
 -- the mark moved to the newest believable mod_time, that of job 90010
 SELECT job_mark = (SELECT mod_time FROM captured.job_table WHERE id_job = 90010) AS job_mark_moved FROM slurmdbd_feeds;
 
+-- ===========================================================================
+-- 12. Slurm 24.11's tables (docs/slurm.md#slurm-2411): lft is kept for the
+--     root only (0 on every other row), and job_db_inx is a 64-bit SLUID,
+--     above bigint's range for half the cluster ids.  New rows, written
+--     child first: user dan in account geo, geo under a new account earth,
+--     earth under root, all with lft 0; and a run of dan's whose
+--     job_db_inx is 15895041986552193024 (2^63 = 9223372036854775808).
+--     The parents are written before their children (earth, geo, then
+--     dan's association) and the run is read.
+-- ===========================================================================
+INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "partition", parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos)
+SELECT m + 20, 0, 9001, 'dan', 'geo', '', '', 0, 1, '', NULL::bigint, ''  FROM (SELECT max(mod_time) AS m FROM captured.assoc_table) x UNION ALL
+SELECT m + 20, 0, 9002, '', 'geo', '', 'earth', 0, 2, '', NULL, '' FROM (SELECT max(mod_time) AS m FROM captured.assoc_table) x UNION ALL
+SELECT m + 20, 0, 9003, '', 'earth', '', 'root', 0, 3, '', NULL, '' FROM (SELECT max(mod_time) AS m FROM captured.assoc_table) x;
+UPDATE captured.assoc_table SET lft = 0 WHERE acct <> 'root' OR "user" <> '';
+CALL sync_slurmdbd('oracle');
+SELECT account, parent_account, shares FROM accounts WHERE cluster = 'oracle' AND account IN ('earth', 'geo') ORDER BY account;
+SELECT account, user_name, shares FROM account_users WHERE cluster = 'oracle' AND account = 'geo';
+ALTER TABLE captured.job_table ALTER COLUMN job_db_inx TYPE numeric;
+INSERT INTO captured.job_table
+SELECT 15895041986552193024, (SELECT max(mod_time) + 30 FROM captured.job_table WHERE mod_time < 9000000000000000), deleted, 'geo',
+       array_task_str, id_array_job, id_array_task, 9001, 90100, id_qos, het_job_id, het_job_offset, nodes_alloc, cpus_req, "partition",
+       state, timelimit, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req, id_resv
+  FROM captured.job_table WHERE job_db_inx = 2;
+CALL sync_slurmdbd('oracle');
+SELECT job_id, user_name, account, state FROM jobs WHERE cluster = 'oracle' AND job_id = '90100';
+
 DROP SCHEMA captured CASCADE;
 DROP SERVER fs_regress_nowhere;
 DROP FOREIGN DATA WRAPPER fs_regress_nowhere;

@@ -79,6 +79,24 @@ ALTER TABLE @extschema@.slurmdbd_feeds ALTER COLUMN slurm_cluster SET NOT NULL,
 DROP FUNCTION @extschema@.slurm_decisions(text, timestamptz);
 DROP FUNCTION @extschema@._sh_word(text);
 
+-- Slurm 24.11 numbers job records with 64-bit SLUIDs, above bigint's range
+-- for half the cluster ids (docs/slurm.md#job-records-dbindex-is-a-64-bit-sluid):
+-- the job_table of every feed already connected reads job_db_inx as numeric.
+DO $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN SELECT s.foreign_schema FROM @extschema@.slurmdbd_feeds s
+              WHERE EXISTS (SELECT FROM pg_catalog.pg_class c
+                              JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+                             WHERE n.nspname OPERATOR(pg_catalog.=) s.foreign_schema
+                               AND c.relname OPERATOR(pg_catalog.=) 'job_table' AND c.relkind OPERATOR(pg_catalog.=) 'f')
+    LOOP
+        EXECUTE pg_catalog.format('ALTER FOREIGN TABLE %I.job_table ALTER COLUMN job_db_inx TYPE numeric', f.foreign_schema);
+    END LOOP;
+END
+$$;
+
 -- The rollup helpers' parameters are named (CREATE OR REPLACE cannot rename
 -- them): dropped here, re-created with the code.  The report functions
 -- whose SQL bodies call _rollup_bounds go with it and come back the same way.
