@@ -34,12 +34,18 @@
 
 #include "catalog/pg_type.h"
 #include "common/int.h"
+#include "nodes/primnodes.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 
 #include "fairshare.h"
+
+/* PostgreSQL 18 spells it pg_noreturn (C11), before it pg_attribute_noreturn() */
+#ifndef pg_noreturn
+#define pg_noreturn pg_attribute_noreturn()
+#endif
 
 
 /* Slurm's per-second decay: 1 - 0.693 / half_life_seconds. */
@@ -137,6 +143,10 @@ typedef struct DecayCache
 	TimestampTz raw_phase;
 	PassDecay	pass;
 	const void *agg_state;
+	float8	   *agg_values;		/* agg_state's three values */
+	/* point forms: as_of and half_life are constants of the query (point_general) */
+	bool		fixed_known;
+	bool		fixed;
 } DecayCache;
 
 /* Return the state with one more row adding x, in place when allowed. */
@@ -159,6 +169,7 @@ state_add(FunctionCallInfo fcinfo, DecayCache *c, double x)
 	if (AggCheckCallContext(fcinfo, NULL))
 	{
 		c->agg_state = a;
+		c->agg_values = v;
 		v[0] += 1.0;
 		kahan_add(&v[1], &v[2], x);
 		PG_RETURN_ARRAYTYPE_P(a);
@@ -451,9 +462,9 @@ point_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 	return state_add(fcinfo, c, u * point_weight(d, at, as_of));
 }
 
-/* Usage accrued over a span: args (state, usage, started, ended, as_of, params…). */
-static Datum
-span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
+/* Usage accrued over a span, decayed: args (state, usage, started, ended, as_of, params…). */
+static inline double
+span_value(FunctionCallInfo fcinfo, const Decay *d)
 {
 	double		u;
 	TimestampTz s,
@@ -475,9 +486,9 @@ span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 						pstrdup(timestamptz_to_str(s))),
 				 errhint("A job's usage accrues between its start and its end.")));
 	if (s > as_of || (s == as_of && e > s))
-		return state_add(fcinfo, c, 0.0);
+		return 0.0;
 	if (e == s)					/* an instant: the point form */
-		return state_add(fcinfo, c, u * point_weight(d, s, as_of));
+		return u * point_weight(d, s, as_of);
 	m = Min(e, as_of);
 
 	/*
@@ -488,12 +499,19 @@ span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 	len = (double) ((uint64) m - (uint64) s) / USECS_PER_SEC;
 	dur = (double) ((uint64) e - (uint64) s) / USECS_PER_SEC;
 	if (d->kind == DECAY_NONE)	/* keep m == e exact: u × 1 */
-		return state_add(fcinfo, c, u * (len / dur));
-	return state_add(fcinfo, c, u / dur
-					 * span_weight(d, (double) s / USECS_PER_SEC, (double) m / USECS_PER_SEC,
-								   (double) as_of / USECS_PER_SEC, len,
-								   (double) ((uint64) as_of - (uint64) m) / USECS_PER_SEC));
+		return u * (len / dur);
+	return u / dur
+		* span_weight(d, (double) s / USECS_PER_SEC, (double) m / USECS_PER_SEC,
+					  (double) as_of / USECS_PER_SEC, len,
+					  (double) ((uint64) as_of - (uint64) m) / USECS_PER_SEC);
 }
+
+static Datum
+span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
+{
+	return state_add(fcinfo, c, span_value(fcinfo, d));
+}
+
 
 /*
  * Rows whose usage or instants are NULL are ignored, as sum() ignores NULLs.
@@ -513,44 +531,224 @@ span_accum(FunctionCallInfo fcinfo, DecayCache *c, const Decay *d)
 				PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
 	} while (0)
 
+/*
+ * The per-row path of the continuous forms (exact and slurm), taken when the
+ * row's state is an aggregate's state (see fast_state_values) and its
+ * half-life is the one parsed on an earlier row: no argument left to check
+ * but the row's own, and the same operations as the general path, so the
+ * same bits.  Any other row (the first, a NULL, a new half-life, a direct
+ * call) takes the general path.  It is what brings the aggregate near
+ * sum(float8) (docs/performance.md#decayed_usage).
+ *
+ * The state argument's values, when this call site is an aggregate's
+ * (agg_state set: AggCheckCallContext said so on an earlier row, and a call
+ * site does not change context) and the state is a state array as the
+ * aggregates make it: agg_state itself, checked already, or the state of
+ * another group (GROUP BY), checked here as state_values does, header first.
+ */
+static inline float8 *
+fast_state_values(FunctionCallInfo fcinfo, const DecayCache *c)
+{
+	ArrayType  *a = (ArrayType *) DatumGetPointer(PG_GETARG_DATUM(0));
+
+	if (likely(c->agg_state == a))
+		return c->agg_values;
+	if (c->agg_state == NULL || VARATT_IS_EXTENDED(a)
+		|| ARR_NDIM(a) != 1 || ARR_HASNULL(a) || ARR_DIMS(a)[0] != 3
+		|| ARR_ELEMTYPE(a) != FLOAT8OID)
+		return NULL;
+	return (float8 *) ARR_DATA_PTR(a);
+}
+
+static inline float8 *
+continuous_fast_state(FunctionCallInfo fcinfo, const DecayCache *c, bool span)
+{
+	int			argno = span ? 5 : 4;	/* the half-life */
+
+	/* one test for the NULLs (bitwise: no branch per argument) */
+	if (unlikely(c == NULL)
+		|| (PG_ARGISNULL(0) | PG_ARGISNULL(1) | PG_ARGISNULL(2) | PG_ARGISNULL(3)
+			| PG_ARGISNULL(4) | (span && PG_ARGISNULL(5)))
+		|| !c->valid || c->isnull
+		|| memcmp(&c->raw, PG_GETARG_INTERVAL_P(argno), sizeof(Interval)) != 0)
+		return NULL;
+	return fast_state_values(fcinfo, c);
+}
+
+/* One more row adding x to the checked state v: state_add's in-place branch. */
+static inline void
+fast_add(float8 *v, double x)
+{
+	v[0] += 1.0;
+	kahan_add(&v[1], &v[2], x);
+}
+
+/*
+ * Raise the error of the first bad argument of a point row, as point_accum
+ * does; called only when one is bad (noreturn: the caller keeps nothing
+ * across the call).
+ */
+static pg_noinline pg_noreturn void
+point_arg_error(FunctionCallInfo fcinfo)
+{
+	(void) fs_usage_arg(fcinfo, 1);
+	(void) fs_timestamp_arg(fcinfo, 2, "at");
+	(void) fs_timestamp_arg(fcinfo, 3, "as_of");
+	elog(ERROR, "decayed_usage: no bad argument found");
+}
+
+/*
+ * The point form's row on the per-row path: point_accum's operations and
+ * checks (fs_usage_arg, fs_timestamp_arg, tested at once, the error raised
+ * out of line), its arguments known not NULL; as_of checked already when it
+ * is a constant of the query (check_as_of false).  kind: the decay's kind
+ * when known to the caller (fixed), else DECAY_NONE: read from c.
+ */
+static pg_attribute_always_inline void
+point_fast(FunctionCallInfo fcinfo, const DecayCache *c, float8 *v, bool check_as_of,
+		   DecayKind kind)
+{
+	double		u = PG_GETARG_FLOAT8(1);
+	TimestampTz at = PG_GETARG_TIMESTAMPTZ(2);
+	TimestampTz as_of = PG_GETARG_TIMESTAMPTZ(3);
+
+	if (unlikely(!(u >= 0.0 && u <= DBL_MAX)
+				 | TIMESTAMP_NOT_FINITE(at) | (check_as_of && TIMESTAMP_NOT_FINITE(as_of))))
+		point_arg_error(fcinfo);
+	if (at > as_of)
+		fast_add(v, 0.0);
+	else if (kind == DECAY_EXACT || (kind == DECAY_NONE && c->decay.kind == DECAY_EXACT))
+		/* point_weight's case, inline */
+		fast_add(v, u * exp2(-((double) ((uint64) as_of - (uint64) at)) / c->decay.half_life_us));
+	else
+		fast_add(v, u * point_weight(&c->decay, at, as_of));
+}
+
+/*
+ * Whether the aggregate's argument argno (of the transition function: the
+ * state is 0) is a non-NULL constant of the query, the same on every row.
+ * Not known for a window aggregate (no Aggref).
+ */
+static bool
+agg_arg_is_const(FunctionCallInfo fcinfo, int argno)
+{
+	Aggref	   *ag = AggGetAggref(fcinfo);
+	TargetEntry *te;
+
+	if (ag == NULL || list_length(ag->args) < argno)
+		return false;
+	te = list_nth_node(TargetEntry, ag->args, argno - 1);
+	return IsA(te->expr, Const) && !castNode(Const, te->expr)->constisnull;
+}
+
+static pg_noinline Datum
+point_general(FunctionCallInfo fcinfo, DecayKind kind)
+{
+	DecayCache *c = decay_cache(fcinfo);
+	Datum		r;
+
+	SKIP_IF_NULL(1, 2);
+	r = point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, kind));
+
+	/*
+	 * Once the state is the aggregate's own and this row's as_of and
+	 * half-life were checked and parsed: if both are constants, later rows
+	 * need neither checked again.
+	 */
+	if (!c->fixed_known && c->agg_state != NULL)
+	{
+		c->fixed_known = true;
+		c->fixed = c->valid && !c->isnull && c->decay.kind == kind
+			&& agg_arg_is_const(fcinfo, 3) && agg_arg_is_const(fcinfo, 4);
+	}
+	return r;
+}
+
+/*
+ * The point form's row when as_of and half-life are constants (point_general):
+ * true when taken.
+ */
+static pg_attribute_always_inline bool
+point_fixed(FunctionCallInfo fcinfo, const DecayCache *c, DecayKind kind)
+{
+	float8	   *v;
+
+	if (c == NULL || !c->fixed
+		|| (PG_ARGISNULL(0) | PG_ARGISNULL(1) | PG_ARGISNULL(2)))
+		return false;
+	if (likely(c->agg_state == DatumGetPointer(PG_GETARG_DATUM(0))))
+		v = c->agg_values;
+	else if ((v = fast_state_values(fcinfo, c)) == NULL)
+		return false;
+	point_fast(fcinfo, c, v, false, kind);
+	return true;
+}
+
+static pg_noinline Datum
+span_general(FunctionCallInfo fcinfo, DecayKind kind)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	SKIP_IF_NULL(1, 3);
+	return span_accum(fcinfo, c, continuous_decay(fcinfo, c, 5, kind));
+}
+
 PG_FUNCTION_INFO_V1(fs_decay_point_accum);
 Datum
 fs_decay_point_accum(PG_FUNCTION_ARGS)
 {
-	DecayCache *c = decay_cache(fcinfo);
+	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
+	float8	   *v;
 
-	SKIP_IF_NULL(1, 2);
-	return point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, DECAY_EXACT));
+	if (likely(point_fixed(fcinfo, c, DECAY_EXACT)))
+		return PG_GETARG_DATUM(0);
+	v = continuous_fast_state(fcinfo, c, false);
+	if (unlikely(v == NULL))
+		return point_general(fcinfo, DECAY_EXACT);
+	point_fast(fcinfo, c, v, true, DECAY_NONE);
+	return PG_GETARG_DATUM(0);
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_span_accum);
 Datum
 fs_decay_span_accum(PG_FUNCTION_ARGS)
 {
-	DecayCache *c = decay_cache(fcinfo);
+	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
+	float8	   *v = continuous_fast_state(fcinfo, c, true);
 
-	SKIP_IF_NULL(1, 3);
-	return span_accum(fcinfo, c, continuous_decay(fcinfo, c, 5, DECAY_EXACT));
+	if (unlikely(v == NULL))
+		return span_general(fcinfo, DECAY_EXACT);
+	fast_add(v, span_value(fcinfo, &c->decay));
+	return PG_GETARG_DATUM(0);
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_slurm_point_accum);
 Datum
 fs_decay_slurm_point_accum(PG_FUNCTION_ARGS)
 {
-	DecayCache *c = decay_cache(fcinfo);
+	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
+	float8	   *v;
 
-	SKIP_IF_NULL(1, 2);
-	return point_accum(fcinfo, c, continuous_decay(fcinfo, c, 4, DECAY_SLURM));
+	if (likely(point_fixed(fcinfo, c, DECAY_SLURM)))
+		return PG_GETARG_DATUM(0);
+	v = continuous_fast_state(fcinfo, c, false);
+	if (unlikely(v == NULL))
+		return point_general(fcinfo, DECAY_SLURM);
+	point_fast(fcinfo, c, v, true, DECAY_NONE);
+	return PG_GETARG_DATUM(0);
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_slurm_span_accum);
 Datum
 fs_decay_slurm_span_accum(PG_FUNCTION_ARGS)
 {
-	DecayCache *c = decay_cache(fcinfo);
+	const DecayCache *c = (const DecayCache *) fcinfo->flinfo->fn_extra;
+	float8	   *v = continuous_fast_state(fcinfo, c, true);
 
-	SKIP_IF_NULL(1, 3);
-	return span_accum(fcinfo, c, continuous_decay(fcinfo, c, 5, DECAY_SLURM));
+	if (unlikely(v == NULL))
+		return span_general(fcinfo, DECAY_SLURM);
+	fast_add(v, span_value(fcinfo, &c->decay));
+	return PG_GETARG_DATUM(0);
 }
 
 PG_FUNCTION_INFO_V1(fs_decay_step_point_accum);

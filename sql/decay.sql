@@ -165,3 +165,65 @@ SELECT decayed_usage(4, '2026-01-01 00:00:00.000001+00', '2026-01-01 00:00:00.00
                          '2026-01-01 00:00:00.000002+00', '1 day') - 1) < 1e-11 AS cut_exact,
        abs(decayed_usage_slurm(4, '2026-01-01 00:00:00.000001+00', '2026-01-01 00:00:00.000005+00',
                                '2026-01-01 00:00:00.000002+00', '1 day') - 1) < 1e-11 AS cut_slurm;
+
+-- The per-row path (docs/performance.md#decayed_usage): after its first row an
+-- aggregate checks only each row's own arguments, as long as the half-life is
+-- the one parsed before.  A half-life that changes from row to row, NULL in
+-- between, must be parsed again each time.  as_of 2024-06-01, every row 100
+-- charged 14 days before (at 2024-05-18; span rows from that instant to the
+-- same, the point form):
+--   '14 days' 100 × 2^-1 = 50;  NULL: no decay, 100;  '14 days' again: 50
+--   (not 100: the NULL row's "no decay" must not stay);  '7 days' 100 × 2^-2 = 25;
+--   '14 days' 50.  Sum 50 + 100 + 50 + 25 + 50 = 275, for each of the four.
+-- The slurm form's weights are not powers of 2: its rows are checked against
+-- one-row aggregates (scalar subqueries), 3 × w(14 days) + 100 + w(7 days), to 1e-9 (summation
+-- order; a "no decay" kept from the NULL row would be ~50 off).
+SET search_path = public, fairshare;
+CREATE TEMP TABLE hl_rows(n int, hl interval);
+INSERT INTO hl_rows VALUES (1, '14 days'), (2, NULL), (3, '14 days'), (4, '7 days'), (5, '14 days');
+SELECT decayed_usage(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n) AS point,       -- 275
+       decayed_usage(100, '2024-05-18 00:00+00', '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n) AS span, -- 275
+       abs(decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n)
+           - (3 * (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days'))
+              + 100 + (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '7 days')))) < 1e-9 AS slurm_point,
+       abs(decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl ORDER BY n)
+           - (3 * (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days'))
+              + 100 + (SELECT decayed_usage_slurm(100, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '7 days')))) < 1e-9 AS slurm_span
+  FROM hl_rows;
+-- a bad row after good ones raises the same error as on the first row: row 3's
+-- usage NaN (22023), row 3's instant infinity (22008), row 3's as_of NULL (22004)
+SELECT err($q$SELECT decayed_usage(u, '2024-05-18', '2024-06-01', '14 days' ORDER BY n) FROM (VALUES (1, 1::float8), (2, 2), (3, 'NaN')) v(n, u)$q$);
+SELECT err($q$SELECT decayed_usage(1, t, '2024-06-01', '14 days' ORDER BY n) FROM (VALUES (1, '2024-05-18'::timestamptz), (2, '2024-05-19'), (3, 'infinity')) v(n, t)$q$);
+SELECT err($q$SELECT decayed_usage(1, '2024-05-18', a, '14 days' ORDER BY n) FROM (VALUES (1, '2024-06-01'::timestamptz), (2, '2024-06-01'), (3, NULL)) v(n, a)$q$);
+-- a NULL usage after good rows is skipped: 100 × 2^-1 + 100 × 2^-1 = 100
+SELECT decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days' ORDER BY n)
+  FROM (VALUES (1, 100::float8), (2, NULL), (3, 100)) v(n, u);                                           -- 100
+-- Groups whose rows come interleaved (a hash aggregate: each row goes to its
+-- group's state, not the state of the row before), with a constant half-life
+-- and with one that varies, both parsed as above:
+--   k = 1: 3 rows of 100 charged 14 days before, half-life 14 days: 3 × 50 = 150
+--   k = 2: 2 rows of 200, the same: 2 × 100 = 200
+--   by row, half-lives 14 days, 14 days, 7 days, 7 days, 14 days:
+--   k = 1: 100 × 2^-1 + 100 × 2^-2 + 100 × 2^-1 = 125; k = 2: 200 × 2^-1 + 200 × 2^-2 = 150
+SET enable_sort = off;
+CREATE TEMP TABLE grp_rows(n int, k int, u float8, hl interval);
+INSERT INTO grp_rows VALUES (1, 1, 100, '14 days'), (2, 2, 200, '14 days'), (3, 1, 100, '7 days'),
+                            (4, 2, 200, '7 days'), (5, 1, 100, '14 days');
+ANALYZE grp_rows;
+EXPLAIN (COSTS OFF)
+SELECT k, decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days') FROM grp_rows GROUP BY k;
+SELECT * FROM (SELECT k, decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', '14 days') AS fixed,   -- 150, 200
+                      decayed_usage(u, '2024-05-18 00:00+00', '2024-06-01 00:00+00', hl) AS by_row         -- 125, 150
+                 FROM grp_rows GROUP BY k) g ORDER BY k;
+RESET enable_sort;
+DROP TABLE grp_rows;
+-- an aggregate of one's own over a transition function, with a state of the
+-- wrong shape: the error of the first row, in a group or not (22023), never
+-- a write past the array
+CREATE AGGREGATE pg_temp.bad_decay(float8, timestamptz, timestamptz, interval) (
+    SFUNC = fairshare_internal._decay_point_accum, STYPE = float8[], INITCOND = '{0,0}');
+SELECT err($q$SELECT pg_temp.bad_decay(1, '2024-05-18', '2024-06-01', '14 days') FROM generate_series(1, 3)$q$);
+SELECT err($q$SELECT g % 2, pg_temp.bad_decay(1, '2024-05-18', '2024-06-01', '14 days') FROM generate_series(1, 4) g GROUP BY 1$q$);
+DROP AGGREGATE pg_temp.bad_decay(float8, timestamptz, timestamptz, interval);
+DROP TABLE hl_rows;
+RESET search_path;
