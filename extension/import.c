@@ -1335,15 +1335,16 @@ sacct_use_header(SacctState *st, Span header)
 }
 
 /*
- * Does the line look like an sacct header: every field a column name (a
- * letter, then letters, digits or '_'), JobID among them?  A job line never
- * does: its JobID field starts with a digit.  Nor does a stray line of text
- * without a JobID field.
+ * Does the line look like a header of a '|'-separated export: every field a
+ * column name (a letter, then letters, digits or '_'), `key` among them?
+ * sacct's key is JobID, sacctmgr's TimeStart: a data line never looks like
+ * one, its key field being a job id or a time (digits), or empty; nor does
+ * a stray line of text without that field.
  */
 static bool
-sacct_header_like(Span line)
+header_like(Span line, const char *key)
 {
-	bool		jobid = false;
+	bool		has_key = false;
 	int			start = 0;
 	int			i;
 
@@ -1360,11 +1361,11 @@ sacct_header_like(Span line)
 		for (k = 1; k < f.len; k++)
 			if (!isalnum((unsigned char) f.p[k]) && f.p[k] != '_')
 				return false;
-		if (span_eq_ci(f, "JobID"))
-			jobid = true;
+		if (span_eq_ci(f, key))
+			has_key = true;
 		start = i + 1;
 	}
-	return jobid;
+	return has_key;
 }
 
 /*
@@ -1457,7 +1458,7 @@ sacct_line(SacctState *st, Row *r, text *line_t, text *cluster_arg)
 							   ? psprintf(" (%s)", span_show(hf[field])) : "",
 							   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
 	}
-	else if (sacct_header_like(line))
+	else if (header_like(line, "JobID"))
 		sacct_next_header(st, r, line);
 	else if (st->refused_why != NULL)
 		(void) reject(r, "22P02",
@@ -2210,7 +2211,7 @@ eff_line(EffState *st, Row *r, text *line_t)
 										   field < st->nfields ? psprintf(" (%s)", span_show(hf[field])) : "",
 										   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
 	}
-	else if (sacct_header_like(line))
+	else if (header_like(line, "JobID"))
 	{
 		const char *why = eff_read_header(st, line);
 
@@ -2438,38 +2439,6 @@ psv_set_header(PsvState *st, Span h)
 	}
 	memcpy(st->header, h.p, h.len);
 	st->header_len = h.len;
-}
-
-/*
- * Does the line look like a sacctmgr header: every field a column name,
- * TimeStart among them?  A data line never does: its TimeStart is a time
- * (digits), or empty.
- */
-static bool
-psv_header_like(Span line)
-{
-	bool		start_col = false;
-	int			start = 0;
-	int			i;
-
-	for (i = 0; i <= line.len; i++)
-	{
-		Span		f;
-		int			k;
-
-		if (i < line.len && line.p[i] != '|')
-			continue;
-		f = span_make(line.p + start, i - start);
-		if (f.len == 0 || !isalpha((unsigned char) f.p[0]))
-			return false;
-		for (k = 1; k < f.len; k++)
-			if (!isalnum((unsigned char) f.p[k]) && f.p[k] != '_')
-				return false;
-		if (span_eq_ci(f, "TimeStart"))
-			start_col = true;
-		start = i + 1;
-	}
-	return start_col;
 }
 
 /* The field of column c; empty when the header has none (sacctmgr's empty
@@ -2822,7 +2791,7 @@ psv_line(PsvState *st, Row *r, text *line_t, const PsvArgs *a)
 										   field < st->nfields ? psprintf(" (%s)", span_show(hf[field])) : "",
 										   GetDatabaseEncodingName(), span_bad_bytes(line, bad)));
 	}
-	else if (psv_header_like(line))
+	else if (header_like(line, "TimeStart"))
 	{
 		char	   *missing;
 		const char *why = psv_read_header(st, line, &missing);
