@@ -84,8 +84,8 @@ while ($i < $n) {
         $i++;
     }
 }
-die "the pieces end inside a statement\n" if substr($text, $start) =~ /\S/
-    && substr($text, $start) =~ s/--[^\n]*//gr =~ /\S/;
+# after the last statement only comments may remain
+die "the pieces end inside a statement\n" if substr($text, $start) =~ s/--[^\n]*//gr =~ /\S/;
 
 for my $s (@statements) {
     # the statement's own text, after the comments that introduce it
