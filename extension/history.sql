@@ -44,10 +44,12 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    owner_name name;
+    owner_oid oid;
 BEGIN
-    SELECT c.relowner::regrole::name INTO owner_name FROM pg_class c WHERE c.oid = '@extschema@.jobs'::regclass;
-    IF NOT pg_has_role(current_user, owner_name, 'USAGE') THEN
+    -- The owner by its oid: regrole's text form is quoted for SQL
+    -- ("fs-admin" for fs-admin), which is not the role's name.
+    SELECT c.relowner INTO owner_oid FROM pg_class c WHERE c.oid = '@extschema@.jobs'::regclass;
+    IF NOT pg_has_role(current_user, owner_oid, 'USAGE') THEN
         RAISE EXCEPTION '%: role "%" does not own fairshare.jobs', caller, current_user
             USING ERRCODE = '42501',
                   HINT = 'Partitions are made and detached by the owner of the extension''s tables (the role that ran CREATE EXTENSION): call it as that role, or schedule it with pg_cron as that role.';

@@ -117,6 +117,13 @@ SET ROLE fairshare_admin;
 SELECT err($$CALL fairshare.maintain_partitions()$$);   -- 42501
 SELECT err($$CALL fairshare.retain_jobs('2024-02-01')$$);   -- 42501
 RESET ROLE;
+-- An owner whose name SQL must quote (regrole writes it "regress-fs owner")
+-- is still found: the check reaches the argument's error, 22004, not 42704.
+CREATE ROLE "regress-fs owner";
+ALTER TABLE jobs OWNER TO "regress-fs owner";
+SELECT err($$CALL fairshare.maintain_partitions(NULL)$$);   -- 22004
+ALTER TABLE jobs OWNER TO CURRENT_USER;
+DROP ROLE "regress-fs owner";
 
 -- ---------------------------------------------------------------------------
 -- 3. Retention: which months before a day can go, and why not.
