@@ -19,10 +19,10 @@
 #
 #   bash test/slurm/compare.sh 24.11 [SUITE...]     (default: all five)
 #
-# Prints pg_regress's summary; on a difference, the diff, and where the
-# outputs are (to accept a reviewed output: copy out/results/SUITE.out of
-# that directory to expected/VERSION/, docs/development.md#slurm-captures).
-# Exit status: pg_regress's.
+# Prints pg_regress's summary; on a difference, the diff, and the scratch
+# directory that keeps the outputs (an output reviewed line by line is
+# accepted by copying out/results/SUITE.out of it to expected/VERSION/);
+# without one, removes that directory.  Exit status: pg_regress's.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 version=${1:-}
@@ -59,5 +59,7 @@ st=$?
 if [ -s "$work/out/regression.diffs" ]; then
   cat "$work/out/regression.diffs"
   echo "compare.sh: differences in $work/out/regression.diffs, outputs in $work/out/results/"
+elif [ "$st" -eq 0 ]; then
+  rm -rf "$work"
 fi
 exit $st
