@@ -1112,8 +1112,12 @@ LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH t AS (SELECT * FROM @extschema@_internal._report_tres(tres, _assoc_usage.cluster)),
     u AS (SELECT * FROM @extschema@.usage_between(_assoc_usage.cluster, time_from, time_to)),
+    -- (no total for node: slurmdbd keeps no node row for the cluster; an
+    -- upgraded database may hold node rows until its hours are recomputed,
+    -- docs/reports.md#rollups)
     rep AS (SELECT c.cluster, c.tres, sum(c.reported_secs)::bigint AS reported
               FROM @extschema@.cluster_usage_between(_assoc_usage.cluster, time_from, time_to) c
+             WHERE c.tres OPERATOR(pg_catalog.<>) 'node'
              GROUP BY c.cluster, c.tres)
     SELECT u.cluster, u.account, u.user_name, t.tres, t.tres_order,
            sum(@extschema@_internal._usage_tres_secs(u::@extschema@.usage_hourly, t.tres))::bigint,
@@ -1281,6 +1285,9 @@ BEGIN ATOMIC
                  sum(c.planned_secs)::bigint AS planned, sum(c.reported_secs)::bigint AS reported,
                  sum(c.over_secs)::bigint AS over
             FROM @extschema@.cluster_usage_between(sreport_cluster_utilization.cluster, time_from, time_to) c
+           -- never a node line, as sreport (an upgraded database may hold
+           -- node rows until its hours are recomputed, docs/reports.md#rollups)
+           WHERE c.tres OPERATOR(pg_catalog.<>) 'node'
            GROUP BY c.cluster, c.tres)
     SELECT pg_catalog.row_number() OVER (ORDER BY s.cluster, t.tres_order), s.cluster, s.tres,
            @extschema@.report_format(s.alloc, s.reported, units), @extschema@.report_format(s.down, s.reported, units),

@@ -124,19 +124,12 @@ CREATE TYPE @extschema@._squeue_nice_line AS (
 -- takes Accounts= and tree, SizesByAccount grouping=individual (new
 -- parameters), Utilization returns OverCommitted and TresCount (new
 -- columns): the old ones are dropped, the code re-creates them (the CASCADE
--- above may have taken them already).
--- The cluster rollups keep a row for each TRES the cluster registered, its
--- count 0 too (energy), and none for node, as slurmdbd: the node rows go,
--- and the hours rolled up are marked, so that the next refresh_rollups()
--- writes the registered TRES' rows.
+-- above may have taken them already).  The rollups are data and stay as
+-- they are: the reports leave out their node rows, and docs/reports.md#rollups
+-- says how to recompute them with the registered TRES' rows.
 DROP FUNCTION IF EXISTS @extschema@.sreport_account_utilization_by_user(timestamptz, timestamptz, text, text, text);
 DROP FUNCTION IF EXISTS @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text);
 DROP FUNCTION IF EXISTS @extschema@.sreport_cluster_utilization(timestamptz, timestamptz, text, text, text);
-DELETE FROM @extschema@.cluster_usage_hourly WHERE tres OPERATOR(pg_catalog.=) 'node';
-DELETE FROM @extschema@.cluster_usage_daily WHERE tres OPERATOR(pg_catalog.=) 'node';
-DELETE FROM @extschema@.cluster_usage_monthly WHERE tres OPERATOR(pg_catalog.=) 'node';
-INSERT INTO @extschema@.rollup_dirty (cluster, hours)
-SELECT s.cluster, pg_catalog.tstzrange(s.rolled_from, s.rolled_to) FROM @extschema@.rollup_state s;
 
 -- ---------------------------------------------------------------------------
 -- The private routines and types move to schema fairshare_internal
