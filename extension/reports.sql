@@ -1390,10 +1390,10 @@ BEGIN ATOMIC
     -- the columns: the buckets of cpu_groups (bucket 1 to n + 1), or with
     -- individual each CPU count of the runs (bucket: the count), of the
     -- accounts asked for with flat (sreport then reads their jobs only)
-    b AS (SELECT g.* FROM @extschema@_internal._report_size_buckets(cpu_groups) g WHERE NOT individual
+    b AS (SELECT g.* FROM @extschema@_internal._report_size_buckets(cpu_groups) g WHERE NOT COALESCE(individual, false)
           UNION ALL
           SELECT DISTINCT u.cpus, u.cpus, u.cpus, u.cpus::text OPERATOR(pg_catalog.||) ' CPUs' FROM u
-           WHERE individual AND (NOT flat OR sreport_job_sizes_by_account.accounts IS NULL
+           WHERE COALESCE(individual, false) AND (NOT flat OR sreport_job_sizes_by_account.accounts IS NULL
                                  OR u.account OPERATOR(pg_catalog.=) ANY (sreport_job_sizes_by_account.accounts))),
     total AS (SELECT u.cluster, sum(u.v)::bigint AS v FROM u GROUP BY u.cluster),
     tree AS (
@@ -1420,7 +1420,7 @@ BEGIN ATOMIC
     -- the bucket's bounds compared every rollup row with every bucket.)
     sized AS (
         SELECT q.cluster, q.head,
-               CASE WHEN individual THEN u.cpus ELSE pg_catalog.width_bucket(u.cpus, cpu_groups) OPERATOR(pg_catalog.+) 1 END AS bucket,
+               CASE WHEN COALESCE(individual, false) THEN u.cpus ELSE pg_catalog.width_bucket(u.cpus, cpu_groups) OPERATOR(pg_catalog.+) 1 END AS bucket,
                sum(u.v) AS v
           FROM picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account
          GROUP BY 1, 2, 3
