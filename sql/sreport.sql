@@ -57,12 +57,12 @@ SELECT name, time_start, time_end, flags, tres, accounts, users FROM reservation
 SELECT cluster, hours_recomputed, rolled_from, rolled_to
   FROM refresh_rollups('oracle', (SELECT to_timestamp(epoch) FROM win WHERE k = 'E'));
 
--- Worked example, hour H+1 (06:00-07:00), CPU-seconds:
---   job 1 (4 CPUs)  06:00-06:35  2100 s x 4  =  8400
---   job 3 (16 CPUs) 06:06:40-07:00  3200 s x 16 = 51200
+-- Worked example, hour H+1 (13:00-14:00), CPU-seconds:
+--   job 1 (4 CPUs)  13:00-13:35  2100 s x 4  =  8400
+--   job 3 (16 CPUs) 13:06:40-14:00  3200 s x 16 = 51200
 -- allocated 8400 + 51200 = 59600
--- planned (eligible, not started): job 3 06:00-06:06:40 400 s x 16 = 6400,
---   job 4 06:56:40-07:00 200 s x 2 = 400; 6800
+-- planned (eligible, not started): job 3 13:00-13:06:40 400 s x 16 = 6400,
+--   job 4 13:56:40-14:00 200 s x 2 = 400; 6800
 -- reported: 64 CPUs x 3600 s = 230400; idle 230400 - 59600 - 6800 = 164000
 SELECT period_start, tres, reported_secs, alloc_secs, down_secs, pdown_secs, planned_secs, idle_secs
   FROM cluster_usage_hourly
