@@ -68,6 +68,24 @@ SELECT period_start, tres, reported_secs, alloc_secs, down_secs, pdown_secs, pla
   FROM cluster_usage_hourly
  WHERE cluster = 'oracle' AND tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
 
+-- The options captured besides the five reports' defaults, worked:
+--   utilization_all (-T ALL): cpu, mem, energy, billing, fs/disk, vmem,
+--     pages: the cluster's event registered energy=0, fs/disk=0, vmem=0,
+--     pages=0, hence their lines of zeros; node=1 too, but slurmdbd keeps
+--     no node row for the cluster, hence no node line; no gres/gpu (not
+--     registered, no GPU time)
+--   utilization_format (Seconds): TRES Count = reported / 28,800 s:
+--     cpu 1,843,200 / 28,800 = 64; mem 7,372,800,000 / 28,800 = 256,000;
+--     billing 10,339,200 / 28,800 = 359; Over Comm 0 (no hour over-committed)
+--   top_usage_group: bob = chem 4,800 s + phys 115,200 s = 120,000 s
+--     = 2,000 min (80 + 1,920), his accounts joined with ', '
+--   acct_by_user_tree: root at depth 0, chem and phys and root's own
+--     association at 1 (one space), their users at 2 (two spaces)
+--   sizes_individual (Seconds): a column per CPU count the runs had:
+--     1 = job 6, 600 s x 1 = 600; 2 = job 4, 100 s x 2 = 200;
+--     4 = job 1, 5,400 s x 4 = 21,600; 8 = job 2, 600 s x 8 = 4,800;
+--     16 = job 3, 7,200 s x 16 = 115,200; 40 = job 5, 6,034 s x 40 = 241,360
+--     (with PrintJobCount: one run each)
 -- What sreport printed: every data line (n >= 1) and its column header
 -- (n = 0) of each capture, by file.
 CREATE TEMP TABLE captured (file text, n int, line text);
