@@ -55,7 +55,7 @@ CREATE TEMP TABLE resv_cmd (file text, command text);
 \set q '\\copy resv_cmd FROM PROGRAM ''grep "^resv_" ' :f '/commands.txt || true'' (FORMAT csv, DELIMITER ''|'', QUOTE E''\\x1e'')'
 :q
 CREATE TEMP TABLE resv_captured (file text, n int, line text);
-\set q '\\copy resv_captured FROM PROGRAM ''cd ' :f ' && for f in $(grep "^resv_" commands.txt | cut -d"|" -f1); do awk -v f="$f" h { n++; print f "\037" n "\037" $0 } /^Cluster\|/ && !h { h = 1; print f "\037" 0 "\037" $0 } "$f.txt"; done'' (FORMAT csv, DELIMITER E''\x1f'', QUOTE E''\x1e'')'
+\set q '\\copy resv_captured FROM PROGRAM ''cd ' :f ' && for f in $(grep "^resv_" commands.txt | cut -d"|" -f1); do awk -v f="$f" ''''h { n++; print f "\\037" n "\\037" $0 } /^Cluster\\|/ && !h { h = 1; print f "\\037" 0 "\\037" $0 }'''' "$f.txt"; done'' (FORMAT csv, DELIMITER E''\\x1f'', QUOTE E''\\x1e'')'
 :q
 SELECT CASE WHEN count(*) = 0 THEN 'no capture of sreport reservation Utilization in ' || :'f'
             ELSE count(*) || ' captures of sreport reservation Utilization' END AS resv_captures
