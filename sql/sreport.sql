@@ -68,6 +68,66 @@ SELECT period_start, tres, reported_secs, alloc_secs, down_secs, pdown_secs, pla
   FROM cluster_usage_hourly
  WHERE cluster = 'oracle' AND tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
 
+-- The same hour as BI tools read it (bi_cluster_usage_hourly, docs/reports.md#bi-tools):
+-- (float8, printed here to 15 digits):
+--   reported  230400 / 3600 = 64
+--   allocated  59600 / 3600 = 16.5555555555556
+--   planned     6800 / 3600 = 1.88888888888889
+--   idle      164000 / 3600 = 45.5555555555556
+--   allocated_percent = 100 x 59600 / 230400 = 25.8680555555556
+SELECT period_start, tres, reported_hours, allocated_hours, down_hours, planned_down_hours,
+       planned_hours, idle_hours, over_hours, allocated_percent
+  FROM bi_cluster_usage_hourly
+ WHERE cluster = 'oracle' AND tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
+-- every row of the BI views is its rollup row, the seconds / 3600 in
+-- float8: rows of each table for oracle, and rows that differ (none)
+SELECT 'usage_hourly' AS rollup, count(*) AS rows,
+       count(*) FILTER (WHERE (b.run_hours, b.cpu_hours, b.mem_mb_hours, b.node_hours, b.billing_hours, b.gpu_hours,
+                               b.energy_joules, b.suspended_hours, b.jobs, b.wait_hours)
+                              IS DISTINCT FROM
+                              (u.run_secs / 3600.0::float8, u.cpu_secs / 3600.0::float8, u.mem_secs / 3600.0::float8,
+                               u.node_secs / 3600.0::float8, u.billing_secs / 3600.0::float8, u.gpu_secs / 3600.0::float8,
+                               u.energy, u.suspended_secs / 3600.0::float8, u.jobs, u.wait_secs / 3600.0::float8)) AS differ
+  FROM usage_hourly u LEFT JOIN bi_usage_hourly b USING (period_start, cluster, account, user_name, partition, qos, cpus)
+ WHERE u.cluster = 'oracle'
+UNION ALL
+SELECT 'usage_daily', count(*),
+       count(*) FILTER (WHERE (b.run_hours, b.cpu_hours, b.mem_mb_hours, b.node_hours, b.billing_hours, b.gpu_hours,
+                               b.energy_joules, b.suspended_hours, b.jobs, b.wait_hours)
+                              IS DISTINCT FROM
+                              (u.run_secs / 3600.0::float8, u.cpu_secs / 3600.0::float8, u.mem_secs / 3600.0::float8,
+                               u.node_secs / 3600.0::float8, u.billing_secs / 3600.0::float8, u.gpu_secs / 3600.0::float8,
+                               u.energy, u.suspended_secs / 3600.0::float8, u.jobs, u.wait_secs / 3600.0::float8))
+  FROM usage_daily u LEFT JOIN bi_usage_daily b USING (period_start, cluster, account, user_name, partition, qos, cpus)
+ WHERE u.cluster = 'oracle'
+UNION ALL
+SELECT 'usage_monthly', count(*),
+       count(*) FILTER (WHERE (b.run_hours, b.cpu_hours, b.mem_mb_hours, b.node_hours, b.billing_hours, b.gpu_hours,
+                               b.energy_joules, b.suspended_hours, b.jobs, b.wait_hours)
+                              IS DISTINCT FROM
+                              (u.run_secs / 3600.0::float8, u.cpu_secs / 3600.0::float8, u.mem_secs / 3600.0::float8,
+                               u.node_secs / 3600.0::float8, u.billing_secs / 3600.0::float8, u.gpu_secs / 3600.0::float8,
+                               u.energy, u.suspended_secs / 3600.0::float8, u.jobs, u.wait_secs / 3600.0::float8))
+  FROM usage_monthly u LEFT JOIN bi_usage_monthly b USING (period_start, cluster, account, user_name, partition, qos, cpus)
+ WHERE u.cluster = 'oracle';
+-- the cluster rollups likewise, by TRES: daily and monthly rows of oracle
+-- (their allocated_percent = 100 x allocated / reported)
+SELECT 'cluster_usage_' || t.p AS rollup, count(*) AS rows,
+       count(*) FILTER (WHERE (t.reported_hours, t.allocated_hours, t.idle_hours, t.planned_hours, t.allocated_percent)
+                              IS DISTINCT FROM
+                              (t.reported_secs / 3600.0::float8, t.alloc_secs / 3600.0::float8, t.idle_secs / 3600.0::float8,
+                               t.planned_secs / 3600.0::float8, 100 * t.alloc_secs::float8 / NULLIF(t.reported_secs, 0)::float8)) AS differ
+  FROM (SELECT 'daily' AS p, u.reported_secs, u.alloc_secs, u.idle_secs, u.planned_secs, b.reported_hours, b.allocated_hours,
+               b.idle_hours, b.planned_hours, b.allocated_percent
+          FROM cluster_usage_daily u LEFT JOIN bi_cluster_usage_daily b USING (period_start, cluster, tres)
+         WHERE u.cluster = 'oracle'
+        UNION ALL
+        SELECT 'monthly', u.reported_secs, u.alloc_secs, u.idle_secs, u.planned_secs, b.reported_hours, b.allocated_hours,
+               b.idle_hours, b.planned_hours, b.allocated_percent
+          FROM cluster_usage_monthly u LEFT JOIN bi_cluster_usage_monthly b USING (period_start, cluster, tres)
+         WHERE u.cluster = 'oracle') t
+ GROUP BY t.p ORDER BY 1;
+
 -- What sreport printed: every data line (n >= 1) and its column header
 -- (n = 0) of each capture, by file.
 CREATE TEMP TABLE captured (file text, n int, line text);
@@ -137,6 +197,25 @@ SELECT COALESCE(c.file, o.file) AS file, COALESCE(c.n, o.n) AS n, c.line AS srep
   FULL JOIN ours o ON o.file = c.file AND o.n = c.n
  WHERE c.line IS DISTINCT FROM o.line
  ORDER BY 1, 2;
+
+-- SizesByAccount in long form (bi_job_sizes_by_account): each capture's
+-- lines rebuilt from its rows, one per account and bucket, compared with
+-- what sreport printed; lines and lines that differ (none)
+SELECT c.file, count(*) AS lines, count(*) FILTER (WHERE l.line IS DISTINCT FROM c.line) AS differ
+  FROM cmd m
+ CROSS JOIN LATERAL (SELECT substring(m.command FROM 'start=(\S+)')::timestamptz AS s,
+                            substring(m.command FROM 'end=(\S+)')::timestamptz AS e,
+                            CASE WHEN m.file ~ '_(Minutes|Hours|Seconds|Percent|accounts|flat|count)$'
+                                 THEN substring(m.file FROM '_([A-Za-z]+)$') ELSE '' END AS opt) a
+ CROSS JOIN LATERAL (SELECT r.line::int AS n,
+                            r.cluster || '|' || r.account || '|' || string_agg(r.size, '|' ORDER BY r.bucket) || '|' || r.pct_of_cluster AS line
+                       FROM bi_job_sizes_by_account(a.s, a.e, '{4,16,32}',
+                                CASE WHEN a.opt IN ('Minutes', 'Hours', 'Seconds', 'Percent') THEN a.opt ELSE 'Minutes' END,
+                                CASE WHEN a.opt = 'accounts' THEN '{chem,phys}'::text[] END, a.opt = 'flat', a.opt = 'count', 'oracle') r
+                      GROUP BY r.line, r.cluster, r.account, r.pct_of_cluster) l
+  JOIN captured c ON c.file = m.file AND c.n = l.n
+ WHERE m.file LIKE 'sizes%'
+ GROUP BY c.file ORDER BY c.file;
 
 -- the suites share a database: leave nothing behind
 DELETE FROM jobs WHERE cluster = 'oracle';
