@@ -261,9 +261,9 @@ for driver in jdbc odbc; do
     ncols=$(($(wc -l < "$meta") - 1))
     if [ -z "$bad" ]; then
       if [ -z "$notes" ]; then
-        ok "$label $name: $ncols columns, each of a type the driver maps"
+        ok "$label $name: $ncols column(s), each of a type the driver maps"
       else
-        ok "$label $name: $ncols columns, each of a type the driver maps but the report's own$notes"
+        ok "$label $name: $ncols column(s), each of a type the driver maps but the report's own$notes"
       fi
     else
       fail "$label $name: columns a BI tool cannot map:$bad"
@@ -278,10 +278,10 @@ for driver in jdbc odbc; do
     elif [ "$nrows" -eq 0 ]; then
       fail "$label $name: no rows (a comparison of nothing proves nothing)"
     else
-      ok "$label $name: $nrows rows equal psql's"
+      ok "$label $name: $nrows row(s) equal psql's"
     fi
   done < "$WORK/queries.tsv"
   # how this driver mapped each PostgreSQL type it met
-  echo "# $label maps: $(cat "$WORK/$driver"/*.meta | awk -F '\t' 'NF == 5 { print $5 " -> " $4 }' | sort -u | paste -sd, | sed 's/,/, /g')"
+  echo "# $label maps: $(cat "$WORK/$driver"/*.meta | awk -F '\t' 'NF == 5 { print ($5 == "" ? "(no type name)" : $5) " -> " $4 }' | sort -u | paste -sd, | sed 's/,/, /g')"
 done
 echo "1..$n"
