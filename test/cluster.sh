@@ -79,6 +79,10 @@ test)
   bash test/apply_decisions.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/docs_check.sh"
   bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  # every view and report through pgjdbc and psqlODBC, as a reader (needs
+  # the JDK and the drivers test/run.sh installs)
+  echo "== test/bi_drivers.sh"
+  bash test/bi_drivers.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   # a real Slurm 22.05, MariaDB and mysql_fdw (root; test/run.sh sets
   # FAIRSHARE_SLURM=1 in CI); it kills one backend with kill -9 too
   if [ "${FAIRSHARE_SLURM:-0}" = 1 ]; then
