@@ -1784,3 +1784,158 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@.import_reservations(text, text, text, text) IS
 'Imports a sacctmgr show reservation -P export into reservations (its Assocs mapped to accounts and users through a sacctmgr show assoc -P export) and marks their hours stale; returns the reservations written.';
+
+-- ---------------------------------------------------------------------------
+-- BI shapes (docs/reports.md#bi-tools).  BI tools (Metabase, Superset,
+-- Tableau, Power BI, Excel) read through the PostgreSQL JDBC driver or
+-- psqlODBC and chart a time column against numeric measures.  The drivers
+-- map an interval or an array to a type those tools do not chart (JDBC's
+-- OTHER and ARRAY), and the rollups count seconds.  So these views and
+-- functions give the same figures as scalar columns: hours as float8
+-- (seconds / 3600), an interval as its seconds, an array as one row per
+-- element.  They add to the reports; the reports themselves are unchanged.
+-- ---------------------------------------------------------------------------
+
+-- The usage rollups as time series: one row per period and key, the
+-- measures in hours (TRES-seconds / 3600; memory in MiB-hours, energy in
+-- joules as recorded).
+CREATE VIEW @extschema@.bi_usage_hourly AS
+SELECT u.period_start, u.cluster, u.account, u.user_name, u.partition, u.qos, u.cpus,
+       u.run_secs::float8 OPERATOR(pg_catalog./) 3600 AS run_hours,
+       u.cpu_secs::float8 OPERATOR(pg_catalog./) 3600 AS cpu_hours,
+       u.mem_secs::float8 OPERATOR(pg_catalog./) 3600 AS mem_mb_hours,
+       u.node_secs::float8 OPERATOR(pg_catalog./) 3600 AS node_hours,
+       u.billing_secs::float8 OPERATOR(pg_catalog./) 3600 AS billing_hours,
+       u.gpu_secs::float8 OPERATOR(pg_catalog./) 3600 AS gpu_hours,
+       u.energy AS energy_joules,
+       u.suspended_secs::float8 OPERATOR(pg_catalog./) 3600 AS suspended_hours,
+       u.jobs,
+       u.wait_secs::float8 OPERATOR(pg_catalog./) 3600 AS wait_hours
+  FROM @extschema@.usage_hourly u;
+COMMENT ON VIEW @extschema@.bi_usage_hourly IS
+'usage_hourly as a time series for BI tools: period_start, the key, and the measures in hours (seconds / 3600).';
+
+CREATE VIEW @extschema@.bi_usage_daily AS
+SELECT u.period_start, u.cluster, u.account, u.user_name, u.partition, u.qos, u.cpus,
+       u.run_secs::float8 OPERATOR(pg_catalog./) 3600 AS run_hours,
+       u.cpu_secs::float8 OPERATOR(pg_catalog./) 3600 AS cpu_hours,
+       u.mem_secs::float8 OPERATOR(pg_catalog./) 3600 AS mem_mb_hours,
+       u.node_secs::float8 OPERATOR(pg_catalog./) 3600 AS node_hours,
+       u.billing_secs::float8 OPERATOR(pg_catalog./) 3600 AS billing_hours,
+       u.gpu_secs::float8 OPERATOR(pg_catalog./) 3600 AS gpu_hours,
+       u.energy AS energy_joules,
+       u.suspended_secs::float8 OPERATOR(pg_catalog./) 3600 AS suspended_hours,
+       u.jobs,
+       u.wait_secs::float8 OPERATOR(pg_catalog./) 3600 AS wait_hours
+  FROM @extschema@.usage_daily u;
+COMMENT ON VIEW @extschema@.bi_usage_daily IS
+'usage_daily as a time series for BI tools: period_start (the cluster''s local midnight), the key, and the measures in hours (seconds / 3600).';
+
+CREATE VIEW @extschema@.bi_usage_monthly AS
+SELECT u.period_start, u.cluster, u.account, u.user_name, u.partition, u.qos, u.cpus,
+       u.run_secs::float8 OPERATOR(pg_catalog./) 3600 AS run_hours,
+       u.cpu_secs::float8 OPERATOR(pg_catalog./) 3600 AS cpu_hours,
+       u.mem_secs::float8 OPERATOR(pg_catalog./) 3600 AS mem_mb_hours,
+       u.node_secs::float8 OPERATOR(pg_catalog./) 3600 AS node_hours,
+       u.billing_secs::float8 OPERATOR(pg_catalog./) 3600 AS billing_hours,
+       u.gpu_secs::float8 OPERATOR(pg_catalog./) 3600 AS gpu_hours,
+       u.energy AS energy_joules,
+       u.suspended_secs::float8 OPERATOR(pg_catalog./) 3600 AS suspended_hours,
+       u.jobs,
+       u.wait_secs::float8 OPERATOR(pg_catalog./) 3600 AS wait_hours
+  FROM @extschema@.usage_monthly u;
+COMMENT ON VIEW @extschema@.bi_usage_monthly IS
+'usage_monthly as a time series for BI tools: period_start (the cluster''s local first of the month), the key, and the measures in hours (seconds / 3600).';
+
+-- The cluster rollups as time series: sreport cluster Utilization's columns
+-- in TRES-hours, and the allocated share of the reported time in percent
+-- (NULL when nothing was reported).
+CREATE VIEW @extschema@.bi_cluster_usage_hourly AS
+SELECT u.period_start, u.cluster, u.tres,
+       u.reported_secs::float8 OPERATOR(pg_catalog./) 3600 AS reported_hours,
+       u.alloc_secs::float8 OPERATOR(pg_catalog./) 3600 AS allocated_hours,
+       u.down_secs::float8 OPERATOR(pg_catalog./) 3600 AS down_hours,
+       u.pdown_secs::float8 OPERATOR(pg_catalog./) 3600 AS planned_down_hours,
+       u.idle_secs::float8 OPERATOR(pg_catalog./) 3600 AS idle_hours,
+       u.planned_secs::float8 OPERATOR(pg_catalog./) 3600 AS planned_hours,
+       u.over_secs::float8 OPERATOR(pg_catalog./) 3600 AS over_hours,
+       100 OPERATOR(pg_catalog.*) u.alloc_secs::float8
+           OPERATOR(pg_catalog./) NULLIF(u.reported_secs, 0)::float8 AS allocated_percent
+  FROM @extschema@.cluster_usage_hourly u;
+COMMENT ON VIEW @extschema@.bi_cluster_usage_hourly IS
+'cluster_usage_hourly as a time series for BI tools: period_start, cluster, TRES, the times in TRES-hours (seconds / 3600) and allocated_percent = 100 × allocated / reported.';
+
+CREATE VIEW @extschema@.bi_cluster_usage_daily AS
+SELECT u.period_start, u.cluster, u.tres,
+       u.reported_secs::float8 OPERATOR(pg_catalog./) 3600 AS reported_hours,
+       u.alloc_secs::float8 OPERATOR(pg_catalog./) 3600 AS allocated_hours,
+       u.down_secs::float8 OPERATOR(pg_catalog./) 3600 AS down_hours,
+       u.pdown_secs::float8 OPERATOR(pg_catalog./) 3600 AS planned_down_hours,
+       u.idle_secs::float8 OPERATOR(pg_catalog./) 3600 AS idle_hours,
+       u.planned_secs::float8 OPERATOR(pg_catalog./) 3600 AS planned_hours,
+       u.over_secs::float8 OPERATOR(pg_catalog./) 3600 AS over_hours,
+       100 OPERATOR(pg_catalog.*) u.alloc_secs::float8
+           OPERATOR(pg_catalog./) NULLIF(u.reported_secs, 0)::float8 AS allocated_percent
+  FROM @extschema@.cluster_usage_daily u;
+COMMENT ON VIEW @extschema@.bi_cluster_usage_daily IS
+'cluster_usage_daily as a time series for BI tools: period_start, cluster, TRES, the times in TRES-hours (seconds / 3600) and allocated_percent = 100 × allocated / reported.';
+
+CREATE VIEW @extschema@.bi_cluster_usage_monthly AS
+SELECT u.period_start, u.cluster, u.tres,
+       u.reported_secs::float8 OPERATOR(pg_catalog./) 3600 AS reported_hours,
+       u.alloc_secs::float8 OPERATOR(pg_catalog./) 3600 AS allocated_hours,
+       u.down_secs::float8 OPERATOR(pg_catalog./) 3600 AS down_hours,
+       u.pdown_secs::float8 OPERATOR(pg_catalog./) 3600 AS planned_down_hours,
+       u.idle_secs::float8 OPERATOR(pg_catalog./) 3600 AS idle_hours,
+       u.planned_secs::float8 OPERATOR(pg_catalog./) 3600 AS planned_hours,
+       u.over_secs::float8 OPERATOR(pg_catalog./) 3600 AS over_hours,
+       100 OPERATOR(pg_catalog.*) u.alloc_secs::float8
+           OPERATOR(pg_catalog./) NULLIF(u.reported_secs, 0)::float8 AS allocated_percent
+  FROM @extschema@.cluster_usage_monthly u;
+COMMENT ON VIEW @extschema@.bi_cluster_usage_monthly IS
+'cluster_usage_monthly as a time series for BI tools: period_start, cluster, TRES, the times in TRES-hours (seconds / 3600) and allocated_percent = 100 × allocated / reported.';
+
+-- metacentrum_job_usage_at with its walltime (an interval, JDBC's OTHER) as
+-- seconds and hours.
+CREATE FUNCTION @extschema@.bi_metacentrum_job_usage_at(as_of timestamptz)
+RETURNS TABLE (cluster text, job_id text, user_name text, account text, partition text,
+               start_time timestamptz, end_time timestamptz, spec float8,
+               walltime_secs float8, walltime_hours float8,
+               pe_cpu float8, pe_mem float8, pe_scratch float8, pe_gpu float8, pe float8,
+               usage_cpu float8, usage_mem float8, usage_scratch float8, usage_gpu float8, usage float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT m.cluster, m.job_id, m.user_name, m.account, m.partition, m.start_time, m.end_time, m.spec,
+           EXTRACT(epoch FROM m.walltime)::float8,
+           EXTRACT(epoch FROM m.walltime)::float8 OPERATOR(pg_catalog./) 3600,
+           m.pe_cpu, m.pe_mem, m.pe_scratch, m.pe_gpu, m.pe,
+           m.usage_cpu, m.usage_mem, m.usage_scratch, m.usage_gpu, m.usage
+      FROM @extschema@.metacentrum_job_usage_at(bi_metacentrum_job_usage_at.as_of) m;
+END;
+COMMENT ON FUNCTION @extschema@.bi_metacentrum_job_usage_at(timestamptz) IS
+'metacentrum_job_usage_at(as_of) for BI tools: the walltime as walltime_secs and walltime_hours (float8) instead of an interval.';
+
+CREATE VIEW @extschema@.bi_metacentrum_job_usage AS
+SELECT * FROM @extschema@.bi_metacentrum_job_usage_at(pg_catalog.now());
+COMMENT ON VIEW @extschema@.bi_metacentrum_job_usage IS 'bi_metacentrum_job_usage_at(now()).';
+
+-- sreport job SizesByAccount in long form: one row per account and size
+-- bucket instead of the labels and sizes arrays (JDBC's ARRAY), so a BI
+-- tool pivots or charts the buckets itself.
+CREATE FUNCTION @extschema@.bi_job_sizes_by_account(time_from timestamptz, time_to timestamptz,
+        cpu_groups integer[] DEFAULT '{50,250,500,1000}', units text DEFAULT 'minutes',
+        accounts text[] DEFAULT NULL, flat boolean DEFAULT false, job_count boolean DEFAULT false,
+        cluster text DEFAULT NULL, individual boolean DEFAULT false)
+RETURNS TABLE (line bigint, cluster text, account text, bucket integer, label text, size text, pct_of_cluster text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT r.line, r.cluster, r.account, b.n::integer, b.label, b.size, r.pct_of_cluster
+      FROM @extschema@.sreport_job_sizes_by_account(bi_job_sizes_by_account.time_from, bi_job_sizes_by_account.time_to,
+               bi_job_sizes_by_account.cpu_groups, bi_job_sizes_by_account.units, bi_job_sizes_by_account.accounts,
+               bi_job_sizes_by_account.flat, bi_job_sizes_by_account.job_count, bi_job_sizes_by_account.cluster,
+               bi_job_sizes_by_account.individual) r
+     CROSS JOIN LATERAL ROWS FROM (pg_catalog.unnest(r.labels), pg_catalog.unnest(r.sizes)) WITH ORDINALITY AS b(label, size, n)
+     ORDER BY r.line, b.n;
+END;
+COMMENT ON FUNCTION @extschema@.bi_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text, boolean) IS
+'sreport_job_sizes_by_account in long form for BI tools: one row per account and size bucket (bucket 1 = the smallest), its label and value, instead of two arrays.';

@@ -256,6 +256,7 @@ DECLARE
         '_association_usage(timestamp with time zone, boolean, text)',
         'metacentrum_job_usage_at(timestamp with time zone)',
         'metacentrum_user_usage_at(timestamp with time zone)',
+        'bi_metacentrum_job_usage_at(timestamp with time zone)',
         'my_user_name()',
         'my_sshare_at(timestamp with time zone)',
         'my_sprio_at(timestamp with time zone)',
@@ -267,6 +268,10 @@ DECLARE
     user_relations text[] := ARRAY[
         'clusters', 'partitions', 'qos', 'pbs_settings',
         'job_billing', 'association_usage', 'metacentrum_job_usage', 'metacentrum_user_usage',
+        -- the BI forms of what a plain user reads already: the usage
+        -- rollups (its own rows) and the PBS job usage
+        -- (docs/reports.md#bi-tools)
+        'bi_usage_hourly', 'bi_usage_daily', 'bi_usage_monthly', 'bi_metacentrum_job_usage',
         -- when and whether each cluster's usage checkpoint holds (its rows,
         -- per user, are filtered like jobs); not why (user_hidden_columns)
         'usage_checkpoints',

@@ -68,6 +68,66 @@ SELECT period_start, tres, reported_secs, alloc_secs, down_secs, pdown_secs, pla
   FROM cluster_usage_hourly
  WHERE cluster = 'oracle' AND tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
 
+-- The same hour as BI tools read it (bi_cluster_usage_hourly, docs/reports.md#bi-tools):
+-- (float8, printed here to 15 digits):
+--   reported  230400 / 3600 = 64
+--   allocated  59600 / 3600 = 16.5555555555556
+--   planned     6800 / 3600 = 1.88888888888889
+--   idle      164000 / 3600 = 45.5555555555556
+--   allocated_percent = 100 x 59600 / 230400 = 25.8680555555556
+SELECT period_start, tres, reported_hours, allocated_hours, down_hours, planned_down_hours,
+       planned_hours, idle_hours, over_hours, allocated_percent
+  FROM bi_cluster_usage_hourly
+ WHERE cluster = 'oracle' AND tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
+-- every row of the BI views is its rollup row, the seconds / 3600 in
+-- float8: rows of each table for oracle, and rows that differ (none)
+SELECT 'usage_hourly' AS rollup, count(*) AS rows,
+       count(*) FILTER (WHERE (b.run_hours, b.cpu_hours, b.mem_mb_hours, b.node_hours, b.billing_hours, b.gpu_hours,
+                               b.energy_joules, b.suspended_hours, b.jobs, b.wait_hours)
+                              IS DISTINCT FROM
+                              (u.run_secs / 3600.0::float8, u.cpu_secs / 3600.0::float8, u.mem_secs / 3600.0::float8,
+                               u.node_secs / 3600.0::float8, u.billing_secs / 3600.0::float8, u.gpu_secs / 3600.0::float8,
+                               u.energy, u.suspended_secs / 3600.0::float8, u.jobs, u.wait_secs / 3600.0::float8)) AS differ
+  FROM usage_hourly u LEFT JOIN bi_usage_hourly b USING (period_start, cluster, account, user_name, partition, qos, cpus)
+ WHERE u.cluster = 'oracle'
+UNION ALL
+SELECT 'usage_daily', count(*),
+       count(*) FILTER (WHERE (b.run_hours, b.cpu_hours, b.mem_mb_hours, b.node_hours, b.billing_hours, b.gpu_hours,
+                               b.energy_joules, b.suspended_hours, b.jobs, b.wait_hours)
+                              IS DISTINCT FROM
+                              (u.run_secs / 3600.0::float8, u.cpu_secs / 3600.0::float8, u.mem_secs / 3600.0::float8,
+                               u.node_secs / 3600.0::float8, u.billing_secs / 3600.0::float8, u.gpu_secs / 3600.0::float8,
+                               u.energy, u.suspended_secs / 3600.0::float8, u.jobs, u.wait_secs / 3600.0::float8))
+  FROM usage_daily u LEFT JOIN bi_usage_daily b USING (period_start, cluster, account, user_name, partition, qos, cpus)
+ WHERE u.cluster = 'oracle'
+UNION ALL
+SELECT 'usage_monthly', count(*),
+       count(*) FILTER (WHERE (b.run_hours, b.cpu_hours, b.mem_mb_hours, b.node_hours, b.billing_hours, b.gpu_hours,
+                               b.energy_joules, b.suspended_hours, b.jobs, b.wait_hours)
+                              IS DISTINCT FROM
+                              (u.run_secs / 3600.0::float8, u.cpu_secs / 3600.0::float8, u.mem_secs / 3600.0::float8,
+                               u.node_secs / 3600.0::float8, u.billing_secs / 3600.0::float8, u.gpu_secs / 3600.0::float8,
+                               u.energy, u.suspended_secs / 3600.0::float8, u.jobs, u.wait_secs / 3600.0::float8))
+  FROM usage_monthly u LEFT JOIN bi_usage_monthly b USING (period_start, cluster, account, user_name, partition, qos, cpus)
+ WHERE u.cluster = 'oracle';
+-- the cluster rollups likewise, by TRES: daily and monthly rows of oracle
+-- (their allocated_percent = 100 x allocated / reported)
+SELECT 'cluster_usage_' || t.p AS rollup, count(*) AS rows,
+       count(*) FILTER (WHERE (t.reported_hours, t.allocated_hours, t.idle_hours, t.planned_hours, t.allocated_percent)
+                              IS DISTINCT FROM
+                              (t.reported_secs / 3600.0::float8, t.alloc_secs / 3600.0::float8, t.idle_secs / 3600.0::float8,
+                               t.planned_secs / 3600.0::float8, 100 * t.alloc_secs::float8 / NULLIF(t.reported_secs, 0)::float8)) AS differ
+  FROM (SELECT 'daily' AS p, u.reported_secs, u.alloc_secs, u.idle_secs, u.planned_secs, b.reported_hours, b.allocated_hours,
+               b.idle_hours, b.planned_hours, b.allocated_percent
+          FROM cluster_usage_daily u LEFT JOIN bi_cluster_usage_daily b USING (period_start, cluster, tres)
+         WHERE u.cluster = 'oracle'
+        UNION ALL
+        SELECT 'monthly', u.reported_secs, u.alloc_secs, u.idle_secs, u.planned_secs, b.reported_hours, b.allocated_hours,
+               b.idle_hours, b.planned_hours, b.allocated_percent
+          FROM cluster_usage_monthly u LEFT JOIN bi_cluster_usage_monthly b USING (period_start, cluster, tres)
+         WHERE u.cluster = 'oracle') t
+ GROUP BY t.p ORDER BY 1;
+
 -- The options captured besides the five reports' defaults, worked:
 --   utilization_all (-T ALL): cpu, mem, energy, billing, fs/disk, vmem,
 --     pages: the cluster's event registered energy=0, fs/disk=0, vmem=0,
@@ -181,6 +241,39 @@ SELECT COALESCE(c.file, o.file) AS file, COALESCE(c.n, o.n) AS n, c.line AS srep
   FULL JOIN ours o ON o.file = c.file AND o.n = c.n
  WHERE c.line IS DISTINCT FROM o.line
  ORDER BY 1, 2;
+
+-- SizesByAccount in long form (bi_job_sizes_by_account,
+-- docs/reports.md#bi-tools): each capture's header and lines rebuilt from
+-- its rows, one per account and bucket, with the options of its command
+-- line; lines compared with what sreport printed, and how many differ (0)
+CREATE FUNCTION pg_temp.ours_bi(cmd text)
+RETURNS TABLE (n int, line text) LANGUAGE plpgsql AS $$
+DECLARE
+    s timestamptz := substring(cmd FROM ' start=(\S+)')::timestamptz;
+    e timestamptz := substring(cmd FROM ' end=(\S+)')::timestamptz;
+    units text := COALESCE(substring(cmd FROM ' -t (\S+)'), 'Minutes');
+    accts text[] := string_to_array(substring(cmd FROM ' accounts=(\S+)'), ',');
+    grouping text := substring(cmd FROM ' grouping=(\S+)');
+    flat boolean := cmd ~ ' FlatView( |$)';
+    cnt boolean := cmd ~ ' PrintJobCount( |$)';
+    indiv boolean := grouping = 'individual';
+    groups int[] := CASE WHEN grouping = 'individual' THEN '{50,250,500,1000}' ELSE ('{' || grouping || '}')::int[] END;
+BEGIN
+    RETURN QUERY
+    SELECT 0, 'Cluster|Account|' || string_agg(r.label, '|' ORDER BY r.bucket) || '|% of cluster'
+      FROM bi_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', indiv) r
+     WHERE r.line = 1
+    UNION ALL
+    SELECT r.line::int, r.cluster || '|' || r.account || '|' || string_agg(r.size, '|' ORDER BY r.bucket) || '|' || r.pct_of_cluster
+      FROM bi_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', indiv) r
+     GROUP BY r.line, r.cluster, r.account, r.pct_of_cluster;
+END $$;
+WITH c AS (SELECT * FROM captured WHERE file LIKE 'sizes%'),
+o AS (SELECT m.file, b.n, b.line FROM cmd m CROSS JOIN LATERAL pg_temp.ours_bi(m.command) b WHERE m.file LIKE 'sizes%')
+SELECT COALESCE(c.file, o.file) AS file, count(c.line) AS sreport_lines, count(o.line) AS bi_lines,
+       count(*) FILTER (WHERE c.line IS DISTINCT FROM o.line) AS differing
+  FROM c FULL JOIN o ON o.file = c.file AND o.n = c.n
+ GROUP BY 1 ORDER BY 1;
 
 -- Accounts= naming an account and one below it (root and phys): sreport's
 -- query returns each association of their subtrees once, so the report is

@@ -23,6 +23,17 @@ summarize() {
   echo "$((r_ok + tap_ok)) passed, $((r_bad + tap_bad)) failed"
 }
 
+# tap SCRIPT [ARGS]: runs a TAP script, its output shown; a "not ok" or a
+# non-zero exit makes the run's status 1
+tap() {
+  local out rc
+  out=$(mktemp)
+  bash "$@" 2>&1 | tee "$out" >&2
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -ne 0 ] || grep -q '^not ok' "$out"; then status=1; fi
+  rm -f "$out"
+}
+
 # FAIRSHARE_IN_CLUSTER=here: the suites against the server the PG* variables name
 if [ "${FAIRSHARE_IN_CLUSTER:-}" = here ]; then
   log=$(mktemp)
@@ -62,36 +73,40 @@ test)
   echo "== test/slurm/compare.sh 24.11"
   bash test/slurm/compare.sh 24.11 2>&1 || status=1
   echo "== test/dump_restore.sh"
-  bash test/dump_restore.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/dump_restore.sh
   echo "== test/upgrade.sh"
-  bash test/upgrade.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/upgrade.sh
   echo "== test/retention.sh"
-  bash test/retention.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/retention.sh
   # a server of its own, started with pg_cron
   echo "== test/cron.sh"
-  bash test/cron.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/cron.sh
   # the charts in headless Chromium (needs chromium and python3)
   echo "== test/charts.sh"
-  bash test/charts.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/charts.sh
   echo "== test/meta.sh"
-  bash test/meta.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/meta.sh
   echo "== test/apply_decisions.sh"
-  bash test/apply_decisions.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/apply_decisions.sh
   echo "== test/docs_check.sh"
-  bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/docs_check.sh
+  # every view and report through pgjdbc and psqlODBC, as a reader (needs
+  # the JDK and the drivers test/run.sh installs)
+  echo "== test/bi_drivers.sh"
+  tap test/bi_drivers.sh
   # a real Slurm 22.05, MariaDB and mysql_fdw (root; test/run.sh sets
   # FAIRSHARE_SLURM=1 in CI); it kills one backend with kill -9 too
   if [ "${FAIRSHARE_SLURM:-0}" = 1 ]; then
     echo "== test/slurm/feed.sh"
-    bash test/slurm/feed.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+    tap test/slurm/feed.sh
   else
     echo "# test/slurm/feed.sh not run: it needs root (bash test/run.sh test as root runs it)"
   fi
   # last: a kill -9 restarts every backend of the cluster
   echo "== test/kill_checkpoint.sh"
-  bash test/kill_checkpoint.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/kill_checkpoint.sh
   echo "== test/kill_partitions.sh"
-  bash test/kill_partitions.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  tap test/kill_partitions.sh
   exit "$status"
   ;;
 demo)

@@ -13,7 +13,7 @@
 #   bash test/run.sh citus  the same set-up, then Citus built from CITUS_SRC unless
 #                           installed, a coordinator and two workers started, and
 #                           every report compared with a single server's
-#                           (test/citus/run.sh; CI runs it, with CITUS_SRC=../shared/vendor/citus)
+#                           (test/citus/run.sh; CI runs it: .ci/run)
 #   bash test/run.sh bench-slurm  the same set-up, then sprio_at and sshare_at timed
 #                           against a real slurmctld on the same data (test/bench/slurm.sh;
 #                           root; starts Slurm, MariaDB and munge; not in CI)
@@ -58,8 +58,10 @@ export FAIRSHARE_SLURM=${FAIRSHARE_SLURM:-0}
 pkgs="postgresql-$PGV postgresql-server-dev-$PGV postgresql-common make gcc"
 case "$mode" in
   # pg_cron: test/cron.sh starts a server with it to see scheduled runs happen;
-  # chromium, a font and python3: test/charts.sh renders the charts and reads the pixels
-  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron chromium fonts-dejavu-core python3" ;;
+  # chromium, a font and python3: test/charts.sh renders the charts and reads the pixels;
+  # a JDK, pgjdbc, psqlODBC and unixODBC: test/bi_drivers.sh reads the reports as BI tools do
+  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron chromium fonts-dejavu-core python3"
+        pkgs="$pkgs default-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc unixodbc-dev" ;;
   checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith postgresql-$PGV-cron chromium fonts-dejavu-core python3" ;;
 esac
 # (test/slurm/cluster.sh installs Slurm, MariaDB and munge itself)
