@@ -1471,7 +1471,7 @@ COMMENT ON FUNCTION @extschema@_internal._report_duration(bigint) IS
 -- of the reservation held of each TRES (their own counts) times their
 -- seconds inside the reservation; idle is the reservation's count times its
 -- seconds, less that, never below 0.  (The association reports charge the
--- idle time of a reservation at the reservation's size: docs/reports.md#events-and-reservations.)
+-- idle time of a reservation at the reservation's size: docs/reports.md#rollups.)
 CREATE FUNCTION @extschema@.sreport_reservation_utilization(time_from timestamptz, time_to timestamptz,
         units text DEFAULT 'minutes', tres text DEFAULT NULL, cluster text DEFAULT NULL)
 RETURNS TABLE (line bigint, cluster text, name text, resv_id bigint, time_start timestamptz, time_end timestamptz,
