@@ -1445,6 +1445,102 @@ END;
 COMMENT ON FUNCTION @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text, boolean) IS
 'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= (individual: by CPU count) in a -t unit (job_count: the runs that ran in the window), and the share of the cluster''s.';
 
+-- A span of seconds as sreport prints its TotalTime and TRES Time fields
+-- (Slurm's secs2time_str): [days-]HH:MM:SS.
+CREATE FUNCTION @extschema@_internal._report_duration(secs bigint)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN secs IS NULL THEN NULL
+                WHEN secs OPERATOR(pg_catalog.<) 0 THEN 'INVALID'
+                ELSE CASE WHEN secs OPERATOR(pg_catalog./) 86400 OPERATOR(pg_catalog.>) 0
+                          THEN (secs OPERATOR(pg_catalog./) 86400)::text OPERATOR(pg_catalog.||) '-' ELSE '' END
+                     OPERATOR(pg_catalog.||) pg_catalog.lpad((secs OPERATOR(pg_catalog./) 3600 OPERATOR(pg_catalog.%) 24)::text, 2, '0')
+                     OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.lpad((secs OPERATOR(pg_catalog./) 60 OPERATOR(pg_catalog.%) 60)::text, 2, '0')
+                     OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) pg_catalog.lpad((secs OPERATOR(pg_catalog.%) 60)::text, 2, '0')
+           END;
+END;
+COMMENT ON FUNCTION @extschema@_internal._report_duration(bigint) IS
+'Seconds as sreport prints a duration field: [days-]HH:MM:SS.';
+
+-- sreport reservation Utilization: a row per reservation of the window and
+-- TRES of the reservation (docs/reports.md#sreport-reservation-utilization).
+-- It reads the reservations and the runs, not the rollups, as slurmdbd
+-- answers it from its reservation and job tables: a reservation is listed
+-- when it starts before the window's end and ends at or after its start,
+-- with its whole life (not cut to the window); allocated is what the runs
+-- of the reservation held of each TRES (their own counts) times their
+-- seconds inside the reservation; idle is the reservation's count times its
+-- seconds, less that, never below 0.  (The association reports charge the
+-- idle time of a reservation at the reservation's size: docs/reports.md#rollups.)
+CREATE FUNCTION @extschema@.sreport_reservation_utilization(time_from timestamptz, time_to timestamptz,
+        units text DEFAULT 'minutes', tres text DEFAULT NULL, cluster text DEFAULT NULL)
+RETURNS TABLE (line bigint, cluster text, name text, resv_id bigint, time_start timestamptz, time_end timestamptz,
+               tres_name text, tres_count bigint, allocated text, idle text, total_time text, tres_time text,
+               nodes text, flags text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres),
+           CASE WHEN sreport_reservation_utilization.cluster IS NULL
+                  OR EXISTS (SELECT FROM @extschema@.clusters k
+                              WHERE k.cluster OPERATOR(pg_catalog.=) sreport_reservation_utilization.cluster)
+                THEN true
+                ELSE @extschema@_internal._raise('22023',
+                        pg_catalog.format('sreport_reservation_utilization: cluster "%s" does not exist',
+                                          sreport_reservation_utilization.cluster),
+                        'Name a cluster of fairshare.clusters, or pass NULL for every cluster.', NULL::boolean) END;
+    WITH r AS (SELECT * FROM @extschema@_internal._report_range(time_from, time_to)),
+    -- the reservations slurmdbd lists for the window; one of no length
+    -- prints nothing (sreport skips it)
+    v AS (SELECT v.cluster, v.resv_id, v.name, v.time_start, v.time_end, v.tres, v.nodes, v.flags,
+                 (pg_catalog.floor(extract(epoch FROM v.time_end)) OPERATOR(pg_catalog.-) pg_catalog.floor(extract(epoch FROM v.time_start)))::bigint AS secs
+            FROM @extschema@.reservations v CROSS JOIN r
+           WHERE (sreport_reservation_utilization.cluster IS NULL
+                  OR v.cluster OPERATOR(pg_catalog.=) sreport_reservation_utilization.cluster)
+             AND v.time_start OPERATOR(pg_catalog.<) r.t AND v.time_end OPERATOR(pg_catalog.>=) r.f
+             AND v.time_end OPERATOR(pg_catalog.>) v.time_start),
+    -- each TRES of the reservation, in the order of its TRES string (-T:
+    -- only those of the list; none or ALL: every one)
+    vt AS (SELECT v.*, pg_catalog.split_part(pg_catalog.btrim(i.item), '=', 1) AS tres_name, i.ord,
+                  pg_catalog.round(@extschema@.tres_count(v.tres, pg_catalog.split_part(pg_catalog.btrim(i.item), '=', 1)))::bigint AS cnt
+             FROM v CROSS JOIN LATERAL pg_catalog.string_to_table(v.tres, ',') WITH ORDINALITY AS i (item, ord)
+            WHERE pg_catalog.btrim(i.item) OPERATOR(pg_catalog.<>) ''
+              AND (sreport_reservation_utilization.tres IS NULL
+                   OR pg_catalog.lower(pg_catalog.btrim(sreport_reservation_utilization.tres)) OPERATOR(pg_catalog.=) 'all'
+                   OR pg_catalog.lower(pg_catalog.split_part(pg_catalog.btrim(i.item), '=', 1)) IN
+                      (SELECT t.tres FROM @extschema@_internal._report_tres_list(sreport_reservation_utilization.tres) t))),
+    -- the runs of the reservation slurmdbd's job query returns for the
+    -- reservation's life (eligible before its end, not ended before its
+    -- start; of a job id's runs, the last submitted), each one's seconds
+    -- inside the reservation, a running one's up to now
+    runs AS (SELECT DISTINCT ON (v.cluster, v.resv_id, v.time_start, j.job_id)
+                    v.cluster, v.resv_id, v.time_start, j.tres,
+                    CASE WHEN j.start_time IS NULL THEN 0
+                         ELSE pg_catalog.floor(extract(epoch FROM LEAST(COALESCE(j.end_time, v.time_end), v.time_end, pg_catalog.now())))::bigint
+                              OPERATOR(pg_catalog.-) pg_catalog.floor(extract(epoch FROM GREATEST(j.start_time, v.time_start)))::bigint END AS secs
+               FROM v JOIN @extschema@.jobs j ON j.cluster OPERATOR(pg_catalog.=) v.cluster AND j.resv_id OPERATOR(pg_catalog.=) v.resv_id
+              WHERE j.eligible_time IS NOT NULL AND j.eligible_time OPERATOR(pg_catalog.<) v.time_end
+                AND (j.end_time IS NULL OR j.end_time OPERATOR(pg_catalog.>=) v.time_start)
+              ORDER BY v.cluster, v.resv_id, v.time_start, j.job_id, j.submit_time DESC),
+    a AS (SELECT vt.cluster, vt.resv_id, vt.time_start, vt.ord,
+                 COALESCE(sum(runs.secs OPERATOR(pg_catalog.*) pg_catalog.round(@extschema@.tres_count(runs.tres, vt.tres_name))::bigint)
+                              FILTER (WHERE runs.secs OPERATOR(pg_catalog.>=) 1), 0)::bigint AS alloc
+            FROM vt LEFT JOIN runs ON runs.cluster OPERATOR(pg_catalog.=) vt.cluster AND runs.resv_id OPERATOR(pg_catalog.=) vt.resv_id
+                                  AND runs.time_start OPERATOR(pg_catalog.=) vt.time_start AND runs.tres IS NOT NULL
+           GROUP BY 1, 2, 3, 4)
+    SELECT pg_catalog.row_number() OVER (ORDER BY vt.cluster, vt.time_start, vt.name, vt.resv_id, vt.ord),
+           vt.cluster, vt.name, vt.resv_id, vt.time_start, vt.time_end, vt.tres_name, vt.cnt,
+           @extschema@.report_format(a.alloc, x.reported, units),
+           @extschema@.report_format(GREATEST(x.reported OPERATOR(pg_catalog.-) a.alloc, 0), x.reported, units),
+           @extschema@_internal._report_duration(vt.secs), @extschema@_internal._report_duration(x.reported),
+           vt.nodes, vt.flags
+      FROM vt JOIN a ON a.cluster OPERATOR(pg_catalog.=) vt.cluster AND a.resv_id OPERATOR(pg_catalog.=) vt.resv_id
+                    AND a.time_start OPERATOR(pg_catalog.=) vt.time_start AND a.ord OPERATOR(pg_catalog.=) vt.ord
+     CROSS JOIN LATERAL (SELECT vt.secs OPERATOR(pg_catalog.*) vt.cnt AS reported) x
+     ORDER BY 1;
+END;
+COMMENT ON FUNCTION @extschema@.sreport_reservation_utilization(timestamptz, timestamptz, text, text, text) IS
+'sreport reservation Utilization from the reservations and their runs: per reservation of the window (its whole life) and TRES (-T; NULL: every TRES of the reservation), what its runs allocated and what they left idle, in a -t unit, with the fields of its format=.';
+
 -- ---------------------------------------------------------------------------
 -- Events and reservations in from sacctmgr
 -- ---------------------------------------------------------------------------

@@ -21,7 +21,8 @@
 #   3    bob/chem       16   r_chem       8800      9000    12600  (ends after r_chem)
 #   4    alice/chem      2   r_chem       5000      7000    7200   (waited 2000 s)
 #   reservation r_chem (accounts chem, 64 CPUs)  3600 .. 10800  (hours 1 and 2)
-# The windows: all of it, [H, H + 4 h), and the part [H + 1 h, H + 3 h).
+# The windows: all of it, [H, H + 4 h), and the part [H + 1 h, H + 3 h);
+# sreport reservation Utilization also over [H + 3 h, H + 4 h) and [H, H + 1 h).
 # The cluster's own event (its TRES) starts at H - 3600.
 source "$(dirname "$0")/lib.sh"
 
@@ -70,6 +71,31 @@ export_window "$H" "$E"
 rep_windows "$(date -u -d @$H +%FT%T)" "$(date -u -d @$E +%FT%T)" \
             "$(date -u -d @$((H + 3600)) +%FT%T)" "$(date -u -d @$((H + 3 * 3600)) +%FT%T)" \
             utilization acct_by_user user_by_acct top_usage sizes
+# sreport reservation Utilization (docs/reports.md#sreport-reservation-utilization):
+# r_chem over the whole window and the part; over [H + 3 h, E), which
+# begins at r_chem's end (slurmdbd lists a reservation ending at the
+# window's start), and [H, H + 1 h), which ends at its start (not listed);
+# the TRES options (-T ALL, and -T mem, which r_chem does not hold), the
+# other time units, and every field of its format= but Associations
+iso() { date -u -d @"$1" +%FT%T; }
+rs="start=$(iso "$H") end=$(iso "$E")"
+# shellcheck disable=SC2086
+{
+  rep resv_all reservation Utilization $rs -t Seconds
+  rep resv_part reservation Utilization start="$(iso $((H + 3600)))" end="$(iso $((H + 3 * 3600)))" -t Seconds
+  rep resv_after reservation Utilization start="$(iso $((H + 3 * 3600)))" end="$(iso "$E")" -t Seconds
+  rep resv_before reservation Utilization start="$(iso "$H")" end="$(iso $((H + 3600)))" -t Seconds
+  rep resv_tres_all reservation Utilization $rs -T ALL -t Seconds
+  rep resv_tres_mem reservation Utilization $rs -T mem -t Seconds
+  rep resv_minutes reservation Utilization $rs
+  rep resv_hours reservation Utilization $rs -t Hours
+  rep resv_percent reservation Utilization $rs -t Percent
+  rep resv_secper reservation Utilization $rs -t SecPer
+  rep resv_minper reservation Utilization $rs -t MinPer
+  rep resv_hourper reservation Utilization $rs -t HourPer
+  rep resv_format reservation Utilization $rs \
+      format=Cluster,Name,ReservationId,Start,End,TresName,TresCount,Allocated,Idle,TotalTime,TresTime,Nodes,Flags -t Seconds
+}
 {
   echo "jobs: ${ids[*]}"
   echo "ended: $(date -u +%s) $(date -u +%FT%TZ)"
