@@ -84,6 +84,10 @@ CREATE TABLE captured.assoc_table (
     parent_acct text, lft bigint, shares bigint, grp_tres_mins text, def_qos_id bigint, qos text);
 CREATE TABLE captured.tres_table (id bigint, deleted integer, type text, name text);
 CREATE TABLE captured.qos_table (id bigint, deleted integer, name text);
+-- slurmdbd's schema version: 22.05.8 keeps 12 (CONVERT_VERSION of
+-- as_mysql_convert.c, "12 was the second version of 22.05")
+CREATE TABLE captured.convert_version_table (version bigint);
+INSERT INTO captured.convert_version_table VALUES (12);
 \copy captured.job_table FROM 'test/fixtures/slurm/feed/job_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
 \copy captured.assoc_table FROM 'test/fixtures/slurm/feed/assoc_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
 \copy captured.tres_table FROM 'test/fixtures/slurm/feed/tres_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
@@ -99,10 +103,11 @@ CALL sync_slurmdbd('oracle');
 SELECT account, parent_account, shares FROM accounts WHERE cluster = 'oracle' ORDER BY account;
 SELECT account, user_name, shares FROM account_users WHERE cluster = 'oracle' ORDER BY account, user_name;
 SELECT lines_read, imported, updated, unchanged, rejected FROM imports WHERE import_id = (SELECT last_import_id FROM slurmdbd_feeds);
--- the marks: the newest mod_time of the job rows and of the associations
+-- the marks: the newest mod_time of the job rows and of the associations;
+-- the release read from the schema version (12: 22.05)
 SELECT job_mark = (SELECT max(mod_time) FROM captured.job_table) AS job_mark_ok,
        assoc_mark = (SELECT max(mod_time) FROM captured.assoc_table) AS assoc_mark_ok,
-       last_jobs_read
+       last_jobs_read, slurm_version, last_slurm_version
   FROM slurmdbd_feeds;
 -- again: nothing changes
 CALL sync_slurmdbd('oracle');
@@ -391,6 +396,7 @@ CREATE VIEW fs_regress_evil.job_table AS SELECT * FROM captured.job_table WHERE 
 CREATE VIEW fs_regress_evil.assoc_table AS SELECT * FROM captured.assoc_table WHERE fs_regress_evil.f();
 CREATE VIEW fs_regress_evil.tres_table AS SELECT * FROM captured.tres_table WHERE fs_regress_evil.f();
 CREATE VIEW fs_regress_evil.qos_table AS SELECT * FROM captured.qos_table WHERE fs_regress_evil.f();
+CREATE VIEW fs_regress_evil.convert_version_table AS SELECT * FROM captured.convert_version_table WHERE fs_regress_evil.f();
 UPDATE slurmdbd_feeds SET foreign_schema = 'fs_regress_evil' WHERE cluster = 'oracle';
 RESET ROLE;
 -- (the message names the role running the suite, whoever runs it: shown
@@ -471,6 +477,42 @@ SELECT 15895041986552193024, (SELECT max(mod_time) + 30 FROM captured.job_table 
   FROM captured.job_table WHERE job_db_inx = 2;
 CALL sync_slurmdbd('oracle');
 SELECT job_id, user_name, account, state FROM jobs WHERE cluster = 'oracle' AND job_id = '90100';
+
+-- ===========================================================================
+-- 13. The Slurm release of slurmdbd's tables (docs/slurmdbd.md#slurm-versions):
+--     read from convert_version_table (24.11.5 keeps 16, the 24.11 feed
+--     run's test/fixtures/slurm/24.11/feed/convert_version_table.tsv), or
+--     set by the administrator; a schema version fairshare does not know
+--     (14, between 23.02's 13 and 24.11's 16; none at all) is refused with
+--     0A000 before anything is read or written, by the sync and by the
+--     decisions.
+-- ===========================================================================
+CREATE TEMP TABLE v24 (version bigint);
+\copy v24 FROM 'test/fixtures/slurm/24.11/feed/convert_version_table.tsv' (FORMAT text, HEADER)
+UPDATE captured.convert_version_table SET version = (SELECT max(version) FROM v24);
+CALL sync_slurmdbd('oracle');
+SELECT (SELECT max(version) FROM v24) AS captured_24_11, slurm_version, last_slurm_version FROM slurmdbd_feeds;
+CREATE TEMP TABLE marks AS SELECT job_mark, assoc_mark, last_import_id, last_sync FROM slurmdbd_feeds;
+UPDATE captured.convert_version_table SET version = 14;
+\set VERBOSITY default
+CALL sync_slurmdbd('oracle');
+\set VERBOSITY terse
+SELECT err($$SELECT count(*) FROM slurm_decisions('oracle')$$) AS decisions;
+DELETE FROM captured.convert_version_table;
+CALL sync_slurmdbd('oracle');
+-- nothing synced by the refused syncs: the marks, the last import and sync as before
+SELECT m.job_mark = f.job_mark AND m.assoc_mark = f.assoc_mark AND m.last_import_id = f.last_import_id
+       AND m.last_sync = f.last_sync AS unchanged, f.last_slurm_version
+  FROM marks m, slurmdbd_feeds f;
+-- the administrator says which release it is: synced as that one
+UPDATE slurmdbd_feeds SET slurm_version = '24.11';
+CALL sync_slurmdbd('oracle');
+SELECT slurm_version, last_slurm_version, last_import_id > (SELECT last_import_id FROM marks) AS synced FROM slurmdbd_feeds;
+SELECT count(*) AS decisions FROM slurm_decisions('oracle');
+-- only a release fairshare knows
+UPDATE slurmdbd_feeds SET slurm_version = '23.11';
+UPDATE slurmdbd_feeds SET slurm_version = NULL;
+INSERT INTO captured.convert_version_table VALUES (12);
 
 DROP SCHEMA captured CASCADE;
 DROP SERVER fs_regress_nowhere;
