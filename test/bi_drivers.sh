@@ -100,6 +100,12 @@ SELECT j.cluster, j.job_id, j.submit_time, j.user_name, j.account,
   FROM fairshare.jobs j
  WHERE j.cluster = 'proteus' AND j.state = 'COMPLETED' AND j.end_time > j.start_time
  ORDER BY j.job_id LIMIT 40;
+-- a reservation on proteus ten days before t0 (the demo has none), so that
+-- sreport_reservation_utilization has rows
+INSERT INTO fairshare.reservations (cluster, resv_id, name, time_start, time_end, tres, accounts, users)
+SELECT 'proteus', 9001, 'bi_resv', t - interval '10 days', t - interval '10 days' + interval '6 hours', 'cpu=96',
+       ARRAY[(SELECT min(a.account) FROM fairshare.accounts a WHERE a.cluster = 'proteus' AND a.parent_account IS NOT NULL)], '{""}'
+  FROM (SELECT date_trunc('hour', now()) AS t) n;
 SELECT count(*) FROM fairshare.refresh_rollups();
 SQL
 t0=$(q -c "SELECT date_trunc('hour', now())::text")
@@ -143,6 +149,7 @@ SELECT name || E'\t' || format(sql, t0, t0 - interval '30 days', date_trunc('mon
   ('sprio_at', $$SELECT * FROM fairshare.sprio_at(%1$L)$$),
   ('sreport_account_utilization_by_user', $$SELECT * FROM fairshare.sreport_account_utilization_by_user(%2$L, %1$L, 'percent', 'cpu,mem,billing', 'proteus')$$),
   ('sreport_cluster_utilization', $$SELECT * FROM fairshare.sreport_cluster_utilization(%2$L, %1$L, 'hours', 'ALL')$$),
+  ('sreport_reservation_utilization', $$SELECT * FROM fairshare.sreport_reservation_utilization(%2$L, %1$L, 'hours', 'ALL', 'proteus')$$),
   ('sreport_job_sizes_by_account', $$SELECT * FROM fairshare.sreport_job_sizes_by_account(%2$L, %1$L, '{4,16,64}', 'hours', cluster => 'proteus')$$),
   ('sreport_top_usage', $$SELECT * FROM fairshare.sreport_top_usage(%2$L, %1$L, 'seconds', 'cpu', 'cali', top_count => 5, "group" => true)$$),
   ('sreport_user_utilization_by_account', $$SELECT * FROM fairshare.sreport_user_utilization_by_account(%2$L, %1$L, 'minper')$$),
