@@ -28,7 +28,7 @@
 # sets it in CI), or alone: FAIRSHARE_SLURM=1 bash test/slurm/feed.sh with
 # PG* set; SLURM_VERSION=24.11 bash test/slurm/feed.sh for 24.11 (not part of
 # test/cluster.sh).  Prints TAP; stops the daemons it started at the end.
-# About 4 minutes; 24.11: 146 s with the root made, and the root's making
+# About 4 minutes; 24.11: 146 to 151 s with the root made, and the root's making
 # (trixie.sh: 153 s) the first time.  What it captured stays in $FEED_OUT (default: a
 # temporary directory, removed).
 set -uo pipefail
