@@ -42,7 +42,14 @@ CREATE TABLE @extschema@.slurmdbd_feeds (
     rwth_normal_qos      text NOT NULL DEFAULT 'normal',
     -- the ClusterName of slurm.conf, which the decisions name (it may
     -- differ from fairshare's name for the cluster)
-    slurm_cluster        text NOT NULL CHECK (slurm_cluster OPERATOR(pg_catalog.~) '^[A-Za-z0-9_][A-Za-z0-9_-]*$')
+    slurm_cluster        text NOT NULL CHECK (slurm_cluster OPERATOR(pg_catalog.~) '^[A-Za-z0-9_][A-Za-z0-9_-]*$'),
+    -- the Slurm release whose slurmdbd tables the feed reads, as the
+    -- administrator sets it; NULL: read from slurmdbd at every sync
+    -- (convert_version_table), a schema not known refused
+    -- (docs/slurmdbd.md#slurm-versions)
+    slurm_version        text CHECK (slurm_version OPERATOR(pg_catalog.=) ANY (ARRAY['22.05', '24.11'])),
+    -- the release the last sync or decision read (or was given)
+    last_slurm_version   text
 );
 COMMENT ON TABLE @extschema@.slurmdbd_feeds IS 'Clusters fed from a slurmdbd through mysql_fdw: foreign schema, change marks, last sync, and how decisions map to Slurm limits and QOS.';
 
@@ -165,7 +172,7 @@ BEGIN
                     WHEN c.relkind OPERATOR(pg_catalog.<>) ALL (ARRAY['r', 'f']::"char"[]) THEN 'not a table nor a foreign table'
                     WHEN NOT (o.rolsuper OR o.rolname OPERATOR(pg_catalog.=) current_user) THEN 'owned by ' OPERATOR(pg_catalog.||) o.rolname
                     ELSE 'a column of a type other than bigint, integer, numeric, text' END), ', ' ORDER BY t.relname) INTO bad
-      FROM pg_catalog.unnest(ARRAY['job_table', 'assoc_table', 'tres_table', 'qos_table']) t (relname)
+      FROM pg_catalog.unnest(ARRAY['job_table', 'assoc_table', 'tres_table', 'qos_table', 'convert_version_table']) t (relname)
       LEFT JOIN pg_catalog.pg_class c
         ON c.relname OPERATOR(pg_catalog.=) t.relname
        AND c.relnamespace OPERATOR(pg_catalog.=) (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) sch)
@@ -179,7 +186,7 @@ BEGIN
     IF bad IS NOT NULL THEN
         RAISE EXCEPTION '%: the slurmdbd tables of schema % cannot be read safely: %', caller, pg_catalog.quote_ident(sch), bad
             USING ERRCODE = '42501',
-                  HINT = 'job_table, assoc_table, tres_table and qos_table must be tables or foreign tables of the caller or of a superuser, with bigint, integer, numeric and text columns only (docs/security.md#the-slurm-loop).';
+                  HINT = 'job_table, assoc_table, tres_table, qos_table and convert_version_table must be tables or foreign tables of the caller or of a superuser, with bigint, integer, numeric and text columns only (docs/security.md#the-slurm-loop).';
     END IF;
 END
 $$;
@@ -279,6 +286,10 @@ BEGIN
         SERVER %I OPTIONS (dbname %L, table_name 'tres_table')$f$, sch, server, database);
     EXECUTE format($f$CREATE FOREIGN TABLE %I.qos_table (id bigint, deleted integer, name text)
         SERVER %I OPTIONS (dbname %L, table_name 'qos_table')$f$, sch, server, database);
+    -- the version of slurmdbd's schema, which names the Slurm release
+    -- (docs/slurmdbd.md#slurm-versions)
+    EXECUTE format($f$CREATE FOREIGN TABLE %I.convert_version_table (version bigint)
+        SERVER %I OPTIONS (dbname %L, table_name 'convert_version_table')$f$, sch, server, database);
     INSERT INTO @extschema@.slurmdbd_feeds (cluster, foreign_schema, slurm_cluster) VALUES (slurmdbd_connect.cluster, sch, sc)
     ON CONFLICT ON CONSTRAINT slurmdbd_feeds_pkey DO UPDATE
        SET foreign_schema = EXCLUDED.foreign_schema, slurm_cluster = EXCLUDED.slurm_cluster;
@@ -287,6 +298,49 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@.slurmdbd_connect(text, name, name, text, text) IS
 'Makes the mysql_fdw foreign tables of a cluster''s slurmdbd (job, association, TRES and QOS tables) in a schema of their own and registers the feed; returns the schema.';
+
+-- The Slurm release whose slurmdbd tables the feed and the decisions read:
+-- the one the administrator set in slurmdbd_feeds.slurm_version, else the
+-- one slurmdbd's schema version names.  slurmdbd keeps the version of its
+-- tables in convert_version_table (CONVERT_VERSION of
+-- src/plugins/accounting_storage/mysql/as_mysql_convert.c): 11 and 12 are
+-- 22.05's, 16 is 24.11's.  Any other is a schema fairshare was not tested
+-- against: refused (0A000), never taken for the nearest one
+-- (docs/slurmdbd.md#slurm-versions).
+CREATE FUNCTION @extschema@_internal._slurmdbd_version(sch name, set_version text, cluster text, caller text)
+RETURNS text LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v bigint;
+    n bigint;
+BEGIN
+    IF set_version IS NOT NULL THEN
+        RETURN set_version;
+    END IF;
+    BEGIN
+        EXECUTE format('SELECT max(version), count(*) FROM %I.convert_version_table', sch) INTO v, n;
+    EXCEPTION WHEN OTHERS THEN
+        RAISE EXCEPTION '%: cannot read the slurmdbd of cluster "%" (foreign tables %): %', caller, cluster, sch, SQLERRM
+            USING ERRCODE = '08001',
+                  HINT = 'Is MariaDB up, and do the foreign server and the user mapping reach it (docs/slurmdbd.md)?'
+                         OPERATOR(pg_catalog.||) CASE WHEN caller OPERATOR(pg_catalog.=) 'sync_slurmdbd' THEN '  Nothing was synced.' ELSE '' END;
+    END;
+    IF v OPERATOR(pg_catalog.=) ANY (ARRAY[11, 12]::bigint[]) THEN
+        RETURN '22.05';
+    ELSIF v OPERATOR(pg_catalog.=) 16 THEN
+        RETURN '24.11';
+    END IF;
+    RAISE EXCEPTION '%: the slurmdbd of cluster "%" has tables of schema version %, which is neither Slurm 22.05''s (11, 12) nor 24.11''s (16)',
+                    caller, cluster,
+                    CASE WHEN n OPERATOR(pg_catalog.=) 0 THEN 'none (convert_version_table is empty)'
+                         ELSE v::text OPERATOR(pg_catalog.||) ' (convert_version_table)' END
+        USING ERRCODE = '0A000',
+              HINT = 'fairshare reads the slurmdbd tables of Slurm 22.05 and 24.11 only (docs/slurmdbd.md#slurm-versions).  If this slurmdbd runs one of them, say which: UPDATE fairshare.slurmdbd_feeds SET slurm_version = ''24.11'' WHERE cluster = ...;'
+                     OPERATOR(pg_catalog.||) CASE WHEN caller OPERATOR(pg_catalog.=) 'sync_slurmdbd' THEN '  Nothing was synced.' ELSE '' END;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._slurmdbd_version(name, text, text, text) IS
+'The Slurm release of a feed''s slurmdbd tables: slurmdbd_feeds.slurm_version, else read from convert_version_table (11, 12: 22.05; 16: 24.11); any other schema version refused with 0A000 (internal to the slurmdbd feed).';
 
 -- What slurmdbd holds, read once per sync into TEMP tables: nothing of the
 -- sync reads MariaDB after this, so a connection lost half-way fails here,
@@ -452,6 +506,7 @@ DECLARE
     new_assoc_mark bigint;
     horizon bigint;
     res record;
+    version text;
 BEGIN
     IF cluster IS NULL THEN
         RAISE EXCEPTION 'sync_slurmdbd: cluster must not be NULL' USING ERRCODE = '22004',
@@ -465,6 +520,8 @@ BEGIN
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
     PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'sync_slurmdbd');
+    -- the release of the tables, before anything is read from them
+    version := @extschema@_internal._slurmdbd_version(f.foreign_schema, f.slurm_version, cluster, 'sync_slurmdbd');
     PERFORM @extschema@_internal._slurmdbd_read(f.foreign_schema, f.job_mark, f.assoc_mark, cluster);
     SELECT coalesce(max(mod_time), f.assoc_mark) INTO new_assoc_mark FROM pg_temp._fs_sdbd_assocs;
     horizon := pg_catalog.date_part('epoch', pg_catalog.now())::bigint OPERATOR(pg_catalog.+) 86400;
@@ -581,7 +638,8 @@ BEGIN
     END IF;
     UPDATE @extschema@.slurmdbd_feeds s
        SET job_mark = new_job_mark, assoc_mark = new_assoc_mark, last_sync = pg_catalog.now(),
-           last_import_id = res.import_id, last_jobs_read = n_jobs, last_assocs_read = n_assocs
+           last_import_id = res.import_id, last_jobs_read = n_jobs, last_assocs_read = n_assocs,
+           last_slurm_version = version
      WHERE s.cluster OPERATOR(pg_catalog.=) cluster;
     DROP TABLE pg_temp._fs_sdbd_lines, pg_temp._fs_sdbd_rejects, pg_temp._fs_sdbd_jobs,
                pg_temp._fs_sdbd_assocs, pg_temp._fs_sdbd_tres, pg_temp._fs_sdbd_qos, pg_temp._fs_sdbd_work,
@@ -689,6 +747,8 @@ BEGIN
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
     PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'slurm_decisions');
+    -- decisions for a slurmdbd whose schema is not known are refused too
+    PERFORM @extschema@_internal._slurmdbd_version(f.foreign_schema, f.slurm_version, $1, 'slurm_decisions');
     d := ($2 AT TIME ZONE f.tz)::date;
     BEGIN
         EXECUTE format('CREATE TEMP TABLE _fs_dec_assoc ON COMMIT DROP AS SELECT coalesce("user", %L) AS user_name, acct, parent_acct,

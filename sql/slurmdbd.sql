@@ -84,6 +84,10 @@ CREATE TABLE captured.assoc_table (
     parent_acct text, lft bigint, shares bigint, grp_tres_mins text, def_qos_id bigint, qos text);
 CREATE TABLE captured.tres_table (id bigint, deleted integer, type text, name text);
 CREATE TABLE captured.qos_table (id bigint, deleted integer, name text);
+-- slurmdbd's schema version: 22.05.8 keeps 12 (CONVERT_VERSION of
+-- as_mysql_convert.c, "12 was the second version of 22.05")
+CREATE TABLE captured.convert_version_table (version bigint);
+INSERT INTO captured.convert_version_table VALUES (12);
 \copy captured.job_table FROM 'test/fixtures/slurm/feed/job_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
 \copy captured.assoc_table FROM 'test/fixtures/slurm/feed/assoc_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
 \copy captured.tres_table FROM 'test/fixtures/slurm/feed/tres_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
@@ -99,10 +103,11 @@ CALL sync_slurmdbd('oracle');
 SELECT account, parent_account, shares FROM accounts WHERE cluster = 'oracle' ORDER BY account;
 SELECT account, user_name, shares FROM account_users WHERE cluster = 'oracle' ORDER BY account, user_name;
 SELECT lines_read, imported, updated, unchanged, rejected FROM imports WHERE import_id = (SELECT last_import_id FROM slurmdbd_feeds);
--- the marks: the newest mod_time of the job rows and of the associations
+-- the marks: the newest mod_time of the job rows and of the associations;
+-- the release read from the schema version (12: 22.05)
 SELECT job_mark = (SELECT max(mod_time) FROM captured.job_table) AS job_mark_ok,
        assoc_mark = (SELECT max(mod_time) FROM captured.assoc_table) AS assoc_mark_ok,
-       last_jobs_read
+       last_jobs_read, slurm_version, last_slurm_version
   FROM slurmdbd_feeds;
 -- again: nothing changes
 CALL sync_slurmdbd('oracle');
@@ -391,6 +396,7 @@ CREATE VIEW fs_regress_evil.job_table AS SELECT * FROM captured.job_table WHERE 
 CREATE VIEW fs_regress_evil.assoc_table AS SELECT * FROM captured.assoc_table WHERE fs_regress_evil.f();
 CREATE VIEW fs_regress_evil.tres_table AS SELECT * FROM captured.tres_table WHERE fs_regress_evil.f();
 CREATE VIEW fs_regress_evil.qos_table AS SELECT * FROM captured.qos_table WHERE fs_regress_evil.f();
+CREATE VIEW fs_regress_evil.convert_version_table AS SELECT * FROM captured.convert_version_table WHERE fs_regress_evil.f();
 UPDATE slurmdbd_feeds SET foreign_schema = 'fs_regress_evil' WHERE cluster = 'oracle';
 RESET ROLE;
 -- (the message names the role running the suite, whoever runs it: shown
@@ -472,9 +478,140 @@ SELECT 15895041986552193024, (SELECT max(mod_time) + 30 FROM captured.job_table 
 CALL sync_slurmdbd('oracle');
 SELECT job_id, user_name, account, state FROM jobs WHERE cluster = 'oracle' AND job_id = '90100';
 
+-- ===========================================================================
+-- 13. The Slurm release of slurmdbd's tables (docs/slurmdbd.md#slurm-versions):
+--     read from convert_version_table (24.11.5 keeps 16, the 24.11 feed
+--     run's test/fixtures/slurm/24.11/feed/convert_version_table.tsv), or
+--     set by the administrator; a schema version fairshare does not know
+--     (14, between 23.02's 13 and 24.11's 16; none at all) is refused with
+--     0A000 before anything is read or written, by the sync and by the
+--     decisions.
+-- ===========================================================================
+CREATE TEMP TABLE v24 (version bigint);
+\copy v24 FROM 'test/fixtures/slurm/24.11/feed/convert_version_table.tsv' (FORMAT text, HEADER)
+UPDATE captured.convert_version_table SET version = (SELECT max(version) FROM v24);
+CALL sync_slurmdbd('oracle');
+SELECT (SELECT max(version) FROM v24) AS captured_24_11, slurm_version, last_slurm_version FROM slurmdbd_feeds;
+CREATE TEMP TABLE marks AS SELECT job_mark, assoc_mark, last_import_id, last_sync FROM slurmdbd_feeds;
+UPDATE captured.convert_version_table SET version = 14;
+\set VERBOSITY default
+CALL sync_slurmdbd('oracle');
+\set VERBOSITY terse
+SELECT err($$SELECT count(*) FROM slurm_decisions('oracle')$$) AS decisions;
+DELETE FROM captured.convert_version_table;
+CALL sync_slurmdbd('oracle');
+-- nothing synced by the refused syncs: the marks, the last import and sync as before
+SELECT m.job_mark = f.job_mark AND m.assoc_mark = f.assoc_mark AND m.last_import_id = f.last_import_id
+       AND m.last_sync = f.last_sync AS unchanged, f.last_slurm_version
+  FROM marks m, slurmdbd_feeds f;
+-- the administrator says which release it is: synced as that one
+UPDATE slurmdbd_feeds SET slurm_version = '24.11';
+CALL sync_slurmdbd('oracle');
+SELECT slurm_version, last_slurm_version, last_import_id > (SELECT last_import_id FROM marks) AS synced FROM slurmdbd_feeds;
+SELECT count(*) AS decisions FROM slurm_decisions('oracle');
+-- only a release fairshare knows
+UPDATE slurmdbd_feeds SET slurm_version = '23.11';
+UPDATE slurmdbd_feeds SET slurm_version = NULL;
+INSERT INTO captured.convert_version_table VALUES (12);
+
 DROP SCHEMA captured CASCADE;
 DROP SERVER fs_regress_nowhere;
 DROP FOREIGN DATA WRAPPER fs_regress_nowhere;
+DELETE FROM jobs WHERE cluster = 'oracle';
+DELETE FROM imports WHERE cluster = 'oracle';
+DELETE FROM slurmdbd_feeds WHERE cluster = 'oracle';
+DELETE FROM account_users WHERE cluster = 'oracle';
+DELETE FROM accounts WHERE cluster = 'oracle' AND parent_account IS NOT NULL;
+DELETE FROM accounts WHERE cluster = 'oracle';
+DELETE FROM partitions WHERE cluster = 'oracle';
+DELETE FROM clusters WHERE cluster = 'oracle';
+
+-- ===========================================================================
+-- 14. A real Slurm 24.11.5 slurmdbd, captured by `SLURM_VERSION=24.11 bash
+--     test/slurm/feed.sh` (test/fixtures/slurm/24.11/feed/: the same jobs
+--     and tree as section 3's 22.05 capture): its tables as slurmdbd 24.11
+--     keeps them (lft 0 on every row but the root's, job_db_inx SLUIDs,
+--     schema version 16), synced by a new feed, hold the same runs as that
+--     cluster's sacct -a -P --duplicates imported, every column, and
+--     sshare_at equals its sshare -a -l -P at Slurm's digits.
+-- ===========================================================================
+INSERT INTO clusters (cluster, decay_half_life, total_nodes, total_cpus) VALUES ('oracle', '0', 1, 64);
+INSERT INTO partitions (cluster, partition, billing_weights, priority_job_factor, nodes, cores_per_node, mem_per_node_mb) VALUES
+  ('oracle', 'std', 'CPU=1.0,Mem=0.5G', 100, 1, 64, 256000),
+  ('oracle', 'big', 'CPU=4.4,Mem=0.3125G', 300, 1, 64, 256000),
+  ('oracle', 'low', 'CPU=0.5,Mem=0.25G', 10, 1, 64, 256000),
+  ('oracle', 'parked', 'CPU=2.0,Mem=0.25G', 200, 1, 64, 256000);
+CREATE SCHEMA captured24;
+CREATE TABLE captured24.job_table (
+    job_db_inx numeric, mod_time bigint, deleted integer, account text, array_task_str text,
+    id_array_job bigint, id_array_task bigint, id_assoc bigint, id_job bigint, id_qos bigint,
+    het_job_id bigint, het_job_offset bigint, nodes_alloc bigint, cpus_req bigint, "partition" text,
+    state bigint, timelimit bigint, time_submit bigint, time_eligible bigint, time_start bigint,
+    time_end bigint, time_suspended bigint, tres_alloc text, tres_req text, id_resv bigint);
+CREATE TABLE captured24.assoc_table (
+    mod_time bigint, deleted integer, id_assoc bigint, "user" text, acct text, "partition" text,
+    parent_acct text, lft bigint, shares bigint, grp_tres_mins text, def_qos_id bigint, qos text);
+CREATE TABLE captured24.tres_table (id bigint, deleted integer, type text, name text);
+CREATE TABLE captured24.qos_table (id bigint, deleted integer, name text);
+CREATE TABLE captured24.convert_version_table (version bigint);
+\copy captured24.job_table FROM 'test/fixtures/slurm/24.11/feed/job_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+\copy captured24.assoc_table FROM 'test/fixtures/slurm/24.11/feed/assoc_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+\copy captured24.tres_table FROM 'test/fixtures/slurm/24.11/feed/tres_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+\copy captured24.qos_table FROM 'test/fixtures/slurm/24.11/feed/qos_table.tsv' (FORMAT text, HEADER, NULL 'NULL')
+\copy captured24.convert_version_table FROM 'test/fixtures/slurm/24.11/feed/convert_version_table.tsv' (FORMAT text, HEADER)
+INSERT INTO slurmdbd_feeds (cluster, foreign_schema, slurm_cluster) VALUES ('oracle', 'captured24', 'oracle');
+-- slurmdbd 24.11's rows: 8 job rows, job_db_inx above 10^18; lft 1 for
+-- the root, 0 for every other association
+SELECT count(*) AS job_rows, min(job_db_inx) > 1e18 AS sluids FROM captured24.job_table;
+SELECT id_assoc, "user", acct, parent_acct, lft, shares FROM captured24.assoc_table ORDER BY id_assoc;
+CALL sync_slurmdbd('oracle');
+SELECT last_slurm_version, last_jobs_read FROM slurmdbd_feeds;
+SELECT account, parent_account, shares FROM accounts WHERE cluster = 'oracle' ORDER BY account;
+SELECT account, user_name, shares FROM account_users WHERE cluster = 'oracle' ORDER BY account, user_name;
+-- 9 lines: the header the feed writes and the 8 runs, all imported
+SELECT lines_read, imported, updated, unchanged, rejected FROM imports WHERE import_id = (SELECT last_import_id FROM slurmdbd_feeds);
+-- the same cluster's sacct -a -P --duplicates, imported: the same runs,
+-- every column (no row below either way); 16 lines = the header, 8 runs
+-- and 7 steps, folded into their runs
+CREATE TEMP TABLE fed24 AS SELECT * FROM jobs WHERE cluster = 'oracle';
+DELETE FROM jobs WHERE cluster = 'oracle';
+SELECT import_stage();
+\copy import_staging (line) FROM 'test/fixtures/slurm/24.11/feed/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
+SELECT 'feed only' AS side, * FROM (SELECT * FROM fed24 EXCEPT SELECT * FROM jobs WHERE cluster = 'oracle') x
+UNION ALL
+SELECT 'sacct only', * FROM (SELECT * FROM jobs WHERE cluster = 'oracle' EXCEPT SELECT * FROM fed24) y;
+SELECT job_id, state, suspended, tres FROM fed24 ORDER BY job_id, submit_time;
+-- sshare_at after every job had ended (no decay): every column of every
+-- row of 24.11's sshare -a -l -P
+TRUNCATE slurm_sshare;
+\copy slurm_sshare FROM 'test/fixtures/slurm/24.11/feed/sshare.txt' (FORMAT csv, DELIMITER '|', HEADER)
+WITH ours AS (
+    SELECT s.account, COALESCE(s.user_name, '') AS user_name,
+           COALESCE(s.raw_shares::text, '') AS raw_shares, pg_temp.f6(s.norm_shares) AS norm_shares,
+           s.raw_usage_int::text AS raw_usage, pg_temp.f6(s.norm_usage) AS norm_usage,
+           pg_temp.f6(s.effectv_usage) AS effectv_usage, pg_temp.f6(s.fairshare) AS fairshare,
+           pg_temp.f6(s.level_fs) AS level_fs, COALESCE(s.grp_tres_mins, '') AS grp_tres_mins
+      FROM sshare_at((SELECT max(end_time) FROM fed24) + interval '1 minute') s WHERE s.cluster = 'oracle'),
+theirs AS (
+    SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name,
+           COALESCE(t.raw_shares, '') AS raw_shares, COALESCE(t.norm_shares, '') AS norm_shares,
+           COALESCE(t.raw_usage, '') AS raw_usage, COALESCE(t.norm_usage, '') AS norm_usage,
+           COALESCE(t.effectv_usage, '') AS effectv_usage, COALESCE(t.fairshare, '') AS fairshare,
+           COALESCE(t.level_fs, '') AS level_fs, COALESCE(t.grp_tres_mins, '') AS grp_tres_mins
+      FROM slurm_sshare t)
+SELECT (SELECT count(*) FROM theirs) AS slurm_rows, count(*) FILTER (WHERE c.slurm IS DISTINCT FROM c.ours) AS differing,
+       string_agg(COALESCE(t.account, o.account) || '/' || COALESCE(t.user_name, o.user_name) || ' ' || c.col, ', ')
+           FILTER (WHERE c.slurm IS DISTINCT FROM c.ours) AS which
+  FROM theirs t FULL JOIN ours o ON o.account = t.account AND o.user_name = t.user_name
+ CROSS JOIN LATERAL (VALUES
+    ('row', CASE WHEN t.account IS NULL THEN 'missing' ELSE 'present' END,
+            CASE WHEN o.account IS NULL THEN 'missing' ELSE 'present' END),
+    ('RawShares', t.raw_shares, o.raw_shares), ('NormShares', t.norm_shares, o.norm_shares),
+    ('RawUsage', t.raw_usage, o.raw_usage), ('NormUsage', t.norm_usage, o.norm_usage),
+    ('EffectvUsage', t.effectv_usage, o.effectv_usage), ('FairShare', t.fairshare, o.fairshare),
+    ('LevelFS', t.level_fs, o.level_fs), ('GrpTRESMins', t.grp_tres_mins, o.grp_tres_mins)) AS c (col, slurm, ours);
+DROP SCHEMA captured24 CASCADE;
 DELETE FROM jobs WHERE cluster = 'oracle';
 DELETE FROM imports WHERE cluster = 'oracle';
 DELETE FROM slurmdbd_feeds WHERE cluster = 'oracle';

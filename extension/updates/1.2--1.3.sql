@@ -167,3 +167,35 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- Slurm versions of the feed (docs/slurmdbd.md#slurm-versions): the release
+-- the administrator sets, the one the last sync read, and the foreign table
+-- of slurmdbd's schema version for every feed already connected (made on
+-- the server and database of its job_table).
+ALTER TABLE @extschema@.slurmdbd_feeds
+    ADD COLUMN slurm_version text CHECK (slurm_version OPERATOR(pg_catalog.=) ANY (ARRAY['22.05', '24.11'])),
+    ADD COLUMN last_slurm_version text;
+DO $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN SELECT s.foreign_schema, fs.srvname,
+                    (SELECT pg_catalog.split_part(o, '=', 2) FROM pg_catalog.unnest(ft.ftoptions) o
+                      WHERE o OPERATOR(pg_catalog.~~) 'dbname=%') AS dbname
+               FROM @extschema@.slurmdbd_feeds s
+               JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) s.foreign_schema
+               JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid
+                AND c.relname OPERATOR(pg_catalog.=) 'job_table' AND c.relkind OPERATOR(pg_catalog.=) 'f'
+               JOIN pg_catalog.pg_foreign_table ft ON ft.ftrelid OPERATOR(pg_catalog.=) c.oid
+               JOIN pg_catalog.pg_foreign_server fs ON fs.oid OPERATOR(pg_catalog.=) ft.ftserver
+              WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class x
+                                 WHERE x.relnamespace OPERATOR(pg_catalog.=) n.oid
+                                   AND x.relname OPERATOR(pg_catalog.=) 'convert_version_table')
+    LOOP
+        EXECUTE pg_catalog.format('CREATE FOREIGN TABLE %I.convert_version_table (version bigint) SERVER %I OPTIONS (dbname %L, table_name %L)',
+                                  f.foreign_schema, f.srvname, coalesce(f.dbname, 'slurm_acct_db'), 'convert_version_table');
+        -- the feed's table, as slurmdbd_connect makes it, not the extension's
+        EXECUTE pg_catalog.format('ALTER EXTENSION fairshare DROP FOREIGN TABLE %I.convert_version_table', f.foreign_schema);
+    END LOOP;
+END
+$$;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The loop with a real Slurm (docs/slurmdbd.md): a fresh Slurm
 # 22.05 cluster "oracle" (test/slurm/cluster.sh: slurmctld, slurmd, slurmdbd,
-# MariaDB, munge; no decay), real jobs (a requeued one, a suspended one, one
+# MariaDB, munge; no decay), or with SLURM_VERSION=24.11 a fresh 24.11 one in
+# the Debian trixie root of test/slurm/trixie.sh (socat needed), real jobs (a requeued one, a suspended one, one
 # cancelled while pending, an array), then in the PostgreSQL the PG*
 # variables name:
 #   - the live feed: CALL fairshare.sync_slurmdbd('oracle') through mysql_fdw
@@ -11,7 +12,7 @@
 #     column by column, and sshare_at equal to the real `sshare -a -l -P`;
 #   - an unknown TRES id and a missing association rejected with a reason,
 #     a user renamed in Slurm followed, MariaDB down: a clear error and
-#     nothing synced;
+#     nothing synced; the Slurm release read from slurmdbd's schema version;
 #   - malformed job rows (a TRES string with a trailing comma, a time_end
 #     of 9 x 10^15) rejected with their reason, the feed moving on past them;
 #   - the decisions: slurm_decisions applied by the documented path,
@@ -25,13 +26,16 @@
 #     sshare_at as sshare -a -l -P shows them.
 # Run as root from test/cluster.sh test when FAIRSHARE_SLURM=1 (test/run.sh
 # sets it in CI), or alone: FAIRSHARE_SLURM=1 bash test/slurm/feed.sh with
-# PG* set.  Prints TAP; stops the daemons it started at the end.  About 4
-# minutes.  What it captured stays in $FEED_OUT (default: a temporary
-# directory, removed).
+# PG* set; SLURM_VERSION=24.11 bash test/slurm/feed.sh for 24.11 (not part of
+# test/cluster.sh).  Prints TAP; stops the daemons it started at the end.
+# About 4 minutes; 24.11: 146 to 151 s with the root made, and the root's making
+# (trixie.sh: 153 s) the first time.  What it captured stays in $FEED_OUT (default: a
+# temporary directory, removed).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 export FS_HALFLIFE=0 FS_MIN_JOB_AGE=2 FS_CALC_PERIOD=1
 REPO=$(pwd)
+export SLURM_FROM_HOST=1
 source test/slurm/lib.sh
 export PGTZ=UTC PGDATESTYLE=ISO
 n=0
@@ -48,17 +52,64 @@ sacctdb() { psql -X -A -t -q -v ON_ERROR_STOP=1 -d fs_sacct "$@"; }
 KEEP=${FEED_OUT:-}
 OUT=${FEED_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
+
+# ---------------------------------------------------------------- which Slurm
+# 22.05: this machine's cluster (cluster.sh), MariaDB on 127.0.0.1:3306.
+# 24.11 (docs/slurm.md#slurm-2411): the cluster of test/slurm/trixie.sh's
+# root, in its own network namespace; this script stays on the host with
+# the PostgreSQL the PG* variables name: Slurm's commands run inside the
+# root (trixie.sh run, through the wrappers put first in PATH), MariaDB is
+# reached through the root's socket, and mysql_fdw through a socat bridge
+# from 127.0.0.1:$FS_FEED_MARIADB_PORT to that socket.
+BRIDGE_PID=""
+case $SLURM_VERSION in
+22.05)
+  CLUSTER=(bash test/slurm/cluster.sh)
+  MYSQL_SOCK=/run/mysqld/mysqld.sock
+  MARIADB_PORT=3306
+  ;;
+24.11)
+  CLUSTER=(bash test/slurm/trixie.sh)
+  TRIXIE_ROOT=${FS_TRIXIE_DIR:-/var/tmp/fairshare-slurm-24.11}/root
+  MYSQL_SOCK=$TRIXIE_ROOT/run/mysqld/mysqld.sock
+  MARIADB_PORT=${FS_FEED_MARIADB_PORT:-13306}
+  [[ $MARIADB_PORT =~ ^[0-9]{4,5}$ ]] || bail "FS_FEED_MARIADB_PORT=$MARIADB_PORT is not a port"
+  command -v socat > /dev/null || bail "socat is needed for SLURM_VERSION=24.11 (apt-get install socat)"
+  STATE_DIR=$TRIXIE_ROOT$STATE_DIR
+  mkdir -p "$OUT/bin"
+  for c in sacct sacctmgr sbatch scancel scontrol sinfo squeue sshare; do
+    printf '#!/bin/sh\nexec bash %s/test/slurm/trixie.sh run %s "$@"\n' "$REPO" "$c" > "$OUT/bin/$c"
+    chmod 755 "$OUT/bin/$c"
+  done
+  PATH=$OUT/bin:$PATH
+  # the Unix users of the jobs, in the root
+  users() {
+    local u
+    for u in "$@"; do
+      bash test/slurm/trixie.sh run sh -c 'id "$1" > /dev/null 2>&1 || useradd -M -s /bin/sh "$1"' sh "$u" || fail "useradd $u"
+    done
+  }
+  ;;
+esac
+mysql() { command mysql --socket="$MYSQL_SOCK" "$@"; }
 cleanup() {
-  bash test/slurm/cluster.sh stop > /dev/null 2>&1
+  [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID" 2>/dev/null
+  "${CLUSTER[@]}" stop > /dev/null 2>&1
   [ -z "$KEEP" ] && rm -rf "$OUT"
 }
 trap cleanup EXIT
 
 # ---------------------------------------------------------------- Slurm
-bash test/slurm/cluster.sh fresh > "$OUT/cluster.log" 2>&1 || { tail -20 "$OUT/cluster.log"; bail "cluster.sh fresh"; }
+"${CLUSTER[@]}" fresh > "$OUT/cluster.log" 2>&1 || { tail -20 "$OUT/cluster.log"; bail "${CLUSTER[*]} fresh"; }
+if [ "$SLURM_VERSION" = 24.11 ]; then
+  socat "TCP-LISTEN:$MARIADB_PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$MYSQL_SOCK" 2> "$OUT/bridge.log" &
+  BRIDGE_PID=$!
+  sleep 1
+  kill -0 "$BRIDGE_PID" 2> /dev/null || bail "socat bridge on 127.0.0.1:$MARIADB_PORT: $(cat "$OUT/bridge.log")"
+fi
 ok "a fresh Slurm cluster: $(sinfo -V)"
 SCENARIO=feed T0=$SECONDS
-mysql --protocol=socket <<'SQL' || bail "the read-only MariaDB account"
+mysql <<'SQL' || bail "the read-only MariaDB account"
 CREATE USER IF NOT EXISTS 'fairshare_ro'@'localhost' IDENTIFIED BY 'fairshare_ro';
 CREATE USER IF NOT EXISTS 'fairshare_ro'@'127.0.0.1' IDENTIFIED BY 'fairshare_ro';
 GRANT SELECT ON slurm_acct_db.* TO 'fairshare_ro'@'localhost';
@@ -82,15 +133,15 @@ INSERT INTO fairshare.partitions (cluster, partition, billing_weights, priority_
   ('oracle', 'parked', 'CPU=2.0,Mem=0.25G', 200, 1, 64, 256000);
 SQL
 done
-feed <<'SQL' || bail "mysql_fdw server, user mapping, slurmdbd_connect"
+feed -v port="$MARIADB_PORT" <<'SQL' || bail "mysql_fdw server, user mapping, slurmdbd_connect"
 CREATE EXTENSION mysql_fdw;
-CREATE SERVER slurmdbd FOREIGN DATA WRAPPER mysql_fdw OPTIONS (host '127.0.0.1', port '3306');
+CREATE SERVER slurmdbd FOREIGN DATA WRAPPER mysql_fdw OPTIONS (host '127.0.0.1', port :'port');
 CREATE USER MAPPING FOR CURRENT_USER SERVER slurmdbd OPTIONS (username 'fairshare_ro', password 'fairshare_ro');
 SELECT FROM fairshare.slurmdbd_connect('oracle', 'slurmdbd');
 SQL
 ok "foreign server and read-only user mapping; slurmdbd_connect made $(feed -c "SELECT foreign_schema FROM fairshare.slurmdbd_feeds")"
 # the read-only account cannot write
-if mysql -h 127.0.0.1 -u fairshare_ro -pfairshare_ro -e 'DELETE FROM slurm_acct_db.oracle_assoc_table WHERE 0' 2>/dev/null; then
+if mysql -u fairshare_ro -pfairshare_ro -e 'DELETE FROM slurm_acct_db.oracle_assoc_table WHERE 0' 2>/dev/null; then
   nok "the MariaDB account of the feed is read-only"
 else
   ok "the MariaDB account of the feed is read-only (DELETE refused)"
@@ -114,6 +165,9 @@ feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync1.txt" || bail "sy
 check "first sync: the tree (root, chem, phys; alice, bob twice, carol, root)" \
   "$(feed -c "SELECT (SELECT string_agg(account || ':' || coalesce(parent_account, '') || ':' || coalesce(shares::text, 'parent'), ' ' ORDER BY account) FROM fairshare.accounts), (SELECT string_agg(account || '/' || user_name || ':' || shares, ' ' ORDER BY account, user_name) FROM fairshare.account_users)")" \
   "chem:root:2 phys:root:1 root::1|chem/alice:1 chem/bob:1 phys/bob:1 phys/carol:3 root/root:1"
+schema_version=$(mysql slurm_acct_db -N -B -e 'SELECT max(version) FROM convert_version_table')
+check "first sync: the release read from slurmdbd's schema version ($schema_version) is $SLURM_VERSION" \
+  "$(feed -c "SELECT coalesce(slurm_version, 'read') || ' ' || last_slurm_version FROM fairshare.slurmdbd_feeds")" "read $SLURM_VERSION"
 check "first sync: the requeued run is REQUEUED, the suspended one SUSPENDED" \
   "$(feed -c "SELECT (SELECT state FROM fairshare.jobs WHERE job_id = '$rq' ORDER BY submit_time LIMIT 1), (SELECT state FROM fairshare.jobs WHERE job_id = '$su')")" \
   "REQUEUED|SUSPENDED"
@@ -129,6 +183,7 @@ sleep 3
 jobs_md5="(SELECT md5(string_agg(j::text, ',' ORDER BY job_id, submit_time)) FROM fairshare.jobs j)"
 before=$(feed -c "SELECT job_mark || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")
 feed -c "BEGIN; CALL fairshare.sync_slurmdbd('oracle'); SELECT pg_sleep(60); COMMIT;" > /dev/null 2>&1 &
+sleeper=$!
 pid=""
 for _ in $(seq 1 60); do
   pid=$(feed -c "SELECT pid FROM pg_stat_activity WHERE datname = 'fs_feed' AND query LIKE '%pg_sleep(60)%' AND wait_event = 'PgSleep' AND pid <> pg_backend_pid()")
@@ -137,7 +192,7 @@ for _ in $(seq 1 60); do
 done
 [ -n "$pid" ] || bail "the sync to kill did not reach its sleep"
 kill -9 "$pid"
-wait
+wait "$sleeper"
 for _ in $(seq 1 120); do feed -c 'SELECT 1' > /dev/null 2>&1 && break; sleep 0.5; done
 check "a sync killed with kill -9 before its commit left nothing: marks and jobs as before" \
   "$(feed -c "SELECT job_mark || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")" "$before"
@@ -161,10 +216,11 @@ sacctdb -c "SELECT fairshare.import_stage()" -c "\\copy import_staging (line) FR
   || bail "import_sacct of the sacct export"
 # what slurmdbd holds, kept with the rest in $OUT
 # (the columns of the feed's foreign tables: test/fixtures/slurm/feed/ keeps a capture)
-mysql --protocol=socket slurm_acct_db -B -e 'SELECT job_db_inx, mod_time, deleted, account, array_task_str, id_array_job, id_array_task, id_assoc, id_job, id_qos, het_job_id, het_job_offset, nodes_alloc, cpus_req, `partition`, state, timelimit, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req, id_resv FROM oracle_job_table ORDER BY job_db_inx' > "$OUT/job_table.tsv"
-mysql --protocol=socket slurm_acct_db -B -e 'SELECT mod_time, deleted, id_assoc, user, acct, `partition`, parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos FROM oracle_assoc_table ORDER BY id_assoc' > "$OUT/assoc_table.tsv"
-mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, type, name FROM tres_table ORDER BY id' > "$OUT/tres_table.tsv"
-mysql --protocol=socket slurm_acct_db -B -e 'SELECT id, deleted, name FROM qos_table ORDER BY id' > "$OUT/qos_table.tsv"
+mysql slurm_acct_db -B -e 'SELECT job_db_inx, mod_time, deleted, account, array_task_str, id_array_job, id_array_task, id_assoc, id_job, id_qos, het_job_id, het_job_offset, nodes_alloc, cpus_req, `partition`, state, timelimit, time_submit, time_eligible, time_start, time_end, time_suspended, tres_alloc, tres_req, id_resv FROM oracle_job_table ORDER BY job_db_inx' > "$OUT/job_table.tsv"
+mysql slurm_acct_db -B -e 'SELECT mod_time, deleted, id_assoc, user, acct, `partition`, parent_acct, lft, shares, grp_tres_mins, def_qos_id, qos FROM oracle_assoc_table ORDER BY id_assoc' > "$OUT/assoc_table.tsv"
+mysql slurm_acct_db -B -e 'SELECT id, deleted, type, name FROM tres_table ORDER BY id' > "$OUT/tres_table.tsv"
+mysql slurm_acct_db -B -e 'SELECT id, deleted, name FROM qos_table ORDER BY id' > "$OUT/qos_table.tsv"
+mysql slurm_acct_db -B -e 'SELECT version FROM convert_version_table' > "$OUT/convert_version_table.tsv"
 runs_sql="SELECT cluster, job_id, user_name, account, partition, qos, state, submit_time, eligible_time, start_time, end_time, time_limit, tres, cpus, mem_mb, gpus, nodes, scratch_mb, exclusive, nice, suspended FROM fairshare.jobs ORDER BY cluster, job_id, submit_time"
 feed -c "$runs_sql" > "$OUT/runs_feed.txt"
 sacctdb -c "$runs_sql" > "$OUT/runs_sacct.txt"
@@ -220,7 +276,17 @@ else
 fi
 
 # ---------------------------------------------------------------- rejects
-mysql --protocol=socket slurm_acct_db <<'SQL' || bail "bad rows in job_table"
+# (24.11's job_db_inx has no AUTO_INCREMENT, slurmctld gives each record a
+# SLUID: the rows written here by hand get their id_job as job_db_inx)
+job_rows() {
+  if [ "$SLURM_VERSION" = 24.11 ]; then
+    sed -E -e 's/^INSERT INTO oracle_job_table \(/INSERT INTO oracle_job_table (job_db_inx, /' \
+           -e "s/^(SELECT |VALUES \()UNIX_TIMESTAMP\(\), 'chem', (9000[0-9]),/\1\2, UNIX_TIMESTAMP(), 'chem', \2,/"
+  else
+    cat
+  fi
+}
+job_rows <<'SQL' | mysql slurm_acct_db || bail "bad rows in job_table"
 -- the columns not given take their type's implicit default
 SET SESSION sql_mode = '';
 INSERT INTO oracle_job_table (mod_time, account, id_job, id_assoc, id_user, id_group, `partition`, state, time_submit, time_eligible,
@@ -246,14 +312,14 @@ SELECT UNIX_TIMESTAMP(), 'chem', 90004, id_assoc, 0, 0, 'std', 3, UNIX_TIMESTAMP
        UNIX_TIMESTAMP() - 90, 9000000000000000, 10, 1, 1, '1=1,2=1024,4=1,5=1', '1=1,2=1024,4=1,5=1', 'x', '/', 'n1', '0'
   FROM oracle_assoc_table WHERE user = 'alice' AND acct = 'chem';
 SQL
-badmod=$(mysql --protocol=socket slurm_acct_db -N -B -e 'SELECT max(mod_time) FROM oracle_job_table WHERE id_job IN (90003, 90004)')
+badmod=$(mysql slurm_acct_db -N -B -e 'SELECT max(mod_time) FROM oracle_job_table WHERE id_job IN (90003, 90004)')
 feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync4.txt" || bail "sync with bad rows: $(cat "$OUT/sync4.txt")"
 check "an unknown TRES id, a missing association, a malformed TRES string and a time_end out of range go to the rejects with their reason; the runs stay as they were" \
   "$(feed -c "SELECT string_agg(job_id || ': ' || reason, '; ' ORDER BY job_id) FROM fairshare.import_rejects WHERE import_id = (SELECT last_import_id FROM fairshare.slurmdbd_feeds)")|$(feed -c "SELECT count(*) FROM fairshare.jobs")" \
   "90001: unknown TRES id 999 (not in tres_table); 90002: association 99999 is not in the association table of slurmdbd; 90003: tres_alloc '1=4,' is not a list of TRES id=count; 90004: time_end 9000000000000000 is not an instant before the year 10000 (Unix seconds)|$nruns"
 check "the job mark moved past the malformed rows (mark >= their mod_time $badmod)" \
   "$(feed -c "SELECT job_mark >= $badmod FROM fairshare.slurmdbd_feeds")" "t"
-mysql --protocol=socket slurm_acct_db -e 'DELETE FROM oracle_job_table WHERE id_job IN (90001, 90002)'
+mysql slurm_acct_db -e 'DELETE FROM oracle_job_table WHERE id_job IN (90001, 90002)'
 
 # ---------------------------------------------------------------- hostile names in slurmdbd
 # An account coordinator can name an account as it likes: a newline (the
@@ -261,13 +327,20 @@ mysql --protocol=socket slurm_acct_db -e 'DELETE FROM oracle_job_table WHERE id_
 # reads two accounts, root among them), a leading - (an option of
 # sacctmgr).  Written into slurmdbd's association table, as slurmdbd
 # stores them; the feed brings them in.
-mysql --protocol=socket slurm_acct_db <<'SQL' || bail "hostile account names in slurmdbd"
+mysql slurm_acct_db <<'SQL' || bail "hostile account names in slurmdbd"
 SET SESSION sql_mode = '';
 INSERT INTO oracle_assoc_table (creation_time, mod_time, deleted, user, acct, `partition`, parent_acct, lft, rgt, shares)
 VALUES (UNIX_TIMESTAMP(), UNIX_TIMESTAMP(), 0, '', 'proj,root', '', 'root', 1000, 1001, 1),
        (UNIX_TIMESTAMP(), UNIX_TIMESTAMP(), 0, '', '-mother', '', 'root', 1002, 1003, 1),
        (UNIX_TIMESTAMP(), UNIX_TIMESTAMP(), 0, '', 'csub\ntouch x #', '', 'root', 1004, 1005, 1);
 SQL
+# 24.11 keeps the tree in id_parent and lineage (docs/slurm.md#slurm-2411)
+if [ "$SLURM_VERSION" = 24.11 ]; then
+  mysql slurm_acct_db <<'SQL' || bail "the lineage of the hostile accounts"
+SET @root = (SELECT id_assoc FROM oracle_assoc_table WHERE acct = 'root' AND user = '' AND `partition` = '');
+UPDATE oracle_assoc_table SET id_parent = @root, lineage = CONCAT('/', acct, '/') WHERE lft >= 1000 AND user = '';
+SQL
+fi
 feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2> "$OUT/sync4b.txt" || bail "sync of the hostile names: $(cat "$OUT/sync4b.txt")"
 check "the feed brought the three hostile account names in" \
   "$(feed -c "SELECT string_agg(to_json(account)::text, ' ' ORDER BY account COLLATE \"C\") FROM fairshare.accounts WHERE account IN ('proj,root', '-mother', E'csub\ntouch x #')")" \
@@ -395,7 +468,7 @@ check "bob renamed robert in Slurm: his associations and his $nbob runs follow" 
 # ---------------------------------------------------------------- MariaDB down
 stop_pid() { local pid; pid=$(cat "$1" 2>/dev/null) || return 0; kill "$pid" 2>/dev/null; for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || return 0; sleep 1; done; }
 before=$(feed -c "SELECT job_mark || ' ' || assoc_mark || ' ' || last_import_id || ' ' || $jobs_md5 FROM fairshare.slurmdbd_feeds")
-stop_pid /run/mysqld/mysqld.pid
+stop_pid "${MYSQL_SOCK%/*}/mysqld.pid"
 err=$(feed -c "CALL fairshare.sync_slurmdbd('oracle')" 2>&1)
 case "$err" in
   *'cannot read the slurmdbd of cluster "oracle"'*) ok "MariaDB down: a clear error ($(echo "$err" | head -1 | cut -c1-140))" ;;

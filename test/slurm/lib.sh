@@ -23,7 +23,9 @@ SLURM_VERSION=${SLURM_VERSION:-22.05}
 case $SLURM_VERSION in
 22.05) ;;
 24.11)
-  if [ ! -e /etc/fairshare-slurm-root ]; then
+  # (test/slurm/feed.sh stays on the host, where its PostgreSQL is, and
+  # sets SLURM_FROM_HOST=1: it runs Slurm's commands through trixie.sh run)
+  if [ ! -e /etc/fairshare-slurm-root ] && [ "${SLURM_FROM_HOST:-0}" != 1 ]; then
     exec bash "$SLURM_DIR/trixie.sh" run bash "$SLURM_DIR/$(basename "$0")" "$@"
   fi
   mkdir -p "$FIXTURES/24.11" && FIXTURES=$FIXTURES/24.11
