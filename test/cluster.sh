@@ -72,6 +72,9 @@ test)
   bash test/meta.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/apply_decisions.sh"
   bash test/apply_decisions.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
+  # the benchmark driver at its smallest scale, in any order, with a failure
+  echo "== test/bench_check.sh"
+  bash test/bench_check.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   echo "== test/docs_check.sh"
   bash test/docs_check.sh 2>&1 | tee /dev/stderr | grep '^not ok' >/dev/null && status=1
   # a real Slurm 22.05, MariaDB and mysql_fdw (root; test/run.sh sets

@@ -34,7 +34,7 @@ BEGIN
         bench.as_of(), bench.as_of() - interval '5 minutes') LOOP
         plan := plan || line || E'\n';
     END LOOP;
-    PERFORM bench.note((SELECT name FROM bench.results WHERE name LIKE 'association_usage_at from a checkpoint 5 min before%'),
+    PERFORM bench.note((SELECT name FROM bench.results WHERE name LIKE 'association_usage_at from a checkpoint 5 min before%' ORDER BY seq DESC LIMIT 1),
                        format('the runs after the checkpoint: %s index scans of the end-time index, one per partition; %s sequential scans, of partitions of under 100 rows (%s of more)',
                               (SELECT count(*) FROM regexp_matches(plan, 'Index (Only )?Scan using jobs_[a-z0-9_]+_coalesce_idx1', 'g')),
                               (SELECT count(*) FROM regexp_matches(plan, 'Seq Scan', 'g')),
