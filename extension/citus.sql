@@ -147,12 +147,15 @@ DECLARE
         -- and those that mark the hours of the usage rollups stale: dropped
         -- too, refresh_rollups refuses on Citus (reports.sql)
         'jobs.mark_rollups_insert', 'jobs.mark_rollups_update', 'jobs.mark_rollups_delete',
-        'jobs.mark_rollups_truncate'];
+        'jobs.mark_rollups_truncate',
+        -- the trigger that keeps retained hours out of the marks: with
+        -- nothing marked and refresh_rollups refused, it has nothing to do
+        'rollup_dirty.final_hours'];
     -- the triggers kept on every copy of a reference table: each reads
     -- nothing, or only the table it fires on
     copied_triggers text[] := ARRAY[
         'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
-        'ledger.hours_bounded', 'allocations.hours_bounded'];
+        'ledger.hours_bounded', 'allocations.hours_bounded', 'allocations.period_bounded'];
 BEGIN
     SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
     IF citus_version IS NULL THEN

@@ -322,16 +322,21 @@ $$;
 COMMENT ON FUNCTION @extschema@_internal._report_check_range(timestamptz, timestamptz) IS
 'true for a finite report range in order; raises 22023 naming the values otherwise.';
 
--- The TRES the rollups count, in sreport's order (its TRES ids).
+-- The TRES the reports know, in sreport's order (slurmdbd's TRES ids:
+-- cpu 1 to pages 8, which slurmdbd always has, then gres/gpu).  fs/disk,
+-- vmem and pages are usage TRES no allocation holds: the cluster registers
+-- them with a count of 0 and sreport prints their zeros; they are here so
+-- that -T ALL prints what sreport prints (docs/reports.md#the-sreport-reports).
 CREATE FUNCTION @extschema@.report_tres()
 RETURNS TABLE (tres text, tres_order integer)
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT t.tres, t.ord::integer
-      FROM unnest(ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'gres/gpu']) WITH ORDINALITY AS t (tres, ord);
+      FROM unnest(ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'fs/disk', 'vmem', 'pages', 'gres/gpu'])
+           WITH ORDINALITY AS t (tres, ord);
 END;
 COMMENT ON FUNCTION @extschema@.report_tres() IS
-'The TRES the rollups count (cpu, mem, energy, node, billing, gres/gpu) in the order sreport lists them.';
+'The TRES the reports know (cpu, mem, energy, node, billing, fs/disk, vmem, pages, gres/gpu) in the order sreport lists them; fs/disk, vmem and pages are always 0.';
 
 -- sreport's -T: a comma list of TRES (any case; ALL: every one).
 CREATE FUNCTION @extschema@_internal._report_tres_list(tres_list text)
@@ -341,7 +346,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     item text;
-    known text[] := ARRAY['cpu', 'mem', 'energy', 'node', 'billing', 'gres/gpu'];
+    known text[] := ARRAY(SELECT r.tres FROM @extschema@.report_tres() r ORDER BY r.tres_order);
     picked text[] := '{}';
 BEGIN
     IF _report_tres_list.tres_list IS NULL OR btrim(_report_tres_list.tres_list) = '' THEN
@@ -355,7 +360,7 @@ BEGIN
             IF NOT item = ANY (known) THEN
                 RAISE EXCEPTION 'TRES "%" is not one the reports count', item
                     USING ERRCODE = '22023',
-                          HINT = 'Use cpu, mem, energy, node, billing or gres/gpu (a comma list, or ALL), as sreport -T.';
+                          HINT = 'Use cpu, mem, energy, node, billing, fs/disk, vmem, pages or gres/gpu (a comma list, or ALL), as sreport -T.';
             END IF;
             IF NOT item = ANY (picked) THEN picked := picked || item; END IF;
         END LOOP;
@@ -366,6 +371,31 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._report_tres_list(text) IS
 'The TRES of a sreport -T list, in sreport''s order; raises 22023 naming a TRES the rollups do not count.';
+
+-- The TRES a report prints for a -T list.  sreport's ALL is every TRES of
+-- slurmdbd's TRES table, which holds gres/gpu only when the cluster
+-- accounts for it (AccountingStorageTRES): so ALL takes gres/gpu when the
+-- cluster (NULL: any) registered it in its events or charged GPU time.
+-- Without GPUs, sreport -T ALL prints no gres/gpu line, and neither does this.
+CREATE FUNCTION @extschema@_internal._report_tres(tres_list text, cluster text)
+RETURNS TABLE (tres text, tres_order integer)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT t.tres, t.tres_order
+      FROM @extschema@_internal._report_tres_list(tres_list) t
+     WHERE t.tres OPERATOR(pg_catalog.<>) 'gres/gpu'
+        OR pg_catalog.lower(pg_catalog.btrim(COALESCE(tres_list, ''))) OPERATOR(pg_catalog.<>) 'all'
+        OR EXISTS (SELECT FROM @extschema@.node_events e
+                    WHERE (_report_tres.cluster IS NULL OR e.cluster OPERATOR(pg_catalog.=) _report_tres.cluster)
+                      AND e.node_name OPERATOR(pg_catalog.=) ''
+                      AND pg_catalog.strpos(',' OPERATOR(pg_catalog.||) e.tres, ',gres/gpu') OPERATOR(pg_catalog.>) 0)
+        OR EXISTS (SELECT FROM @extschema@.usage_monthly_by_account u
+                    WHERE (_report_tres.cluster IS NULL OR u.cluster OPERATOR(pg_catalog.=) _report_tres.cluster)
+                      AND u.gpu_secs OPERATOR(pg_catalog.>) 0)
+     ORDER BY t.tres_order;
+END;
+COMMENT ON FUNCTION @extschema@_internal._report_tres(text, text) IS
+'The TRES a report prints for a sreport -T list over a cluster (NULL: every one): ALL takes gres/gpu only when the cluster registered GPUs or charged GPU time, as sreport lists slurmdbd''s TRES table.';
 
 -- sreport's -t: the unit names it takes (any case, as its own parser).
 CREATE FUNCTION @extschema@_internal._report_units(units text)
@@ -605,14 +635,19 @@ BEGIN
     -- the cluster: per hour and TRES, what it reported and what became of
     -- it.  Events and reservations are cut into their own hours, as the
     -- runs are (a join with every hour of the range made a first refresh
-    -- of years with thousands of events quadratic).
+    -- of years with thousands of events quadratic).  As slurmdbd's hourly
+    -- rollup: a row for each TRES the cluster's event lists, its count 0
+    -- too (energy, fs/disk, vmem and pages: sreport prints their zeros),
+    -- and none for node, which slurmdbd leaves out of the cluster's usage
+    -- (docs/reports.md#rollups).
     INSERT INTO @extschema@.cluster_usage_hourly
     WITH tres AS (
-        SELECT t.tres FROM @extschema@.report_tres() t
+        SELECT t.tres FROM @extschema@.report_tres() t WHERE t.tres <> 'node'
     ), ev AS (          -- events: the cluster's (reported) and its nodes' (down)
         SELECT h.h, t.tres,
                sum(x.secs) FILTER (WHERE x.whole) AS reported,
-               sum(x.secs) FILTER (WHERE NOT x.whole) AS down
+               sum(x.secs) FILTER (WHERE NOT x.whole) AS down,
+               bool_or(x.whole AND strpos(',' || e.tres, ',' || t.tres || '=') > 0) AS registered
           FROM @extschema@.node_events e
          CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', e.time_start), hour_from),
                                             LEAST(COALESCE(e.time_end, runs_until), hour_to) - interval '1 microsecond',
@@ -702,7 +737,7 @@ BEGIN
                  CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
                  GROUP BY h.h) g
     ), sums AS (
-        SELECT k.h, k.tres,
+        SELECT k.h, k.tres, COALESCE(ev.registered, false) AS registered,
                COALESCE(ev.reported, 0) AS reported,
                COALESCE(alloc.secs, 0) + COALESCE(resv.alloc, 0) AS alloc,
                COALESCE(ev.down, 0) AS down,
@@ -719,7 +754,7 @@ BEGIN
            GREATEST(s.reported - s.alloc - s.down - s.pdown - s.planned, 0),
            GREATEST(s.alloc + s.down + s.pdown + s.planned - s.reported, 0)
       FROM sums s
-     WHERE s.reported <> 0 OR s.alloc <> 0 OR s.down <> 0 OR s.pdown <> 0 OR s.planned <> 0;
+     WHERE s.tres <> 'node' AND (s.registered OR s.reported <> 0 OR s.alloc <> 0 OR s.down <> 0 OR s.pdown <> 0 OR s.planned <> 0);
 
     RETURN (extract(epoch FROM hour_to - hour_from) / 3600)::bigint;
 END
@@ -1033,10 +1068,11 @@ CREATE FUNCTION @extschema@_internal._usage_tres_secs(u @extschema@.usage_hourly
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT CASE tres WHEN 'cpu' THEN u.cpu_secs WHEN 'mem' THEN u.mem_secs WHEN 'node' THEN u.node_secs
-                     WHEN 'billing' THEN u.billing_secs WHEN 'gres/gpu' THEN u.gpu_secs ELSE u.energy END;
+                     WHEN 'billing' THEN u.billing_secs WHEN 'gres/gpu' THEN u.gpu_secs WHEN 'energy' THEN u.energy
+                     ELSE 0 END;
 END;
 COMMENT ON FUNCTION @extschema@_internal._usage_tres_secs(@extschema@.usage_hourly, text) IS
-'The TRES-seconds of one TRES (cpu, mem, node, billing, gres/gpu; energy: joules) in a usage rollup row.';
+'The TRES-seconds of one TRES (cpu, mem, node, billing, gres/gpu; energy: joules; fs/disk, vmem, pages: 0) in a usage rollup row.';
 
 -- Monthly usage per account over a range, from the rollups: the report the
 -- performance target is set on (docs/performance.md).  It reads
@@ -1074,10 +1110,14 @@ RETURNS TABLE (cluster text, account text, user_name text, tres text, tres_order
                secs bigint, energy bigint, reported bigint)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH t AS (SELECT * FROM @extschema@_internal._report_tres_list(tres)),
+    WITH t AS (SELECT * FROM @extschema@_internal._report_tres(tres, _assoc_usage.cluster)),
     u AS (SELECT * FROM @extschema@.usage_between(_assoc_usage.cluster, time_from, time_to)),
+    -- (no total for node: slurmdbd keeps no node row for the cluster; an
+    -- upgraded database may hold node rows until its hours are recomputed,
+    -- docs/reports.md#rollups)
     rep AS (SELECT c.cluster, c.tres, sum(c.reported_secs)::bigint AS reported
               FROM @extschema@.cluster_usage_between(_assoc_usage.cluster, time_from, time_to) c
+             WHERE c.tres OPERATOR(pg_catalog.<>) 'node'
              GROUP BY c.cluster, c.tres)
     SELECT u.cluster, u.account, u.user_name, t.tres, t.tres_order,
            sum(@extschema@_internal._usage_tres_secs(u::@extschema@.usage_hourly, t.tres))::bigint,
@@ -1091,49 +1131,70 @@ COMMENT ON FUNCTION @extschema@_internal._assoc_usage(text, timestamptz, timesta
 
 -- sreport cluster AccountUtilizationByUser: the account tree, each
 -- account with its subtree's usage, its users (first) and sub-accounts
--- (then), by name; root first with the whole cluster's.
+-- (then), by name; root first with the whole cluster's.  accounts (sreport's
+-- Accounts=): those accounts and their subtrees only, each asked account
+-- not under another one starting a tree of its own, ordered by name.  tree:
+-- the account names indented as sreport indents them, one space per level
+-- below the report's top account, a user's line one space more than its
+-- account's (docs/reports.md#the-sreport-reports).
 CREATE FUNCTION @extschema@.sreport_account_utilization_by_user(time_from timestamptz, time_to timestamptz,
-        units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL)
+        units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL,
+        accounts text[] DEFAULT NULL, tree boolean DEFAULT false)
 RETURNS TABLE (line bigint, cluster text, account text, login text, proper_name text, tres_name text,
                used text, energy text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres);
     WITH RECURSIVE a AS (SELECT * FROM @extschema@_internal._assoc_usage(sreport_account_utilization_by_user.cluster, time_from, time_to, tres)),
-    tree AS (
+    full_tree AS (
         SELECT k.cluster, k.account, ARRAY['1:' OPERATOR(pg_catalog.||) k.account] AS path,
                ARRAY[k.account] AS accounts
           FROM @extschema@.accounts k WHERE k.parent_account IS NULL
         UNION ALL
-        SELECT k.cluster, k.account, tree.path OPERATOR(pg_catalog.||) ('1:' OPERATOR(pg_catalog.||) k.account),
-               tree.accounts OPERATOR(pg_catalog.||) k.account
+        SELECT k.cluster, k.account, full_tree.path OPERATOR(pg_catalog.||) ('1:' OPERATOR(pg_catalog.||) k.account),
+               full_tree.accounts OPERATOR(pg_catalog.||) k.account
           FROM @extschema@.accounts k
-          JOIN tree ON k.cluster OPERATOR(pg_catalog.=) tree.cluster AND k.parent_account OPERATOR(pg_catalog.=) tree.account
+          JOIN full_tree ON k.cluster OPERATOR(pg_catalog.=) full_tree.cluster AND k.parent_account OPERATOR(pg_catalog.=) full_tree.account
+    ),
+    -- the accounts reported: every one (from root), or those under an asked
+    -- one, with their path and depth from the highest asked account above
+    -- them (top: its place in their line of ancestors)
+    tree AS (
+        SELECT f.cluster, f.account, f.accounts, f.path[top.i:] AS path,
+               pg_catalog.cardinality(f.accounts) OPERATOR(pg_catalog.-) top.i AS depth
+          FROM full_tree f
+         CROSS JOIN LATERAL (SELECT min(g.i) AS i FROM pg_catalog.generate_subscripts(f.accounts, 1) AS g (i)
+                              WHERE sreport_account_utilization_by_user.accounts IS NULL
+                                 OR f.accounts[g.i] OPERATOR(pg_catalog.=) ANY (sreport_account_utilization_by_user.accounts)) top
+         WHERE top.i IS NOT NULL
     ),
     rows_ AS (
         -- an account: its subtree (its own association and every one below)
-        SELECT tree.cluster, tree.account, ''::text AS login, tree.path, a.tres, a.tres_order,
+        SELECT tree.cluster, tree.account, ''::text AS login, tree.path, tree.depth, a.tres, a.tres_order,
                sum(a.secs)::bigint AS secs, sum(a.energy)::bigint AS energy, min(a.reported) AS reported
           FROM tree
-          JOIN tree sub ON sub.cluster OPERATOR(pg_catalog.=) tree.cluster AND tree.account OPERATOR(pg_catalog.=) ANY (sub.accounts)
+          JOIN full_tree sub ON sub.cluster OPERATOR(pg_catalog.=) tree.cluster AND tree.account OPERATOR(pg_catalog.=) ANY (sub.accounts)
           JOIN a ON a.cluster OPERATOR(pg_catalog.=) sub.cluster AND a.account OPERATOR(pg_catalog.=) sub.account
-         GROUP BY tree.cluster, tree.account, tree.path, a.tres, a.tres_order
+         GROUP BY tree.cluster, tree.account, tree.path, tree.depth, a.tres, a.tres_order
         UNION ALL
         -- a user in an account
         SELECT a.cluster, a.account, a.user_name, tree.path OPERATOR(pg_catalog.||) ('0:' OPERATOR(pg_catalog.||) a.user_name),
-               a.tres, a.tres_order, a.secs, a.energy, a.reported
+               tree.depth OPERATOR(pg_catalog.+) 1, a.tres, a.tres_order, a.secs, a.energy, a.reported
           FROM a JOIN tree ON tree.cluster OPERATOR(pg_catalog.=) a.cluster AND tree.account OPERATOR(pg_catalog.=) a.account
          WHERE a.user_name OPERATOR(pg_catalog.<>) ''
     )
     SELECT pg_catalog.row_number() OVER (ORDER BY r.cluster, r.path, r.tres_order),
-           r.cluster, r.account, r.login, COALESCE(i.proper_name, ''), r.tres,
+           r.cluster,
+           CASE WHEN sreport_account_utilization_by_user.tree
+                THEN pg_catalog.repeat(' ', r.depth) OPERATOR(pg_catalog.||) r.account ELSE r.account END,
+           r.login, COALESCE(i.proper_name, ''), r.tres,
            @extschema@.report_format(r.secs, r.reported, units),
            @extschema@.report_format(r.energy, r.reported, units)
       FROM rows_ r LEFT JOIN @extschema@.user_info i ON i.user_name OPERATOR(pg_catalog.=) r.login
      ORDER BY 1;
 END;
-COMMENT ON FUNCTION @extschema@.sreport_account_utilization_by_user(timestamptz, timestamptz, text, text, text) IS
-'sreport cluster AccountUtilizationByUser from the rollups: per account (its subtree) and user in tree order, usage in a -t unit, per TRES of a -T list.';
+COMMENT ON FUNCTION @extschema@.sreport_account_utilization_by_user(timestamptz, timestamptz, text, text, text, text[], boolean) IS
+'sreport cluster AccountUtilizationByUser from the rollups: per account (its subtree) and user in tree order, usage in a -t unit, per TRES of a -T list; accounts: those subtrees only (Accounts=); tree: names indented as sreport''s tree.';
 
 -- sreport cluster UserUtilizationByAccount: each user in each account,
 -- the most used first.
@@ -1178,7 +1239,8 @@ BEGIN ATOMIC
     SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres), @extschema@_internal._report_check_count(top_count);
     WITH a AS (SELECT x.cluster, x.user_name,
                       CASE WHEN sreport_top_usage."group" THEN '' ELSE x.account END AS grp,
-                      pg_catalog.string_agg(x.account, ',' ORDER BY x.account) AS account,
+                      -- joined with ', ', as sreport prints them (docs/reports.md#the-sreport-reports)
+                      pg_catalog.string_agg(x.account, ', ' ORDER BY x.account) AS account,
                       x.tres, x.tres_order, sum(x.secs)::bigint AS secs, sum(x.energy)::bigint AS energy,
                       min(x.reported) AS reported
                  FROM @extschema@_internal._assoc_usage(sreport_top_usage.cluster, time_from, time_to, tres) x
@@ -1203,29 +1265,41 @@ COMMENT ON FUNCTION @extschema@.sreport_top_usage(timestamptz, timestamptz, text
 'sreport user TopUsage from the rollups: the top_count users by usage (each account apart; group: all their accounts together), in a -t unit, per TRES of a -T list.';
 
 -- sreport cluster Utilization: allocated, down, planned down, idle,
--- planned and reported, per TRES.
+-- planned and reported, per TRES; and the fields of its format= that the
+-- default leaves out: OverCommitted (over_committed: allocated, down,
+-- planned down and planned beyond reported) and TresCount (tres_count: the
+-- count the cluster registered, its TRES-seconds reported over the window's
+-- seconds, rounded down as sreport divides its sum of counts).  A row for
+-- each TRES the cluster registered (docs/reports.md#the-sreport-reports).
 CREATE FUNCTION @extschema@.sreport_cluster_utilization(time_from timestamptz, time_to timestamptz,
         units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL)
 RETURNS TABLE (line bigint, cluster text, tres_name text, allocated text, down text, plnd_down text,
-               idle text, planned text, reported text)
+               idle text, planned text, reported text, over_committed text, tres_count bigint)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres);
-    WITH t AS (SELECT * FROM @extschema@_internal._report_tres_list(tres)),
+    WITH t AS (SELECT * FROM @extschema@_internal._report_tres(tres, sreport_cluster_utilization.cluster)),
+    r AS (SELECT * FROM @extschema@_internal._report_range(time_from, time_to)),
     s AS (SELECT c.cluster, c.tres, sum(c.alloc_secs)::bigint AS alloc, sum(c.down_secs)::bigint AS down,
                  sum(c.pdown_secs)::bigint AS pdown, sum(c.idle_secs)::bigint AS idle,
-                 sum(c.planned_secs)::bigint AS planned, sum(c.reported_secs)::bigint AS reported
+                 sum(c.planned_secs)::bigint AS planned, sum(c.reported_secs)::bigint AS reported,
+                 sum(c.over_secs)::bigint AS over
             FROM @extschema@.cluster_usage_between(sreport_cluster_utilization.cluster, time_from, time_to) c
+           -- never a node line, as sreport (an upgraded database may hold
+           -- node rows until its hours are recomputed, docs/reports.md#rollups)
+           WHERE c.tres OPERATOR(pg_catalog.<>) 'node'
            GROUP BY c.cluster, c.tres)
     SELECT pg_catalog.row_number() OVER (ORDER BY s.cluster, t.tres_order), s.cluster, s.tres,
            @extschema@.report_format(s.alloc, s.reported, units), @extschema@.report_format(s.down, s.reported, units),
            @extschema@.report_format(s.pdown, s.reported, units), @extschema@.report_format(s.idle, s.reported, units),
-           @extschema@.report_format(s.planned, s.reported, units), @extschema@.report_format(s.reported, s.reported, units)
-      FROM s JOIN t ON t.tres OPERATOR(pg_catalog.=) s.tres
+           @extschema@.report_format(s.planned, s.reported, units), @extschema@.report_format(s.reported, s.reported, units),
+           @extschema@.report_format(s.over, s.reported, units),
+           s.reported OPERATOR(pg_catalog./) extract(epoch FROM r.t OPERATOR(pg_catalog.-) r.f)::bigint
+      FROM s JOIN t ON t.tres OPERATOR(pg_catalog.=) s.tres CROSS JOIN r
      ORDER BY 1;
 END;
 COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timestamptz, text, text, text) IS
-'sreport cluster Utilization from the rollups: allocated, down, planned down (maintenance reservations), idle, planned (eligible jobs waiting, CPUs) and reported, in a -t unit, per TRES of a -T list.';
+'sreport cluster Utilization from the rollups: allocated, down, planned down (maintenance reservations), idle, planned (eligible jobs waiting, CPUs), reported, over-committed and the TRES count, in a -t unit, per TRES of a -T list.';
 
 
 
@@ -1293,15 +1367,17 @@ COMMENT ON FUNCTION @extschema@_internal._report_size_buckets(integer[]) IS
 -- cluster's.  sreport reads these from slurmdbd's job table (every run
 -- with time in the window, cut to it); here they come from the rollups.
 -- accounts NULL: root (every job); flat: each account's own jobs only.
+-- individual (sreport's grouping=individual): a column per CPU count the
+-- runs of the window had ("16 CPUs"), ascending; cpu_groups is not used.
 CREATE FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamptz, time_to timestamptz,
         cpu_groups integer[] DEFAULT '{50,250,500,1000}', units text DEFAULT 'minutes',
         accounts text[] DEFAULT NULL, flat boolean DEFAULT false, job_count boolean DEFAULT false,
-        cluster text DEFAULT NULL)
+        cluster text DEFAULT NULL, individual boolean DEFAULT false)
 RETURNS TABLE (line bigint, cluster text, account text, labels text[], sizes text[], pct_of_cluster text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT @extschema@_internal._report_check_args(time_from, time_to, units, 'cpu'), @extschema@_internal._report_check_groups(cpu_groups);
-    WITH RECURSIVE b AS (SELECT * FROM @extschema@_internal._report_size_buckets(cpu_groups)),
+    WITH RECURSIVE
     -- the runs that ran in the window, as sreport counts them: those
     -- started in it, and those already running at its start (the rows of
     -- its first period)
@@ -1311,6 +1387,14 @@ BEGIN ATOMIC
                       ELSE x.jobs END AS v
             FROM @extschema@.usage_between(sreport_job_sizes_by_account.cluster, time_from, time_to) x
            WHERE x.partition OPERATOR(pg_catalog.<>) ''),
+    -- the columns: the buckets of cpu_groups (bucket 1 to n + 1), or with
+    -- individual each CPU count of the runs (bucket: the count), of the
+    -- accounts asked for with flat (sreport then reads their jobs only)
+    b AS (SELECT g.* FROM @extschema@_internal._report_size_buckets(cpu_groups) g WHERE NOT COALESCE(individual, false)
+          UNION ALL
+          SELECT DISTINCT u.cpus, u.cpus, u.cpus, u.cpus::text OPERATOR(pg_catalog.||) ' CPUs' FROM u
+           WHERE COALESCE(individual, false) AND (NOT flat OR sreport_job_sizes_by_account.accounts IS NULL
+                                 OR u.account OPERATOR(pg_catalog.=) ANY (sreport_job_sizes_by_account.accounts))),
     total AS (SELECT u.cluster, sum(u.v)::bigint AS v FROM u GROUP BY u.cluster),
     tree AS (
         SELECT k.cluster, k.account, ARRAY[k.account] AS accounts
@@ -1335,7 +1419,8 @@ BEGIN ATOMIC
     -- then every bucket of every row, the empty ones too.  (A join on
     -- the bucket's bounds compared every rollup row with every bucket.)
     sized AS (
-        SELECT q.cluster, q.head, pg_catalog.width_bucket(u.cpus, cpu_groups) OPERATOR(pg_catalog.+) 1 AS bucket,
+        SELECT q.cluster, q.head,
+               CASE WHEN COALESCE(individual, false) THEN u.cpus ELSE pg_catalog.width_bucket(u.cpus, cpu_groups) OPERATOR(pg_catalog.+) 1 END AS bucket,
                sum(u.v) AS v
           FROM picked q JOIN u ON u.cluster OPERATOR(pg_catalog.=) q.cluster AND u.account OPERATOR(pg_catalog.=) q.account
          GROUP BY 1, 2, 3
@@ -1357,8 +1442,8 @@ BEGIN ATOMIC
      GROUP BY c.cluster, c.head, total.v
      ORDER BY 1;
 END;
-COMMENT ON FUNCTION @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text) IS
-'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= in a -t unit (job_count: the runs that ran in the window), and the share of the cluster''s.';
+COMMENT ON FUNCTION @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text, boolean) IS
+'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= (individual: by CPU count) in a -t unit (job_count: the runs that ran in the window), and the share of the cluster''s.';
 
 -- ---------------------------------------------------------------------------
 -- Events and reservations in from sacctmgr

@@ -57,17 +57,35 @@ SELECT name, time_start, time_end, flags, tres, accounts, users FROM reservation
 SELECT cluster, hours_recomputed, rolled_from, rolled_to
   FROM refresh_rollups('oracle', (SELECT to_timestamp(epoch) FROM win WHERE k = 'E'));
 
--- Worked example, hour H+1 (06:00-07:00), CPU-seconds:
---   job 1 (4 CPUs)  06:00-06:35  2100 s x 4  =  8400
---   job 3 (16 CPUs) 06:06:40-07:00  3200 s x 16 = 51200
+-- Worked example, hour H+1 (13:00-14:00), CPU-seconds:
+--   job 1 (4 CPUs)  13:00-13:35  2100 s x 4  =  8400
+--   job 3 (16 CPUs) 13:06:40-14:00  3200 s x 16 = 51200
 -- allocated 8400 + 51200 = 59600
--- planned (eligible, not started): job 3 06:00-06:06:40 400 s x 16 = 6400,
---   job 4 06:56:40-07:00 200 s x 2 = 400; 6800
+-- planned (eligible, not started): job 3 13:00-13:06:40 400 s x 16 = 6400,
+--   job 4 13:56:40-14:00 200 s x 2 = 400; 6800
 -- reported: 64 CPUs x 3600 s = 230400; idle 230400 - 59600 - 6800 = 164000
 SELECT period_start, tres, reported_secs, alloc_secs, down_secs, pdown_secs, planned_secs, idle_secs
   FROM cluster_usage_hourly
  WHERE cluster = 'oracle' AND tres = 'cpu' AND period_start = (SELECT to_timestamp(epoch) + interval '1 hour' FROM win WHERE k = 'H');
 
+-- The options captured besides the five reports' defaults, worked:
+--   utilization_all (-T ALL): cpu, mem, energy, billing, fs/disk, vmem,
+--     pages: the cluster's event registered energy=0, fs/disk=0, vmem=0,
+--     pages=0, hence their lines of zeros; node=1 too, but slurmdbd keeps
+--     no node row for the cluster, hence no node line; no gres/gpu (not
+--     registered, no GPU time)
+--   utilization_format (Seconds): TRES Count = reported / 28,800 s:
+--     cpu 1,843,200 / 28,800 = 64; mem 7,372,800,000 / 28,800 = 256,000;
+--     billing 10,339,200 / 28,800 = 359; Over Comm 0 (no hour over-committed)
+--   top_usage_group: bob = chem 4,800 s + phys 115,200 s = 120,000 s
+--     = 2,000 min (80 + 1,920), his accounts joined with ', '
+--   acct_by_user_tree: root at depth 0, chem and phys and root's own
+--     association at 1 (one space), their users at 2 (two spaces)
+--   sizes_individual (Seconds): a column per CPU count the runs had:
+--     1 = job 6, 600 s x 1 = 600; 2 = job 4, 100 s x 2 = 200;
+--     4 = job 1, 5,400 s x 4 = 21,600; 8 = job 2, 600 s x 8 = 4,800;
+--     16 = job 3, 7,200 s x 16 = 115,200; 40 = job 5, 6,034 s x 40 = 241,360
+--     (with PrintJobCount: one run each)
 -- What sreport printed: every data line (n >= 1) and its column header
 -- (n = 0) of each capture, by file.
 CREATE TEMP TABLE captured (file text, n int, line text);
@@ -75,54 +93,76 @@ CREATE TEMP TABLE captured (file text, n int, line text);
 CREATE TEMP TABLE cmd (file text, command text);
 \copy cmd FROM 'test/fixtures/slurm/sreport/commands.txt' (FORMAT csv, DELIMITER '|', QUOTE E'\x1e')
 
--- Ours, printed as sreport -P prints the same command.
+-- Ours, printed as sreport -P prints the same command: its options read
+-- from the command line of commands.txt (-t, -T, format=, grouping=,
+-- accounts=, group, tree, FlatView, PrintJobCount).  The lines sreport
+-- prints follow its fields: with -T, a TRES Name column; Utilization's
+-- format= names its fields as sreport matches them by prefix ("Planned"
+-- is PlannedDown: sreport tries PlannedDown first and prints PLND Down).
 CREATE TEMP TABLE ours (file text, n int, line text);
-CREATE FUNCTION pg_temp.ours(file text, s timestamptz, e timestamptz, opt text)
+CREATE FUNCTION pg_temp.ours(file text, cmd text)
 RETURNS TABLE (n int, line text) LANGUAGE plpgsql AS $$
 DECLARE
-    units text := CASE WHEN opt IN ('Minutes', 'Hours', 'Seconds', 'Percent') THEN opt ELSE 'Minutes' END;
-    tres text := CASE WHEN opt <> 'tres' THEN 'cpu'
-                      WHEN file LIKE 'utilization%' THEN 'cpu,mem,billing' ELSE 'cpu,mem,node,billing' END;
+    s timestamptz := substring(cmd FROM ' start=(\S+)')::timestamptz;
+    e timestamptz := substring(cmd FROM ' end=(\S+)')::timestamptz;
+    report text := substring(cmd FROM '^sreport -P \S+ (\S+)');
+    units text := COALESCE(substring(cmd FROM ' -t (\S+)'), 'Minutes');
+    tres text := substring(cmd FROM ' -T (\S+)');
+    fmt text[] := string_to_array(lower(substring(cmd FROM ' format=(\S+)')), ',');
+    accts text[] := string_to_array(substring(cmd FROM ' accounts=(\S+)'), ',');
+    grouping text := substring(cmd FROM ' grouping=(\S+)');
+    grp boolean := cmd ~ ' group( |$)';
+    tree boolean := cmd ~ ' tree( |$)';
+    flat boolean := cmd ~ ' FlatView( |$)';
+    cnt boolean := cmd ~ ' PrintJobCount( |$)';
+    indiv boolean := grouping = 'individual';
+    groups int[] := CASE WHEN grouping = 'individual' THEN '{50,250,500,1000}' ELSE ('{' || grouping || '}')::int[] END;
 BEGIN
-    IF file LIKE 'utilization%' THEN
-        RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, CASE WHEN opt = 'tres' THEN r.tres_name END,
-                                                  r.allocated, r.down, r.plnd_down, r.idle, r.planned, r.reported)
-                       FROM sreport_cluster_utilization(s, e, units, tres, 'oracle') r;
-    ELSIF file LIKE 'acct_by_user%' THEN
-        RETURN QUERY SELECT r.line::int, CASE WHEN opt = 'tres'
+    IF fmt IS NULL AND report = 'Utilization' THEN
+        fmt := CASE WHEN tres IS NULL THEN '{cluster,allocated,down,planneddown,idle,reserved,reported}'
+                    ELSE '{cluster,tresname,allocated,down,planneddown,idle,reserved,reported}' END;
+    END IF;
+    IF report = 'Utilization' THEN
+        RETURN QUERY
+        SELECT r.line::int,
+               (SELECT string_agg(CASE f.f WHEN 'cluster' THEN r.cluster WHEN 'tresname' THEN r.tres_name
+                                           WHEN 'trescount' THEN r.tres_count::text WHEN 'allocated' THEN r.allocated
+                                           WHEN 'down' THEN r.down WHEN 'planneddown' THEN r.plnd_down
+                                           WHEN 'planned' THEN r.plnd_down WHEN 'idle' THEN r.idle
+                                           WHEN 'overcommitted' THEN r.over_committed WHEN 'reserved' THEN r.planned
+                                           WHEN 'reported' THEN r.reported END, '|' ORDER BY f.i)
+                  FROM unnest(fmt) WITH ORDINALITY AS f (f, i))
+          FROM sreport_cluster_utilization(s, e, units, COALESCE(tres, 'cpu'), 'oracle') r;
+    ELSIF report = 'AccountUtilizationByUser' THEN
+        RETURN QUERY SELECT r.line::int, CASE WHEN tres IS NOT NULL
                        THEN concat_ws('|', r.cluster, r.account, r.login, r.proper_name, r.tres_name, r.used)
                        ELSE concat_ws('|', r.cluster, r.account, r.login, r.proper_name, r.used, r.energy) END
-                       FROM sreport_account_utilization_by_user(s, e, units, tres, 'oracle') r;
-    ELSIF file LIKE 'user_by_acct%' THEN
-        RETURN QUERY SELECT r.line::int, CASE WHEN opt = 'tres'
+                       FROM sreport_account_utilization_by_user(s, e, units, COALESCE(tres, 'cpu'), 'oracle',
+                                                                accounts => accts, tree => tree) r;
+    ELSIF report = 'UserUtilizationByAccount' THEN
+        RETURN QUERY SELECT r.line::int, CASE WHEN tres IS NOT NULL
                        THEN concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.tres_name, r.used)
                        ELSE concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.used, r.energy) END
-                       FROM sreport_user_utilization_by_account(s, e, units, tres, 'oracle') r;
-    ELSIF file LIKE 'top_usage%' THEN
-        RETURN QUERY SELECT r.line::int, CASE WHEN opt = 'tres'
+                       FROM sreport_user_utilization_by_account(s, e, units, COALESCE(tres, 'cpu'), 'oracle') r;
+    ELSIF report = 'TopUsage' THEN
+        RETURN QUERY SELECT r.line::int, CASE WHEN tres IS NOT NULL
                        THEN concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.tres_name, r.used)
                        ELSE concat_ws('|', r.cluster, r.login, r.proper_name, r.account, r.used, r.energy) END
-                       FROM sreport_top_usage(s, e, units, tres, 'oracle') r;
+                       FROM sreport_top_usage(s, e, units, COALESCE(tres, 'cpu'), 'oracle', "group" => grp) r;
     ELSE
         RETURN QUERY
         SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|') || '|% of cluster'
-          FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', units,
-                   CASE WHEN opt = 'accounts' THEN '{chem,phys}'::text[] END, opt = 'flat', opt = 'count', 'oracle') r
+          FROM sreport_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', individual => indiv) r
          WHERE r.line = 1
         UNION ALL
         SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.pct_of_cluster)
-          FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', units,
-                   CASE WHEN opt = 'accounts' THEN '{chem,phys}'::text[] END, opt = 'flat', opt = 'count', 'oracle') r;
+          FROM sreport_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', individual => indiv) r;
     END IF;
 END $$;
 INSERT INTO ours
 SELECT c.file, o.n, o.line
   FROM cmd c
- CROSS JOIN LATERAL (SELECT substring(c.command FROM 'start=(\S+)')::timestamptz AS s,
-                            substring(c.command FROM 'end=(\S+)')::timestamptz AS e,
-                            CASE WHEN c.file ~ '_(Minutes|Hours|Seconds|Percent|tres|accounts|flat|count)$'
-                                 THEN substring(c.file FROM '_([A-Za-z]+)$') ELSE '' END AS opt) a
- CROSS JOIN LATERAL pg_temp.ours(c.file, a.s, a.e, a.opt) o;
+ CROSS JOIN LATERAL pg_temp.ours(c.file, c.command) o;
 
 -- Every file: lines and cells compared, and how many differ (0 each).
 SELECT c.file, count(*) FILTER (WHERE c.n > 0) AS lines,
@@ -131,12 +171,32 @@ SELECT c.file, count(*) FILTER (WHERE c.n > 0) AS lines,
   FROM captured c
   LEFT JOIN ours o ON o.file = c.file AND o.n = c.n
  GROUP BY c.file ORDER BY c.file;
--- the differing lines, and any line of ours sreport did not print (none)
+-- the differing lines, and any line of ours sreport did not print: only
+-- bob's accounts in TopUsage group, which sreport lists in the order of
+-- slurmdbd's association tree (lft: phys, created after chem, sits left of
+-- it) and fairshare, which keeps no lft, by name
+-- (docs/reports.md#not-implemented-and-known-differences)
 SELECT COALESCE(c.file, o.file) AS file, COALESCE(c.n, o.n) AS n, c.line AS sreport, o.line AS ours
   FROM (SELECT * FROM captured WHERE n > 0 OR file LIKE 'sizes%') c
   FULL JOIN ours o ON o.file = c.file AND o.n = c.n
  WHERE c.line IS DISTINCT FROM o.line
  ORDER BY 1, 2;
+
+-- Accounts= naming an account and one below it (root and phys): sreport's
+-- query returns each association of their subtrees once, so the report is
+-- root's whole tree, phys once and under root: the lines of the report
+-- without Accounts= (8 with tree, compared with sreport's in
+-- acct_by_user_tree above), none differing.  An account that does not
+-- exist gives no line, as sreport prints none.
+WITH w AS (SELECT (SELECT to_timestamp(epoch) FROM win WHERE k = 'H') AS s, (SELECT to_timestamp(epoch) FROM win WHERE k = 'E') AS e),
+a AS (SELECT r.* FROM w, sreport_account_utilization_by_user(w.s, w.e, 'minutes', 'cpu', 'oracle', tree => true) r),
+b AS (SELECT r.* FROM w, sreport_account_utilization_by_user(w.s, w.e, 'minutes', 'cpu', 'oracle',
+                                                             accounts => '{phys,root}', tree => true) r)
+SELECT (SELECT count(*) FROM a) AS without_accounts, (SELECT count(*) FROM b) AS root_and_phys,
+       (SELECT count(*) FROM ((TABLE a EXCEPT ALL TABLE b) UNION ALL (TABLE b EXCEPT ALL TABLE a)) d) AS differing;
+SELECT count(*) AS lines
+  FROM sreport_account_utilization_by_user((SELECT to_timestamp(epoch) FROM win WHERE k = 'H'),
+           (SELECT to_timestamp(epoch) FROM win WHERE k = 'E'), 'minutes', 'cpu', 'oracle', accounts => '{nosuch}');
 
 -- the suites share a database: leave nothing behind
 DELETE FROM jobs WHERE cluster = 'oracle';

@@ -13,7 +13,7 @@
 #   bash test/run.sh citus  the same set-up, then Citus built from CITUS_SRC unless
 #                           installed, a coordinator and two workers started, and
 #                           every report compared with a single server's
-#                           (test/citus/run.sh; not in CI: docs/citus.md says why)
+#                           (test/citus/run.sh; CI runs it, with CITUS_SRC=../shared/vendor/citus)
 #   bash test/run.sh bench-slurm  the same set-up, then sprio_at and sshare_at timed
 #                           against a real slurmctld on the same data (test/bench/slurm.sh;
 #                           root; starts Slurm, MariaDB and munge; not in CI)

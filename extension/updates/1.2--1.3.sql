@@ -120,6 +120,17 @@ CREATE TYPE @extschema@._sacctmgr_reservation_line AS (
 CREATE TYPE @extschema@._squeue_nice_line AS (
     kind text, job_id text, nice integer, sqlstate text, reason text);
 
+-- sreport (docs/reports.md#the-sreport-reports): AccountUtilizationByUser
+-- takes Accounts= and tree, SizesByAccount grouping=individual (new
+-- parameters), Utilization returns OverCommitted and TresCount (new
+-- columns): the old ones are dropped, the code re-creates them (the CASCADE
+-- above may have taken them already).  The rollups are data and stay as
+-- they are: the reports leave out their node rows, and docs/reports.md#rollups
+-- says how to recompute them with the registered TRES' rows.
+DROP FUNCTION IF EXISTS @extschema@.sreport_account_utilization_by_user(timestamptz, timestamptz, text, text, text);
+DROP FUNCTION IF EXISTS @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text);
+DROP FUNCTION IF EXISTS @extschema@.sreport_cluster_utilization(timestamptz, timestamptz, text, text, text);
+
 -- ---------------------------------------------------------------------------
 -- The private routines and types move to schema fairshare_internal
 -- (extension/head.sql says why).  Keep this block last: the blocks above

@@ -6,8 +6,11 @@
 #
 # reset_now: no decay, PriorityUsageResetPeriod=NOW.  slurmctld zeroes usage
 #   at the first decay pass after it starts and after each `scontrol
-#   reconfigure`.  Jobs charge usage, `scontrol reconfigure` while a job runs,
-#   captures before and after the pass that resets.
+#   reconfigure` (on 22.05; from Slurm 23.11 a reconfigure restarts
+#   slurmctld, which zeroes it at once and passes from then on:
+#   docs/slurm.md#scontrol-reconfigure-restarts-slurmctld).  Jobs charge
+#   usage, `scontrol reconfigure` while a job runs, captures before and
+#   after the pass that resets.
 # reset_daily: decay (half-life 10 minutes), PriorityUsageResetPeriod=DAILY.
 #   A daily reset happens at slurmctld's local midnight; slurmctld runs with a
 #   TZ whose midnight falls about 4 minutes after it starts (FS_CTLD_TZ), so

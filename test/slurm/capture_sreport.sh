@@ -145,6 +145,24 @@ rep sizes_part job SizesByAccount start="$M" end="$MT" grouping=4,16,32
 rep sizes_accounts job SizesByAccount start="$S" end="$ST" grouping=4,16,32 accounts=chem,phys
 rep sizes_flat job SizesByAccount start="$S" end="$ST" grouping=4,16,32 FlatView
 rep sizes_count job SizesByAccount start="$S" end="$ST" grouping=4,16,32 PrintJobCount
+# the options fairshare's reports were checked against afterwards (-T ALL
+# and energy, TresCount and OverCommitted, TopUsage group, tree,
+# Accounts=, grouping=individual)
+rep utilization_all cluster Utilization start="$S" end="$ST" -T ALL
+rep utilization_energy cluster Utilization start="$S" end="$ST" -T energy -t Seconds
+rep utilization_format cluster Utilization start="$S" end="$ST" -T cpu,mem,billing -t Seconds \
+  format=Cluster,TresName,TresCount,Allocated,Down,PlannedDown,Idle,OverCommitted,Planned,Reported
+rep utilization_format_part cluster Utilization start="$M" end="$MT" -t Percent \
+  format=Cluster,TresCount,Allocated,OverCommitted,Reported
+rep acct_by_user_all cluster AccountUtilizationByUser start="$S" end="$ST" -T ALL -t Seconds
+rep top_usage_group user TopUsage start="$S" end="$ST" group
+rep top_usage_group_tres user TopUsage start="$S" end="$ST" group -T cpu,mem
+rep acct_by_user_tree cluster AccountUtilizationByUser start="$S" end="$ST" tree
+rep acct_by_user_treetres cluster AccountUtilizationByUser start="$S" end="$ST" tree -T cpu,billing
+rep acct_by_user_accounts cluster AccountUtilizationByUser start="$S" end="$ST" accounts=phys
+rep acct_by_user_acctree cluster AccountUtilizationByUser start="$S" end="$ST" accounts=phys tree
+rep sizes_individual job SizesByAccount start="$S" end="$ST" grouping=individual -t Seconds
+rep sizes_individual_count job SizesByAccount start="$S" end="$ST" grouping=individual PrintJobCount
 say "$n sreport outputs"
 timeout 30 scontrol show node > "$OUT/nodes.txt" || fail "scontrol show node"
 {
