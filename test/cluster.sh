@@ -88,6 +88,9 @@ test)
   tap test/meta.sh
   echo "== test/apply_decisions.sh"
   tap test/apply_decisions.sh
+  # the benchmark driver at its smallest scale, in any order, with a failure
+  echo "== test/bench_check.sh"
+  tap test/bench_check.sh
   echo "== test/docs_check.sh"
   tap test/docs_check.sh
   # every view and report through pgjdbc and psqlODBC, as a reader (needs

@@ -1,16 +1,21 @@
 -- The cached fair-share factors of a checkpoint, two ways, on the benchmark
--- centre (test/bench/centre.sql) with a checkpoint at its instant: through
+-- centre (test/bench/centre.sql) with a checkpoint at its instant (made
+-- here first, removed at the end): through
 -- sshare_at (what _checkpoint_factors did before: sshare_at's TRESRunMins read
 -- every running job) against the tree function over association_tree_at (what
 -- it does now).  Alternating rounds in one session, the first a warm-up; the
--- rows of both are compared before the figures are printed.
+-- rows of both are compared (the file stops if they differ) and the
+-- medians go into the benchmark table.
 -- docs/performance.md#history-at-scale.
 --   PGOPTIONS='-c work_mem=64MB -c jit=off' psql -X -f test/bench/bench_factors.sql
 \set ON_ERROR_STOP 1
 SET work_mem = '64MB'; SET jit = off;
 -- checkpoint_usage's own settings (extension/checkpoint.sql)
 SET enable_nestloop = off; SET enable_mergejoin = off;
-SELECT set_config('bench.factors_at', bench.as_of()::text, false) IS NOT NULL AS instant_set;
+SET client_min_messages = warning;
+DELETE FROM fairshare.usage_checkpoints WHERE cluster = 'bench' AND NOT pinned;
+CALL fairshare.checkpoint_usage('bench', bench.as_of());
+SELECT set_config('bench.factors_at', bench.as_of()::text, false) IS NOT NULL AS instant_set \g /dev/null
 CREATE TEMP TABLE t_old (cluster text, account text, user_name text, fairshare float8);
 CREATE TEMP TABLE t_new (LIKE t_old);
 CREATE TEMP TABLE times (round int, variant text, secs float8);
@@ -40,10 +45,28 @@ BEGIN
 END $$;
 SELECT (SELECT count(*) FROM t_old) AS rows_before, (SELECT count(*) FROM t_new) AS rows_now,
        (SELECT count(*) FROM t_old o FULL JOIN t_new n USING (cluster, account, user_name)
-         WHERE o.fairshare IS DISTINCT FROM n.fairshare) AS rows_differ;
+         WHERE o.fairshare IS DISTINCT FROM n.fairshare) AS rows_differ \gset
+\echo :rows_before rows through sshare_at, :rows_now from the tree function, :rows_differ differ
+DO $$
+BEGIN
+    IF (SELECT count(*) FROM t_old) = 0 OR EXISTS (
+           SELECT FROM t_old o FULL JOIN t_new n USING (cluster, account, user_name)
+            WHERE o.fairshare IS DISTINCT FROM n.fairshare) THEN
+        RAISE EXCEPTION 'bench_factors: the two ways give different factors (or none)';
+    END IF;
+END $$;
 SELECT variant, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY secs)::numeric, 3) AS median_s,
        round(min(secs)::numeric, 3) AS min_s, round(max(secs)::numeric, 3) AS max_s, count(*) AS rounds
   FROM times WHERE round > 0 GROUP BY variant ORDER BY variant;
 SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY n.secs / o.secs)::numeric, 3) AS median_ratio_now_over_before
   FROM times o JOIN times n USING (round)
  WHERE o.variant LIKE 'through%' AND n.variant LIKE 'tree%' AND round > 0;
+\o /dev/null
+SELECT bench.record(format('the fair-share factors a checkpoint caches: the tree function over association_tree_at (%s user associations)', :rows_now),
+                    1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY n.secs), 'the same through sshare_at',
+                    1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY o.secs),
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY n.secs / o.secs), 5, NULL, NULL, NULL)
+  FROM times o JOIN times n USING (round)
+ WHERE o.variant LIKE 'through%' AND n.variant LIKE 'tree%' AND round > 0;
+\o
+DELETE FROM fairshare.usage_checkpoints WHERE cluster = 'bench' AND as_of = bench.as_of() AND NOT pinned;

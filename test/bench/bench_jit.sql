@@ -9,6 +9,8 @@
 -- into it.  Target: a ratio of at most 1.1.
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
+-- from no checkpoint: this file makes the ones it reads
+DELETE FROM fairshare.usage_checkpoints;
 CALL fairshare.checkpoint_usage('bench', bench.as_of() - interval '10 minutes');
 \o /dev/null
 SELECT bench.compare('JIT on: ' || v.name, v.q, 'JIT off', v.q, :reps, NULL, 1.1, NULL, 'jit=on', 'jit=off')

@@ -1,13 +1,14 @@
 -- Partitioned history (docs/history.md): what the monthly
--- partitions of jobs cost.  Runs after the other bench_*.sql: it retains
--- the oldest month, which needs the allocations over it gone, so it
--- deletes the allocations.
+-- partitions of jobs cost.  Leaves the centre as it found it, so that it
+-- runs in any order with the other bench_*.sql files:
 --   1. usage as of the benchmark instant from a checkpoint 5 minutes
 --      before: one probe of each partition's index on the end time;
 --   2. maintain_partitions in steady state: the month made 3 months ahead
---      (empty) -- its locks are all an import waits for;
+--      (empty) -- its locks are all an import waits for; the month is
+--      dropped first and made again;
 --   3. retention of the oldest month: the checks, the detach, the archive
---      (COPY), and the reports as of the benchmark instant unchanged.
+--      (COPY), and the reports as of the benchmark instant unchanged, in
+--      one transaction rolled back at the end (see below).
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 SELECT count(*) FILTER (WHERE month_start IS NOT NULL) AS n_parts FROM fairshare.job_partitions() \gset
@@ -33,7 +34,7 @@ BEGIN
         bench.as_of(), bench.as_of() - interval '5 minutes') LOOP
         plan := plan || line || E'\n';
     END LOOP;
-    PERFORM bench.note((SELECT name FROM bench.results WHERE name LIKE 'association_usage_at from a checkpoint 5 min before%'),
+    PERFORM bench.note((SELECT name FROM bench.results WHERE name LIKE 'association_usage_at from a checkpoint 5 min before%' ORDER BY seq DESC LIMIT 1),
                        format('the runs after the checkpoint: %s index scans of the end-time index, one per partition; %s sequential scans, of partitions of under 100 rows (%s of more)',
                               (SELECT count(*) FROM regexp_matches(plan, 'Index (Only )?Scan using jobs_[a-z0-9_]+_coalesce_idx1', 'g')),
                               (SELECT count(*) FROM regexp_matches(plan, 'Seq Scan', 'g')),
@@ -42,6 +43,7 @@ BEGIN
                                 WHERE c.reltuples >= 100)));
 END $$;
 -- the same runs from the partitions and from one table with the same index
+DROP TABLE IF EXISTS bench.jobs_flat;
 CREATE TABLE bench.jobs_flat AS SELECT * FROM fairshare.jobs;
 CREATE INDEX ON bench.jobs_flat ((COALESCE(end_time, 'infinity'::timestamptz))) WHERE start_time IS NOT NULL;
 ANALYZE bench.jobs_flat;
@@ -81,57 +83,82 @@ BEGIN
                          bench.median(ms), NULL, NULL, NULL, 5, 1000, NULL, '< 1 s');
 END $$;
 
--- 3. the oldest month
+-- 3. the oldest month.  retain_jobs commits after each partition it
+-- detaches, so a call of it cannot be undone, and the month would be gone
+-- for whatever runs next.  Its steps are timed instead, in one transaction
+-- rolled back at the end: the checks of every month it would retain
+-- (job_retention, as retain_jobs runs them first), then for each such
+-- month what retain_jobs calls (_jobs_retain_partition: its locks, the
+-- checks again, the pin, the detach), without retain_jobs' commit.  What
+-- retention needs, made first in the same transaction (not timed): no
+-- allocation over the month (the centre's RWTH projects start with it), a
+-- checkpoint as of the month's last end and one at the benchmark instant,
+-- the rollups up to the month's last hour.
 SELECT p.relation AS oldest, p.month_end::date AS before,
-       (SELECT max(j.end_time) FROM fairshare.jobs j WHERE j.submit_time >= p.month_start AND j.submit_time < p.month_end) AS last_end,
-       (SELECT count(*) FROM fairshare.jobs j WHERE j.submit_time >= p.month_start AND j.submit_time < p.month_end) AS month_jobs
+       (SELECT max(j.end_time) FROM fairshare.jobs j WHERE j.submit_time >= p.month_start AND j.submit_time < p.month_end) AS last_end
   FROM fairshare.job_partitions() p WHERE p.month_start IS NOT NULL ORDER BY p.month_start LIMIT 1 \gset
-DELETE FROM fairshare.allocations a WHERE NOT EXISTS (SELECT FROM fairshare.ledger l WHERE l.allocation_id = a.allocation_id);
-CALL fairshare.checkpoint_usage('bench', :'last_end');
-CALL fairshare.checkpoint_usage('bench', bench.as_of());
-CREATE TEMP TABLE reports_before AS
-SELECT 'usage' AS report, md5(string_agg(u::text, ',' ORDER BY u::text)) AS h FROM fairshare.association_usage_at(bench.as_of()) u
-UNION ALL SELECT 'sshare', md5(string_agg(s::text, ',' ORDER BY s::text)) FROM fairshare.sshare_at(bench.as_of()) s
-UNION ALL SELECT 'sprio', md5(string_agg(s::text, ',' ORDER BY s::text)) FROM fairshare.sprio_at(bench.as_of()) s;
-DO $$
+CREATE FUNCTION pg_temp.retain(before date, OUT jobs bigint, OUT check_ms float8, OUT retain_ms float8, OUT copy_ms float8)
+LANGUAGE plpgsql AS $$
 DECLARE
     t0 timestamptz;
-    check_ms float8;
-    detach_ms float8;
-    copy_ms float8;
-    oldest regclass;
-    before date;
-    n bigint;
+    p record;
+    bad record;
 BEGIN
-    SELECT p.relation, p.month_end::date INTO oldest, before
-      FROM fairshare.job_partitions() p WHERE p.month_start IS NOT NULL ORDER BY p.month_start LIMIT 1;
-    EXECUTE format('SELECT count(*) FROM %s', oldest) INTO n;
-    -- (untimed) the rollups hold the month before it goes: retain_jobs
-    -- refuses otherwise
-    PERFORM fairshare.refresh_rollups(up_to => bench.as_of());
-    COMMIT;
+    jobs := 0;
     t0 := clock_timestamp();
     PERFORM * FROM fairshare.job_retention(before);
     check_ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
-    COMMIT;
     t0 := clock_timestamp();
-    CALL fairshare.retain_jobs(before);
-    detach_ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
+    SELECT r.relation, r.reason INTO bad FROM fairshare.job_retention(before) r WHERE NOT r.retainable LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'bench_partitions: partition % cannot go: %', bad.relation, bad.reason;
+    END IF;
+    FOR p IN SELECT r.relation, r.jobs FROM fairshare.job_retention(before) r ORDER BY r.month_start LOOP
+        PERFORM fairshare_internal._jobs_retain_partition(p.relation, NULL);
+        jobs := jobs + p.jobs;
+    END LOOP;
+    retain_ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
+    IF jobs = 0 THEN
+        RAISE EXCEPTION 'bench_partitions: no month before % to retain', before;
+    END IF;
+    -- the archive: the detached months written out (to /dev/null)
     t0 := clock_timestamp();
-    EXECUTE format('COPY %s TO %L WITH (FORMAT csv, HEADER true)', oldest, '/dev/null');
+    FOR p IN SELECT c.oid::regclass AS relation FROM pg_class c
+              WHERE c.relnamespace = 'fairshare'::regnamespace AND c.relkind = 'r' AND NOT c.relispartition
+                AND c.relname ~ '^jobs_p[0-9]{4}_[0-9]{2}$' LOOP
+        EXECUTE format('COPY %s TO %L WITH (FORMAT csv, HEADER true)', p.relation, '/dev/null');
+    END LOOP;
     copy_ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
-    EXECUTE format('DROP TABLE %s', oldest);
-    PERFORM bench.record(format('retain_jobs of the oldest month (%s jobs): checks, pin, detach', n),
-                         detach_ms, NULL, NULL, NULL, 1, NULL, NULL, NULL);
-    PERFORM bench.note(format('retain_jobs of the oldest month (%s jobs): checks, pin, detach', n),
-                       format('of which job_retention''s checks alone %s s; archiving it (COPY ... TO a file) %s s more',
-                              round(check_ms::numeric / 1000, 3), round(copy_ms::numeric / 1000, 3)));
 END $$;
-SELECT bench.note((SELECT name FROM bench.results WHERE name LIKE 'retain_jobs of the oldest month%'),
-                  CASE WHEN NOT EXISTS (
-                      SELECT * FROM reports_before EXCEPT ALL
-                      (SELECT 'usage', md5(string_agg(u::text, ',' ORDER BY u::text)) FROM fairshare.association_usage_at(bench.as_of()) u
-                       UNION ALL SELECT 'sshare', md5(string_agg(s::text, ',' ORDER BY s::text)) FROM fairshare.sshare_at(bench.as_of()) s
-                       UNION ALL SELECT 'sprio', md5(string_agg(s::text, ',' ORDER BY s::text)) FROM fairshare.sprio_at(bench.as_of()) s))
-                  THEN 'association_usage_at, sshare_at, sprio_at as of the benchmark instant unchanged'
-                  ELSE 'REPORTS CHANGED' END);
+CREATE TEMP VIEW reports_now AS
+SELECT 'usage' AS report, md5(string_agg(u::text, ',' ORDER BY u::text)) AS h FROM fairshare.association_usage_at(bench.as_of()) u
+UNION ALL SELECT 'sshare', md5(string_agg(s::text, ',' ORDER BY s::text)) FROM fairshare.sshare_at(bench.as_of()) s
+UNION ALL SELECT 'sprio', md5(string_agg(s::text, ',' ORDER BY s::text)) FROM fairshare.sprio_at(bench.as_of()) s;
+BEGIN;
+DELETE FROM fairshare.allocations a WHERE NOT EXISTS (SELECT FROM fairshare.ledger l WHERE l.allocation_id = a.allocation_id);
+CALL fairshare.checkpoint_usage('bench', :'last_end');
+CALL fairshare.checkpoint_usage('bench', bench.as_of());
+SELECT fairshare.refresh_rollups('bench', date_trunc('hour', :'last_end'::timestamptz) + interval '1 hour') \g /dev/null
+CREATE TEMP TABLE reports_before ON COMMIT DROP AS SELECT * FROM reports_now;
+SELECT * FROM pg_temp.retain(:'before') \gset r_
+SELECT CASE WHEN NOT EXISTS (SELECT * FROM reports_before EXCEPT ALL SELECT * FROM reports_now)
+            THEN 'association_usage_at, sshare_at, sprio_at as of the benchmark instant unchanged'
+            ELSE 'REPORTS CHANGED' END AS reports_check \gset
+ROLLBACK;
+-- undone: the month back in jobs, no checkpoint pinned
+CREATE FUNCTION pg_temp.undone(oldest regclass) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT FROM fairshare.usage_checkpoints WHERE pinned)
+       OR NOT EXISTS (SELECT FROM fairshare.job_partitions() p WHERE p.relation = oldest) THEN
+        RAISE EXCEPTION 'bench_partitions: the retention of % was not undone', oldest;
+    END IF;
+    RETURN true;
+END $$;
+SELECT pg_temp.undone(:'oldest') \g /dev/null
+\o /dev/null
+SELECT bench.record(format('retain_jobs of the oldest month (%s jobs): checks, pin, detach', :r_jobs),
+                    :r_retain_ms, NULL, NULL, NULL, 1, NULL, NULL, NULL);
+SELECT bench.note(format('retain_jobs of the oldest month (%s jobs): checks, pin, detach', :r_jobs),
+                  format('of which job_retention''s checks alone %s s; archiving it (COPY ... TO a file) %s s more; %s',
+                         round(:r_check_ms::numeric / 1000, 3), round(:r_copy_ms::numeric / 1000, 3), :'reports_check'));
+\o

@@ -13,6 +13,8 @@
 -- the fair-share factors that checkpoint cached (docs/priority.md).
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
+-- from no checkpoint: this file makes the ones it reads
+DELETE FROM fairshare.usage_checkpoints;
 SELECT count(*) AS n_pending FROM fairshare.jobs WHERE state = 'PENDING' \gset
 SELECT count(*) FILTER (WHERE state <> 'PENDING') AS n_jobs FROM fairshare.jobs \gset
 \o /dev/null

@@ -195,6 +195,25 @@ VACUUM ANALYZE fairshare.clusters, fairshare.partitions, fairshare.qos, fairshar
                fairshare.account_users, fairshare.jobs, fairshare.allocations;
 CHECKPOINT;
 
+-- What the benchmarks change and put back, for test/bench/run.sh to put
+-- back after one that stopped half-way: the usage checkpoints (each file
+-- makes its own), the cluster's decay mode (bench_sprio.sql), the newest
+-- monthly partition (bench_partitions.sql drops it for maintain_partitions
+-- to make again) and the tables a file makes in the bench schema.
+DROP TABLE IF EXISTS bench.centre_cluster;
+CREATE TABLE bench.centre_cluster AS SELECT * FROM fairshare.clusters WHERE cluster = 'bench';
+CREATE OR REPLACE PROCEDURE bench.restore_centre() LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM fairshare.usage_checkpoints WHERE cluster = 'bench';
+    UPDATE fairshare.clusters c SET decay_mode = s.decay_mode, priority_last_decay = s.priority_last_decay
+      FROM bench.centre_cluster s
+     WHERE c.cluster = s.cluster
+       AND (c.decay_mode, c.priority_last_decay) IS DISTINCT FROM (s.decay_mode, s.priority_last_decay);
+    DROP TABLE IF EXISTS bench.jobs_flat, bench.usage_rows, bench.per_row;
+    COMMIT;
+    CALL fairshare.maintain_partitions();
+END $$;
+
 SELECT (SELECT count(*) FROM fairshare.accounts) AS accounts,
        (SELECT count(*) FROM fairshare.account_users) AS user_associations,
        (SELECT max(l) + 1 FROM acc a WHERE EXISTS (SELECT FROM fairshare.account_users au

@@ -158,6 +158,18 @@ RETURNS void LANGUAGE sql AS $$
     ON CONFLICT (name) DO UPDATE SET value = excluded.value, max_value = excluded.max_value, target = excluded.target;
 $$;
 
+-- No rollups, as centre.sql leaves the centre: bench_reports.sql times the
+-- first refresh_rollups from here and comes back here at its end, so that
+-- the other files (an import marks the hours it touches stale once
+-- rollups exist) measure the same centre in any order.
+CREATE OR REPLACE FUNCTION bench.clear_rollups() RETURNS void
+LANGUAGE sql AS $$
+    TRUNCATE fairshare.usage_hourly, fairshare.usage_daily, fairshare.usage_monthly,
+             fairshare.usage_monthly_by_account, fairshare.cluster_usage_hourly,
+             fairshare.cluster_usage_daily, fairshare.cluster_usage_monthly, fairshare.rollup_dirty;
+    DELETE FROM fairshare.rollup_state;
+$$;
+
 -- The table of results: each median, its baseline's, the ratio, the target.
 CREATE OR REPLACE FUNCTION bench.report()
 RETURNS TABLE (measurement text, median_s numeric, baseline text, baseline_s numeric, ratio numeric,
