@@ -59,6 +59,9 @@ CREATE TABLE sdbd.tres_table (id bigint, deleted integer, type text, name text);
 CREATE TABLE sdbd.qos_table (id bigint, deleted integer, name text);
 INSERT INTO sdbd.tres_table VALUES (1, 0, 'cpu', ''), (5, 0, 'billing', '');
 INSERT INTO sdbd.qos_table VALUES (1, 0, 'normal');
+-- slurmdbd's schema version, which names its release: 12 is 22.05's
+CREATE TABLE sdbd.convert_version_table (version bigint);
+INSERT INTO sdbd.convert_version_table VALUES (12);
 INSERT INTO sdbd.assoc_table VALUES
   (1, 0, 1, '', 'root', '', '', 1, 1, '', NULL, ',1,'),
   (1, 0, 2, '', 'chem', '', 'root', 2, 2, '', NULL, ''),
