@@ -209,7 +209,7 @@ run_major() {
          in_root "$root" online "apt-get install -y -q --no-install-recommends \
              postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap postgresql-$v-cron \
              libtap-parser-sourcehandler-pgtap-perl make gcc chromium fonts-dejavu-core python3 \
-             default-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc unixodbc-dev && \
+             default-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc unixodbc-dev bc && \
            cd /usr/src/fairshare && apt-get build-dep -y -q ./"; } >"$log" 2>&1; then
     tail -40 "$log"
     echo "not ok - PostgreSQL $v: a $suite root with the server and the build dependencies"

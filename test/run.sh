@@ -60,9 +60,13 @@ case "$mode" in
   # pg_cron: test/cron.sh starts a server with it to see scheduled runs happen;
   # chromium, a font and python3: test/charts.sh renders the charts and reads the pixels;
   # a JDK, pgjdbc, psqlODBC and unixODBC: test/bi_drivers.sh reads the reports as BI tools do
-  test) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron chromium fonts-dejavu-core python3"
-        pkgs="$pkgs default-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc unixodbc-dev" ;;
-  checks) pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl clang-14 libclang-rt-14-dev sqlsmith postgresql-$PGV-cron chromium fonts-dejavu-core python3" ;;
+  # bc: test/bench_check.sh runs the benchmark driver, whose scripts compute with it;
+  # checks runs the same suites (test/sanitize.sh), with clang and SQLsmith besides
+  test|checks)
+        pkgs="$pkgs postgresql-$PGV-pgtap libtap-parser-sourcehandler-pgtap-perl postgresql-$PGV-cron chromium fonts-dejavu-core python3"
+        pkgs="$pkgs default-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc unixodbc-dev bc"
+        if [ "$mode" = checks ]; then pkgs="$pkgs clang-14 libclang-rt-14-dev sqlsmith"; fi ;;
+  bench) pkgs="$pkgs bc" ;;
 esac
 # (test/slurm/cluster.sh installs Slurm, MariaDB and munge itself)
 if [ "$mode" = test ] && [ "$FAIRSHARE_SLURM" = 1 ]; then pkgs="$pkgs postgresql-$PGV-mysql-fdw"; fi
