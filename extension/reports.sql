@@ -1379,17 +1379,16 @@ COMMENT ON FUNCTION @extschema@_internal._report_size_buckets(integer[]) IS
 CREATE FUNCTION @extschema@_internal._report_total_count(secs bigint, units text)
 RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT CASE WHEN @extschema@_internal._report_units(units) IN ('seconds', 'minutes', 'hours')
-                THEN @extschema@.report_format(secs, 1, units)
-                ELSE CASE @extschema@_internal._report_units(units)
-                         WHEN 'percent' THEN ''
-                         WHEN 'secper' THEN secs::text
-                         WHEN 'minper' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 60)::bigint::text
-                         ELSE pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 3600)::bigint::text END
-                     OPERATOR(pg_catalog.||) CASE WHEN @extschema@_internal._report_units(units) OPERATOR(pg_catalog.=) 'percent' THEN '' ELSE '(' END
-                     OPERATOR(pg_catalog.||) (secs::numeric OPERATOR(pg_catalog.*) 100)::text OPERATOR(pg_catalog.||) '.00%'
-                     OPERATOR(pg_catalog.||) CASE WHEN @extschema@_internal._report_units(units) OPERATOR(pg_catalog.=) 'percent' THEN '' ELSE ')' END
-           END;
+    SELECT CASE x.u
+               WHEN 'percent' THEN x.pct
+               WHEN 'secper' THEN secs::text OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) x.pct OPERATOR(pg_catalog.||) ')'
+               WHEN 'minper' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 60)::bigint::text
+                                  OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) x.pct OPERATOR(pg_catalog.||) ')'
+               WHEN 'hourper' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 3600)::bigint::text
+                                   OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) x.pct OPERATOR(pg_catalog.||) ')'
+               ELSE @extschema@.report_format(secs, 1, x.u) END
+      FROM (SELECT @extschema@_internal._report_units(units) AS u,
+                   (secs::numeric OPERATOR(pg_catalog.*) 100)::text OPERATOR(pg_catalog.||) '.00%' AS pct) x;
 END;
 COMMENT ON FUNCTION @extschema@_internal._report_total_count(bigint, text) IS
 'A SizesByAccount row''s TRES-seconds as sreport 24.11 prints its Total Count in a -t unit (against a total taken as 1: Percent is secs x 100).';

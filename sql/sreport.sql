@@ -310,7 +310,8 @@ SELECT count(*) AS lines
 -- >= 32 job 5 6,034 x 40 = 241,360; in all 383,760.  24.11 adds Total
 -- Count before "% of cluster": -t Hours 383,760 / 3,600 = 106.6, printed
 -- 107; SecPer 383,760 and, against a total of 0 taken as 1, 383,760 x 100
--- = 38,376,000.00%; PrintJobCount 2 + 2 + 1 + 1 = 6 runs.  The long form
+-- = 38,376,000.00%; HourPer 107 and the same percentage; PrintJobCount
+-- 2 + 2 + 1 + 1 = 6 runs.  The long form
 -- (bi_job_sizes_by_account) repeats the row's Total Count on each bucket.
 -- Utilization (Seconds): the fourth column is the planned-down time on
 -- 22.05, the MAINT reservation maint, 900 s x 64 CPUs = 57,600; on 24.11
@@ -329,6 +330,8 @@ BEGIN
                    FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'hours', cluster => 'oracle') r;
     RETURN QUERY SELECT 'sizes SecPer', concat_ws('|', r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
                    FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'secper', cluster => 'oracle') r;
+    RETURN QUERY SELECT 'sizes HourPer', concat_ws('|', r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
+                   FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'hourper', cluster => 'oracle') r;
     RETURN QUERY SELECT 'sizes count', concat_ws('|', r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
                    FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'hours', job_count => true, cluster => 'oracle') r;
     RETURN QUERY SELECT 'bi Hours', string_agg(concat_ws('|', r.label, r.size, r.total_count, r.pct_of_cluster), ' ; ' ORDER BY r.bucket)
