@@ -228,11 +228,32 @@ BEGIN ATOMIC
           FROM @extschema@.account_users u
          WHERE u.grp_tres_mins IS NOT NULL
     ), run AS MATERIALIZED (
-        SELECT m.cluster, m.account, COALESCE(m.user_name, '') AS user_name, m.tres_run_mins
-          FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m
+        -- TRESRunMins: one row per cluster, its associations' lines in a
+        -- jsonb object {account: {user_name, '' for the account: line}}
+        -- and its line of zeros, each association's line looked up by its
+        -- names (a binary search).  One row per cluster, so that no join
+        -- plan can read the lines once per association: a filter on the
+        -- cluster (WHERE cluster = ..., pushed below the window) turned
+        -- the joins with a table of every line into nested loops that
+        -- rescanned it per association (docs/performance.md#sshare-with-a-filter).
+        SELECT a.cluster,
+               pg_catalog.jsonb_object_agg(a.account, a.users) FILTER (WHERE a.account IS NOT NULL) AS lines,
+               pg_catalog.max(a.zero) AS zero
+          FROM (SELECT m.cluster, m.account,
+                       pg_catalog.jsonb_object_agg(COALESCE(m.user_name, ''), m.tres_run_mins)
+                         FILTER (WHERE m.account IS NOT NULL) AS users,
+                       pg_catalog.max(m.tres_run_mins) FILTER (WHERE m.account IS NULL) AS zero
+                  FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m
+                 GROUP BY m.cluster, m.account) a
+         GROUP BY a.cluster
     ), r AS (
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
-               g.grp_tres_mins, m.tres_run_mins,
+               g.grp_tres_mins,
+               -- an association without running jobs: its cluster's line of
+               -- zeros
+               COALESCE(m.lines OPERATOR(pg_catalog.->) t.account
+                                OPERATOR(pg_catalog.->>) COALESCE(t.user_name, ''),
+                        m.zero) AS tres_run_mins,
                @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
@@ -242,19 +263,18 @@ BEGIN ATOMIC
                    t.raw_usage)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
-          -- The limits and the TRESRunMins lines are joined here, below the
-          -- window, on the three names: the rows are not sorted yet, so the
-          -- planner sorts or hashes them on all three.  Joined above the
-          -- window, whose rows come out sorted by cluster, it merged on the
-          -- cluster alone and filtered the other names pair by pair (minutes
-          -- at 10^7 jobs); and a lookup of the limits per line was a fifth
-          -- of sshare_at's time there (docs/performance.md).
+          -- The limits are joined here, below the window, on the three
+          -- names: the rows are not sorted yet, so the planner sorts or
+          -- hashes them on all three.  Joined above the window, whose rows
+          -- come out sorted by cluster, it merged on the cluster alone and
+          -- filtered the other names pair by pair (minutes at 10^7 jobs);
+          -- and a lookup of the limits per line was a fifth of sshare_at's
+          -- time there (docs/performance.md).  The TRESRunMins: one row per
+          -- cluster (run above).
           LEFT JOIN lim g
             ON g.cluster OPERATOR(pg_catalog.=) t.cluster AND g.account OPERATOR(pg_catalog.=) t.account
            AND g.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
-          LEFT JOIN run m
-            ON m.cluster OPERATOR(pg_catalog.=) t.cluster AND m.account OPERATOR(pg_catalog.=) t.account
-           AND m.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
+          LEFT JOIN run m ON m.cluster OPERATOR(pg_catalog.=) t.cluster
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
@@ -271,11 +291,8 @@ BEGIN ATOMIC
            (r.f).fs_rank,
            -- in sshare's order
            @extschema@_internal._grp_tres_mins_text(r.grp_tres_mins),
-           -- an association without running jobs: its cluster's line of
-           -- zeros (account NULL)
-           COALESCE(r.tres_run_mins, z.tres_run_mins)
+           r.tres_run_mins
       FROM r
-      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
      WHERE @extschema@_internal._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
