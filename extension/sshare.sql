@@ -229,31 +229,27 @@ BEGIN ATOMIC
          WHERE u.grp_tres_mins IS NOT NULL
     ), run AS MATERIALIZED (
         -- TRESRunMins: one row per cluster, its associations' lines in a
-        -- jsonb object {account: {user_name, '' for the account: line}}
-        -- and its line of zeros, each association's line looked up by its
-        -- names (a binary search).  One row per cluster, so that no join
-        -- plan can read the lines once per association: a filter on the
-        -- cluster (WHERE cluster = ..., pushed below the window) turned
-        -- the joins with a table of every line into nested loops that
-        -- rescanned it per association (docs/performance.md#sshare-with-a-filter).
-        SELECT a.cluster,
-               pg_catalog.jsonb_object_agg(a.account, a.users) FILTER (WHERE a.account IS NOT NULL) AS lines,
-               pg_catalog.max(a.zero) AS zero
-          FROM (SELECT m.cluster, m.account,
-                       pg_catalog.jsonb_object_agg(COALESCE(m.user_name, ''), m.tres_run_mins)
-                         FILTER (WHERE m.account IS NOT NULL) AS users,
-                       pg_catalog.max(m.tres_run_mins) FILTER (WHERE m.account IS NULL) AS zero
-                  FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m
-                 GROUP BY m.cluster, m.account) a
-         GROUP BY a.cluster
+        -- jsonb object keyed by the association's tree id (the ids of
+        -- association_tree_at, unique in a cluster) and its line of zeros;
+        -- each association's line is looked up by its id (a binary
+        -- search).  One row per cluster, so that no join plan can read the
+        -- lines once per association: a filter on the cluster (WHERE
+        -- cluster = ..., pushed below the window) turned the joins with a
+        -- table of every line into nested loops that rescanned it per
+        -- association (docs/performance.md#a-filter-on-the-cluster).
+        SELECT m.cluster,
+               pg_catalog.jsonb_object_agg(
+                   CASE WHEN m.user_name IS NULL THEN 'a:' OPERATOR(pg_catalog.||) m.account
+                        ELSE 'u:' OPERATOR(pg_catalog.||) pg_catalog.length(m.account)::text
+                             OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) m.account
+                             OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) m.user_name END,
+                   m.tres_run_mins) FILTER (WHERE m.account IS NOT NULL) AS lines,
+               pg_catalog.max(m.tres_run_mins) FILTER (WHERE m.account IS NULL) AS zero
+          FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m
+         GROUP BY m.cluster
     ), r AS (
-        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.id,
                g.grp_tres_mins,
-               -- an association without running jobs: its cluster's line of
-               -- zeros
-               COALESCE(m.lines OPERATOR(pg_catalog.->) t.account
-                                OPERATOR(pg_catalog.->>) COALESCE(t.user_name, ''),
-                        m.zero) AS tres_run_mins,
                @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
@@ -269,12 +265,10 @@ BEGIN ATOMIC
           -- come out sorted by cluster, it merged on the cluster alone and
           -- filtered the other names pair by pair (minutes at 10^7 jobs);
           -- and a lookup of the limits per line was a fifth of sshare_at's
-          -- time there (docs/performance.md).  The TRESRunMins: one row per
-          -- cluster (run above).
+          -- time there (docs/performance.md).
           LEFT JOIN lim g
             ON g.cluster OPERATOR(pg_catalog.=) t.cluster AND g.account OPERATOR(pg_catalog.=) t.account
            AND g.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
-          LEFT JOIN run m ON m.cluster OPERATOR(pg_catalog.=) t.cluster
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
@@ -291,8 +285,14 @@ BEGIN ATOMIC
            (r.f).fs_rank,
            -- in sshare's order
            @extschema@_internal._grp_tres_mins_text(r.grp_tres_mins),
-           r.tres_run_mins
+           -- an association without running jobs: its cluster's line of
+           -- zeros
+           COALESCE(m.lines OPERATOR(pg_catalog.->>) r.id, m.zero)
       FROM r
+      -- above the window, whose rows would otherwise each carry the
+      -- cluster's object of lines into its buffer (10^4 rows x 10^3 lines
+      -- written to disk at 10^6 jobs: 1.8 s instead of 0.1 s)
+      LEFT JOIN run m ON m.cluster OPERATOR(pg_catalog.=) r.cluster
      WHERE @extschema@_internal._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
