@@ -199,3 +199,9 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- sreport-shaped reports: the Slurm release a cluster runs, which decides
+-- the form they print (docs/slurm.md#which-release-a-cluster-runs); NULL
+-- (not told) keeps 22.05's form, the one the reports printed so far
+ALTER TABLE @extschema@.clusters
+    ADD COLUMN slurm_version text CHECK (slurm_version OPERATOR(pg_catalog.=) ANY (ARRAY['22.05', '24.11']));
