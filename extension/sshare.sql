@@ -227,12 +227,38 @@ BEGIN ATOMIC
         SELECT u.cluster, u.account, u.user_name, u.grp_tres_mins
           FROM @extschema@.account_users u
          WHERE u.grp_tres_mins IS NOT NULL
-    ), run AS MATERIALIZED (
-        SELECT m.cluster, m.account, COALESCE(m.user_name, '') AS user_name, m.tres_run_mins
+    ), lines AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
           FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m
+    ), run AS MATERIALIZED (
+        -- TRESRunMins: one row per cluster, its associations' lines in a
+        -- jsonb object keyed by the association's tree id (the ids of
+        -- association_tree_at, unique in a cluster) and its line of zeros;
+        -- each association's line is looked up by its id (a binary
+        -- search).  One row per cluster, so that no join plan can read the
+        -- lines once per association: a filter on the cluster (WHERE
+        -- cluster = ..., pushed below the window) turned the joins with a
+        -- table of every line into nested loops that rescanned it per
+        -- association (docs/performance.md#a-filter-on-the-cluster).  Built
+        -- from clusters, so that the planner counts its rows from the
+        -- table's statistics (a GROUP BY of the lines guessed 200, and the
+        -- join then buffered every sshare row: 8 % slower at 10^6 jobs).
+        SELECT c.cluster,
+               (SELECT pg_catalog.jsonb_object_agg(
+                         CASE WHEN l.user_name IS NULL THEN 'a:' OPERATOR(pg_catalog.||) l.account
+                              ELSE 'u:' OPERATOR(pg_catalog.||) pg_catalog.length(l.account)::text
+                                   OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) l.account
+                                   OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) l.user_name END,
+                         l.tres_run_mins)
+                  FROM lines l
+                 WHERE l.cluster OPERATOR(pg_catalog.=) c.cluster AND l.account IS NOT NULL) AS lines,
+               (SELECT l.tres_run_mins FROM lines l
+                 WHERE l.cluster OPERATOR(pg_catalog.=) c.cluster AND l.account IS NULL) AS zero
+          FROM @extschema@.clusters c
+         WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     ), r AS (
-        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
-               g.grp_tres_mins, m.tres_run_mins,
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.id,
+               g.grp_tres_mins,
                @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
@@ -242,19 +268,16 @@ BEGIN ATOMIC
                    t.raw_usage)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
-          -- The limits and the TRESRunMins lines are joined here, below the
-          -- window, on the three names: the rows are not sorted yet, so the
-          -- planner sorts or hashes them on all three.  Joined above the
-          -- window, whose rows come out sorted by cluster, it merged on the
-          -- cluster alone and filtered the other names pair by pair (minutes
-          -- at 10^7 jobs); and a lookup of the limits per line was a fifth
-          -- of sshare_at's time there (docs/performance.md).
+          -- The limits are joined here, below the window, on the three
+          -- names: the rows are not sorted yet, so the planner sorts or
+          -- hashes them on all three.  Joined above the window, whose rows
+          -- come out sorted by cluster, it merged on the cluster alone and
+          -- filtered the other names pair by pair (minutes at 10^7 jobs);
+          -- and a lookup of the limits per line was a fifth of sshare_at's
+          -- time there (docs/performance.md).
           LEFT JOIN lim g
             ON g.cluster OPERATOR(pg_catalog.=) t.cluster AND g.account OPERATOR(pg_catalog.=) t.account
            AND g.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
-          LEFT JOIN run m
-            ON m.cluster OPERATOR(pg_catalog.=) t.cluster AND m.account OPERATOR(pg_catalog.=) t.account
-           AND m.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
@@ -272,10 +295,13 @@ BEGIN ATOMIC
            -- in sshare's order
            @extschema@_internal._grp_tres_mins_text(r.grp_tres_mins),
            -- an association without running jobs: its cluster's line of
-           -- zeros (account NULL)
-           COALESCE(r.tres_run_mins, z.tres_run_mins)
+           -- zeros
+           COALESCE(m.lines OPERATOR(pg_catalog.->>) r.id, m.zero)
       FROM r
-      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
+      -- above the window, whose rows would otherwise each carry the
+      -- cluster's object of lines into its buffer (10^4 rows x 10^3 lines
+      -- written to disk at 10^6 jobs: 1.8 s instead of 0.1 s)
+      LEFT JOIN run m ON m.cluster OPERATOR(pg_catalog.=) r.cluster
      WHERE @extschema@_internal._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
