@@ -63,6 +63,7 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
@@ -76,9 +77,24 @@
  * "previous level_fs" at the start of every sibling list). */
 #define FT_NO_VAL	4294967294.0
 
-/* Arguments of every tree window function, in order: the five of every
- * tree (FS_TREE_ARG_ID .. FS_TREE_ARG_IS_USER, fairshare.h), then these. */
-#define ARG_DAMPENING	5
+/*
+ * Arguments of every tree window function, in order: the five of every
+ * tree (FS_TREE_ARG_ID .. FS_TREE_ARG_IS_USER, fairshare.h), or in the node
+ * form the one composite carrying them (FS_TREE_ARG_NODE; tree.c), then
+ * the function's own, counted from tree_args().
+ */
+#define ARG_DAMPENING	0
+
+/*
+ * How many arguments carry the row: 5, or 1 in the node form, whose first
+ * argument is a composite where the other form's is the id (text).
+ */
+static int
+tree_args(FunctionCallInfo fcinfo)
+{
+	return get_fn_expr_argtype(fcinfo->flinfo, FS_TREE_ARG_ID) == TEXTOID
+		? FS_TREE_ARG_IS_USER + 1 : 1;
+}
 
 /* What a window function returns for its row. */
 typedef enum TreeOutput
@@ -125,7 +141,9 @@ typedef struct TreeNode
 typedef struct Tree
 {
 	int32		n;
-	int			live_arg;		/* argument of the usage now, or -1: none */
+	int			live_arg;		/* argument of the usage now, or -1: none;
+								 * in the node form, >= 0: the node's */
+	bool		node_form;		/* one composite argument per row (tree.c) */
 	long double *live_total;	/* with live_arg: sshare's usage now, own +
 								 * descendants (see fs_sshare_tree) */
 	TreeNode   *nodes;
@@ -354,7 +372,10 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 	rt.id_hashes = id_hashes;
 	rt.parent_hashes = parent_hashes;
 	initStringInfo(&arena);
-	fs_tree_read(winobj, t->n, t->live_arg, &arena, parents, tree_check_row, &rt);
+	if (t->node_form)
+		fs_tree_read_nodes(winobj, t->n, &arena, parents, tree_check_row, &rt);
+	else
+		fs_tree_read(winobj, t->n, t->live_arg, &arena, parents, tree_check_row, &rt);
 	t->ids = arena.data;
 }
 
@@ -1003,7 +1024,7 @@ typedef enum TreeAlgorithm
  * and frees the tree once its answers are copied out.
  */
 static MemoryContext
-tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg, int live_arg)
+tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg, int live_arg, bool node_form)
 {
 	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
 											   "fair_tree",
@@ -1012,6 +1033,7 @@ tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg, int live_arg)
 	MemoryContextSwitchTo(work);
 	memset(t, 0, sizeof(*t));
 	t->live_arg = live_arg;
+	t->node_form = node_form;
 	tree_build(winobj, t);
 	if (alg == ALG_FAIR_TREE)
 		fair_tree_compute(t);
@@ -1058,7 +1080,7 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 			default:
 				break;
 		}
-		work = tree_begin(winobj, &t, alg, -1);
+		work = tree_begin(winobj, &t, alg, -1, tree_args(fcinfo) == 1);
 		for (i = 0; i < t.n; i++)
 			tree_cell(&t, i, what, &res->cells[i]);
 		res->computed = true;
@@ -1149,8 +1171,10 @@ fs_classic_factor(PG_FUNCTION_ARGS)
 	TreeCell   *cell;
 	long double damp = 1.0L;
 
-	if (PG_NARGS() > ARG_DAMPENING)
-		damp = dampening_arg(winobj, ARG_DAMPENING);
+	int			nrow = tree_args(fcinfo);
+
+	if (PG_NARGS() > nrow + ARG_DAMPENING)
+		damp = dampening_arg(winobj, nrow + ARG_DAMPENING);
 	cell = tree_window_cell(fcinfo, OUT_CLASSIC_FACTOR);
 	if (cell->isnull)
 		PG_RETURN_NULL();
@@ -1183,9 +1207,9 @@ fs_classic_factor(PG_FUNCTION_ARGS)
  * priority_multifactor.c); the classic_factor window function leaves the
  * root NULL, as it is not a factor any job gets.
  */
-#define ARG_ALGORITHM			5
-#define ARG_SSHARE_DAMPENING	6
-#define ARG_SSHARE_RAW_USAGE	7
+#define ARG_ALGORITHM			0
+#define ARG_SSHARE_DAMPENING	1
+#define ARG_SSHARE_RAW_USAGE	2
 
 typedef struct SshareCell
 {
@@ -1209,10 +1233,10 @@ typedef struct SshareResults
 
 /* The algorithm argument of the current row: true for 'classic'. */
 static bool
-algorithm_is_classic(WindowObject winobj)
+algorithm_is_classic(WindowObject winobj, int argno)
 {
 	bool		isnull;
-	Datum		d = WinGetFuncArgCurrent(winobj, ARG_ALGORITHM, &isnull);
+	Datum		d = WinGetFuncArgCurrent(winobj, argno, &isnull);
 	char	   *a;
 
 	if (isnull)
@@ -1237,8 +1261,9 @@ Datum
 fs_sshare_tree(PG_FUNCTION_ARGS)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	bool		classic = algorithm_is_classic(winobj);
-	long double damp = classic ? dampening_arg(winobj, ARG_SSHARE_DAMPENING) : 1.0L;
+	int			nrow = tree_args(fcinfo);
+	bool		classic = algorithm_is_classic(winobj, nrow + ARG_ALGORITHM);
+	long double damp = classic ? dampening_arg(winobj, nrow + ARG_SSHARE_DAMPENING) : 1.0L;
 	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
 	SshareResults *res = partition_results(winobj, offsetof(SshareResults, cells),
 										   sizeof(SshareCell));
@@ -1249,8 +1274,11 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 	if (!res->computed)
 	{
 		Tree		t;
+		/* the node form carries the usage now in the node (tree.c) */
+		int			live = nrow == 1 ? FS_TREE_ARG_NODE
+			: (PG_NARGS() > nrow + ARG_SSHARE_RAW_USAGE ? nrow + ARG_SSHARE_RAW_USAGE : -1);
 		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE,
-										PG_NARGS() > ARG_SSHARE_RAW_USAGE ? ARG_SSHARE_RAW_USAGE : -1);
+										live, nrow == 1);
 		int32		i;
 
 		for (i = 0; i < t.n; i++)
