@@ -10,6 +10,8 @@
  *   f(id text, parent_id text, shares float8, usage float8, is_user boolean)
  *       OVER (PARTITION BY cluster)
  *
+ * or, in the node form, f(node fair_tree_node) with the same five fields in
+ * one composite, read once per row (tree.c; docs/fairshare.md#the-node-form).
  * parent_id NULL marks the root; shares NULL means Fairshare=parent; usage is
  * the raw usage charged to the association itself (an account's raw usage
  * is its own plus all its descendants').  On the first call of a partition

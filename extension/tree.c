@@ -7,6 +7,8 @@
  *     f(id text, parent_id text, shares float8, usage float8, is_user boolean, ...)
  *         OVER (PARTITION BY cluster)
  *
+ * or, for Fair Tree and classic, with the five in one composite argument,
+ * the node form (below; docs/fairshare.md#the-node-form)
  * (docs/fairshare.md#fair-tree-and-classic-fair-share,
  * docs/metacentrum.md#the-pbs-fairshare-tree-window-functions).  What a NULL
  * or a bad value means differs between the policies (a NULL share is
