@@ -200,6 +200,12 @@ BEGIN
 END
 $$;
 
+-- sreport-shaped reports: the Slurm release a cluster runs, which decides
+-- the form they print (docs/slurm.md#which-release-a-cluster-runs); NULL
+-- (not told) keeps 22.05's form, the one the reports printed so far
+ALTER TABLE @extschema@.clusters
+    ADD COLUMN slurm_version text CHECK (slurm_version OPERATOR(pg_catalog.=) ANY (ARRAY['22.05', '24.11']));
+
 -- Fair Tree's node form (docs/fairshare.md#the-node-form): the row of a
 -- tree as one composite, read once per row; the functions taking it are
 -- re-created by the code below.  (After the move above: _sshare_tree_node

@@ -36,11 +36,12 @@ BEGIN
                        FROM sreport_top_usage(s, e, 'Seconds', 'cpu', 'oracle') r;
     ELSE
         RETURN QUERY
-        SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|') || '|% of cluster'
+        SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|')
+                  || CASE WHEN r.total_count IS NOT NULL THEN '|Total Count' ELSE '' END || '|% of cluster'
           FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'Seconds', NULL, flat, cnt, 'oracle') r
          WHERE r.line = 1
         UNION ALL
-        SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.pct_of_cluster)
+        SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
           FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'Seconds', NULL, flat, cnt, 'oracle') r;
     END IF;
 END $$;
