@@ -63,6 +63,9 @@
 
 #include <float.h>
 #include <math.h>
+#ifndef WIN32
+#include <sys/mman.h>
+#endif
 
 #include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
@@ -180,6 +183,36 @@ static void *
 tree_alloc(Size size)
 {
 	return MemoryContextAllocHuge(CurrentMemoryContext, size);
+}
+
+/*
+ * A large array the passes jump across, on 2 MB boundaries with the kernel
+ * asked for transparent huge pages: with 4 kB pages, at 10^6 associations
+ * nearly every jump across the node array or the id index also missed the
+ * TLB, and every page was first touched by a fault
+ * (docs/performance.md#fair-tree).  Below 8 MB, just 16-byte aligned (the
+ * nodes' long doubles: palloc only guarantees MAXALIGN, found by UBSan).
+ * *base is what to pfree.
+ */
+#define HUGE_PAGE		((Size) 2 * 1024 * 1024)
+
+static void *
+huge_alloc(Size size, void **base)
+{
+	char	   *p;
+
+	if (size < 4 * HUGE_PAGE)
+	{
+		*base = tree_alloc(size + 16);
+		return (void *) TYPEALIGN(16, *base);
+	}
+	*base = tree_alloc(size + HUGE_PAGE);
+	p = (char *) TYPEALIGN(HUGE_PAGE, *base);
+#ifdef MADV_HUGEPAGE
+	/* advice only: without THP the pages are the usual ones */
+	(void) madvise(p, size, MADV_HUGEPAGE);
+#endif
+	return p;
 }
 
 /*
@@ -434,6 +467,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
 	IdIndex		ix;
+	void	   *slots_base;
 	uint64		slots = 2;
 	const char *dup = NULL;
 	int32		i;
@@ -441,8 +475,8 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 	while (slots < 2 * (uint64) Max(t->n, 1))
 		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
-	ix.slots = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(IdSlot) * slots,
-										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	ix.slots = huge_alloc(sizeof(IdSlot) * slots, &slots_base);
+	memset(ix.slots, 0, sizeof(IdSlot) * slots);
 	for (i = 0; i < t->n; i++)
 	{
 		const char *id = NODE_ID(t, i);
@@ -491,7 +525,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
 		t->nodes[i].parent = found->node - 1;
 	}
-	pfree(ix.slots);
+	pfree(slots_base);
 }
 
 /*
@@ -719,17 +753,14 @@ static void
 tree_build(WindowObject winobj, Tree *t)
 {
 	int64		rows = WinGetPartitionRowCount(winobj);
+	void	   *nodes_base;		/* freed with the context */
 
 	if (rows > (int64) (MaxAllocHugeSize / sizeof(TreeNode)) || rows >= PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
 	t->n = (int32) rows;
-	/*
-	 * TreeNode holds long doubles, which need 16-byte alignment; palloc only
-	 * guarantees MAXALIGN (8), so align the array by hand (found by UBSan).
-	 */
-	t->nodes = (TreeNode *) TYPEALIGN(16, tree_alloc(sizeof(TreeNode) * t->n + 16));
+	t->nodes = huge_alloc(sizeof(TreeNode) * t->n, &nodes_base);
 	/* every node is zeroed as its row is read (tree_read_rows) */
 	if (t->live_arg >= 0)
 		t->live_total = (long double *) TYPEALIGN(16, tree_alloc(sizeof(long double) * t->n + 16));
