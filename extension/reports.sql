@@ -1271,9 +1271,9 @@ COMMENT ON FUNCTION @extschema@.sreport_top_usage(timestamptz, timestamptz, text
 -- count the cluster registered, its TRES-seconds reported over the window's
 -- seconds, rounded down as sreport divides its sum of counts).  A row for
 -- each TRES the cluster registered (docs/reports.md#the-sreport-reports).
--- For a cluster that runs Slurm 24.11 (clusters.slurm_version), plnd_down
--- holds what 24.11's sreport prints in that column: the planned time
--- (docs/slurm.md#sreport-total-count-and-planned-printed-twice).
+-- plnd_down is the planned-down time on every release, as format=PlannedDown
+-- prints it; sreport 24.11's default field list prints the planned time
+-- in that place instead (docs/slurm.md#sreport-total-count-and-planned-printed-twice).
 CREATE FUNCTION @extschema@.sreport_cluster_utilization(time_from timestamptz, time_to timestamptz,
         units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL)
 RETURNS TABLE (line bigint, cluster text, tres_name text, allocated text, down text, plnd_down text,
@@ -1294,17 +1294,12 @@ BEGIN ATOMIC
            GROUP BY c.cluster, c.tres)
     SELECT pg_catalog.row_number() OVER (ORDER BY s.cluster, t.tres_order), s.cluster, s.tres,
            @extschema@.report_format(s.alloc, s.reported, units), @extschema@.report_format(s.down, s.reported, units),
-           -- the fourth column: the planned-down time, but the planned
-           -- time again for a cluster that runs 24.11, whose sreport
-           -- prints Planned there (docs/slurm.md#sreport-total-count-and-planned-printed-twice)
-           @extschema@.report_format(CASE WHEN k.slurm_version OPERATOR(pg_catalog.=) '24.11' THEN s.planned ELSE s.pdown END,
-                                     s.reported, units),
+           @extschema@.report_format(s.pdown, s.reported, units),
            @extschema@.report_format(s.idle, s.reported, units),
            @extschema@.report_format(s.planned, s.reported, units), @extschema@.report_format(s.reported, s.reported, units),
            @extschema@.report_format(s.over, s.reported, units),
            s.reported OPERATOR(pg_catalog./) extract(epoch FROM r.t OPERATOR(pg_catalog.-) r.f)::bigint
       FROM s JOIN t ON t.tres OPERATOR(pg_catalog.=) s.tres CROSS JOIN r
-      LEFT JOIN @extschema@.clusters k ON k.cluster OPERATOR(pg_catalog.=) s.cluster
      ORDER BY 1;
 END;
 COMMENT ON FUNCTION @extschema@.sreport_cluster_utilization(timestamptz, timestamptz, text, text, text) IS

@@ -166,7 +166,8 @@ CREATE TEMP TABLE cmd (file text, command text);
 -- accounts=, group, tree, FlatView, PrintJobCount).  The lines sreport
 -- prints follow its fields: with -T, a TRES Name column; Utilization's
 -- format= names its fields as sreport matches them by prefix ("Planned"
--- is PlannedDown: sreport tries PlannedDown first and prints PLND Down).
+-- is PlannedDown on 22.05, which tries PlannedDown first and prints PLND
+-- Down, and Planned on 24.11).
 CREATE TEMP TABLE ours (file text, n int, line text);
 CREATE FUNCTION pg_temp.ours(file text, cmd text)
 RETURNS TABLE (n int, line text) LANGUAGE plpgsql AS $$
@@ -185,10 +186,14 @@ DECLARE
     cnt boolean := cmd ~ ' PrintJobCount( |$)';
     indiv boolean := grouping = 'individual';
     groups int[] := CASE WHEN grouping = 'individual' THEN '{50,250,500,1000}' ELSE ('{' || grouping || '}')::int[] END;
+    v text := (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle');
 BEGIN
+    -- sreport's default fields, Cl,al,d,planned,i,res,rep: the field
+    -- "planned" is PlannedDown on 22.05 (tried first) and Planned on 24.11
+    -- (docs/slurm.md#sreport-total-count-and-planned-printed-twice)
     IF fmt IS NULL AND report = 'Utilization' THEN
-        fmt := CASE WHEN tres IS NULL THEN '{cluster,allocated,down,planneddown,idle,reserved,reported}'
-                    ELSE '{cluster,tresname,allocated,down,planneddown,idle,reserved,reported}' END;
+        fmt := CASE WHEN tres IS NULL THEN '{cluster,allocated,down,planned,idle,reserved,reported}'
+                    ELSE '{cluster,tresname,allocated,down,planned,idle,reserved,reported}' END;
     END IF;
     IF report = 'Utilization' THEN
         RETURN QUERY
@@ -196,7 +201,8 @@ BEGIN
                (SELECT string_agg(CASE f.f WHEN 'cluster' THEN r.cluster WHEN 'tresname' THEN r.tres_name
                                            WHEN 'trescount' THEN r.tres_count::text WHEN 'allocated' THEN r.allocated
                                            WHEN 'down' THEN r.down WHEN 'planneddown' THEN r.plnd_down
-                                           WHEN 'planned' THEN r.plnd_down WHEN 'idle' THEN r.idle
+                                           WHEN 'planned' THEN CASE WHEN v = '24.11' THEN r.planned ELSE r.plnd_down END
+                                           WHEN 'idle' THEN r.idle
                                            WHEN 'overcommitted' THEN r.over_committed WHEN 'reserved' THEN r.planned
                                            WHEN 'reported' THEN r.reported END, '|' ORDER BY f.i)
                   FROM unnest(fmt) WITH ORDINALITY AS f (f, i))
@@ -267,6 +273,7 @@ DECLARE
     cnt boolean := cmd ~ ' PrintJobCount( |$)';
     indiv boolean := grouping = 'individual';
     groups int[] := CASE WHEN grouping = 'individual' THEN '{50,250,500,1000}' ELSE ('{' || grouping || '}')::int[] END;
+    v text := (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle');
 BEGIN
     RETURN QUERY
     SELECT 0, 'Cluster|Account|' || string_agg(r.label, '|' ORDER BY r.bucket)
@@ -313,12 +320,13 @@ SELECT count(*) AS lines
 -- = 38,376,000.00%; HourPer 107 and the same percentage; PrintJobCount
 -- 2 + 2 + 1 + 1 = 6 runs.  The long form
 -- (bi_job_sizes_by_account) repeats the row's Total Count on each bucket.
--- Utilization (Seconds): the fourth column is the planned-down time on
--- 22.05, the MAINT reservation maint, 900 s x 64 CPUs = 57,600; on 24.11
--- the planned time again, the sixth column: the runs' waits, 300 x 4 +
--- 800 x 8 + 400 x 16 + 300 x 2 + 800 x 40 + 60 x 1 + 600 x 2 (jobs 1 to 7)
--- = 1,200 + 6,400 + 6,400 + 600 + 32,000 + 60 + 1,200 = 47,860.  Every
--- other cell is the same on both.
+-- Utilization (Seconds) is the same on every release: plnd_down is the
+-- planned-down time, the MAINT reservation maint, 900 s x 64 CPUs =
+-- 57,600, as format=PlannedDown prints it on 22.05 and 24.11; planned is
+-- the runs' waits, 300 x 4 + 800 x 8 + 400 x 16 + 300 x 2 + 800 x 40 +
+-- 60 x 1 + 600 x 2 (jobs 1 to 7) = 1,200 + 6,400 + 6,400 + 600 + 32,000 +
+-- 60 + 1,200 = 47,860, which sreport 24.11's default fields print in the
+-- fourth place too.
 CREATE FUNCTION pg_temp.form(v text)
 RETURNS TABLE (report text, line text) LANGUAGE plpgsql AS $$
 DECLARE

@@ -23,8 +23,13 @@ DECLARE
     flat boolean := file LIKE 'sizes_flat%';
 BEGIN
     IF file LIKE 'utilization%' THEN
-        RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, r.allocated, r.down, r.plnd_down, r.idle, r.planned, r.reported)
-                       FROM sreport_cluster_utilization(s, e, 'Seconds', 'cpu', 'oracle') r;
+        -- sreport's default fields: 24.11 prints the planned time where
+        -- 22.05 prints PLND Down (docs/slurm.md#sreport-total-count-and-planned-printed-twice)
+        RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, r.allocated, r.down,
+                                                   CASE WHEN k.slurm_version = '24.11' THEN r.planned ELSE r.plnd_down END,
+                                                   r.idle, r.planned, r.reported)
+                       FROM sreport_cluster_utilization(s, e, 'Seconds', 'cpu', 'oracle') r
+                       LEFT JOIN clusters k ON k.cluster = r.cluster;
     ELSIF file LIKE 'acct_by_user%' THEN
         RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, r.account, r.login, r.proper_name, r.used, r.energy)
                        FROM sreport_account_utilization_by_user(s, e, 'Seconds', 'cpu', 'oracle') r;
