@@ -75,6 +75,18 @@ LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@_internal._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm; raw usage summed from raw_usage (NULL: usage), the rest from usage.';
 
+-- The same in the node form (fair_tree.sql): the row, with its usage now,
+-- as one composite, read once per row instead of six times; sshare_at and
+-- the cached factors call this one.
+CREATE TYPE @extschema@_internal._sshare_tree_node AS (
+    id text, parent_id text, shares float8, usage float8, is_user boolean, raw_usage float8);
+CREATE FUNCTION @extschema@_internal._sshare_tree(node @extschema@_internal._sshare_tree_node,
+                                         algorithm text, dampening float8)
+RETURNS @extschema@_internal._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@_internal._sshare_tree(@extschema@_internal._sshare_tree_node, text, float8) IS
+'_sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening, raw_usage) with the row as one _sshare_tree_node: the same values, one read of each row.';
+
 -- sshare's TRESRunMins of every association of the fair_tree and classic
 -- clusters: for the jobs running at as_of in the association or below it
 -- (started before it: one that starts at as_of itself is not counted yet),
@@ -259,13 +271,14 @@ BEGIN ATOMIC
     ), r AS (
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.id,
                g.grp_tres_mins,
-               @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+               @extschema@_internal._sshare_tree(
+                   ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
+                   t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
                         THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
-                   t.raw_usage)
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
           -- The limits are joined here, below the window, on the three
