@@ -13,8 +13,8 @@
 #   capture 3  after the next pass.
 # Besides the usual files: changes.txt (each change with the epochs before
 # and after it), txn.txt (sacctmgr show transaction: what slurmdbd recorded
-# of the changes), assoc_table.txt (slurmdbd's association table, with
-# mod_time, id_parent and lft/rgt, from MariaDB).  About 2 minutes.
+# of the changes), assoc_table.txt (slurmdbd's association table, every
+# column, mod_time included, from MariaDB).  About 2 minutes.
 #   sudo bash test/slurm/capture_tree_change.sh
 cd "$(dirname "$0")/../.." || exit 1
 export FS_HALFLIFE=0
@@ -63,9 +63,9 @@ wait_pass 90
 capture "after the next pass"
 
 timeout 30 sacctmgr show transaction -P withassoc > "$OUT/txn.txt" 2>&1
+# (every column: 22.05 keeps the tree in parent_acct and lft/rgt, 24.11 in
+# id_parent and lineage)
 mysql --protocol=socket slurm_acct_db -B -e \
-  "SELECT id_assoc, acct, user, parent_acct, id_parent, lft, rgt, shares, deleted,
-          FROM_UNIXTIME(creation_time) AS created, FROM_UNIXTIME(mod_time) AS modified
-     FROM oracle_assoc_table ORDER BY id_assoc" > "$OUT/assoc_table.txt" 2>&1
+  "SELECT * FROM oracle_assoc_table ORDER BY id_assoc" > "$OUT/assoc_table.txt" 2>&1 || fail "the association table"
 echo "jobs: $j1 $j2 $j3 $j4 pending=$pend,$pend2" >> "$OUT/run.txt"
 finish
