@@ -151,14 +151,18 @@ typedef struct Tree
 	bool		node_form;		/* one composite argument per row (tree.c) */
 	long double *live_total;	/* with live_arg: sshare's usage now, own +
 								 * descendants (see fs_sshare_tree) */
-	TreeNode   *nodes;
+	void	   *live_base;		/* what to pfree */
+	TreeNode   *nodes;			/* in lineage order once built (tree_renumber) */
+	void	   *nodes_base;		/* what to pfree */
+	int32	   *pos;			/* row -> its node (its lineage position) */
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
 	int32		n_users;
 	int32		max_depth;
 	int32	   *kids;			/* direct children, grouped by parent ... */
 	int32	   *kid_start;		/* ... kids[kid_start[v] .. kid_start[v+1]) */
-	int32	   *lineage;		/* node indexes in lineage order */
+	int32	   *lineage;		/* node -> its row (before tree_renumber: the
+								 * rows in lineage order) */
 	int32	   *fs_kids;		/* fs children, grouped by fs parent */
 	int32	   *fs_start;
 } Tree;
@@ -552,6 +556,64 @@ report_cycle(Tree *t, int32 v)
 }
 
 /*
+ * Move the nodes into lineage order: node p becomes the p-th of the
+ * pre-order walk, t->lineage[p] its row and t->pos[row] its node.  Every
+ * pass after the walk goes from parents to children or back, and with the
+ * nodes in row order each of those steps landed anywhere in a 96-byte-per-
+ * association array (at 10^6 associations a cache miss, and the passes
+ * after the read were most of the time: docs/performance.md#fair-tree).
+ * In lineage order a parent precedes its subtree, so depths, raw usage
+ * sums, fs parents, the fs sibling groups and the ranking walk go through
+ * the array in order or near it; one gather here pays for it.  The root
+ * is node 0.  The sums and sorts see the same values in the same order as
+ * before, so every answer is the same to the bit.
+ */
+static void
+tree_renumber(Tree *t)
+{
+	int32		n = t->n;
+	void	   *base;
+	TreeNode   *nodes = huge_alloc(sizeof(TreeNode) * Max(n, 1), &base);
+	int32	   *pos = tree_alloc(sizeof(int32) * Max(n, 1));
+	int32		p;
+
+	for (p = 0; p < n; p++)
+		pos[t->lineage[p]] = p;
+	t->max_depth = 0;
+	for (p = 0; p < n; p++)
+	{
+		TreeNode   *v = &nodes[p];
+
+		*v = t->nodes[t->lineage[p]];
+		v->order = p;
+		if (v->parent < 0)
+			v->depth = 0;
+		else
+		{
+			v->parent = pos[v->parent];
+			v->depth = nodes[v->parent].depth + 1;
+			t->max_depth = Max(t->max_depth, v->depth);
+		}
+	}
+	if (t->live_total != NULL)
+	{
+		void	   *live_base = tree_alloc(sizeof(long double) * n + 16);
+		long double *live = (long double *) TYPEALIGN(16, live_base);
+
+		for (p = 0; p < n; p++)
+			live[p] = t->live_total[t->lineage[p]];
+		pfree(t->live_base);
+		t->live_total = live;
+		t->live_base = live_base;
+	}
+	pfree(t->nodes_base);
+	t->nodes = nodes;
+	t->nodes_base = base;
+	t->pos = pos;
+	t->root = 0;
+}
+
+/*
  * Children lists, the lineage order (an explicit-stack pre-order walk) with
  * depths, cycle and shape checks, and every account's raw usage (own plus
  * descendants', summed leaves first).
@@ -628,22 +690,14 @@ tree_walk(Tree *t)
 	t->lineage = tree_alloc(sizeof(int32) * n);
 	stack = tree_alloc(sizeof(int32) * n);
 	stack[top++] = t->root;
-	t->nodes[t->root].depth = 0;
 	while (top > 0)
 	{
 		int32		v = stack[--top];
 		int32		k;
 
-		t->nodes[v].order = seen;
 		t->lineage[seen++] = v;
 		for (k = t->kid_start[v + 1] - 1; k >= t->kid_start[v]; k--)
-		{
-			int32		c = t->kids[k];
-
-			t->nodes[c].depth = t->nodes[v].depth + 1;
-			t->max_depth = Max(t->max_depth, t->nodes[c].depth);
-			stack[top++] = c;
-		}
+			stack[top++] = t->kids[k];
 	}
 	pfree(stack);
 	if (seen < n)
@@ -657,6 +711,11 @@ tree_walk(Tree *t)
 				report_cycle(t, i);
 	}
 
+	pfree(t->kids);
+	pfree(t->kid_start);
+	t->kids = t->kid_start = NULL;
+	tree_renumber(t);
+
 	/* raw usage, leaves first: reverse pre-order visits children first */
 	t->n_users = 0;
 	for (i = 0; i < n; i++)
@@ -664,23 +723,31 @@ tree_walk(Tree *t)
 			t->n_users++;
 	for (i = n - 1; i > 0; i--)
 	{
-		TreeNode   *v = &t->nodes[t->lineage[i]];
+		TreeNode   *v = &t->nodes[i];
 
 		t->nodes[v->parent].total += v->total;
 		if (t->live_total != NULL)
-			t->live_total[v->parent] += t->live_total[t->lineage[i]];
+			t->live_total[v->parent] += t->live_total[i];
 	}
 	/*
 	 * Raw usage is returned, and divided by, as float8: a total past float8
-	 * would give effective usage 0 and Level FS infinity below it.
+	 * would give effective usage 0 and Level FS infinity below it.  The
+	 * first such row in row order is named.
 	 */
-	for (i = 0; i < n; i++)
-		if (t->nodes[i].total > (long double) DBL_MAX
-			|| (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
+	{
+		int32		bad = -1;
+
+		for (i = 0; i < n; i++)
+			if ((t->nodes[i].total > (long double) DBL_MAX
+				 || (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
+				&& (bad < 0 || t->lineage[i] < t->lineage[bad]))
+				bad = i;
+		if (bad >= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, i)),
+					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, bad)),
 					 errhint("Usage is billing-seconds; a total above 1.8e308 has no meaning.")));
+	}
 }
 
 /*
@@ -695,11 +762,12 @@ tree_fs_groups(Tree *t)
 {
 	int32		n = t->n;
 	int32	   *fill;
+	int32		bad = -1;
 	int32		i;
 
 	for (i = 0; i < n; i++)
 	{
-		int32		v = t->lineage[i];
+		int32		v = i;		/* nodes are in lineage order */
 		int32		p = t->nodes[v].parent;
 
 		if (p < 0)
@@ -722,7 +790,7 @@ tree_fs_groups(Tree *t)
 	memcpy(fill, t->fs_start, sizeof(int32) * n);
 	for (i = 0; i < n; i++)
 	{
-		int32		v = t->lineage[i];
+		int32		v = i;
 
 		if (t->nodes[v].fs_parent >= 0)
 			t->fs_kids[fill[t->nodes[v].fs_parent]++] = v;
@@ -737,14 +805,17 @@ tree_fs_groups(Tree *t)
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
 			sum += t->nodes[t->fs_kids[k]].shares;
 		/* S = shares / sum: an infinite sum would make every S 0 */
-		if (isinf(sum))
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, i)),
-					 errhint("Shares are relative: divide them all by the same number.")));
+		if (isinf(sum) && (bad < 0 || t->lineage[i] < t->lineage[bad]))
+			bad = i;
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
 			t->nodes[t->fs_kids[k]].level_shares = sum;
 	}
+	/* the first such parent in row order is named */
+	if (bad >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, bad)),
+				 errhint("Shares are relative: divide them all by the same number.")));
 	t->nodes[t->root].level_shares = 0.0;
 }
 
@@ -753,17 +824,19 @@ static void
 tree_build(WindowObject winobj, Tree *t)
 {
 	int64		rows = WinGetPartitionRowCount(winobj);
-	void	   *nodes_base;		/* freed with the context */
 
 	if (rows > (int64) (MaxAllocHugeSize / sizeof(TreeNode)) || rows >= PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
 	t->n = (int32) rows;
-	t->nodes = huge_alloc(sizeof(TreeNode) * t->n, &nodes_base);
+	t->nodes = huge_alloc(sizeof(TreeNode) * t->n, &t->nodes_base);
 	/* every node is zeroed as its row is read (tree_read_rows) */
 	if (t->live_arg >= 0)
-		t->live_total = (long double *) TYPEALIGN(16, tree_alloc(sizeof(long double) * t->n + 16));
+	{
+		t->live_base = tree_alloc(sizeof(long double) * t->n + 16);
+		t->live_total = (long double *) TYPEALIGN(16, t->live_base);
+	}
 	{
 		StringInfoData parents;
 		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
@@ -935,11 +1008,11 @@ classic_compute(Tree *t)
 
 	for (i = 0; i < t->n; i++)
 	{
-		TreeNode   *v = &t->nodes[t->lineage[i]];
+		TreeNode   *v = &t->nodes[i];	/* nodes are in lineage order */
 		TreeNode   *p;
 		long double un;
 
-		if (t->lineage[i] == t->root)
+		if (i == t->root)
 		{
 			v->norm_shares = 1.0;
 			v->efctv = 1.0L;
@@ -971,8 +1044,8 @@ classic_compute(Tree *t)
 static void
 tree_cell(Tree *t, int32 i, TreeOutput what, TreeCell *cell)
 {
-	TreeNode   *v = &t->nodes[i];
-	bool		is_root = (i == t->root);
+	TreeNode   *v = &t->nodes[t->pos[i]];
+	bool		is_root = (t->pos[i] == t->root);
 	long double root_total = t->nodes[t->root].total;
 
 	cell->isnull = false;
@@ -1323,8 +1396,8 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 			cell->depth = (int32) tmp.value;
 			tree_cell(&t, i, OUT_ORDER, &tmp);
 			cell->order = (int64) tmp.value;
-			cell->raw_usage = (double) (t.live_total != NULL ? t.live_total[i]
-										: t.nodes[i].total);
+			cell->raw_usage = (double) (t.live_total != NULL ? t.live_total[t.pos[i]]
+										: t.nodes[t.pos[i]].total);
 			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
 			cell->norm_usage = tmp.value;
 			if (classic)
@@ -1332,7 +1405,7 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 				tree_cell(&t, i, OUT_CLASSIC_NORM_SHARES, &cell->norm_shares);
 				tree_cell(&t, i, OUT_CLASSIC_EFFECTIVE_USAGE, &cell->efctv);
 				tree_cell(&t, i, OUT_CLASSIC_FACTOR, &cell->factor);
-				if (i == t.root)
+				if (t.pos[i] == t.root)
 					cell->factor.isnull = false;	/* UE 1, S 1 */
 				cell->level_fs.isnull = true;
 				cell->rank.isnull = true;
