@@ -143,6 +143,22 @@ typedef struct TreeNode
 	bool		use_parent;		/* shares NULL: Fairshare=parent */
 } TreeNode;
 
+/*
+ * One row as read, 32 bytes: all that linking the parents and the walk to
+ * lineage order need.  The nodes are built from these in lineage order
+ * (tree_renumber), so the rows' array is a third of the nodes' while the
+ * partition is read and the ids are indexed.
+ */
+typedef struct TreeRow
+{
+	double		usage;			/* the row's own usage */
+	double		shares;			/* raw shares (0 when use_parent) */
+	Size		id_off;			/* id: offset into the id arena */
+	int32		parent;			/* row of the direct parent; -1: root */
+	bool		is_user;
+	bool		use_parent;		/* shares NULL: Fairshare=parent */
+} TreeRow;
+
 typedef struct Tree
 {
 	int32		n;
@@ -152,14 +168,15 @@ typedef struct Tree
 	long double *live_total;	/* with live_arg: sshare's usage now, own +
 								 * descendants (see fs_sshare_tree) */
 	void	   *live_base;		/* what to pfree */
-	TreeNode   *nodes;			/* in lineage order once built (tree_renumber) */
-	void	   *nodes_base;		/* what to pfree */
+	TreeRow    *rows;			/* as read, until tree_renumber */
+	void	   *rows_base;		/* what to pfree */
+	TreeNode   *nodes;			/* in lineage order (tree_renumber) */
 	int32	   *pos;			/* row -> its node (its lineage position) */
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
 	int32		n_users;
 	int32		max_depth;
-	int32	   *kids;			/* direct children, grouped by parent ... */
+	struct LineageKey *kids;	/* direct children, grouped by parent ... */
 	int32	   *kid_start;		/* ... kids[kid_start[v] .. kid_start[v+1]) */
 	int32	   *lineage;		/* node -> its row (before tree_renumber: the
 								 * rows in lineage order) */
@@ -182,6 +199,7 @@ typedef struct TreeResults
 } TreeResults;
 
 #define NODE_ID(t, i)	((t)->ids + (t)->nodes[i].id_off)
+#define ROW_ID(t, i)	((t)->ids + (t)->rows[i].id_off)
 
 static void *
 tree_alloc(Size size)
@@ -351,7 +369,7 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 	RowTarget  *rt = (RowTarget *) state;
 	Tree	   *t = rt->t;
 	int32		i = (int32) row;
-	TreeNode   *node = &t->nodes[i];
+	TreeRow    *node = &t->rows[i];
 	const char *id;
 
 	if (a->id_null)
@@ -360,7 +378,7 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 				 errmsg("id of row %d of the tree is NULL", i + 1),
 				 errhint("Every association needs a non-NULL id, unique within its window partition.")));
 	/* zeroed here, while it is in the cache, not in a pass of its own */
-	memset(node, 0, sizeof(TreeNode));
+	memset(node, 0, sizeof(TreeRow));
 	node->id_off = a->id_off;
 	rt->id_hashes[i] = a->id_hash;
 	id = ids + node->id_off;
@@ -382,7 +400,7 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 				 errmsg("usage of association \"%s\" is NULL", id),
 				 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
 	check_value(a->usage, "usage", id);
-	node->total = a->usage;
+	node->usage = a->usage;
 
 	if (t->live_total != NULL)
 	{
@@ -483,7 +501,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 	memset(ix.slots, 0, sizeof(IdSlot) * slots);
 	for (i = 0; i < t->n; i++)
 	{
-		const char *id = NODE_ID(t, i);
+		const char *id = ROW_ID(t, i);
 		IdSlot	   *s = id_probe(&ix, t->ids, id, id_hashes[i]);
 
 		if (s->node != 0)
@@ -494,7 +512,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 		}
 		s->hash = id_hashes[i];
 		s->node = i + 1;
-		s->id_off = t->nodes[i].id_off;
+		s->id_off = t->rows[i].id_off;
 	}
 	if (dup != NULL)
 		ereport(ERROR,
@@ -514,10 +532,10 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 				ereport(ERROR,
 						(errcode(ERRCODE_CHECK_VIOLATION),
 						 errmsg("the tree has two roots: \"%s\" and \"%s\" both have a NULL parent_id",
-								NODE_ID(t, t->root), NODE_ID(t, i)),
+								ROW_ID(t, t->root), ROW_ID(t, i)),
 						 errhint("Exactly one row per window partition (the root) has parent_id NULL; PARTITION BY the cluster.")));
 			t->root = i;
-			t->nodes[i].parent = -1;
+			t->rows[i].parent = -1;
 			continue;
 		}
 		pid = parents + parent_off[i];
@@ -525,9 +543,9 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 		if (found->node == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
-					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, NODE_ID(t, i)),
+					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, ROW_ID(t, i)),
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
-		t->nodes[i].parent = found->node - 1;
+		t->rows[i].parent = found->node - 1;
 	}
 	pfree(slots_base);
 }
@@ -541,17 +559,17 @@ report_cycle(Tree *t, int32 v)
 {
 	int32		i;
 
-	for (i = 0; i < t->n && t->nodes[v].parent >= 0; i++)
-		v = t->nodes[v].parent;
+	for (i = 0; i < t->n && t->rows[v].parent >= 0; i++)
+		v = t->rows[v].parent;
 	if (t->root < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
 				 errmsg("the tree has no root: parent_id forms a cycle through association \"%s\"",
-						NODE_ID(t, v)),
+						ROW_ID(t, v)),
 				 errhint("Exactly one row per window partition, the root, has parent_id NULL.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_CHECK_VIOLATION),
-			 errmsg("association \"%s\" is its own ancestor: parent_id forms a cycle", NODE_ID(t, v)),
+			 errmsg("association \"%s\" is its own ancestor: parent_id forms a cycle", ROW_ID(t, v)),
 			 errhint("Following parent_id from any row must end at the root, the one row whose parent_id is NULL.")));
 }
 
@@ -572,7 +590,7 @@ static void
 tree_renumber(Tree *t)
 {
 	int32		n = t->n;
-	void	   *base;
+	void	   *base;			/* freed with the context */
 	TreeNode   *nodes = huge_alloc(sizeof(TreeNode) * Max(n, 1), &base);
 	int32	   *pos = tree_alloc(sizeof(int32) * Max(n, 1));
 	int32		p;
@@ -580,20 +598,35 @@ tree_renumber(Tree *t)
 	for (p = 0; p < n; p++)
 		pos[t->lineage[p]] = p;
 	t->max_depth = 0;
+	t->n_users = 0;
 	for (p = 0; p < n; p++)
 	{
+		const TreeRow *r = &t->rows[t->lineage[p]];
 		TreeNode   *v = &nodes[p];
 
-		*v = t->nodes[t->lineage[p]];
+		memset(v, 0, sizeof(TreeNode));
+		v->total = r->usage;
+		v->shares = r->shares;
+		v->id_off = r->id_off;
+		v->is_user = r->is_user;
+		v->use_parent = r->use_parent;
 		v->order = p;
-		if (v->parent < 0)
-			v->depth = 0;
-		else
+		t->n_users += r->is_user ? 1 : 0;
+		if (r->parent < 0)
 		{
-			v->parent = pos[v->parent];
-			v->depth = nodes[v->parent].depth + 1;
-			t->max_depth = Max(t->max_depth, v->depth);
+			v->parent = v->fs_parent = -1;
+			continue;
 		}
+		/*
+		 * The parent is an earlier node, done: its depth, and the fs parent
+		 * (_set_assoc_parent_and_user; the root counts as a normal account
+		 * whatever its shares)
+		 */
+		v->parent = pos[r->parent];
+		v->depth = nodes[v->parent].depth + 1;
+		t->max_depth = Max(t->max_depth, v->depth);
+		v->fs_parent = (v->parent == 0 || !nodes[v->parent].use_parent)
+			? v->parent : nodes[v->parent].fs_parent;
 	}
 	if (t->live_total != NULL)
 	{
@@ -606,9 +639,9 @@ tree_renumber(Tree *t)
 		t->live_total = live;
 		t->live_base = live_base;
 	}
-	pfree(t->nodes_base);
+	pfree(t->rows_base);
+	t->rows = NULL;
 	t->nodes = nodes;
-	t->nodes_base = base;
 	t->pos = pos;
 	t->root = 0;
 }
@@ -632,19 +665,23 @@ tree_walk(Tree *t)
 		/* every row has a parent, so parent_id must loop somewhere */
 		report_cycle(t, 0);
 	}
-	if (t->nodes[t->root].is_user)
+	if (t->rows[t->root].is_user)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("the root of the tree, \"%s\", is a user", NODE_ID(t, t->root)),
+				 errmsg("the root of the tree, \"%s\", is a user", ROW_ID(t, t->root)),
 				 errhint("The root must be an account (is_user false).")));
 
-	/* counting sort of rows by parent */
+	/*
+	 * Counting sort of rows by parent, straight into the sort keys of the
+	 * sibling lists: reading the rows in order here, not every child again
+	 * at random when its list is sorted
+	 */
 	t->kid_start = tree_alloc(sizeof(int32) * (n + 1));
-	t->kids = tree_alloc(sizeof(int32) * Max(n, 1));
+	t->kids = tree_alloc(sizeof(LineageKey) * Max(n, 1));
 	memset(t->kid_start, 0, sizeof(int32) * (n + 1));
 	for (i = 0; i < n; i++)
-		if (t->nodes[i].parent >= 0)
-			t->kid_start[t->nodes[i].parent + 1]++;
+		if (t->rows[i].parent >= 0)
+			t->kid_start[t->rows[i].parent + 1]++;
 	for (i = 0; i < n; i++)
 		t->kid_start[i + 1] += t->kid_start[i];
 	{
@@ -652,38 +689,29 @@ tree_walk(Tree *t)
 
 		memcpy(fill, t->kid_start, sizeof(int32) * n);
 		for (i = 0; i < n; i++)
-			if (t->nodes[i].parent >= 0)
-				t->kids[fill[t->nodes[i].parent]++] = i;
+			if (t->rows[i].parent >= 0)
+			{
+				LineageKey *key = &t->kids[fill[t->rows[i].parent]++];
+
+				key->id = ROW_ID(t, i);
+				key->node = i;
+				key->is_user = t->rows[i].is_user;
+			}
 		pfree(fill);
 	}
+	for (i = 0; i < n; i++)
 	{
-		LineageKey *keys = tree_alloc(sizeof(LineageKey) * longest_group(t->kid_start, n));
+		LineageKey *kids = t->kids + t->kid_start[i];
+		int32		nk = t->kid_start[i + 1] - t->kid_start[i];
 
-		for (i = 0; i < n; i++)
-		{
-			int32	   *kids = t->kids + t->kid_start[i];
-			int32		nk = t->kid_start[i + 1] - t->kid_start[i];
-			int32		k;
-
-			if (nk > 0 && t->nodes[i].is_user)
-				ereport(ERROR,
-						(errcode(ERRCODE_CHECK_VIOLATION),
-						 errmsg("user association \"%s\" has a child, \"%s\"",
-								NODE_ID(t, i), NODE_ID(t, kids[0])),
-						 errhint("Only accounts (is_user false) can be parents.")));
-			if (nk < 2)
-				continue;
-			for (k = 0; k < nk; k++)
-			{
-				keys[k].id = NODE_ID(t, kids[k]);
-				keys[k].node = kids[k];
-				keys[k].is_user = t->nodes[kids[k]].is_user;
-			}
-			qsort(keys, nk, sizeof(LineageKey), cmp_lineage);
-			for (k = 0; k < nk; k++)
-				kids[k] = keys[k].node;
-		}
-		pfree(keys);
+		if (nk > 0 && t->rows[i].is_user)
+			ereport(ERROR,
+					(errcode(ERRCODE_CHECK_VIOLATION),
+					 errmsg("user association \"%s\" has a child, \"%s\"",
+							ROW_ID(t, i), kids[0].id),
+					 errhint("Only accounts (is_user false) can be parents.")));
+		if (nk >= 2)
+			qsort(kids, nk, sizeof(LineageKey), cmp_lineage);
 	}
 
 	/* pre-order walk: children pushed in reverse so the first pops first */
@@ -697,7 +725,7 @@ tree_walk(Tree *t)
 
 		t->lineage[seen++] = v;
 		for (k = t->kid_start[v + 1] - 1; k >= t->kid_start[v]; k--)
-			stack[top++] = t->kids[k];
+			stack[top++] = t->kids[k].node;
 	}
 	pfree(stack);
 	if (seen < n)
@@ -713,35 +741,34 @@ tree_walk(Tree *t)
 
 	pfree(t->kids);
 	pfree(t->kid_start);
-	t->kids = t->kid_start = NULL;
+	t->kids = NULL;
+	t->kid_start = NULL;
 	tree_renumber(t);
 
-	/* raw usage, leaves first: reverse pre-order visits children first */
-	t->n_users = 0;
-	for (i = 0; i < n; i++)
-		if (t->nodes[i].is_user)
-			t->n_users++;
-	for (i = n - 1; i > 0; i--)
-	{
-		TreeNode   *v = &t->nodes[i];
-
-		t->nodes[v->parent].total += v->total;
-		if (t->live_total != NULL)
-			t->live_total[v->parent] += t->live_total[i];
-	}
 	/*
-	 * Raw usage is returned, and divided by, as float8: a total past float8
-	 * would give effective usage 0 and Level FS infinity below it.  The
-	 * first such row in row order is named.
+	 * Raw usage, leaves first: reverse pre-order visits children first, so
+	 * a node's total is complete when it is reached.  Raw usage is
+	 * returned, and divided by, as float8: a total past float8 would give
+	 * effective usage 0 and Level FS infinity below it; the first such row
+	 * in row order is named.
 	 */
 	{
 		int32		bad = -1;
 
-		for (i = 0; i < n; i++)
-			if ((t->nodes[i].total > (long double) DBL_MAX
+		for (i = n - 1; i >= 0; i--)
+		{
+			TreeNode   *v = &t->nodes[i];
+
+			if ((v->total > (long double) DBL_MAX
 				 || (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
 				&& (bad < 0 || t->lineage[i] < t->lineage[bad]))
 				bad = i;
+			if (i == 0)
+				break;
+			t->nodes[v->parent].total += v->total;
+			if (t->live_total != NULL)
+				t->live_total[v->parent] += t->live_total[i];
+		}
 		if (bad >= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -765,19 +792,7 @@ tree_fs_groups(Tree *t)
 	int32		bad = -1;
 	int32		i;
 
-	for (i = 0; i < n; i++)
-	{
-		int32		v = i;		/* nodes are in lineage order */
-		int32		p = t->nodes[v].parent;
-
-		if (p < 0)
-			t->nodes[v].fs_parent = -1;
-		else if (p == t->root || !t->nodes[p].use_parent)
-			t->nodes[v].fs_parent = p;
-		else
-			t->nodes[v].fs_parent = t->nodes[p].fs_parent;
-	}
-
+	/* the fs parents are set (tree_renumber) */
 	t->fs_start = tree_alloc(sizeof(int32) * (n + 1));
 	t->fs_kids = tree_alloc(sizeof(int32) * Max(n, 1));
 	memset(t->fs_start, 0, sizeof(int32) * (n + 1));
@@ -830,7 +845,7 @@ tree_build(WindowObject winobj, Tree *t)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
 	t->n = (int32) rows;
-	t->nodes = huge_alloc(sizeof(TreeNode) * t->n, &t->nodes_base);
+	t->rows = huge_alloc(sizeof(TreeRow) * t->n, &t->rows_base);
 	/* every node is zeroed as its row is read (tree_read_rows) */
 	if (t->live_arg >= 0)
 	{
