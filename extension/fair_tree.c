@@ -171,7 +171,6 @@ typedef struct Tree
 	TreeRow    *rows;			/* as read, until tree_renumber */
 	void	   *rows_base;		/* what to pfree */
 	TreeNode   *nodes;			/* in lineage order (tree_renumber) */
-	int32	   *pos;			/* row -> its node (its lineage position) */
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
 	int32		n_users;
@@ -575,7 +574,7 @@ report_cycle(Tree *t, int32 v)
 
 /*
  * Move the nodes into lineage order: node p becomes the p-th of the
- * pre-order walk, t->lineage[p] its row and t->pos[row] its node.  Every
+ * pre-order walk and t->lineage[p] its row.  Every
  * pass after the walk goes from parents to children or back, and with the
  * nodes in row order each of those steps landed anywhere in a 96-byte-per-
  * association array (at 10^6 associations a cache miss, and the passes
@@ -642,7 +641,7 @@ tree_renumber(Tree *t)
 	pfree(t->rows_base);
 	t->rows = NULL;
 	t->nodes = nodes;
-	t->pos = pos;
+	pfree(pos);
 	t->root = 0;
 }
 
@@ -892,14 +891,11 @@ fair_tree_compute(Tree *t)
 	uint32		rnt = rank;
 	int32		i;
 
-	/* S of every non-parent association; the root's is 0 as sshare shows */
-	for (i = 0; i < n; i++)
-	{
-		TreeNode   *v = &t->nodes[i];
-
-		v->norm_shares = (i != t->root && !v->use_parent && v->level_shares != 0.0)
-			? v->shares / v->level_shares : 0.0;
-	}
+	/*
+	 * One pass in lineage order: the fs parent comes before its group, and
+	 * its S is set by then.  S of every non-parent association; the root's
+	 * is 0 as sshare shows.
+	 */
 	for (i = 0; i < n; i++)
 	{
 		TreeNode   *v = &t->nodes[i];
@@ -907,6 +903,8 @@ fair_tree_compute(Tree *t)
 		double		parent_total,
 					u;
 
+		v->norm_shares = (i != t->root && !v->use_parent && v->level_shares != 0.0)
+			? v->shares / v->level_shares : 0.0;
 		if (i == t->root)
 		{
 			v->efctv = 1.0L;
@@ -1055,12 +1053,17 @@ classic_compute(Tree *t)
 	}
 }
 
-/* The answer of row i for output `what`, into cell. */
+/*
+ * The answer of node p (of row t->lineage[p]) for output `what`, into
+ * cell.  Callers go through the nodes in order and write each answer to its
+ * row's cell: a row's node lies anywhere in the node array, and its 24-byte
+ * cell costs less to reach there than a 96-byte node.
+ */
 static void
-tree_cell(Tree *t, int32 i, TreeOutput what, TreeCell *cell)
+tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
 {
-	TreeNode   *v = &t->nodes[t->pos[i]];
-	bool		is_root = (t->pos[i] == t->root);
+	TreeNode   *v = &t->nodes[p];
+	bool		is_root = (p == t->root);
 	long double root_total = t->nodes[t->root].total;
 
 	cell->isnull = false;
@@ -1203,7 +1206,7 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 		}
 		work = tree_begin(winobj, &t, alg, -1, tree_args(fcinfo) == 1);
 		for (i = 0; i < t.n; i++)
-			tree_cell(&t, i, what, &res->cells[i]);
+			tree_cell(&t, i, what, &res->cells[t.lineage[i]]);
 		res->computed = true;
 		tree_end(work);
 	}
@@ -1404,15 +1407,15 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 
 		for (i = 0; i < t.n; i++)
 		{
-			SshareCell *cell = &res->cells[i];
+			SshareCell *cell = &res->cells[t.lineage[i]];
 			TreeCell	tmp;
 
 			tree_cell(&t, i, OUT_DEPTH, &tmp);
 			cell->depth = (int32) tmp.value;
 			tree_cell(&t, i, OUT_ORDER, &tmp);
 			cell->order = (int64) tmp.value;
-			cell->raw_usage = (double) (t.live_total != NULL ? t.live_total[t.pos[i]]
-										: t.nodes[t.pos[i]].total);
+			cell->raw_usage = (double) (t.live_total != NULL ? t.live_total[i]
+										: t.nodes[i].total);
 			tree_cell(&t, i, OUT_NORM_USAGE, &tmp);
 			cell->norm_usage = tmp.value;
 			if (classic)
@@ -1420,7 +1423,7 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 				tree_cell(&t, i, OUT_CLASSIC_NORM_SHARES, &cell->norm_shares);
 				tree_cell(&t, i, OUT_CLASSIC_EFFECTIVE_USAGE, &cell->efctv);
 				tree_cell(&t, i, OUT_CLASSIC_FACTOR, &cell->factor);
-				if (t.pos[i] == t.root)
+				if (i == t.root)
 					cell->factor.isnull = false;	/* UE 1, S 1 */
 				cell->level_fs.isnull = true;
 				cell->rank.isnull = true;
