@@ -48,12 +48,16 @@
  * returns (sshare's listing order).
  *
  * Cost: O(n log n) time (sorts; parents are found through a hash table of
- * the ids), one pass over the partition, no recursion (explicit stacks);
- * 160 to 190 bytes of working memory per association with its id while
- * the parents are linked (a 96-byte node, the ids, the hash table), less
- * after, plus 24 bytes of answer kept per row (peak resident memory
- * measured by test/bench: 248 bytes per association at 10^5, 215 at 10^6,
- * against 259 and 234 for the 144-byte node of 1.1 in the same run;
+ * the ids), one pass over the partition, no recursion (explicit stacks).
+ * The rows are read into 32-byte rows (TreeRow), the parents linked and the
+ * lineage order walked over those; the 96-byte nodes are then built in
+ * lineage order (tree_renumber), so that the passes after the walk go
+ * through them in order (docs/performance.md#fair-tree).  Working memory
+ * per association: the row, its id and the hash table while the parents
+ * are linked; the row and the node while the nodes are built; plus 24
+ * bytes of answer kept per row (peak resident memory measured by
+ * test/bench: 234 bytes per association at 10^5, 212 at 10^6; 259 and
+ * 234 for the 144-byte node of 1.1;
  * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
@@ -119,11 +123,11 @@ typedef enum TreeOutput
 } TreeOutput;
 
 /*
- * One association.  96 bytes: the passes after the read follow parents and
- * children across the array, so at 10^6 associations nearly every node they
- * touch is a cache miss, and a smaller node is fewer of them.  The row's own
- * usage is kept only as the start of its total, and sshare's usage now
- * (Tree.live_total) only when there is one.  (It was 144 bytes.)
+ * One association, node p of the lineage order (tree_renumber).  96 bytes:
+ * the passes after the walk go from parents to children and back, which
+ * in lineage order is through the array in order or near it.  The row's
+ * own usage is kept only as the start of its total, and sshare's usage
+ * now (Tree.live_total) only when there is one.
  */
 typedef struct TreeNode
 {
