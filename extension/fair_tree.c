@@ -175,6 +175,8 @@ typedef struct Tree
 	TreeRow    *rows;			/* as read, until tree_renumber */
 	void	   *rows_base;		/* what to pfree */
 	TreeNode   *nodes;			/* in lineage order (tree_renumber) */
+	char	   *scratch;		/* the nodes' memory, lent until they are
+								 * built (tree_build) */
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
 	int32		n_users;
@@ -492,7 +494,6 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
 	IdIndex		ix;
-	void	   *slots_base;
 	uint64		slots = 2;
 	const char *dup = NULL;
 	int32		i;
@@ -500,7 +501,8 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 	while (slots < 2 * (uint64) Max(t->n, 1))
 		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
-	ix.slots = huge_alloc(sizeof(IdSlot) * slots, &slots_base);
+	/* at most 4n slots of 16 bytes: within the nodes' 96 bytes each */
+	ix.slots = (IdSlot *) t->scratch;
 	memset(ix.slots, 0, sizeof(IdSlot) * slots);
 	for (i = 0; i < t->n; i++)
 	{
@@ -550,7 +552,6 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
 		t->rows[i].parent = found->node - 1;
 	}
-	pfree(slots_base);
 }
 
 /*
@@ -593,8 +594,7 @@ static void
 tree_renumber(Tree *t)
 {
 	int32		n = t->n;
-	void	   *base;			/* freed with the context */
-	TreeNode   *nodes = huge_alloc(sizeof(TreeNode) * Max(n, 1), &base);
+	TreeNode   *nodes = (TreeNode *) t->scratch;	/* nothing else in it now */
 	int32	   *pos = tree_alloc(sizeof(int32) * Max(n, 1));
 	int32		p;
 
@@ -645,6 +645,7 @@ tree_renumber(Tree *t)
 	pfree(t->rows_base);
 	t->rows = NULL;
 	t->nodes = nodes;
+	t->scratch = NULL;
 	pfree(pos);
 	t->root = 0;
 }
@@ -679,8 +680,9 @@ tree_walk(Tree *t)
 	 * sibling lists: reading the rows in order here, not every child again
 	 * at random when its list is sorted
 	 */
-	t->kid_start = tree_alloc(sizeof(int32) * (n + 1));
-	t->kids = tree_alloc(sizeof(LineageKey) * Max(n, 1));
+	/* in the nodes' memory (tree_build): 16n + 4(n + 1) + 4n + 4n bytes */
+	t->kids = (LineageKey *) t->scratch;
+	t->kid_start = (int32 *) (t->kids + Max(n, 1));
 	memset(t->kid_start, 0, sizeof(int32) * (n + 1));
 	for (i = 0; i < n; i++)
 		if (t->rows[i].parent >= 0)
@@ -688,7 +690,7 @@ tree_walk(Tree *t)
 	for (i = 0; i < n; i++)
 		t->kid_start[i + 1] += t->kid_start[i];
 	{
-		int32	   *fill = tree_alloc(sizeof(int32) * n);
+		int32	   *fill = t->kid_start + n + 1;
 
 		memcpy(fill, t->kid_start, sizeof(int32) * n);
 		for (i = 0; i < n; i++)
@@ -700,7 +702,6 @@ tree_walk(Tree *t)
 				key->node = i;
 				key->is_user = t->rows[i].is_user;
 			}
-		pfree(fill);
 	}
 	for (i = 0; i < n; i++)
 	{
@@ -719,7 +720,7 @@ tree_walk(Tree *t)
 
 	/* pre-order walk: children pushed in reverse so the first pops first */
 	t->lineage = tree_alloc(sizeof(int32) * n);
-	stack = tree_alloc(sizeof(int32) * n);
+	stack = t->kid_start + n + 1;	/* after fill, done */
 	stack[top++] = t->root;
 	while (top > 0)
 	{
@@ -730,7 +731,6 @@ tree_walk(Tree *t)
 		for (k = t->kid_start[v + 1] - 1; k >= t->kid_start[v]; k--)
 			stack[top++] = t->kids[k].node;
 	}
-	pfree(stack);
 	if (seen < n)
 	{
 		bool	   *reached = palloc0(sizeof(bool) * n);
@@ -742,8 +742,6 @@ tree_walk(Tree *t)
 				report_cycle(t, i);
 	}
 
-	pfree(t->kids);
-	pfree(t->kid_start);
 	t->kids = NULL;
 	t->kid_start = NULL;
 	tree_renumber(t);
@@ -842,6 +840,7 @@ static void
 tree_build(WindowObject winobj, Tree *t)
 {
 	int64		rows = WinGetPartitionRowCount(winobj);
+	void	   *nodes_base;		/* freed with the context */
 
 	if (rows > (int64) (MaxAllocHugeSize / sizeof(TreeNode)) || rows >= PG_INT32_MAX)
 		ereport(ERROR,
@@ -863,6 +862,14 @@ tree_build(WindowObject winobj, Tree *t)
 
 		initStringInfo(&parents);
 		tree_read_rows(winobj, t, &parents, parent_off, id_hashes, parent_hashes);
+		/*
+		 * The nodes' memory, 16-aligned (huge_alloc), holds the id index,
+		 * then the walk's arrays, until the nodes are built in it: at 10^6
+		 * associations every fresh page cost a fault and zeroing by the
+		 * kernel (docs/performance.md#fair-tree), and only the pages touched
+		 * count in the backend's memory.
+		 */
+		t->scratch = huge_alloc(sizeof(TreeNode) * Max(t->n, 1), &nodes_base);
 		tree_link_parents(t, parents.data, parent_off, id_hashes, parent_hashes);
 		pfree(parents.data);
 		pfree(parent_off);
