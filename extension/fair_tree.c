@@ -53,11 +53,11 @@
  * lineage order walked over those; the 96-byte nodes are then built in
  * lineage order (tree_renumber), so that the passes after the walk go
  * through them in order (docs/performance.md#fair-tree).  Working memory
- * per association: the row, its id and the hash table while the parents
- * are linked; the row and the node while the nodes are built; plus 24
- * bytes of answer kept per row (peak resident memory measured by
- * test/bench: 234 bytes per association at 10^5, 212 at 10^6; 259 and
- * 234 for the 144-byte node of 1.1;
+ * per association: the row, its id and the hash table (in the nodes'
+ * memory) while the parents are linked; the row and the node while the
+ * nodes are built; plus 24 bytes of answer kept per row (peak resident
+ * memory measured by test/bench: 218 bytes per association at 10^5, 196
+ * at 10^6; 259 and 234 for the 144-byte node of 1.1;
  * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
