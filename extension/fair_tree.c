@@ -578,11 +578,10 @@ report_cycle(Tree *t, int32 v)
 }
 
 /*
- * Move the nodes into lineage order: node p becomes the p-th of the
- * pre-order walk and t->lineage[p] its row.  Every
- * pass after the walk goes from parents to children or back, and with the
- * nodes in row order each of those steps landed anywhere in a 96-byte-per-
- * association array (at 10^6 associations a cache miss, and the passes
+ * Build the nodes from the rows in lineage order: node p is the p-th of
+ * the pre-order walk and t->lineage[p] its row.  Every pass after the walk
+ * goes from parents to children or back, and with the nodes in row order
+ * each of those steps landed anywhere in a 96-byte-per-association array (at 10^6 associations a cache miss, and the passes
  * after the read were most of the time: docs/performance.md#fair-tree).
  * In lineage order a parent precedes its subtree, so depths, raw usage
  * sums, fs parents, the fs sibling groups and the ranking walk go through
@@ -651,9 +650,10 @@ tree_renumber(Tree *t)
 }
 
 /*
- * Children lists, the lineage order (an explicit-stack pre-order walk) with
- * depths, cycle and shape checks, and every account's raw usage (own plus
- * descendants', summed leaves first).
+ * Children lists, the lineage order (an explicit-stack pre-order walk)
+ * with cycle and shape checks, over the rows; then the nodes built in that
+ * order (tree_renumber, with the depths) and every account's raw usage
+ * (own plus descendants', summed leaves first).
  */
 static void
 tree_walk(Tree *t)
