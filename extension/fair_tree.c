@@ -48,12 +48,16 @@
  * returns (sshare's listing order).
  *
  * Cost: O(n log n) time (sorts; parents are found through a hash table of
- * the ids), one pass over the partition, no recursion (explicit stacks);
- * 160 to 190 bytes of working memory per association with its id while
- * the parents are linked (a 96-byte node, the ids, the hash table), less
- * after, plus 24 bytes of answer kept per row (peak resident memory
- * measured by test/bench: 248 bytes per association at 10^5, 215 at 10^6,
- * against 259 and 234 for the 144-byte node of 1.1 in the same run;
+ * the ids), one pass over the partition, no recursion (explicit stacks).
+ * The rows are read into 32-byte rows (TreeRow), the parents linked and the
+ * lineage order walked over those; the 96-byte nodes are then built in
+ * lineage order (tree_renumber), so that the passes after the walk go
+ * through them in order (docs/performance.md#fair-tree).  Working memory
+ * per association: the row, its id and the hash table (in the nodes'
+ * memory) while the parents are linked; the row and the node while the
+ * nodes are built; plus 24 bytes of answer kept per row (peak resident
+ * memory measured by test/bench: 218 bytes per association at 10^5, 196
+ * at 10^6; 259 and 234 for the 144-byte node of 1.1;
  * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
@@ -119,11 +123,11 @@ typedef enum TreeOutput
 } TreeOutput;
 
 /*
- * One association.  96 bytes: the passes after the read follow parents and
- * children across the array, so at 10^6 associations nearly every node they
- * touch is a cache miss, and a smaller node is fewer of them.  The row's own
- * usage is kept only as the start of its total, and sshare's usage now
- * (Tree.live_total) only when there is one.  (It was 144 bytes.)
+ * One association, node p of the lineage order (tree_renumber).  96 bytes:
+ * the passes after the walk go from parents to children and back, which
+ * in lineage order is through the array in order or near it.  The row's
+ * own usage is kept only as the start of its total, and sshare's usage
+ * now (Tree.live_total) only when there is one.
  */
 typedef struct TreeNode
 {
@@ -143,6 +147,22 @@ typedef struct TreeNode
 	bool		use_parent;		/* shares NULL: Fairshare=parent */
 } TreeNode;
 
+/*
+ * One row as read, 32 bytes: all that linking the parents and the walk to
+ * lineage order need.  The nodes are built from these in lineage order
+ * (tree_renumber), so the rows' array is a third of the nodes' while the
+ * partition is read and the ids are indexed.
+ */
+typedef struct TreeRow
+{
+	double		usage;			/* the row's own usage */
+	double		shares;			/* raw shares (0 when use_parent) */
+	Size		id_off;			/* id: offset into the id arena */
+	int32		parent;			/* row of the direct parent; -1: root */
+	bool		is_user;
+	bool		use_parent;		/* shares NULL: Fairshare=parent */
+} TreeRow;
+
 typedef struct Tree
 {
 	int32		n;
@@ -151,14 +171,20 @@ typedef struct Tree
 	bool		node_form;		/* one composite argument per row (tree.c) */
 	long double *live_total;	/* with live_arg: sshare's usage now, own +
 								 * descendants (see fs_sshare_tree) */
-	TreeNode   *nodes;
+	void	   *live_base;		/* what to pfree */
+	TreeRow    *rows;			/* as read, until tree_renumber */
+	void	   *rows_base;		/* what to pfree */
+	TreeNode   *nodes;			/* in lineage order (tree_renumber) */
+	char	   *scratch;		/* the nodes' memory, lent until they are
+								 * built (tree_build) */
 	char	   *ids;			/* id arena: NUL-terminated ids */
 	int32		root;
 	int32		n_users;
 	int32		max_depth;
-	int32	   *kids;			/* direct children, grouped by parent ... */
+	struct LineageKey *kids;	/* direct children, grouped by parent ... */
 	int32	   *kid_start;		/* ... kids[kid_start[v] .. kid_start[v+1]) */
-	int32	   *lineage;		/* node indexes in lineage order */
+	int32	   *lineage;		/* node -> its row (before tree_renumber: the
+								 * rows in lineage order) */
 	int32	   *fs_kids;		/* fs children, grouped by fs parent */
 	int32	   *fs_start;
 } Tree;
@@ -178,6 +204,7 @@ typedef struct TreeResults
 } TreeResults;
 
 #define NODE_ID(t, i)	((t)->ids + (t)->nodes[i].id_off)
+#define ROW_ID(t, i)	((t)->ids + (t)->rows[i].id_off)
 
 static void *
 tree_alloc(Size size)
@@ -347,7 +374,7 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 	RowTarget  *rt = (RowTarget *) state;
 	Tree	   *t = rt->t;
 	int32		i = (int32) row;
-	TreeNode   *node = &t->nodes[i];
+	TreeRow    *node = &t->rows[i];
 	const char *id;
 
 	if (a->id_null)
@@ -356,7 +383,7 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 				 errmsg("id of row %d of the tree is NULL", i + 1),
 				 errhint("Every association needs a non-NULL id, unique within its window partition.")));
 	/* zeroed here, while it is in the cache, not in a pass of its own */
-	memset(node, 0, sizeof(TreeNode));
+	memset(node, 0, sizeof(TreeRow));
 	node->id_off = a->id_off;
 	rt->id_hashes[i] = a->id_hash;
 	id = ids + node->id_off;
@@ -378,7 +405,7 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 				 errmsg("usage of association \"%s\" is NULL", id),
 				 errhint("Pass 0 for an association that has no usage of its own, e.g. COALESCE(usage, 0).")));
 	check_value(a->usage, "usage", id);
-	node->total = a->usage;
+	node->usage = a->usage;
 
 	if (t->live_total != NULL)
 	{
@@ -467,7 +494,6 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
 	IdIndex		ix;
-	void	   *slots_base;
 	uint64		slots = 2;
 	const char *dup = NULL;
 	int32		i;
@@ -475,11 +501,12 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 	while (slots < 2 * (uint64) Max(t->n, 1))
 		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
-	ix.slots = huge_alloc(sizeof(IdSlot) * slots, &slots_base);
+	/* at most 4n slots of 16 bytes: within the nodes' 96 bytes each */
+	ix.slots = (IdSlot *) t->scratch;
 	memset(ix.slots, 0, sizeof(IdSlot) * slots);
 	for (i = 0; i < t->n; i++)
 	{
-		const char *id = NODE_ID(t, i);
+		const char *id = ROW_ID(t, i);
 		IdSlot	   *s = id_probe(&ix, t->ids, id, id_hashes[i]);
 
 		if (s->node != 0)
@@ -490,7 +517,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 		}
 		s->hash = id_hashes[i];
 		s->node = i + 1;
-		s->id_off = t->nodes[i].id_off;
+		s->id_off = t->rows[i].id_off;
 	}
 	if (dup != NULL)
 		ereport(ERROR,
@@ -510,10 +537,10 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 				ereport(ERROR,
 						(errcode(ERRCODE_CHECK_VIOLATION),
 						 errmsg("the tree has two roots: \"%s\" and \"%s\" both have a NULL parent_id",
-								NODE_ID(t, t->root), NODE_ID(t, i)),
+								ROW_ID(t, t->root), ROW_ID(t, i)),
 						 errhint("Exactly one row per window partition (the root) has parent_id NULL; PARTITION BY the cluster.")));
 			t->root = i;
-			t->nodes[i].parent = -1;
+			t->rows[i].parent = -1;
 			continue;
 		}
 		pid = parents + parent_off[i];
@@ -521,11 +548,10 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 		if (found->node == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
-					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, NODE_ID(t, i)),
+					 errmsg("parent \"%s\" of association \"%s\" is not in the tree", pid, ROW_ID(t, i)),
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
-		t->nodes[i].parent = found->node - 1;
+		t->rows[i].parent = found->node - 1;
 	}
-	pfree(slots_base);
 }
 
 /*
@@ -537,24 +563,97 @@ report_cycle(Tree *t, int32 v)
 {
 	int32		i;
 
-	for (i = 0; i < t->n && t->nodes[v].parent >= 0; i++)
-		v = t->nodes[v].parent;
+	for (i = 0; i < t->n && t->rows[v].parent >= 0; i++)
+		v = t->rows[v].parent;
 	if (t->root < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
 				 errmsg("the tree has no root: parent_id forms a cycle through association \"%s\"",
-						NODE_ID(t, v)),
+						ROW_ID(t, v)),
 				 errhint("Exactly one row per window partition, the root, has parent_id NULL.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_CHECK_VIOLATION),
-			 errmsg("association \"%s\" is its own ancestor: parent_id forms a cycle", NODE_ID(t, v)),
+			 errmsg("association \"%s\" is its own ancestor: parent_id forms a cycle", ROW_ID(t, v)),
 			 errhint("Following parent_id from any row must end at the root, the one row whose parent_id is NULL.")));
 }
 
 /*
- * Children lists, the lineage order (an explicit-stack pre-order walk) with
- * depths, cycle and shape checks, and every account's raw usage (own plus
- * descendants', summed leaves first).
+ * Build the nodes from the rows in lineage order: node p is the p-th of
+ * the pre-order walk and t->lineage[p] its row.  Every pass after the walk
+ * goes from parents to children or back, and with the nodes in row order
+ * each of those steps landed anywhere in a 96-byte-per-association array (at 10^6 associations a cache miss, and the passes
+ * after the read were most of the time: docs/performance.md#fair-tree).
+ * In lineage order a parent precedes its subtree, so depths, raw usage
+ * sums, fs parents, the fs sibling groups and the ranking walk go through
+ * the array in order or near it; one gather here pays for it.  The root
+ * is node 0.  The sums and sorts see the same values in the same order as
+ * before, so every answer is the same to the bit.
+ */
+static void
+tree_renumber(Tree *t)
+{
+	int32		n = t->n;
+	TreeNode   *nodes = (TreeNode *) t->scratch;	/* nothing else in it now */
+	int32	   *pos = tree_alloc(sizeof(int32) * Max(n, 1));
+	int32		p;
+
+	for (p = 0; p < n; p++)
+		pos[t->lineage[p]] = p;
+	t->max_depth = 0;
+	t->n_users = 0;
+	for (p = 0; p < n; p++)
+	{
+		const TreeRow *r = &t->rows[t->lineage[p]];
+		TreeNode   *v = &nodes[p];
+
+		memset(v, 0, sizeof(TreeNode));
+		v->total = r->usage;
+		v->shares = r->shares;
+		v->id_off = r->id_off;
+		v->is_user = r->is_user;
+		v->use_parent = r->use_parent;
+		v->order = p;
+		t->n_users += r->is_user ? 1 : 0;
+		if (r->parent < 0)
+		{
+			v->parent = v->fs_parent = -1;
+			continue;
+		}
+		/*
+		 * The parent is an earlier node, done: its depth, and the fs parent
+		 * (_set_assoc_parent_and_user; the root counts as a normal account
+		 * whatever its shares)
+		 */
+		v->parent = pos[r->parent];
+		v->depth = nodes[v->parent].depth + 1;
+		t->max_depth = Max(t->max_depth, v->depth);
+		v->fs_parent = (v->parent == 0 || !nodes[v->parent].use_parent)
+			? v->parent : nodes[v->parent].fs_parent;
+	}
+	if (t->live_total != NULL)
+	{
+		void	   *live_base = tree_alloc(sizeof(long double) * n + 16);
+		long double *live = (long double *) TYPEALIGN(16, live_base);
+
+		for (p = 0; p < n; p++)
+			live[p] = t->live_total[t->lineage[p]];
+		pfree(t->live_base);
+		t->live_total = live;
+		t->live_base = live_base;
+	}
+	pfree(t->rows_base);
+	t->rows = NULL;
+	t->nodes = nodes;
+	t->scratch = NULL;
+	pfree(pos);
+	t->root = 0;
+}
+
+/*
+ * Children lists, the lineage order (an explicit-stack pre-order walk)
+ * with cycle and shape checks, over the rows; then the nodes built in that
+ * order (tree_renumber, with the depths) and every account's raw usage
+ * (own plus descendants', summed leaves first).
  */
 static void
 tree_walk(Tree *t)
@@ -570,82 +669,68 @@ tree_walk(Tree *t)
 		/* every row has a parent, so parent_id must loop somewhere */
 		report_cycle(t, 0);
 	}
-	if (t->nodes[t->root].is_user)
+	if (t->rows[t->root].is_user)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("the root of the tree, \"%s\", is a user", NODE_ID(t, t->root)),
+				 errmsg("the root of the tree, \"%s\", is a user", ROW_ID(t, t->root)),
 				 errhint("The root must be an account (is_user false).")));
 
-	/* counting sort of rows by parent */
-	t->kid_start = tree_alloc(sizeof(int32) * (n + 1));
-	t->kids = tree_alloc(sizeof(int32) * Max(n, 1));
+	/*
+	 * Counting sort of rows by parent, straight into the sort keys of the
+	 * sibling lists: reading the rows in order here, not every child again
+	 * at random when its list is sorted
+	 */
+	/* in the nodes' memory (tree_build): 16n + 4(n + 1) + 4n + 4n bytes */
+	t->kids = (LineageKey *) t->scratch;
+	t->kid_start = (int32 *) (t->kids + Max(n, 1));
 	memset(t->kid_start, 0, sizeof(int32) * (n + 1));
 	for (i = 0; i < n; i++)
-		if (t->nodes[i].parent >= 0)
-			t->kid_start[t->nodes[i].parent + 1]++;
+		if (t->rows[i].parent >= 0)
+			t->kid_start[t->rows[i].parent + 1]++;
 	for (i = 0; i < n; i++)
 		t->kid_start[i + 1] += t->kid_start[i];
 	{
-		int32	   *fill = tree_alloc(sizeof(int32) * n);
+		int32	   *fill = t->kid_start + n + 1;
 
 		memcpy(fill, t->kid_start, sizeof(int32) * n);
 		for (i = 0; i < n; i++)
-			if (t->nodes[i].parent >= 0)
-				t->kids[fill[t->nodes[i].parent]++] = i;
-		pfree(fill);
-	}
-	{
-		LineageKey *keys = tree_alloc(sizeof(LineageKey) * longest_group(t->kid_start, n));
-
-		for (i = 0; i < n; i++)
-		{
-			int32	   *kids = t->kids + t->kid_start[i];
-			int32		nk = t->kid_start[i + 1] - t->kid_start[i];
-			int32		k;
-
-			if (nk > 0 && t->nodes[i].is_user)
-				ereport(ERROR,
-						(errcode(ERRCODE_CHECK_VIOLATION),
-						 errmsg("user association \"%s\" has a child, \"%s\"",
-								NODE_ID(t, i), NODE_ID(t, kids[0])),
-						 errhint("Only accounts (is_user false) can be parents.")));
-			if (nk < 2)
-				continue;
-			for (k = 0; k < nk; k++)
+			if (t->rows[i].parent >= 0)
 			{
-				keys[k].id = NODE_ID(t, kids[k]);
-				keys[k].node = kids[k];
-				keys[k].is_user = t->nodes[kids[k]].is_user;
+				LineageKey *key = &t->kids[fill[t->rows[i].parent]++];
+
+				key->id = ROW_ID(t, i);
+				key->node = i;
+				key->is_user = t->rows[i].is_user;
 			}
-			qsort(keys, nk, sizeof(LineageKey), cmp_lineage);
-			for (k = 0; k < nk; k++)
-				kids[k] = keys[k].node;
-		}
-		pfree(keys);
+	}
+	for (i = 0; i < n; i++)
+	{
+		LineageKey *kids = t->kids + t->kid_start[i];
+		int32		nk = t->kid_start[i + 1] - t->kid_start[i];
+
+		if (nk > 0 && t->rows[i].is_user)
+			ereport(ERROR,
+					(errcode(ERRCODE_CHECK_VIOLATION),
+					 errmsg("user association \"%s\" has a child, \"%s\"",
+							ROW_ID(t, i), kids[0].id),
+					 errhint("Only accounts (is_user false) can be parents.")));
+		if (nk >= 2)
+			qsort(kids, nk, sizeof(LineageKey), cmp_lineage);
 	}
 
 	/* pre-order walk: children pushed in reverse so the first pops first */
 	t->lineage = tree_alloc(sizeof(int32) * n);
-	stack = tree_alloc(sizeof(int32) * n);
+	stack = t->kid_start + n + 1;	/* after fill, done */
 	stack[top++] = t->root;
-	t->nodes[t->root].depth = 0;
 	while (top > 0)
 	{
 		int32		v = stack[--top];
 		int32		k;
 
-		t->nodes[v].order = seen;
 		t->lineage[seen++] = v;
 		for (k = t->kid_start[v + 1] - 1; k >= t->kid_start[v]; k--)
-		{
-			int32		c = t->kids[k];
-
-			t->nodes[c].depth = t->nodes[v].depth + 1;
-			t->max_depth = Max(t->max_depth, t->nodes[c].depth);
-			stack[top++] = c;
-		}
+			stack[top++] = t->kids[k].node;
 	}
-	pfree(stack);
 	if (seen < n)
 	{
 		bool	   *reached = palloc0(sizeof(bool) * n);
@@ -657,30 +742,40 @@ tree_walk(Tree *t)
 				report_cycle(t, i);
 	}
 
-	/* raw usage, leaves first: reverse pre-order visits children first */
-	t->n_users = 0;
-	for (i = 0; i < n; i++)
-		if (t->nodes[i].is_user)
-			t->n_users++;
-	for (i = n - 1; i > 0; i--)
-	{
-		TreeNode   *v = &t->nodes[t->lineage[i]];
+	t->kids = NULL;
+	t->kid_start = NULL;
+	tree_renumber(t);
 
-		t->nodes[v->parent].total += v->total;
-		if (t->live_total != NULL)
-			t->live_total[v->parent] += t->live_total[t->lineage[i]];
-	}
 	/*
-	 * Raw usage is returned, and divided by, as float8: a total past float8
-	 * would give effective usage 0 and Level FS infinity below it.
+	 * Raw usage, leaves first: reverse pre-order visits children first, so
+	 * a node's total is complete when it is reached.  Raw usage is
+	 * returned, and divided by, as float8: a total past float8 would give
+	 * effective usage 0 and Level FS infinity below it; the first such row
+	 * in row order is named.
 	 */
-	for (i = 0; i < n; i++)
-		if (t->nodes[i].total > (long double) DBL_MAX
-			|| (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
+	{
+		int32		bad = -1;
+
+		for (i = n - 1; i >= 0; i--)
+		{
+			TreeNode   *v = &t->nodes[i];
+
+			if ((v->total > (long double) DBL_MAX
+				 || (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
+				&& (bad < 0 || t->lineage[i] < t->lineage[bad]))
+				bad = i;
+			if (i == 0)
+				break;
+			t->nodes[v->parent].total += v->total;
+			if (t->live_total != NULL)
+				t->live_total[v->parent] += t->live_total[i];
+		}
+		if (bad >= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, i)),
+					 errmsg("the usage beneath \"%s\" adds up to more than float8 holds", NODE_ID(t, bad)),
 					 errhint("Usage is billing-seconds; a total above 1.8e308 has no meaning.")));
+	}
 }
 
 /*
@@ -695,21 +790,10 @@ tree_fs_groups(Tree *t)
 {
 	int32		n = t->n;
 	int32	   *fill;
+	int32		bad = -1;
 	int32		i;
 
-	for (i = 0; i < n; i++)
-	{
-		int32		v = t->lineage[i];
-		int32		p = t->nodes[v].parent;
-
-		if (p < 0)
-			t->nodes[v].fs_parent = -1;
-		else if (p == t->root || !t->nodes[p].use_parent)
-			t->nodes[v].fs_parent = p;
-		else
-			t->nodes[v].fs_parent = t->nodes[p].fs_parent;
-	}
-
+	/* the fs parents are set (tree_renumber) */
 	t->fs_start = tree_alloc(sizeof(int32) * (n + 1));
 	t->fs_kids = tree_alloc(sizeof(int32) * Max(n, 1));
 	memset(t->fs_start, 0, sizeof(int32) * (n + 1));
@@ -722,7 +806,7 @@ tree_fs_groups(Tree *t)
 	memcpy(fill, t->fs_start, sizeof(int32) * n);
 	for (i = 0; i < n; i++)
 	{
-		int32		v = t->lineage[i];
+		int32		v = i;
 
 		if (t->nodes[v].fs_parent >= 0)
 			t->fs_kids[fill[t->nodes[v].fs_parent]++] = v;
@@ -737,14 +821,17 @@ tree_fs_groups(Tree *t)
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
 			sum += t->nodes[t->fs_kids[k]].shares;
 		/* S = shares / sum: an infinite sum would make every S 0 */
-		if (isinf(sum))
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, i)),
-					 errhint("Shares are relative: divide them all by the same number.")));
+		if (isinf(sum) && (bad < 0 || t->lineage[i] < t->lineage[bad]))
+			bad = i;
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
 			t->nodes[t->fs_kids[k]].level_shares = sum;
 	}
+	/* the first such parent in row order is named */
+	if (bad >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, bad)),
+				 errhint("Shares are relative: divide them all by the same number.")));
 	t->nodes[t->root].level_shares = 0.0;
 }
 
@@ -760,10 +847,13 @@ tree_build(WindowObject winobj, Tree *t)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
 	t->n = (int32) rows;
-	t->nodes = huge_alloc(sizeof(TreeNode) * t->n, &nodes_base);
+	t->rows = huge_alloc(sizeof(TreeRow) * t->n, &t->rows_base);
 	/* every node is zeroed as its row is read (tree_read_rows) */
 	if (t->live_arg >= 0)
-		t->live_total = (long double *) TYPEALIGN(16, tree_alloc(sizeof(long double) * t->n + 16));
+	{
+		t->live_base = tree_alloc(sizeof(long double) * t->n + 16);
+		t->live_total = (long double *) TYPEALIGN(16, t->live_base);
+	}
 	{
 		StringInfoData parents;
 		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
@@ -772,6 +862,14 @@ tree_build(WindowObject winobj, Tree *t)
 
 		initStringInfo(&parents);
 		tree_read_rows(winobj, t, &parents, parent_off, id_hashes, parent_hashes);
+		/*
+		 * The nodes' memory, 16-aligned (huge_alloc), holds the id index,
+		 * then the walk's arrays, until the nodes are built in it: at 10^6
+		 * associations every fresh page cost a fault and zeroing by the
+		 * kernel (docs/performance.md#fair-tree), and only the pages touched
+		 * count in the backend's memory.
+		 */
+		t->scratch = huge_alloc(sizeof(TreeNode) * Max(t->n, 1), &nodes_base);
 		tree_link_parents(t, parents.data, parent_off, id_hashes, parent_hashes);
 		pfree(parents.data);
 		pfree(parent_off);
@@ -804,14 +902,11 @@ fair_tree_compute(Tree *t)
 	uint32		rnt = rank;
 	int32		i;
 
-	/* S of every non-parent association; the root's is 0 as sshare shows */
-	for (i = 0; i < n; i++)
-	{
-		TreeNode   *v = &t->nodes[i];
-
-		v->norm_shares = (i != t->root && !v->use_parent && v->level_shares != 0.0)
-			? v->shares / v->level_shares : 0.0;
-	}
+	/*
+	 * One pass in lineage order: the fs parent comes before its group, and
+	 * its S is set by then.  S of every non-parent association; the root's
+	 * is 0 as sshare shows.
+	 */
 	for (i = 0; i < n; i++)
 	{
 		TreeNode   *v = &t->nodes[i];
@@ -819,6 +914,8 @@ fair_tree_compute(Tree *t)
 		double		parent_total,
 					u;
 
+		v->norm_shares = (i != t->root && !v->use_parent && v->level_shares != 0.0)
+			? v->shares / v->level_shares : 0.0;
 		if (i == t->root)
 		{
 			v->efctv = 1.0L;
@@ -935,11 +1032,11 @@ classic_compute(Tree *t)
 
 	for (i = 0; i < t->n; i++)
 	{
-		TreeNode   *v = &t->nodes[t->lineage[i]];
+		TreeNode   *v = &t->nodes[i];	/* nodes are in lineage order */
 		TreeNode   *p;
 		long double un;
 
-		if (t->lineage[i] == t->root)
+		if (i == t->root)
 		{
 			v->norm_shares = 1.0;
 			v->efctv = 1.0L;
@@ -967,12 +1064,17 @@ classic_compute(Tree *t)
 	}
 }
 
-/* The answer of row i for output `what`, into cell. */
+/*
+ * The answer of node p (of row t->lineage[p]) for output `what`, into
+ * cell.  Callers go through the nodes in order and write each answer to its
+ * row's cell: a row's node lies anywhere in the node array, and its 24-byte
+ * cell costs less to reach there than a 96-byte node.
+ */
 static void
-tree_cell(Tree *t, int32 i, TreeOutput what, TreeCell *cell)
+tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
 {
-	TreeNode   *v = &t->nodes[i];
-	bool		is_root = (i == t->root);
+	TreeNode   *v = &t->nodes[p];
+	bool		is_root = (p == t->root);
 	long double root_total = t->nodes[t->root].total;
 
 	cell->isnull = false;
@@ -1115,7 +1217,7 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 		}
 		work = tree_begin(winobj, &t, alg, -1, tree_args(fcinfo) == 1);
 		for (i = 0; i < t.n; i++)
-			tree_cell(&t, i, what, &res->cells[i]);
+			tree_cell(&t, i, what, &res->cells[t.lineage[i]]);
 		res->computed = true;
 		tree_end(work);
 	}
@@ -1316,7 +1418,7 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 
 		for (i = 0; i < t.n; i++)
 		{
-			SshareCell *cell = &res->cells[i];
+			SshareCell *cell = &res->cells[t.lineage[i]];
 			TreeCell	tmp;
 
 			tree_cell(&t, i, OUT_DEPTH, &tmp);

@@ -374,6 +374,21 @@ SELECT err($$SELECT fair_tree_effective_usage(id, parent, 1, us, u) OVER ()
   FROM (VALUES ('root', NULL, 0, false), ('x', 'root', 1e308, true), ('y', 'root', 1e308, true)) v(id, parent, us, u)$$);
 SELECT err($$SELECT fair_tree_norm_shares(id, parent, s, 0, u) OVER ()
   FROM (VALUES ('root', NULL, 1, false), ('x', 'root', 1e308, true), ('y', 'root', 1e308, true)) v(id, parent, s, u)$$);
+-- Two or more such associations: the first in row order is named, whatever
+-- the tree's order (sshare's lineage order here is root, a, ua1, ua2, b, ub1,
+-- ub2).  Usage 1e308 + 1e308 beneath a, beneath b and beneath the root
+-- (1e308 × 4), rows a's group, b's group, then the root: "a" (not the root,
+-- first in lineage order, nor b, whose total is complete first).  Shares
+-- 1e308 + 1e308 under b and under a (the root's children a, b: 1 + 1 = 2),
+-- rows b's group first: "b" (not a, first in lineage order).
+SELECT err($$SELECT fair_tree_effective_usage(id, parent, 1, us, u) OVER ()
+  FROM (VALUES ('a', 'root', 0, false), ('ua1', 'a', 1e308, true), ('ua2', 'a', 1e308, true),
+               ('b', 'root', 0, false), ('ub1', 'b', 1e308, true), ('ub2', 'b', 1e308, true),
+               ('root', NULL, 0, false)) v(id, parent, us, u)$$);
+SELECT err($$SELECT fair_tree_norm_shares(id, parent, s, 0, u) OVER ()
+  FROM (VALUES ('b', 'root', 1, false), ('ub1', 'b', 1e308, true), ('ub2', 'b', 1e308, true),
+               ('a', 'root', 1, false), ('ua1', 'a', 1e308, true), ('ua2', 'a', 1e308, true),
+               ('root', NULL, 1, false)) v(id, parent, s, u)$$);
 -- one 1e308 alone still fits: EffectvUsage 1e308 / 1e308 = 1
 SELECT id, fair_tree_effective_usage(id, parent, 1, us, u) OVER () AS effectv_usage
   FROM (VALUES ('root', NULL, 0, false), ('x', 'root', 1e308, true)) v(id, parent, us, u) ORDER BY id;
