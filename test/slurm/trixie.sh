@@ -144,6 +144,7 @@ in_root() {
 
 make_root() {
   local t0=$SECONDS try
+  command -v debootstrap > /dev/null || die "debootstrap is needed to make the root (apt-get install debootstrap; bash test/run.sh slurm-24.11 installs it)"
   log "making $ROOT: debootstrap trixie from $MIRROR"
   umount_root
   for try in 1 2; do
