@@ -138,7 +138,7 @@ slurm-24.11)
     if bash test/slurm/trixie.sh root 2>&1; then
       echo "# the trixie root ready in $((SECONDS - t0)) s"
     else
-      missing="the Debian trixie root of test/slurm/trixie.sh (debootstrap and apt-get need the network; its logs: ${FS_TRIXIE_DIR:-/var/tmp/fairshare-slurm-24.11}/*.log)"
+      missing="the Debian trixie root of test/slurm/trixie.sh, made and started (its error above; debootstrap and apt-get need the network the first time, their logs: ${FS_TRIXIE_DIR:-/var/tmp/fairshare-slurm-24.11}/*.log)"
     fi
     bash test/slurm/trixie.sh stop > /dev/null 2>&1
   fi
