@@ -10,6 +10,8 @@
  *   f(id text, parent_id text, shares float8, usage float8, is_user boolean)
  *       OVER (PARTITION BY cluster)
  *
+ * or, in the node form, f(node fair_tree_node) with the same five fields in
+ * one composite, read once per row (tree.c; docs/fairshare.md#the-node-form).
  * parent_id NULL marks the root; shares NULL means Fairshare=parent; usage is
  * the raw usage charged to the association itself (an account's raw usage
  * is its own plus all its descendants').  On the first call of a partition
@@ -61,8 +63,12 @@
 
 #include <float.h>
 #include <math.h>
+#ifndef WIN32
+#include <sys/mman.h>
+#endif
 
 #include "access/htup_details.h"
+#include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
@@ -76,9 +82,24 @@
  * "previous level_fs" at the start of every sibling list). */
 #define FT_NO_VAL	4294967294.0
 
-/* Arguments of every tree window function, in order: the five of every
- * tree (FS_TREE_ARG_ID .. FS_TREE_ARG_IS_USER, fairshare.h), then these. */
-#define ARG_DAMPENING	5
+/*
+ * Arguments of every tree window function, in order: the five of every
+ * tree (FS_TREE_ARG_ID .. FS_TREE_ARG_IS_USER, fairshare.h), or in the node
+ * form the one composite carrying them (FS_TREE_ARG_NODE; tree.c), then
+ * the function's own, counted from tree_args().
+ */
+#define ARG_DAMPENING	0
+
+/*
+ * How many arguments carry the row: 5, or 1 in the node form, whose first
+ * argument is a composite where the other form's is the id (text).
+ */
+static int
+tree_args(FunctionCallInfo fcinfo)
+{
+	return get_fn_expr_argtype(fcinfo->flinfo, FS_TREE_ARG_ID) == TEXTOID
+		? FS_TREE_ARG_IS_USER + 1 : 1;
+}
 
 /* What a window function returns for its row. */
 typedef enum TreeOutput
@@ -125,7 +146,9 @@ typedef struct TreeNode
 typedef struct Tree
 {
 	int32		n;
-	int			live_arg;		/* argument of the usage now, or -1: none */
+	int			live_arg;		/* argument of the usage now, or -1: none;
+								 * in the node form, >= 0: the node's */
+	bool		node_form;		/* one composite argument per row (tree.c) */
 	long double *live_total;	/* with live_arg: sshare's usage now, own +
 								 * descendants (see fs_sshare_tree) */
 	TreeNode   *nodes;
@@ -160,6 +183,36 @@ static void *
 tree_alloc(Size size)
 {
 	return MemoryContextAllocHuge(CurrentMemoryContext, size);
+}
+
+/*
+ * A large array the passes jump across, on 2 MB boundaries with the kernel
+ * asked for transparent huge pages: with 4 kB pages, at 10^6 associations
+ * nearly every jump across the node array or the id index also missed the
+ * TLB, and every page was first touched by a fault
+ * (docs/performance.md#fair-tree).  Below 8 MB, just 16-byte aligned (the
+ * nodes' long doubles: palloc only guarantees MAXALIGN, found by UBSan).
+ * *base is what to pfree.
+ */
+#define HUGE_PAGE		((Size) 2 * 1024 * 1024)
+
+static void *
+huge_alloc(Size size, void **base)
+{
+	char	   *p;
+
+	if (size < 4 * HUGE_PAGE)
+	{
+		*base = tree_alloc(size + 16);
+		return (void *) TYPEALIGN(16, *base);
+	}
+	*base = tree_alloc(size + HUGE_PAGE);
+	p = (char *) TYPEALIGN(HUGE_PAGE, *base);
+#ifdef MADV_HUGEPAGE
+	/* advice only: without THP the pages are the usual ones */
+	(void) madvise(p, size, MADV_HUGEPAGE);
+#endif
+	return p;
 }
 
 /*
@@ -354,7 +407,10 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 	rt.id_hashes = id_hashes;
 	rt.parent_hashes = parent_hashes;
 	initStringInfo(&arena);
-	fs_tree_read(winobj, t->n, t->live_arg, &arena, parents, tree_check_row, &rt);
+	if (t->node_form)
+		fs_tree_read_nodes(winobj, t->n, &arena, parents, tree_check_row, &rt);
+	else
+		fs_tree_read(winobj, t->n, t->live_arg, &arena, parents, tree_check_row, &rt);
 	t->ids = arena.data;
 }
 
@@ -411,6 +467,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
 	IdIndex		ix;
+	void	   *slots_base;
 	uint64		slots = 2;
 	const char *dup = NULL;
 	int32		i;
@@ -418,8 +475,8 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 	while (slots < 2 * (uint64) Max(t->n, 1))
 		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
-	ix.slots = MemoryContextAllocExtended(CurrentMemoryContext, sizeof(IdSlot) * slots,
-										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	ix.slots = huge_alloc(sizeof(IdSlot) * slots, &slots_base);
+	memset(ix.slots, 0, sizeof(IdSlot) * slots);
 	for (i = 0; i < t->n; i++)
 	{
 		const char *id = NODE_ID(t, i);
@@ -468,7 +525,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 					 errhint("Every parent_id must be the id of a row in the same window partition.")));
 		t->nodes[i].parent = found->node - 1;
 	}
-	pfree(ix.slots);
+	pfree(slots_base);
 }
 
 /*
@@ -696,17 +753,14 @@ static void
 tree_build(WindowObject winobj, Tree *t)
 {
 	int64		rows = WinGetPartitionRowCount(winobj);
+	void	   *nodes_base;		/* freed with the context */
 
 	if (rows > (int64) (MaxAllocHugeSize / sizeof(TreeNode)) || rows >= PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
 	t->n = (int32) rows;
-	/*
-	 * TreeNode holds long doubles, which need 16-byte alignment; palloc only
-	 * guarantees MAXALIGN (8), so align the array by hand (found by UBSan).
-	 */
-	t->nodes = (TreeNode *) TYPEALIGN(16, tree_alloc(sizeof(TreeNode) * t->n + 16));
+	t->nodes = huge_alloc(sizeof(TreeNode) * t->n, &nodes_base);
 	/* every node is zeroed as its row is read (tree_read_rows) */
 	if (t->live_arg >= 0)
 		t->live_total = (long double *) TYPEALIGN(16, tree_alloc(sizeof(long double) * t->n + 16));
@@ -1003,7 +1057,7 @@ typedef enum TreeAlgorithm
  * and frees the tree once its answers are copied out.
  */
 static MemoryContext
-tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg, int live_arg)
+tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg, int live_arg, bool node_form)
 {
 	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
 											   "fair_tree",
@@ -1012,6 +1066,7 @@ tree_begin(WindowObject winobj, Tree *t, TreeAlgorithm alg, int live_arg)
 	MemoryContextSwitchTo(work);
 	memset(t, 0, sizeof(*t));
 	t->live_arg = live_arg;
+	t->node_form = node_form;
 	tree_build(winobj, t);
 	if (alg == ALG_FAIR_TREE)
 		fair_tree_compute(t);
@@ -1058,7 +1113,7 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 			default:
 				break;
 		}
-		work = tree_begin(winobj, &t, alg, -1);
+		work = tree_begin(winobj, &t, alg, -1, tree_args(fcinfo) == 1);
 		for (i = 0; i < t.n; i++)
 			tree_cell(&t, i, what, &res->cells[i]);
 		res->computed = true;
@@ -1149,8 +1204,10 @@ fs_classic_factor(PG_FUNCTION_ARGS)
 	TreeCell   *cell;
 	long double damp = 1.0L;
 
-	if (PG_NARGS() > ARG_DAMPENING)
-		damp = dampening_arg(winobj, ARG_DAMPENING);
+	int			nrow = tree_args(fcinfo);
+
+	if (PG_NARGS() > nrow + ARG_DAMPENING)
+		damp = dampening_arg(winobj, nrow + ARG_DAMPENING);
 	cell = tree_window_cell(fcinfo, OUT_CLASSIC_FACTOR);
 	if (cell->isnull)
 		PG_RETURN_NULL();
@@ -1183,9 +1240,9 @@ fs_classic_factor(PG_FUNCTION_ARGS)
  * priority_multifactor.c); the classic_factor window function leaves the
  * root NULL, as it is not a factor any job gets.
  */
-#define ARG_ALGORITHM			5
-#define ARG_SSHARE_DAMPENING	6
-#define ARG_SSHARE_RAW_USAGE	7
+#define ARG_ALGORITHM			0
+#define ARG_SSHARE_DAMPENING	1
+#define ARG_SSHARE_RAW_USAGE	2
 
 typedef struct SshareCell
 {
@@ -1209,10 +1266,10 @@ typedef struct SshareResults
 
 /* The algorithm argument of the current row: true for 'classic'. */
 static bool
-algorithm_is_classic(WindowObject winobj)
+algorithm_is_classic(WindowObject winobj, int argno)
 {
 	bool		isnull;
-	Datum		d = WinGetFuncArgCurrent(winobj, ARG_ALGORITHM, &isnull);
+	Datum		d = WinGetFuncArgCurrent(winobj, argno, &isnull);
 	char	   *a;
 
 	if (isnull)
@@ -1237,8 +1294,9 @@ Datum
 fs_sshare_tree(PG_FUNCTION_ARGS)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	bool		classic = algorithm_is_classic(winobj);
-	long double damp = classic ? dampening_arg(winobj, ARG_SSHARE_DAMPENING) : 1.0L;
+	int			nrow = tree_args(fcinfo);
+	bool		classic = algorithm_is_classic(winobj, nrow + ARG_ALGORITHM);
+	long double damp = classic ? dampening_arg(winobj, nrow + ARG_SSHARE_DAMPENING) : 1.0L;
 	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
 	SshareResults *res = partition_results(winobj, offsetof(SshareResults, cells),
 										   sizeof(SshareCell));
@@ -1249,8 +1307,11 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 	if (!res->computed)
 	{
 		Tree		t;
+		/* the node form carries the usage now in the node (tree.c) */
+		int			live = nrow == 1 ? FS_TREE_ARG_NODE
+			: (PG_NARGS() > nrow + ARG_SSHARE_RAW_USAGE ? nrow + ARG_SSHARE_RAW_USAGE : -1);
 		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE,
-										PG_NARGS() > ARG_SSHARE_RAW_USAGE ? ARG_SSHARE_RAW_USAGE : -1);
+										live, nrow == 1);
 		int32		i;
 
 		for (i = 0; i < t.n; i++)

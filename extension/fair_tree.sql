@@ -84,3 +84,87 @@ RETURNS bigint AS 'MODULE_PATHNAME', 'fs_tree_order'
 LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.tree_order(text, text, float8, float8, boolean) IS
 'Position (1 = root) in Slurm''s lineage order: pre-order, users before sub-accounts, each by id; sshare lists in this order and Fair Tree breaks exact ties with it.';
+
+-- The node form of every function above: one composite argument per row,
+--   f(ROW(id, parent_id, shares, usage, is_user)::@extschema@.fair_tree_node)
+--       OVER (PARTITION BY cluster)
+-- the same answers, the same checks of the fields; a NULL node is an error
+-- (22004).  The window API fetches one argument of one row per call, each
+-- fetch reading the row back from the window's tuplestore: the five
+-- arguments cost five reads of every row, the node one
+-- (docs/performance.md#fair-tree).
+CREATE TYPE @extschema@.fair_tree_node AS (id text, parent_id text, shares float8, usage float8, is_user boolean);
+COMMENT ON TYPE @extschema@.fair_tree_node IS
+'One row of an association tree for the node form of the tree window functions: (id, parent_id, shares, usage, is_user), as their five arguments.';
+
+CREATE FUNCTION @extschema@.fair_tree_rank(node @extschema@.fair_tree_node)
+RETURNS bigint AS 'MODULE_PATHNAME', 'fs_fair_tree_rank'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.fair_tree_rank(@extschema@.fair_tree_node) IS
+'fair_tree_rank(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.fair_tree_factor(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_fair_tree_factor'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.fair_tree_factor(@extschema@.fair_tree_node) IS
+'fair_tree_factor(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.fair_tree_level_fs(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_fair_tree_level_fs'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.fair_tree_level_fs(@extschema@.fair_tree_node) IS
+'fair_tree_level_fs(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.fair_tree_norm_shares(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_fair_tree_norm_shares'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.fair_tree_norm_shares(@extschema@.fair_tree_node) IS
+'fair_tree_norm_shares(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.fair_tree_effective_usage(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_fair_tree_effective_usage'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.fair_tree_effective_usage(@extschema@.fair_tree_node) IS
+'fair_tree_effective_usage(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.classic_norm_shares(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_classic_norm_shares'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.classic_norm_shares(@extschema@.fair_tree_node) IS
+'classic_norm_shares(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.classic_effective_usage(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_classic_effective_usage'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.classic_effective_usage(@extschema@.fair_tree_node) IS
+'classic_effective_usage(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.tree_raw_usage(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_tree_raw_usage'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.tree_raw_usage(@extschema@.fair_tree_node) IS
+'tree_raw_usage(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.tree_norm_usage(node @extschema@.fair_tree_node)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_tree_norm_usage'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.tree_norm_usage(@extschema@.fair_tree_node) IS
+'tree_norm_usage(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.tree_depth(node @extschema@.fair_tree_node)
+RETURNS integer AS 'MODULE_PATHNAME', 'fs_tree_depth'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.tree_depth(@extschema@.fair_tree_node) IS
+'tree_depth(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.tree_order(node @extschema@.fair_tree_node)
+RETURNS bigint AS 'MODULE_PATHNAME', 'fs_tree_order'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.tree_order(@extschema@.fair_tree_node) IS
+'tree_order(id, parent_id, shares, usage, is_user) with the row as one fair_tree_node: the same value, one read of each row.';
+
+CREATE FUNCTION @extschema@.classic_factor(node @extschema@.fair_tree_node, dampening float8 DEFAULT 1)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_classic_factor'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.classic_factor(@extschema@.fair_tree_node, float8) IS
+'classic_factor(id, parent_id, shares, usage, is_user, dampening) with the row as one fair_tree_node: the same value, one read of each row.';

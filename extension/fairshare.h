@@ -89,6 +89,8 @@ fs_instant_arg(FunctionCallInfo fcinfo, int argno, const char *what)
 #define FS_TREE_ARG_SHARES		2
 #define FS_TREE_ARG_USAGE		3
 #define FS_TREE_ARG_IS_USER		4
+/* the node form: one composite argument (tree.c, fs_tree_read_nodes) */
+#define FS_TREE_ARG_NODE		0
 #define FS_TREE_NO_TEXT			((Size) -1)	/* a NULL id or parent_id */
 
 typedef struct FsTreeRow
@@ -117,5 +119,8 @@ struct StringInfoData;
 extern void fs_tree_read(struct WindowObjectData *winobj, int64 n, int live_arg,
 						 struct StringInfoData *ids, struct StringInfoData *parents,
 						 FsTreeRowCheck check, void *state);
+extern void fs_tree_read_nodes(struct WindowObjectData *winobj, int64 n,
+							   struct StringInfoData *ids, struct StringInfoData *parents,
+							   FsTreeRowCheck check, void *state);
 
 #endif							/* FAIRSHARE_H */

@@ -247,12 +247,49 @@ $$;
 -- not begun; the next run completes the rest), so CALL it on its own, not
 -- inside BEGIN ... COMMIT.  Schedule it daily with pg_cron
 -- (docs/history.md): it makes one partition a month, ahead of time, empty.
+-- Rebuilds the indexes of jobs_default after runs were moved out of it.  A
+-- DELETE leaves its index entries in place, and VACUUM frees them for reuse
+-- but does not shrink the files: a history loaded whole into jobs_default
+-- and then moved kept every byte of its indexes (docs/history.md#jobs_default).
+-- REINDEX is MVCC-safe (TRUNCATE is not: a snapshot taken before the move
+-- would lose the moved runs).  It takes SHARE on jobs_default and ACCESS
+-- EXCLUSIVE on its indexes, which every plan of jobs opens: each wait is cut
+-- at 0.5 s and retried, as for a partition; after 20 tries it leaves the
+-- indexes as they are and says so.
+CREATE FUNCTION @extschema@_internal._jobs_default_reindex()
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    attempt integer := 0;
+BEGIN
+    LOOP
+        BEGIN
+            PERFORM set_config('lock_timeout', '500', true);
+            REINDEX TABLE @extschema@.jobs_default;
+            EXIT;
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            attempt := attempt + 1;
+            IF attempt >= 20 THEN
+                RAISE WARNING 'maintain_partitions: the indexes of fairshare.jobs_default were not rebuilt: other sessions held it (20 tries)'
+                    USING HINT = 'Run REINDEX TABLE fairshare.jobs_default when it is quiet: the runs moved out of it still take room in its indexes.';
+                EXIT;
+            END IF;
+            PERFORM pg_sleep(LEAST(attempt, 5) * 0.5);
+        END;
+    END LOOP;
+    PERFORM set_config('lock_timeout', '0', true);
+END
+$$;
+
 CREATE PROCEDURE @extschema@.maintain_partitions(months_ahead integer DEFAULT 3)
 LANGUAGE plpgsql
 AS $$
 DECLARE
     m pg_catalog.date;
     moved pg_catalog.int8;
+    moved_total pg_catalog.int8 := 0;
 BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
@@ -263,9 +300,14 @@ BEGIN
         IF moved IS NOT NULL THEN
             RAISE NOTICE 'maintain_partitions: fairshare.jobs_p% made, % run(s) moved from jobs_default',
                          pg_catalog.to_char(m, 'YYYY_MM'), moved;
+            moved_total := moved_total OPERATOR(pg_catalog.+) moved;
         END IF;
         COMMIT;
     END LOOP;
+    IF moved_total OPERATOR(pg_catalog.>) 0 THEN
+        PERFORM @extschema@_internal._jobs_default_reindex();
+        COMMIT;
+    END IF;
 END
 $$;
 COMMENT ON PROCEDURE @extschema@.maintain_partitions(integer) IS

@@ -108,6 +108,11 @@ CREATE TABLE @extschema@.clusters (
     -- (docs/import.md#times-a-centre-cannot-have)
     accounting_start     timestamptz NOT NULL DEFAULT '2000-01-01 00:00:00+00'
                          CHECK (pg_catalog.isfinite(accounting_start)),
+    -- the Slurm release the cluster runs, whose sreport the sreport-shaped
+    -- reports print as (docs/slurm.md#which-release-a-cluster-runs): set by
+    -- the administrator, or by the slurmdbd feed from what slurmdbd's
+    -- tables say at each sync; NULL: not told, 22.05's form
+    slurm_version        text CHECK (slurm_version OPERATOR(pg_catalog.=) ANY (ARRAY['22.05', '24.11'])),
     CONSTRAINT clusters_usage_reset_check
         CHECK (@extschema@_internal._check_usage_reset(usage_reset_period, usage_last_reset))
 );

@@ -1271,6 +1271,9 @@ COMMENT ON FUNCTION @extschema@.sreport_top_usage(timestamptz, timestamptz, text
 -- count the cluster registered, its TRES-seconds reported over the window's
 -- seconds, rounded down as sreport divides its sum of counts).  A row for
 -- each TRES the cluster registered (docs/reports.md#the-sreport-reports).
+-- plnd_down is the planned-down time on every release, as format=PlannedDown
+-- prints it; sreport 24.11's default field list prints the planned time
+-- in that place instead (docs/slurm.md#sreport-total-count-and-planned-printed-twice).
 CREATE FUNCTION @extschema@.sreport_cluster_utilization(time_from timestamptz, time_to timestamptz,
         units text DEFAULT 'minutes', tres text DEFAULT 'cpu', cluster text DEFAULT NULL)
 RETURNS TABLE (line bigint, cluster text, tres_name text, allocated text, down text, plnd_down text,
@@ -1291,7 +1294,8 @@ BEGIN ATOMIC
            GROUP BY c.cluster, c.tres)
     SELECT pg_catalog.row_number() OVER (ORDER BY s.cluster, t.tres_order), s.cluster, s.tres,
            @extschema@.report_format(s.alloc, s.reported, units), @extschema@.report_format(s.down, s.reported, units),
-           @extschema@.report_format(s.pdown, s.reported, units), @extschema@.report_format(s.idle, s.reported, units),
+           @extschema@.report_format(s.pdown, s.reported, units),
+           @extschema@.report_format(s.idle, s.reported, units),
            @extschema@.report_format(s.planned, s.reported, units), @extschema@.report_format(s.reported, s.reported, units),
            @extschema@.report_format(s.over, s.reported, units),
            s.reported OPERATOR(pg_catalog./) extract(epoch FROM r.t OPERATOR(pg_catalog.-) r.f)::bigint
@@ -1362,6 +1366,28 @@ $$;
 COMMENT ON FUNCTION @extschema@_internal._report_size_buckets(integer[]) IS
 'The job-size buckets of sreport''s grouping= with their labels; raises 22023 on a list that is not ascending positive CPU counts.';
 
+-- sreport 24.11's Total Count of a SizesByAccount row: its TRES-seconds as
+-- sreport_get_time_str() of src/sreport/common.c prints them against a
+-- total of 0, which it takes as 1; so -t Percent prints secs x 100
+-- (docs/slurm.md#sreport-total-count-and-planned-printed-twice).  The
+-- percentage is computed in numeric: secs x 100 has no fraction.
+CREATE FUNCTION @extschema@_internal._report_total_count(secs bigint, units text)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE x.u
+               WHEN 'percent' THEN x.pct
+               WHEN 'secper' THEN secs::text OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) x.pct OPERATOR(pg_catalog.||) ')'
+               WHEN 'minper' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 60)::bigint::text
+                                  OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) x.pct OPERATOR(pg_catalog.||) ')'
+               WHEN 'hourper' THEN pg_catalog.round(secs::float8 OPERATOR(pg_catalog./) 3600)::bigint::text
+                                   OPERATOR(pg_catalog.||) '(' OPERATOR(pg_catalog.||) x.pct OPERATOR(pg_catalog.||) ')'
+               ELSE @extschema@.report_format(secs, 1, x.u) END
+      FROM (SELECT @extschema@_internal._report_units(units) AS u,
+                   (secs::numeric OPERATOR(pg_catalog.*) 100)::text OPERATOR(pg_catalog.||) '.00%' AS pct) x;
+END;
+COMMENT ON FUNCTION @extschema@_internal._report_total_count(bigint, text) IS
+'A SizesByAccount row''s TRES-seconds as sreport 24.11 prints its Total Count in a -t unit (against a total taken as 1: Percent is secs x 100).';
+
 -- sreport job SizesByAccount: each account's jobs' CPU time (or number of
 -- runs that ran in the window, job_count) by job size, and its share of the
 -- cluster's.  sreport reads these from slurmdbd's job table (every run
@@ -1369,11 +1395,14 @@ COMMENT ON FUNCTION @extschema@_internal._report_size_buckets(integer[]) IS
 -- accounts NULL: root (every job); flat: each account's own jobs only.
 -- individual (sreport's grouping=individual): a column per CPU count the
 -- runs of the window had ("16 CPUs"), ascending; cpu_groups is not used.
+-- total_count: sreport's "Total Count" column, which 24.11 prints and 22.05
+-- does not: the row's total for a cluster whose slurm_version is 24.11,
+-- NULL otherwise (docs/slurm.md#sreport-total-count-and-planned-printed-twice).
 CREATE FUNCTION @extschema@.sreport_job_sizes_by_account(time_from timestamptz, time_to timestamptz,
         cpu_groups integer[] DEFAULT '{50,250,500,1000}', units text DEFAULT 'minutes',
         accounts text[] DEFAULT NULL, flat boolean DEFAULT false, job_count boolean DEFAULT false,
         cluster text DEFAULT NULL, individual boolean DEFAULT false)
-RETURNS TABLE (line bigint, cluster text, account text, labels text[], sizes text[], pct_of_cluster text)
+RETURNS TABLE (line bigint, cluster text, account text, labels text[], sizes text[], total_count text, pct_of_cluster text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT @extschema@_internal._report_check_args(time_from, time_to, units, 'cpu'), @extschema@_internal._report_check_groups(cpu_groups);
@@ -1436,14 +1465,20 @@ BEGIN ATOMIC
            pg_catalog.array_agg(c.label ORDER BY c.bucket),
            pg_catalog.array_agg(CASE WHEN job_count THEN c.v::text
                                      ELSE @extschema@.report_format(c.v, total.v, units) END ORDER BY c.bucket),
+           -- Total Count, for a cluster that runs 24.11 only
+           -- (docs/slurm.md#sreport-total-count-and-planned-printed-twice)
+           CASE WHEN k.slurm_version OPERATOR(pg_catalog.=) '24.11'
+                THEN CASE WHEN job_count THEN sum(c.v)::bigint::text
+                          ELSE @extschema@_internal._report_total_count(sum(c.v)::bigint, units) END END,
            @extschema@_internal._report_percent(sum(c.v)::bigint, total.v)
       FROM cells c JOIN total ON total.cluster OPERATOR(pg_catalog.=) c.cluster
+      LEFT JOIN @extschema@.clusters k ON k.cluster OPERATOR(pg_catalog.=) c.cluster
      WHERE NOT flat OR c.head IN (SELECT u.account FROM u WHERE u.cluster OPERATOR(pg_catalog.=) c.cluster)
-     GROUP BY c.cluster, c.head, total.v
+     GROUP BY c.cluster, c.head, total.v, k.slurm_version
      ORDER BY 1;
 END;
 COMMENT ON FUNCTION @extschema@.sreport_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text, boolean) IS
-'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= (individual: by CPU count) in a -t unit (job_count: the runs that ran in the window), and the share of the cluster''s.';
+'sreport job SizesByAccount from the rollups: per account (root by default, its subtree; flat: its own jobs), CPU time of the jobs by size bucket of grouping= (individual: by CPU count) in a -t unit (job_count: the runs that ran in the window), the row''s Total Count on a cluster that runs Slurm 24.11, and the share of the cluster''s.';
 
 -- A span of seconds as sreport prints its TotalTime and TRES Time fields
 -- (Slurm's secs2time_str): [days-]HH:MM:SS.
@@ -1926,10 +1961,10 @@ CREATE FUNCTION @extschema@.bi_job_sizes_by_account(time_from timestamptz, time_
         cpu_groups integer[] DEFAULT '{50,250,500,1000}', units text DEFAULT 'minutes',
         accounts text[] DEFAULT NULL, flat boolean DEFAULT false, job_count boolean DEFAULT false,
         cluster text DEFAULT NULL, individual boolean DEFAULT false)
-RETURNS TABLE (line bigint, cluster text, account text, bucket integer, label text, size text, pct_of_cluster text)
+RETURNS TABLE (line bigint, cluster text, account text, bucket integer, label text, size text, total_count text, pct_of_cluster text)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT r.line, r.cluster, r.account, b.n::integer, b.label, b.size, r.pct_of_cluster
+    SELECT r.line, r.cluster, r.account, b.n::integer, b.label, b.size, r.total_count, r.pct_of_cluster
       FROM @extschema@.sreport_job_sizes_by_account(bi_job_sizes_by_account.time_from, bi_job_sizes_by_account.time_to,
                bi_job_sizes_by_account.cpu_groups, bi_job_sizes_by_account.units, bi_job_sizes_by_account.accounts,
                bi_job_sizes_by_account.flat, bi_job_sizes_by_account.job_count, bi_job_sizes_by_account.cluster,
@@ -1938,4 +1973,4 @@ BEGIN ATOMIC
      ORDER BY r.line, b.n;
 END;
 COMMENT ON FUNCTION @extschema@.bi_job_sizes_by_account(timestamptz, timestamptz, integer[], text, text[], boolean, boolean, text, boolean) IS
-'sreport_job_sizes_by_account in long form for BI tools: one row per account and size bucket (bucket 1 = the smallest), its label and value, instead of two arrays.';
+'sreport_job_sizes_by_account in long form for BI tools: one row per account and size bucket (bucket 1 = the smallest), its label and value, instead of two arrays; total_count and pct_of_cluster are the row''s.';

@@ -641,6 +641,10 @@ BEGIN
            last_import_id = res.import_id, last_jobs_read = n_jobs, last_assocs_read = n_assocs,
            last_slurm_version = version
      WHERE s.cluster OPERATOR(pg_catalog.=) cluster;
+    -- the release is the cluster's too: its sreport-shaped reports print
+    -- as that release's sreport (docs/slurm.md#which-release-a-cluster-runs)
+    UPDATE @extschema@.clusters k SET slurm_version = version
+     WHERE k.cluster OPERATOR(pg_catalog.=) cluster AND k.slurm_version IS DISTINCT FROM version;
     DROP TABLE pg_temp._fs_sdbd_lines, pg_temp._fs_sdbd_rejects, pg_temp._fs_sdbd_jobs,
                pg_temp._fs_sdbd_assocs, pg_temp._fs_sdbd_tres, pg_temp._fs_sdbd_qos, pg_temp._fs_sdbd_work,
                pg_temp._fs_sdbd_tresfmt;

@@ -507,11 +507,12 @@ BEGIN
     INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
     SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, (s.f).fairshare
       FROM (SELECT t.cluster, t.account, t.user_name,
-                   @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+                   @extschema@_internal._sshare_tree(
+                       ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
+                       t.algorithm,
                        CASE WHEN t.algorithm = 'classic'
                             THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                                   WHERE c.cluster = t.cluster) END,
-                       t.raw_usage)
+                                   WHERE c.cluster = t.cluster) END)
                      OVER (PARTITION BY t.cluster) AS f
               FROM @extschema@.association_tree_at(_checkpoint_factors.as_of) t
              WHERE t.algorithm = ANY (ARRAY['fair_tree', 'classic'])

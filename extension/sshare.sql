@@ -75,6 +75,18 @@ LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@_internal._sshare_tree(text, text, float8, float8, boolean, text, float8, float8) IS
 'sshare''s tree columns of a row in one window function call: depth, tree_order and raw/norm usage, with NormShares, EffectvUsage, FairShare (and for fair_tree LevelFS and rank) under the given algorithm; raw usage summed from raw_usage (NULL: usage), the rest from usage.';
 
+-- The same in the node form (fair_tree.sql): the row, with its usage now,
+-- as one composite, read once per row instead of six times; sshare_at and
+-- the cached factors call this one.
+CREATE TYPE @extschema@_internal._sshare_tree_node AS (
+    id text, parent_id text, shares float8, usage float8, is_user boolean, raw_usage float8);
+CREATE FUNCTION @extschema@_internal._sshare_tree(node @extschema@_internal._sshare_tree_node,
+                                         algorithm text, dampening float8)
+RETURNS @extschema@_internal._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_tree'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@_internal._sshare_tree(@extschema@_internal._sshare_tree_node, text, float8) IS
+'_sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening, raw_usage) with the row as one _sshare_tree_node: the same values, one read of each row.';
+
 -- sshare's TRESRunMins of every association of the fair_tree and classic
 -- clusters: for the jobs running at as_of in the association or below it
 -- (started before it: one that starts at as_of itself is not counted yet),
@@ -227,34 +239,58 @@ BEGIN ATOMIC
         SELECT u.cluster, u.account, u.user_name, u.grp_tres_mins
           FROM @extschema@.account_users u
          WHERE u.grp_tres_mins IS NOT NULL
-    ), run AS MATERIALIZED (
-        SELECT m.cluster, m.account, COALESCE(m.user_name, '') AS user_name, m.tres_run_mins
+    ), lines AS MATERIALIZED (
+        SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
           FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m
+    ), run AS MATERIALIZED (
+        -- TRESRunMins: one row per cluster, its associations' lines in a
+        -- jsonb object keyed by the association's tree id (the ids of
+        -- association_tree_at, unique in a cluster) and its line of zeros;
+        -- each association's line is looked up by its id (a binary
+        -- search).  One row per cluster, so that no join plan can read the
+        -- lines once per association: a filter on the cluster (WHERE
+        -- cluster = ..., pushed below the window) turned the joins with a
+        -- table of every line into nested loops that rescanned it per
+        -- association (docs/performance.md#a-filter-on-the-cluster).  Built
+        -- from clusters, so that the planner counts its rows from the
+        -- table's statistics (a GROUP BY of the lines guessed 200, and the
+        -- join then buffered every sshare row: 8 % slower at 10^6 jobs).
+        SELECT c.cluster,
+               (SELECT pg_catalog.jsonb_object_agg(
+                         CASE WHEN l.user_name IS NULL THEN 'a:' OPERATOR(pg_catalog.||) l.account
+                              ELSE 'u:' OPERATOR(pg_catalog.||) pg_catalog.length(l.account)::text
+                                   OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) l.account
+                                   OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) l.user_name END,
+                         l.tres_run_mins)
+                  FROM lines l
+                 WHERE l.cluster OPERATOR(pg_catalog.=) c.cluster AND l.account IS NOT NULL) AS lines,
+               (SELECT l.tres_run_mins FROM lines l
+                 WHERE l.cluster OPERATOR(pg_catalog.=) c.cluster AND l.account IS NULL) AS zero
+          FROM @extschema@.clusters c
+         WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     ), r AS (
-        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares,
-               g.grp_tres_mins, m.tres_run_mins,
-               @extschema@_internal._sshare_tree(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.algorithm,
+        SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.id,
+               g.grp_tres_mins,
+               @extschema@_internal._sshare_tree(
+                   ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
+                   t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
                    -- the planner guessing 1/200 of the rows (docs/performance.md)
                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
                         THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END,
-                   t.raw_usage)
+                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
-          -- The limits and the TRESRunMins lines are joined here, below the
-          -- window, on the three names: the rows are not sorted yet, so the
-          -- planner sorts or hashes them on all three.  Joined above the
-          -- window, whose rows come out sorted by cluster, it merged on the
-          -- cluster alone and filtered the other names pair by pair (minutes
-          -- at 10^7 jobs); and a lookup of the limits per line was a fifth
-          -- of sshare_at's time there (docs/performance.md).
+          -- The limits are joined here, below the window, on the three
+          -- names: the rows are not sorted yet, so the planner sorts or
+          -- hashes them on all three.  Joined above the window, whose rows
+          -- come out sorted by cluster, it merged on the cluster alone and
+          -- filtered the other names pair by pair (minutes at 10^7 jobs);
+          -- and a lookup of the limits per line was a fifth of sshare_at's
+          -- time there (docs/performance.md).
           LEFT JOIN lim g
             ON g.cluster OPERATOR(pg_catalog.=) t.cluster AND g.account OPERATOR(pg_catalog.=) t.account
            AND g.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
-          LEFT JOIN run m
-            ON m.cluster OPERATOR(pg_catalog.=) t.cluster AND m.account OPERATOR(pg_catalog.=) t.account
-           AND m.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
@@ -272,10 +308,13 @@ BEGIN ATOMIC
            -- in sshare's order
            @extschema@_internal._grp_tres_mins_text(r.grp_tres_mins),
            -- an association without running jobs: its cluster's line of
-           -- zeros (account NULL)
-           COALESCE(r.tres_run_mins, z.tres_run_mins)
+           -- zeros
+           COALESCE(m.lines OPERATOR(pg_catalog.->>) r.id, m.zero)
       FROM r
-      LEFT JOIN run z ON z.cluster OPERATOR(pg_catalog.=) r.cluster AND z.account IS NULL
+      -- above the window, whose rows would otherwise each carry the
+      -- cluster's object of lines into its buffer (10^4 rows x 10^3 lines
+      -- written to disk at 10^6 jobs: 1.8 s instead of 0.1 s)
+      LEFT JOIN run m ON m.cluster OPERATOR(pg_catalog.=) r.cluster
      WHERE @extschema@_internal._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS

@@ -92,15 +92,19 @@ BEGIN
     END IF;
     tz := @extschema@_internal._statement_cluster_tz('usage_buckets', $1);
     step := ('1 ' || lower($5))::interval;
+    -- The sums are numeric, then float8: a float8 sum depends on the order
+    -- of its terms, which parallel workers change from one read to the next
+    -- (two reads of the same data differed in the last digit); a numeric sum
+    -- of the same terms does not (docs/statements.md#usage-buckets).
     RETURN QUERY
     SELECT b.b_start, j.account, j.user_name,
            sum(@extschema@.core_hours(j.cpus, greatest(j.start_time, b.b_start, $3),
                                       least(coalesce(j.end_time, $4), b.b_end, $4),
                                       j.exclusive OR p.whole_node, j.nodes, p.cores_per_node,
-                                      j.gpus, c.gpu_hour_factor)),
+                                      j.gpus, c.gpu_hour_factor)::numeric)::float8,
            sum(@extschema@.core_hours(j.cpus, greatest(j.start_time, b.b_start, $3),
                                       least(coalesce(j.end_time, $4), b.b_end, $4),
-                                      j.exclusive OR p.whole_node, j.nodes, p.cores_per_node, 0, 0))
+                                      j.exclusive OR p.whole_node, j.nodes, p.cores_per_node, 0, 0)::numeric)::float8
       FROM @extschema@.jobs j
       JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
       JOIN @extschema@.clusters c ON c.cluster = j.cluster

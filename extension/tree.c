@@ -7,6 +7,8 @@
  *     f(id text, parent_id text, shares float8, usage float8, is_user boolean, ...)
  *         OVER (PARTITION BY cluster)
  *
+ * or, for Fair Tree and classic, with the five in one composite argument,
+ * the node form (below; docs/fairshare.md#the-node-form)
  * (docs/fairshare.md#fair-tree-and-classic-fair-share,
  * docs/metacentrum.md#the-pbs-fairshare-tree-window-functions).  What a NULL
  * or a bad value means differs between the policies (a NULL share is
@@ -41,10 +43,13 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/typcache.h"
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
 #endif
@@ -150,6 +155,126 @@ fs_tree_read(WindowObject winobj, int64 n, int live_arg,
 			check(state, first + j, &a[j], ids->data, parents->data);
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+}
+
+/*
+ * The node form: every row is ONE argument, a composite
+ * (id, parent_id, shares, usage, is_user[, raw_usage])
+ * (fairshare.fair_tree_node, or sshare's node with the usage now), so the
+ * partition is read with one fetch per row, each a single step forward,
+ * and the row is deformed here once.  The form above costs five fetches a
+ * row, each reading the tuple back from the tuplestore (or its temporary
+ * file), copying it and deforming it again for one argument
+ * (docs/performance.md#fair-tree); the window API evaluates one argument
+ * per fetch, so one argument carrying the five is the way to read a row
+ * once.
+ */
+#define NODE_MAX_ATTS	6
+
+/* Raise unless tupdesc is (text, text, float8, float8, boolean[, float8]). */
+static void
+check_node_type(TupleDesc tupdesc)
+{
+	static const Oid want[NODE_MAX_ATTS] = {TEXTOID, TEXTOID, FLOAT8OID, FLOAT8OID, BOOLOID, FLOAT8OID};
+	int			i;
+	bool		ok = (tupdesc->natts == 5 || tupdesc->natts == NODE_MAX_ATTS);
+
+	for (i = 0; ok && i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		ok = !att->attisdropped && att->atttypid == want[i];
+	}
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("a tree node must be (id text, parent_id text, shares float8, usage float8, is_user boolean), not %s",
+						format_type_be(tupdesc->tdtypeid)),
+				 errhint("Pass ROW(id, parent_id, shares, usage, is_user)::fairshare.fair_tree_node.")));
+}
+
+/* Deform one fetched node into *a, copying its texts into the arenas. */
+static void
+node_row(Datum d, TupleDesc tupdesc, StringInfo ids, StringInfo parents, FsTreeRow *a)
+{
+	HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+	HeapTupleData tuple;
+	Datum		v[NODE_MAX_ATTS];
+	bool		n[NODE_MAX_ATTS];
+
+	if (HeapTupleHeaderGetTypeId(th) != tupdesc->tdtypeid)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("every tree node of a window partition must be of type %s",
+						format_type_be(tupdesc->tdtypeid)),
+				 errhint("Pass ROW(id, parent_id, shares, usage, is_user)::fairshare.fair_tree_node.")));
+	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = th;
+	heap_deform_tuple(&tuple, tupdesc, v, n);
+
+	a->id_null = n[FS_TREE_ARG_ID];
+	a->id_off = a->id_null ? FS_TREE_NO_TEXT : arena_text(ids, v[FS_TREE_ARG_ID], &a->id_hash);
+	a->is_user_null = n[FS_TREE_ARG_IS_USER];
+	a->is_user = a->is_user_null ? false : DatumGetBool(v[FS_TREE_ARG_IS_USER]);
+	a->shares_null = n[FS_TREE_ARG_SHARES];
+	a->shares = a->shares_null ? 0.0 : DatumGetFloat8(v[FS_TREE_ARG_SHARES]);
+	a->usage_null = n[FS_TREE_ARG_USAGE];
+	a->usage = a->usage_null ? 0.0 : DatumGetFloat8(v[FS_TREE_ARG_USAGE]);
+	a->live_null = (tupdesc->natts < NODE_MAX_ATTS || n[NODE_MAX_ATTS - 1]);
+	a->live = a->live_null ? 0.0 : DatumGetFloat8(v[NODE_MAX_ATTS - 1]);
+	a->parent_off = n[FS_TREE_ARG_PARENT] ? FS_TREE_NO_TEXT
+		: arena_text(parents, v[FS_TREE_ARG_PARENT], &a->parent_hash);
+}
+
+/* The number of rows read between resets of the per-row context. */
+#define NODE_BATCH		64
+
+void
+fs_tree_read_nodes(WindowObject winobj, int64 n,
+				   StringInfo ids, StringInfo parents, FsTreeRowCheck check, void *state)
+{
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+												 "tree node",
+												 ALLOCSET_DEFAULT_SIZES);
+	TupleDesc	tupdesc = NULL;
+	int64		r;
+
+	for (r = 0; r < n; r++)
+	{
+		FsTreeRow	a;
+		bool		isnull;
+		Datum		d;
+		MemoryContext oldcxt = MemoryContextSwitchTo(rowcxt);
+
+		d = row_arg(winobj, FS_TREE_ARG_NODE, r, &isnull);
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("tree node of row " INT64_FORMAT " of the tree is NULL", r + 1),
+					 errhint("Pass ROW(id, parent_id, shares, usage, is_user)::fairshare.fair_tree_node for every row; parent_id and shares may be NULL inside it.")));
+		if (tupdesc == NULL)
+		{
+			HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+			TupleDesc	td = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(th),
+													HeapTupleHeaderGetTypMod(th));
+
+			/* a copy of its own, outlasting the per-row context */
+			MemoryContextSwitchTo(MemoryContextGetParent(rowcxt));
+			tupdesc = CreateTupleDescCopy(td);
+			ReleaseTupleDesc(td);
+			MemoryContextSwitchTo(rowcxt);
+			check_node_type(tupdesc);
+		}
+		memset(&a, 0, sizeof(a));
+		node_row(d, tupdesc, ids, parents, &a);
+		check(state, r, &a, ids->data, parents->data);
+		MemoryContextSwitchTo(oldcxt);
+		if (r % NODE_BATCH == NODE_BATCH - 1)
+			MemoryContextReset(rowcxt);
 	}
 	MemoryContextDelete(rowcxt);
 }

@@ -377,3 +377,113 @@ SELECT err($$SELECT fair_tree_norm_shares(id, parent, s, 0, u) OVER ()
 -- one 1e308 alone still fits: EffectvUsage 1e308 / 1e308 = 1
 SELECT id, fair_tree_effective_usage(id, parent, 1, us, u) OVER () AS effectv_usage
   FROM (VALUES ('root', NULL, 0, false), ('x', 'root', 1e308, true)) v(id, parent, us, u) ORDER BY id;
+
+-- ===========================================================================
+-- 6. The node form (docs/fairshare.md#the-node-form): every function with
+--    the row as one fair_tree_node gives what its five-argument form gives,
+--    row by row, exactly; bad rows raise the same errors.
+-- ===========================================================================
+-- the trees of sections 1-3, one per partition: t244 35 rows, oracle 23,
+-- edge 66 (its own 13 trees): 35 + 23 + 66 = 124 rows
+-- float8 as text to the last digit (shortest exact form), so that equal
+-- text is equal bits in the comparisons below
+SET extra_float_digits = 1;
+CREATE TEMP TABLE node_trees AS
+SELECT 't244' AS tree, id, parent, shares, usage, is_user FROM t244
+UNION ALL SELECT 'oracle', id, parent, shares, usage, is_user FROM oracle
+UNION ALL SELECT tree, id, parent, shares, usage, is_user FROM edge;
+SELECT (SELECT count(*) FROM t244) AS t244, (SELECT count(*) FROM oracle) AS oracle,
+       (SELECT count(*) FROM edge) AS edge, (SELECT count(DISTINCT tree) FROM edge) AS edge_trees;
+-- every output of the twelve functions (classic_factor with its default
+-- dampening 1 and with 2), both forms, over every row: 0 rows differ, and
+-- the count of rows compared is the count of rows, 124
+SELECT count(*) AS rows_compared,
+       count(*) FILTER (WHERE five IS DISTINCT FROM node) AS rows_differing,
+       (SELECT count(*) FROM node_trees) AS rows_in_trees
+  FROM (SELECT tree, id,
+               ROW(fair_tree_rank(id, parent, shares, usage, is_user) OVER w,
+                   fair_tree_factor(id, parent, shares, usage, is_user) OVER w,
+                   fair_tree_level_fs(id, parent, shares, usage, is_user) OVER w,
+                   fair_tree_norm_shares(id, parent, shares, usage, is_user) OVER w,
+                   fair_tree_effective_usage(id, parent, shares, usage, is_user) OVER w,
+                   classic_norm_shares(id, parent, shares, usage, is_user) OVER w,
+                   classic_effective_usage(id, parent, shares, usage, is_user) OVER w,
+                   classic_factor(id, parent, shares, usage, is_user) OVER w,
+                   classic_factor(id, parent, shares, usage, is_user, 2) OVER w,
+                   tree_raw_usage(id, parent, shares, usage, is_user) OVER w,
+                   tree_norm_usage(id, parent, shares, usage, is_user) OVER w,
+                   tree_depth(id, parent, shares, usage, is_user) OVER w,
+                   tree_order(id, parent, shares, usage, is_user) OVER w)::text AS five,
+               ROW(fair_tree_rank(n) OVER w, fair_tree_factor(n) OVER w, fair_tree_level_fs(n) OVER w,
+                   fair_tree_norm_shares(n) OVER w, fair_tree_effective_usage(n) OVER w,
+                   classic_norm_shares(n) OVER w, classic_effective_usage(n) OVER w,
+                   classic_factor(n) OVER w, classic_factor(n, 2) OVER w,
+                   tree_raw_usage(n) OVER w, tree_norm_usage(n) OVER w,
+                   tree_depth(n) OVER w, tree_order(n) OVER w)::text AS node
+          FROM (SELECT *, ROW(id, parent, shares, usage, is_user)::fair_tree_node AS n FROM node_trees) x
+        WINDOW w AS (PARTITION BY tree)) c;
+-- the text of a row above tells float8s apart to the last bit: t244's uD2 and uD3 (section 1:
+-- ranks 5 and 7, LF 1.29411764705882337 and 1.29411764705882359, which
+-- differ in the last bit) in the node form
+SELECT id, rank, level_fs
+  FROM (SELECT id, fair_tree_rank(ROW(id, parent, shares, usage, is_user)::fair_tree_node) OVER () AS rank,
+               fair_tree_level_fs(ROW(id, parent, shares, usage, is_user)::fair_tree_node) OVER () AS level_fs
+          FROM t244) r
+ WHERE id IN ('uD2', 'uD3') ORDER BY id;
+-- sshare's tree columns, both forms, both algorithms, with a usage now of
+-- its own on every third row (1.5 x usage) and NULL (the same) elsewhere:
+-- 0 rows differ over 2 x 124 = 248
+SELECT count(*) AS rows_compared, count(*) FILTER (WHERE five IS DISTINCT FROM node) AS rows_differing
+  FROM (SELECT fairshare_internal._sshare_tree(id, parent, shares, usage, is_user, alg, 2, live) OVER w AS five,
+               fairshare_internal._sshare_tree(
+                   ROW(id, parent, shares, usage, is_user, live)::fairshare_internal._sshare_tree_node, alg, 2) OVER w AS node
+          FROM (SELECT *, CASE WHEN row_number() OVER (ORDER BY tree, id) % 3 = 0 THEN 1.5 * usage END AS live
+                  FROM node_trees) x
+         CROSS JOIN (VALUES ('fair_tree'), ('classic')) a(alg)
+        WINDOW w AS (PARTITION BY alg, tree)) c;
+
+-- Bad rows: SQLSTATE, message and hint, and whether the five-argument form
+-- raises exactly the same (a NULL node has no five-argument equivalent)
+CREATE FUNCTION pg_temp.err_hint(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    st text;
+    msg text;
+    hint text;
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+    RETURN st || ': ' || msg || ' (HINT: ' || hint || ')';
+END $$;
+CREATE TEMP TABLE bad_rows (name text, id text, parent text, shares float8, usage float8, is_user boolean);
+INSERT INTO bad_rows VALUES
+  ('null id', 'root', NULL, 1, 0, false), ('null id', NULL, 'root', 1, 0, true),
+  ('null is_user', 'root', NULL, 1, 0, false), ('null is_user', 'x', 'root', 1, 0, NULL),
+  ('null usage', 'root', NULL, 1, 0, false), ('null usage', 'x', 'root', 1, NULL, true),
+  ('negative shares', 'root', NULL, 1, 0, false), ('negative shares', 'x', 'root', -0.5, 0, true),
+  ('NaN usage', 'root', NULL, 1, 0, false), ('NaN usage', 'x', 'root', 1, 'NaN', true),
+  ('infinite shares', 'root', NULL, 1, 0, false), ('infinite shares', 'x', 'root', 'Infinity', 0, true),
+  ('duplicate id', 'root', NULL, 1, 0, false), ('duplicate id', 'x', 'root', 1, 0, true),
+  ('duplicate id', 'x', 'root', 1, 0, true),
+  ('missing parent', 'root', NULL, 1, 0, false), ('missing parent', 'x', 'nowhere', 1, 0, true),
+  ('user with a child', 'root', NULL, 1, 0, false), ('user with a child', 'alice', 'root', 1, 0, true),
+  ('user with a child', 'sub', 'alice', 1, 0, false);
+SELECT name, node_form, node_form OPERATOR(pg_catalog.=) five_arguments AS same_as_five_arguments
+  FROM (SELECT name,
+               pg_temp.err_hint(format($q$SELECT fair_tree_rank(ROW(id, parent, shares, usage, is_user)::fair_tree_node) OVER ()
+                                            FROM bad_rows WHERE name = %L$q$, name)) AS node_form,
+               pg_temp.err_hint(format($q$SELECT fair_tree_rank(id, parent, shares, usage, is_user) OVER ()
+                                            FROM bad_rows WHERE name = %L$q$, name)) AS five_arguments
+          FROM (SELECT DISTINCT name FROM bad_rows) b) e
+ ORDER BY name;
+-- a NULL node (row 2 of the partition): 22004
+SELECT pg_temp.err_hint($q$SELECT fair_tree_factor(CASE WHEN id = 'x' THEN NULL
+                                                       ELSE ROW(id, parent, 1, 0, false)::fair_tree_node END) OVER ()
+                             FROM (VALUES ('root', NULL), ('x', 'root')) v(id, parent)$q$) AS null_node;
+-- the node form's own arguments are checked as the five-argument form's
+SELECT pg_temp.err_hint($q$SELECT classic_factor(ROW('root', NULL, 1, 0, false)::fair_tree_node, 0) OVER ()$q$)
+           AS dampening_0,
+       pg_temp.err_hint($q$SELECT fairshare_internal._sshare_tree(
+                               ROW('root', NULL, 1, 0, false, NULL)::fairshare_internal._sshare_tree_node, 'pbs', 1) OVER ()$q$)
+           AS algorithm_pbs;

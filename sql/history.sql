@@ -271,5 +271,30 @@ SELECT count(*) BETWEEN 1 AND 120 AS at_most_120, min(month_start) > '1980-01-01
   FROM job_partitions() WHERE relation NOT IN (SELECT relation FROM parts_before);
 SELECT job_id, tableoid::regclass FROM jobs WHERE job_id = '1980';   -- jobs_default
 
+-- ---------------------------------------------------------------------------
+-- 5. jobs_default's indexes after a move (docs/history.md#jobs_default).
+--    20,000 runs of the month before the oldest partition wait in
+--    jobs_default; maintain_partitions moves them into that month's new
+--    partition and rebuilds jobs_default's indexes.  Each index of an empty
+--    table is one page (its metapage, 8,192 bytes); before the rebuild a
+--    DELETE left every entry in them.
+-- ---------------------------------------------------------------------------
+DELETE FROM jobs WHERE job_id = '1980';
+SELECT count(*) AS left_in_default FROM ONLY jobs_default;   -- 0
+SELECT (min(month_start) - interval '1 month')::date AS m FROM job_partitions() \gset
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, cpus)
+SELECT 'hx', 'd' || i, 'bob', 'a', 'p', 'PENDING', :'m'::timestamptz + i * interval '1 minute', 1
+  FROM generate_series(1, 20000) i;
+SELECT count(*) AS in_default FROM ONLY jobs_default;   -- 20,000
+SELECT max(pg_relation_size(x.indexrelid)) > 8192 * 10 AS an_index_holds_them   -- e.g. the primary key
+  FROM pg_index x WHERE x.indrelid = 'jobs_default'::regclass;
+-- (the WARNINGs: the months 2023-11 and 2023-12 that section 3 kept)
+SET client_min_messages = error;
+CALL maintain_partitions();
+RESET client_min_messages;
+SELECT tableoid::regclass AS partition, count(*) FROM jobs WHERE job_id LIKE 'd%' GROUP BY 1;   -- 20,000 in the new month
+SELECT count(*) AS indexes, max(pg_relation_size(x.indexrelid)) AS largest_bytes   -- 8192: a metapage each
+  FROM pg_index x WHERE x.indrelid = 'jobs_default'::regclass;
+
 \c :regress_db
 DROP DATABASE regress_fs_history;

@@ -104,10 +104,13 @@ SELECT account, parent_account, shares FROM accounts WHERE cluster = 'oracle' OR
 SELECT account, user_name, shares FROM account_users WHERE cluster = 'oracle' ORDER BY account, user_name;
 SELECT lines_read, imported, updated, unchanged, rejected FROM imports WHERE import_id = (SELECT last_import_id FROM slurmdbd_feeds);
 -- the marks: the newest mod_time of the job rows and of the associations;
--- the release read from the schema version (12: 22.05)
+-- the release read from the schema version (12: 22.05), which becomes the
+-- cluster's too, whose reports print as its sreport (clusters.slurm_version,
+-- docs/slurm.md#which-release-a-cluster-runs)
 SELECT job_mark = (SELECT max(mod_time) FROM captured.job_table) AS job_mark_ok,
        assoc_mark = (SELECT max(mod_time) FROM captured.assoc_table) AS assoc_mark_ok,
-       last_jobs_read, slurm_version, last_slurm_version
+       last_jobs_read, slurm_version, last_slurm_version,
+       (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle') AS cluster_release
   FROM slurmdbd_feeds;
 -- again: nothing changes
 CALL sync_slurmdbd('oracle');
@@ -491,7 +494,9 @@ CREATE TEMP TABLE v24 (version bigint);
 \copy v24 FROM 'test/fixtures/slurm/24.11/feed/convert_version_table.tsv' (FORMAT text, HEADER)
 UPDATE captured.convert_version_table SET version = (SELECT max(version) FROM v24);
 CALL sync_slurmdbd('oracle');
-SELECT (SELECT max(version) FROM v24) AS captured_24_11, slurm_version, last_slurm_version FROM slurmdbd_feeds;
+SELECT (SELECT max(version) FROM v24) AS captured_24_11, slurm_version, last_slurm_version,
+       (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle') AS cluster_release
+  FROM slurmdbd_feeds;
 CREATE TEMP TABLE marks AS SELECT job_mark, assoc_mark, last_import_id, last_sync FROM slurmdbd_feeds;
 UPDATE captured.convert_version_table SET version = 14;
 \set VERBOSITY default
@@ -500,14 +505,18 @@ CALL sync_slurmdbd('oracle');
 SELECT err($$SELECT count(*) FROM slurm_decisions('oracle')$$) AS decisions;
 DELETE FROM captured.convert_version_table;
 CALL sync_slurmdbd('oracle');
--- nothing synced by the refused syncs: the marks, the last import and sync as before
+-- nothing synced by the refused syncs: the marks, the last import and sync
+-- as before, and the cluster's release too
 SELECT m.job_mark = f.job_mark AND m.assoc_mark = f.assoc_mark AND m.last_import_id = f.last_import_id
-       AND m.last_sync = f.last_sync AS unchanged, f.last_slurm_version
+       AND m.last_sync = f.last_sync AS unchanged, f.last_slurm_version,
+       (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle') AS cluster_release
   FROM marks m, slurmdbd_feeds f;
 -- the administrator says which release it is: synced as that one
 UPDATE slurmdbd_feeds SET slurm_version = '24.11';
 CALL sync_slurmdbd('oracle');
-SELECT slurm_version, last_slurm_version, last_import_id > (SELECT last_import_id FROM marks) AS synced FROM slurmdbd_feeds;
+SELECT slurm_version, last_slurm_version, last_import_id > (SELECT last_import_id FROM marks) AS synced,
+       (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle') AS cluster_release
+  FROM slurmdbd_feeds;
 SELECT count(*) AS decisions FROM slurm_decisions('oracle');
 -- only a release fairshare knows
 UPDATE slurmdbd_feeds SET slurm_version = '23.11';
@@ -565,7 +574,9 @@ INSERT INTO slurmdbd_feeds (cluster, foreign_schema, slurm_cluster) VALUES ('ora
 SELECT count(*) AS job_rows, min(job_db_inx) > 1e18 AS sluids FROM captured24.job_table;
 SELECT id_assoc, "user", acct, parent_acct, lft, shares FROM captured24.assoc_table ORDER BY id_assoc;
 CALL sync_slurmdbd('oracle');
-SELECT last_slurm_version, last_jobs_read FROM slurmdbd_feeds;
+SELECT last_slurm_version, last_jobs_read,
+       (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle') AS cluster_release
+  FROM slurmdbd_feeds;
 SELECT account, parent_account, shares FROM accounts WHERE cluster = 'oracle' ORDER BY account;
 SELECT account, user_name, shares FROM account_users WHERE cluster = 'oracle' ORDER BY account, user_name;
 -- 9 lines: the header the feed writes and the 8 runs, all imported

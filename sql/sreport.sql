@@ -31,6 +31,14 @@ SELECT cluster, btrim(account), user_name, NULLIF(share, 'parent')::int
 -- sreport prints the GECOS of the machine it ran on: root's is "root",
 -- the users made by the capture (useradd -M) have none
 INSERT INTO user_info VALUES ('root', 'root');
+-- the Slurm release the capture ran, as its run.txt records it ("slurm:
+-- slurm-wlm 22.05.8"), is the cluster's, set as an administrator sets it:
+-- the reports print that release's sreport (docs/slurm.md#which-release-a-cluster-runs)
+CREATE TEMP TABLE run_txt (line text);
+\copy run_txt FROM 'test/fixtures/slurm/sreport/run.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+UPDATE clusters SET slurm_version = (SELECT substring(line FROM '^slurm: slurm-wlm ([0-9]+\.[0-9]+)\.') FROM run_txt WHERE line LIKE 'slurm: %')
+ WHERE cluster = 'oracle';
+SELECT cluster, slurm_version FROM clusters WHERE cluster = 'oracle';
 
 -- the window: H (8 hours before the capture, on the hour) to H + 8 h
 CREATE TEMP TABLE win (k text, epoch bigint, iso text);
@@ -158,7 +166,8 @@ CREATE TEMP TABLE cmd (file text, command text);
 -- accounts=, group, tree, FlatView, PrintJobCount).  The lines sreport
 -- prints follow its fields: with -T, a TRES Name column; Utilization's
 -- format= names its fields as sreport matches them by prefix ("Planned"
--- is PlannedDown: sreport tries PlannedDown first and prints PLND Down).
+-- is PlannedDown on 22.05, which tries PlannedDown first and prints PLND
+-- Down, and Planned on 24.11).
 CREATE TEMP TABLE ours (file text, n int, line text);
 CREATE FUNCTION pg_temp.ours(file text, cmd text)
 RETURNS TABLE (n int, line text) LANGUAGE plpgsql AS $$
@@ -177,10 +186,14 @@ DECLARE
     cnt boolean := cmd ~ ' PrintJobCount( |$)';
     indiv boolean := grouping = 'individual';
     groups int[] := CASE WHEN grouping = 'individual' THEN '{50,250,500,1000}' ELSE ('{' || grouping || '}')::int[] END;
+    v text := (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle');
 BEGIN
+    -- sreport's default fields, Cl,al,d,planned,i,res,rep: the field
+    -- "planned" is PlannedDown on 22.05 (tried first) and Planned on 24.11
+    -- (docs/slurm.md#sreport-total-count-and-planned-printed-twice)
     IF fmt IS NULL AND report = 'Utilization' THEN
-        fmt := CASE WHEN tres IS NULL THEN '{cluster,allocated,down,planneddown,idle,reserved,reported}'
-                    ELSE '{cluster,tresname,allocated,down,planneddown,idle,reserved,reported}' END;
+        fmt := CASE WHEN tres IS NULL THEN '{cluster,allocated,down,planned,idle,reserved,reported}'
+                    ELSE '{cluster,tresname,allocated,down,planned,idle,reserved,reported}' END;
     END IF;
     IF report = 'Utilization' THEN
         RETURN QUERY
@@ -188,7 +201,8 @@ BEGIN
                (SELECT string_agg(CASE f.f WHEN 'cluster' THEN r.cluster WHEN 'tresname' THEN r.tres_name
                                            WHEN 'trescount' THEN r.tres_count::text WHEN 'allocated' THEN r.allocated
                                            WHEN 'down' THEN r.down WHEN 'planneddown' THEN r.plnd_down
-                                           WHEN 'planned' THEN r.plnd_down WHEN 'idle' THEN r.idle
+                                           WHEN 'planned' THEN CASE WHEN v = '24.11' THEN r.planned ELSE r.plnd_down END
+                                           WHEN 'idle' THEN r.idle
                                            WHEN 'overcommitted' THEN r.over_committed WHEN 'reserved' THEN r.planned
                                            WHEN 'reported' THEN r.reported END, '|' ORDER BY f.i)
                   FROM unnest(fmt) WITH ORDINALITY AS f (f, i))
@@ -211,11 +225,12 @@ BEGIN
                        FROM sreport_top_usage(s, e, units, COALESCE(tres, 'cpu'), 'oracle', "group" => grp) r;
     ELSE
         RETURN QUERY
-        SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|') || '|% of cluster'
+        SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|')
+                  || CASE WHEN r.total_count IS NOT NULL THEN '|Total Count' ELSE '' END || '|% of cluster'
           FROM sreport_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', individual => indiv) r
          WHERE r.line = 1
         UNION ALL
-        SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.pct_of_cluster)
+        SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
           FROM sreport_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', individual => indiv) r;
     END IF;
 END $$;
@@ -258,15 +273,17 @@ DECLARE
     cnt boolean := cmd ~ ' PrintJobCount( |$)';
     indiv boolean := grouping = 'individual';
     groups int[] := CASE WHEN grouping = 'individual' THEN '{50,250,500,1000}' ELSE ('{' || grouping || '}')::int[] END;
+    v text := (SELECT k.slurm_version FROM clusters k WHERE k.cluster = 'oracle');
 BEGIN
     RETURN QUERY
-    SELECT 0, 'Cluster|Account|' || string_agg(r.label, '|' ORDER BY r.bucket) || '|% of cluster'
+    SELECT 0, 'Cluster|Account|' || string_agg(r.label, '|' ORDER BY r.bucket)
+              || CASE WHEN min(r.total_count) IS NOT NULL THEN '|Total Count' ELSE '' END || '|% of cluster'
       FROM bi_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', indiv) r
      WHERE r.line = 1
     UNION ALL
-    SELECT r.line::int, r.cluster || '|' || r.account || '|' || string_agg(r.size, '|' ORDER BY r.bucket) || '|' || r.pct_of_cluster
+    SELECT r.line::int, concat_ws('|', r.cluster, r.account, string_agg(r.size, '|' ORDER BY r.bucket), r.total_count, r.pct_of_cluster)
       FROM bi_job_sizes_by_account(s, e, groups, units, accts, flat, cnt, 'oracle', indiv) r
-     GROUP BY r.line, r.cluster, r.account, r.pct_of_cluster;
+     GROUP BY r.line, r.cluster, r.account, r.total_count, r.pct_of_cluster;
 END $$;
 WITH c AS (SELECT * FROM captured WHERE file LIKE 'sizes%'),
 o AS (SELECT m.file, b.n, b.line FROM cmd m CROSS JOIN LATERAL pg_temp.ours_bi(m.command) b WHERE m.file LIKE 'sizes%')
@@ -290,6 +307,53 @@ SELECT (SELECT count(*) FROM a) AS without_accounts, (SELECT count(*) FROM b) AS
 SELECT count(*) AS lines
   FROM sreport_account_utilization_by_user((SELECT to_timestamp(epoch) FROM win WHERE k = 'H'),
            (SELECT to_timestamp(epoch) FROM win WHERE k = 'E'), 'minutes', 'cpu', 'oracle', accounts => '{nosuch}');
+
+-- The form follows the cluster's release, clusters.slurm_version
+-- (docs/slurm.md#which-release-a-cluster-runs): the window [H, E) of the
+-- capture, the same cluster set to 22.05, to 24.11, and not set (NULL:
+-- 22.05's form).  SizesByAccount (grouping 4,16,32), the root row's
+-- CPU-seconds: 0-3 CPUs job 6 600 x 1 + job 4 100 x 2 = 800; 4-15 job 1
+-- 5,400 x 4 + job 2 600 x 8 = 26,400; 16-31 job 3 7,200 x 16 = 115,200;
+-- >= 32 job 5 6,034 x 40 = 241,360; in all 383,760.  24.11 adds Total
+-- Count before "% of cluster": -t Hours 383,760 / 3,600 = 106.6, printed
+-- 107; SecPer 383,760 and, against a total of 0 taken as 1, 383,760 x 100
+-- = 38,376,000.00%; HourPer 107 and the same percentage; PrintJobCount
+-- 2 + 2 + 1 + 1 = 6 runs.  The long form
+-- (bi_job_sizes_by_account) repeats the row's Total Count on each bucket.
+-- Utilization (Seconds) is the same on every release: plnd_down is the
+-- planned-down time, the MAINT reservation maint, 900 s x 64 CPUs =
+-- 57,600, as format=PlannedDown prints it on 22.05 and 24.11; planned is
+-- the runs' waits, 300 x 4 + 800 x 8 + 400 x 16 + 300 x 2 + 800 x 40 +
+-- 60 x 1 + 600 x 2 (jobs 1 to 7) = 1,200 + 6,400 + 6,400 + 600 + 32,000 +
+-- 60 + 1,200 = 47,860, which sreport 24.11's default fields print in the
+-- fourth place too.
+CREATE FUNCTION pg_temp.form(v text)
+RETURNS TABLE (report text, line text) LANGUAGE plpgsql AS $$
+DECLARE
+    s timestamptz := (SELECT to_timestamp(epoch) FROM win WHERE k = 'H');
+    e timestamptz := (SELECT to_timestamp(epoch) FROM win WHERE k = 'E');
+BEGIN
+    UPDATE clusters SET slurm_version = v WHERE cluster = 'oracle';
+    RETURN QUERY SELECT 'sizes Hours', concat_ws('|', r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
+                   FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'hours', cluster => 'oracle') r;
+    RETURN QUERY SELECT 'sizes SecPer', concat_ws('|', r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
+                   FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'secper', cluster => 'oracle') r;
+    RETURN QUERY SELECT 'sizes HourPer', concat_ws('|', r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
+                   FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'hourper', cluster => 'oracle') r;
+    RETURN QUERY SELECT 'sizes count', concat_ws('|', r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
+                   FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'hours', job_count => true, cluster => 'oracle') r;
+    RETURN QUERY SELECT 'bi Hours', string_agg(concat_ws('|', r.label, r.size, r.total_count, r.pct_of_cluster), ' ; ' ORDER BY r.bucket)
+                   FROM bi_job_sizes_by_account(s, e, '{4,16,32}', 'hours', cluster => 'oracle') r;
+    RETURN QUERY SELECT 'utilization Seconds', concat_ws('|', r.allocated, r.down, r.plnd_down, r.idle, r.planned, r.reported)
+                   FROM sreport_cluster_utilization(s, e, 'seconds', 'cpu', 'oracle') r;
+END $$;
+SELECT x.v AS slurm_version, f.report, f.line
+  FROM (VALUES (1, '22.05'), (2, '24.11'), (3, NULL)) AS x (i, v)
+ CROSS JOIN LATERAL pg_temp.form(x.v) f
+ ORDER BY x.i, f.report;
+-- a release fairshare does not know is refused
+UPDATE clusters SET slurm_version = '23.02' WHERE cluster = 'oracle';
+UPDATE clusters SET slurm_version = '24.11.5' WHERE cluster = 'oracle';
 
 -- the suites share a database: leave nothing behind
 DELETE FROM jobs WHERE cluster = 'oracle';

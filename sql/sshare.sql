@@ -185,5 +185,71 @@ SELECT err('SELECT * FROM sshare_at(NULL)');                             -- 2200
 SELECT err('SELECT * FROM association_tree_at(NULL)');                   -- 22004
 SELECT err('SELECT * FROM sshare_at(''infinity'')');                     -- 22008
 
+-- ===========================================================================
+-- 6. A filter on the cluster, as a BI tool pushes it: the same rows, at the
+--    same cost.  sshare_at is inlined, so WHERE cluster = ... reaches its
+--    joins (the window is partitioned by cluster) and changes their
+--    estimates; with a table of every TRESRunMins line, the joins became
+--    nested loops that read every line once per association (at 10^7
+--    jobs, 10^5 associations x 11,000 lines: 45 s instead of 0.8 s).
+--    Checked: the rows read from the TRESRunMins CTE (run), over every
+--    scan of it and every loop, are at most one per sshare row and
+--    cluster: the lines are not read per association, whatever plan the
+--    filter leads to.  A count of plan rows (deterministic), not a time.
+-- ===========================================================================
+CREATE FUNCTION pg_temp.run_reads(q text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE p jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO p;
+    -- Actual Rows and Rows Removed by Filter are per loop
+    RETURN (SELECT COALESCE(sum((n ->> 'Actual Loops')::numeric
+                                * ((n ->> 'Actual Rows')::numeric
+                                   + COALESCE((n ->> 'Rows Removed by Filter')::numeric, 0))), 0)::bigint
+              FROM jsonb_path_query(p, 'strict $.**?(@."Node Type" == "CTE Scan" && @."CTE Name" == "run")') n);
+END $$;
+-- three jobs running at 17:27:06 (time limit 1 h), so that TRESRunMins has
+-- lines on oracle: erin@ipam, grace@geistlab, kate@shs, their accounts up
+-- to root (ipam, geistlab, geist, shs, unilim, root) and oracle's line of
+-- zeros: 3 + 6 + 1 = 10; oracle_classic (§4) has its line of zeros: 1
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, qos, state, submit_time, start_time, end_time, tres, cpus, time_limit) VALUES
+ ('oracle', '50', 'erin', 'ipam', 'std', 'normal', 'RUNNING', '2026-11-21 17:27:00+00', '2026-11-21 17:27:00+00', NULL, 'cpu=1,mem=1000M,node=1', 1, '1 hour'),
+ ('oracle', '51', 'grace', 'geistlab', 'std', 'normal', 'RUNNING', '2026-11-21 17:27:00+00', '2026-11-21 17:27:00+00', NULL, 'cpu=1,mem=1000M,node=1', 1, '1 hour'),
+ ('oracle', '52', 'kate', 'shs', 'std', 'normal', 'RUNNING', '2026-11-21 17:27:00+00', '2026-11-21 17:27:00+00', NULL, 'cpu=1,mem=1000M,node=1', 1, '1 hour');
+SELECT cluster, count(*) AS lines FROM fairshare_internal._tres_run_mins_at('2026-11-21 17:27:06+00')
+ GROUP BY cluster ORDER BY cluster;
+-- 23 rows per cluster (10 accounts + 13 user associations), 46 in all.
+-- run holds one row per cluster (2), so that at most 2 are read per sshare
+-- row, however many lines there are: 23 x 2 = 46 with the filter, 46 x 2 =
+-- 92 without.  A table of the 11 lines, looked up by two nested loops, was
+-- read 23 x 11 x 2 = 506 times with the filter.
+SELECT pg_temp.run_reads($$SELECT * FROM sshare_at('2026-11-21 17:27:06+00')$$) <= 46 * 2 AS unfiltered,
+       pg_temp.run_reads($$SELECT * FROM sshare_at('2026-11-21 17:27:06+00') WHERE cluster = 'oracle'$$) <= 23 * 2 AS oracle,
+       pg_temp.run_reads($$SELECT * FROM sshare_at('2026-11-21 17:27:06+00') WHERE cluster = 'oracle_classic'$$) <= 23 * 2 AS classic,
+       pg_temp.run_reads($$SELECT * FROM sshare WHERE cluster = 'oracle'$$) <= 23 * 2 AS view_oracle;
+-- and the same rows as the unfiltered call's rows of the cluster (OFFSET 0:
+-- its filter stays above it): 23 for each cluster, none only in one
+CREATE FUNCTION pg_temp.same_rows(c text) RETURNS TABLE (rows bigint, only_unfiltered bigint, only_filtered bigint)
+LANGUAGE sql AS $$
+    SELECT (SELECT count(*) FROM sshare_at('2026-11-21 17:27:06+00') WHERE cluster = c),
+           (SELECT count(*) FROM (SELECT * FROM (SELECT * FROM sshare_at('2026-11-21 17:27:06+00') OFFSET 0) u
+                                   WHERE u.cluster = c
+                                  EXCEPT ALL
+                                  SELECT * FROM sshare_at('2026-11-21 17:27:06+00') WHERE cluster = c) x),
+           (SELECT count(*) FROM (SELECT * FROM sshare_at('2026-11-21 17:27:06+00') WHERE cluster = c
+                                  EXCEPT ALL
+                                  SELECT * FROM (SELECT * FROM sshare_at('2026-11-21 17:27:06+00') OFFSET 0) u
+                                   WHERE u.cluster = c) x) $$;
+SELECT 'oracle' AS cluster, * FROM pg_temp.same_rows('oracle')
+UNION ALL
+SELECT 'oracle_classic', * FROM pg_temp.same_rows('oracle_classic');
+-- erin's line: 3600 - 6 s left of her time limit x 1 cpu = 3594 cpu-s =
+-- 59 cpu-min (59.9, truncated); mem 1000 MB x 3594 s / 60 = 59900; node 59;
+-- billing 0 (the job's TRES name no billing count); ipam's line the same
+-- (erin's is its only running job), carol@ipam and xlim the line of zeros
+SELECT account, user_name, tres_run_mins FROM sshare_at('2026-11-21 17:27:06+00') WHERE cluster = 'oracle'
+ AND account IN ('ipam', 'xlim') ORDER BY tree_order;
+DELETE FROM jobs WHERE job_id IN ('50', '51', '52');
+
 DELETE FROM jobs;
 DELETE FROM clusters;

@@ -206,17 +206,60 @@ done < "$WORK/calls.tsv"
 # to see that a check fails, e.g. on an interval or a real column
 if [ -n "${BI_EXTRA_QUERIES:-}" ]; then cat "$BI_EXTRA_QUERIES" >> "$WORK/queries.tsv"; fi
 
-# 4. through each driver, as the reader, every session in UTC and without
-# parallel workers: a float sum that workers compute in parts adds them in
-# the order they finish, and two reads of usage_buckets differed in the last
-# digit (127.21342547833333 and 127.21342547833335), whatever the client.
-# psqlODBC connects through libpq, which reads PGTZ and PGOPTIONS; pgjdbc
-# takes them as connection parameters.  The query "setting" reads them back
-# through each driver.
-export PGTZ=UTC TZ=UTC PGDATESTYLE=ISO PGOPTIONS="-c max_parallel_workers_per_gather=0 -c extra_float_digits=1"
+# 4. the same call twice gives the same bits, with or without parallel
+# workers: a float8 sum that workers compute in parts adds the parts in the
+# order they finish, and two reads of usage_buckets differed in the last
+# digit (127.21342547833333 and 127.21342547833335; docs/statements.md#usage-buckets).
+# Each view and call is read by psql once serially and twice with parallel
+# plans made free (the demo's tables are small: without that the planner
+# keeps them serial), as the reader.
+# A query at an instant: a view's definition with now() replaced by that
+# instant (a view read twice is otherwise read at two instants), a call as it is.
+query_at() { # name sql instant
+  case "$1" in
+    view.*)
+      q -v v="${1#view.}" -v t="$3" -v order="${2##* ORDER BY }" <<'SQL'
+SELECT format('SELECT * FROM (%s) AS v ORDER BY %s',
+              replace(rtrim(pg_get_viewdef(format('fairshare.%I', :'v')::regclass), E'; \n'),
+                      'now()', format('pg_catalog.timezone(''UTC'', %L::timestamp)', :'t')),
+              :'order');
+SQL
+      ;;
+    *) printf '%s\n' "$2" ;;
+  esac
+}
+parallel="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET min_parallel_index_scan_size = 0; SET max_parallel_workers_per_gather = 2"
+read_call() { # sql settings out
+  psql -X -A -t -q -v ON_ERROR_STOP=1 -F $'\x1f' -R $'\x1e' -P 'null=\N' -d "$db" \
+    -c "SET ROLE $role" -c "SET extra_float_digits = 1" -c "$2" -c "$1" > "$3"
+}
+now_utc=$(q -c "SELECT pg_catalog.timezone('UTC', pg_catalog.now())::text")
+while IFS=$'\t' read -r name sql; do
+  if ! sql=$(query_at "$name" "$sql" "$now_utc" 2>"$WORK/psql.err"); then
+    fail "$name: psql: $(head -c 300 "$WORK/psql.err" | tr '\n' ' ')"; continue
+  fi
+  if ! read_call "$sql" "SET max_parallel_workers_per_gather = 0" "$WORK/serial" 2>"$WORK/psql.err" \
+     || ! read_call "$sql" "$parallel" "$WORK/parallel1" 2>>"$WORK/psql.err" \
+     || ! read_call "$sql" "$parallel" "$WORK/parallel2" 2>>"$WORK/psql.err"; then
+    fail "$name: psql: $(head -c 300 "$WORK/psql.err" | tr '\n' ' ')"; continue
+  fi
+  if cmp -s "$WORK/serial" "$WORK/parallel1" && cmp -s "$WORK/serial" "$WORK/parallel2"; then
+    ok "$name: the same values serially and twice with parallel workers"
+  else
+    fail "$name: values differ between reads (serial against parallel workers)"
+    diff <(tr '\036' '\n' < "$WORK/serial") <(tr '\036' '\n' < "$WORK/parallel1") | head -4 | sed 's/^/# /'
+  fi
+done < "$WORK/queries.tsv"
+
+# 5. through each driver, as the reader, every session in UTC with the
+# float digits a driver needs to give back the exact double.  psqlODBC
+# connects through libpq, which reads PGTZ and PGOPTIONS; pgjdbc takes them
+# as connection parameters.  The query "setting" reads them back through
+# each driver.
+export PGTZ=UTC TZ=UTC PGDATESTYLE=ISO PGOPTIONS="-c extra_float_digits=1"
 printf 'setting.session\t%s\n' "SELECT current_setting('TimeZone') AS tz, current_setting('max_parallel_workers_per_gather') AS workers, current_user AS login, pg_has_role('fairshare_reader', 'member') AS reader" >> "$WORK/queries.tsv"
 mkdir -p "$WORK/jdbc" "$WORK/odbc" "$WORK/psql"
-java -Duser.timezone=UTC -cp "$JAR" test/bi/BiJdbc.java "jdbc:postgresql://$host:$port/$db?options=-c%20max_parallel_workers_per_gather=0" "$role" "$password" \
+java -Duser.timezone=UTC -cp "$JAR" test/bi/BiJdbc.java "jdbc:postgresql://$host:$port/$db" "$role" "$password" \
      "$WORK/queries.tsv" "$WORK/jdbc" 2>"$WORK/jdbc.err"
 st=$?
 [ $st -le 1 ] || { sed 's/^/# /' "$WORK/jdbc.err"; bail "the JDBC reader (status $st)"; }
@@ -225,21 +268,10 @@ st=$?
 st=$?
 [ $st -le 1 ] || { sed 's/^/# /' "$WORK/odbc.err"; bail "the ODBC reader (status $st)"; }
 
-# psql's rows of a query at an instant: a view's definition with now()
-# replaced by that instant, a call as it is
+# psql's rows of a query at an instant (query_at, above)
 expected() { # name sql instant out
-  local sql=$2 view
-  case "$1" in
-    view.*)
-      view=${1#view.}
-      sql=$(q -v v="$view" -v t="$3" -v order="${2##* ORDER BY }" <<'SQL'
-SELECT format('SELECT * FROM (%s) AS v ORDER BY %s',
-              replace(rtrim(pg_get_viewdef(format('fairshare.%I', :'v')::regclass), E'; \n'),
-                      'now()', format('pg_catalog.timezone(''UTC'', %L::timestamp)', :'t')),
-              :'order');
-SQL
-) || return 1 ;;
-  esac
+  local sql
+  sql=$(query_at "$1" "$2" "$3") || return 1
   psql -X -A -t -q -v ON_ERROR_STOP=1 -F $'\x1f' -R $'\x1e' -P 'null=\N' -d "$db" \
     -c "SET ROLE $role" -c "$sql" > "$4"
 }

@@ -199,3 +199,17 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- sreport-shaped reports: the Slurm release a cluster runs, which decides
+-- the form they print (docs/slurm.md#which-release-a-cluster-runs); NULL
+-- (not told) keeps 22.05's form, the one the reports printed so far
+ALTER TABLE @extschema@.clusters
+    ADD COLUMN slurm_version text CHECK (slurm_version OPERATOR(pg_catalog.=) ANY (ARRAY['22.05', '24.11']));
+
+-- Fair Tree's node form (docs/fairshare.md#the-node-form): the row of a
+-- tree as one composite, read once per row; the functions taking it are
+-- re-created by the code below.  (After the move above: _sshare_tree_node
+-- is created where it lives.)
+CREATE TYPE @extschema@.fair_tree_node AS (id text, parent_id text, shares float8, usage float8, is_user boolean);
+CREATE TYPE @extschema@_internal._sshare_tree_node AS (
+    id text, parent_id text, shares float8, usage float8, is_user boolean, raw_usage float8);

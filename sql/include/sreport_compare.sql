@@ -23,8 +23,13 @@ DECLARE
     flat boolean := file LIKE 'sizes_flat%';
 BEGIN
     IF file LIKE 'utilization%' THEN
-        RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, r.allocated, r.down, r.plnd_down, r.idle, r.planned, r.reported)
-                       FROM sreport_cluster_utilization(s, e, 'Seconds', 'cpu', 'oracle') r;
+        -- sreport's default fields: 24.11 prints the planned time where
+        -- 22.05 prints PLND Down (docs/slurm.md#sreport-total-count-and-planned-printed-twice)
+        RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, r.allocated, r.down,
+                                                   CASE WHEN k.slurm_version = '24.11' THEN r.planned ELSE r.plnd_down END,
+                                                   r.idle, r.planned, r.reported)
+                       FROM sreport_cluster_utilization(s, e, 'Seconds', 'cpu', 'oracle') r
+                       LEFT JOIN clusters k ON k.cluster = r.cluster;
     ELSIF file LIKE 'acct_by_user%' THEN
         RETURN QUERY SELECT r.line::int, concat_ws('|', r.cluster, r.account, r.login, r.proper_name, r.used, r.energy)
                        FROM sreport_account_utilization_by_user(s, e, 'Seconds', 'cpu', 'oracle') r;
@@ -36,11 +41,12 @@ BEGIN
                        FROM sreport_top_usage(s, e, 'Seconds', 'cpu', 'oracle') r;
     ELSE
         RETURN QUERY
-        SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|') || '|% of cluster'
+        SELECT 0, 'Cluster|Account|' || array_to_string(r.labels, '|')
+                  || CASE WHEN r.total_count IS NOT NULL THEN '|Total Count' ELSE '' END || '|% of cluster'
           FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'Seconds', NULL, flat, cnt, 'oracle') r
          WHERE r.line = 1
         UNION ALL
-        SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.pct_of_cluster)
+        SELECT r.line::int, concat_ws('|', r.cluster, r.account, array_to_string(r.sizes, '|'), r.total_count, r.pct_of_cluster)
           FROM sreport_job_sizes_by_account(s, e, '{4,16,32}', 'Seconds', NULL, flat, cnt, 'oracle') r;
     END IF;
 END $$;

@@ -28,6 +28,16 @@ INSERT INTO account_users (cluster, account, user_name, shares)
 SELECT cluster, btrim(account), user_name, NULLIF(share, 'parent')::int
   FROM assoc WHERE COALESCE(user_name, '') <> '';
 
+-- the Slurm release the capture ran, as its run.txt records it ("slurm:
+-- slurm-wlm 22.05.8"), is the cluster's, set as an administrator sets it:
+-- the reports print that release's sreport (docs/slurm.md#which-release-a-cluster-runs)
+CREATE TEMP TABLE run_txt (line text);
+\set q '\\copy run_txt FROM ' :f '/run.txt (FORMAT csv, DELIMITER E''\\x1f'', QUOTE E''\\x1e'')'
+:q
+UPDATE clusters SET slurm_version = (SELECT substring(line FROM '^slurm: slurm-wlm ([0-9]+\.[0-9]+)\.') FROM run_txt WHERE line LIKE 'slurm: %')
+ WHERE cluster = 'oracle';
+SELECT cluster, slurm_version FROM clusters WHERE cluster = 'oracle';
+
 CREATE TEMP TABLE win (k text, epoch bigint, iso text);
 \set q '\\copy win FROM ' :f '/window.txt (FORMAT csv, DELIMITER ''|'')'
 :q

@@ -14,6 +14,7 @@
 -- count(*) OVER () over the same rows, per association (VmHWM and VmRSS
 -- from /proc/self/status, superuser).
 \set ON_ERROR_STOP 1
+SELECT set_config('bench.reps', :'reps', false) AS bench_reps \gset
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS bench.tree;
 CREATE UNLOGGED TABLE bench.tree (n int, id text, parent_id text, shares float8, usage float8, is_user boolean);
@@ -66,13 +67,40 @@ SELECT unnest(ARRAY[format('DROP TABLE IF EXISTS bench.tree_%s', n),
 DROP TABLE bench.tree;
 
 \o /dev/null
-SELECT bench.compare('Fair Tree, ' || n || ' associations',
-         format('SELECT fairshare.fair_tree_factor(id, parent_id, shares, usage, is_user) OVER () FROM bench.tree_%s', n),
-         'rank() over ' || n || ' rows',
-         format('SELECT rank() OVER (ORDER BY usage) FROM bench.tree_%s', n),
-         :reps,
-         CASE n WHEN 100000 THEN 300 WHEN 1000000 THEN 3000 END, NULL)
-  FROM sizes ORDER BY n;
+-- Three queries interleaved in every round, in the same run: rank(), the
+-- five-argument form and the node form (one composite argument per row,
+-- read once: docs/performance.md#fair-tree).  Each form's median against
+-- the median of rank() in the same rounds; the ratio is the median of the
+-- rounds' ratios, as bench.compare gives it.
+CREATE TEMP TABLE ft_rounds (n int, round int, what text, ms float8);
+DO $d$
+DECLARE
+    s record;
+    q_rank text;
+    q_five text;
+    q_node text;
+BEGIN
+    FOR s IN SELECT n FROM sizes ORDER BY n LOOP
+        q_rank := format('SELECT rank() OVER (ORDER BY usage) FROM bench.tree_%s', s.n);
+        q_five := format('SELECT fairshare.fair_tree_factor(id, parent_id, shares, usage, is_user) OVER () FROM bench.tree_%s', s.n);
+        q_node := format('SELECT fairshare.fair_tree_factor(ROW(id, parent_id, shares, usage, is_user)::fairshare.fair_tree_node) OVER () FROM bench.tree_%s', s.n);
+        -- round 0 warms the caches and is not counted
+        FOR i IN 0..current_setting('bench.reps')::int LOOP
+            INSERT INTO ft_rounds VALUES (s.n, i, 'rank', bench.run_ms(q_rank)),
+                                         (s.n, i, 'five', bench.run_ms(q_five)),
+                                         (s.n, i, 'node', bench.run_ms(q_node));
+        END LOOP;
+    END LOOP;
+END $d$;
+SELECT bench.record(CASE f.what WHEN 'five' THEN 'Fair Tree, ' ELSE 'Fair Tree node form, ' END || f.n || ' associations',
+                    bench.median(array_agg(f.ms)), 'rank() over ' || f.n || ' rows',
+                    bench.median(array_agg(r.ms)), bench.median(array_agg(f.ms / r.ms)), count(*)::int,
+                    CASE f.n WHEN 100000 THEN 300 WHEN 1000000 THEN 3000 END,
+                    CASE WHEN f.what = 'node' AND f.n = 1000000 THEN 1.5 END)
+  FROM ft_rounds f
+  JOIN ft_rounds r ON r.n = f.n AND r.round = f.round AND r.what = 'rank'
+ WHERE f.what IN ('five', 'node') AND f.round > 0
+ GROUP BY f.n, f.what;
 
 -- growth: time per association / log2(n), flat for n log n
 SELECT bench.note('Fair Tree, ' || n || ' associations',

@@ -6,6 +6,9 @@
 -- one is removed first): every job of the history is read, as sshare does
 -- for a cluster without a valid checkpoint (bench_sprio.sql measures the
 -- reports from a checkpoint).
+-- Then the same call with a filter on the cluster, as a BI tool pushes it,
+-- against the call without it (the centre has one cluster: the same rows).
+-- Target: at most 1.1x (docs/performance.md#a-filter-on-the-cluster).
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 DELETE FROM fairshare.usage_checkpoints;
@@ -21,4 +24,9 @@ SELECT bench.compare(format('sshare_at: %s jobs, %s associations', :n_jobs, :n_a
       WHERE b.start_time <= bench.as_of()
       GROUP BY b.cluster, b.account, b.user_name$q$,
   :reps, NULL, 1.5, 'ratio <= 1.5');
+SELECT bench.compare(format('sshare_at WHERE cluster = ''bench'': %s jobs, %s associations', :n_jobs, :n_assocs),
+  $q$SELECT * FROM fairshare.sshare_at(bench.as_of()) WHERE cluster = 'bench'$q$,
+  'sshare_at without the filter, the same rows',
+  $q$SELECT * FROM fairshare.sshare_at(bench.as_of())$q$,
+  :reps, NULL, 1.1, 'ratio <= 1.1');
 \o
