@@ -30,7 +30,7 @@
 # slurm-24.11 runs it so, from bash test/run.sh slurm-24.11, a stage of CI of
 # its own).  Prints TAP; stops the daemons it started at the end.
 # About 4 minutes; 24.11: 146 to 151 s with the root made, and the root's making
-# (trixie.sh: 153 s, 43 s on a fresh machine) the first time.  What it captured stays in $FEED_OUT (default: a
+# (trixie.sh: 153 s, 43 to 48 s on a fresh machine) the first time.  What it captured stays in $FEED_OUT (default: a
 # temporary directory, removed).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1

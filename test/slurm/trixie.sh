@@ -7,7 +7,7 @@
 # Run as root; only `run` passes its stdin on (to CMD).
 #
 #   bash test/slurm/trixie.sh root       make the root if there is none (153 s
-#                                         here, 43 s on a fresh machine:
+#                                         here, 43 to 48 s on a fresh machine:
 #                                         debootstrap, the packages)
 #   bash test/slurm/trixie.sh start|fresh|status
 #                                        cluster.sh start|fresh|status inside
