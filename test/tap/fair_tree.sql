@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(107);
+SELECT plan(179);
 
 -- API shape of the tree window functions: WINDOW, IMMUTABLE, not STRICT
 -- (NULL parent_id = root, NULL shares = Fairshare=parent), PARALLEL SAFE
@@ -24,13 +24,20 @@ INSERT INTO api VALUES
  ('tree_norm_usage',           '{text,text,"double precision","double precision",boolean}', 'double precision'),
  ('tree_depth',                '{text,text,"double precision","double precision",boolean}', 'integer'),
  ('tree_order',                '{text,text,"double precision","double precision",boolean}', 'bigint');
+-- the node form of each: one composite argument (docs/fairshare.md#the-node-form)
+INSERT INTO api
+SELECT fn, CASE WHEN fn = 'classic_factor' THEN '{fairshare.fair_tree_node,"double precision"}'::name[]
+                ELSE '{fairshare.fair_tree_node}'::name[] END, ret
+  FROM api;
 SELECT has_function('fairshare', fn, args) FROM api ORDER BY fn;
 SELECT is_window('fairshare', fn, args) FROM api ORDER BY fn;
 SELECT volatility_is('fairshare', fn, args, 'immutable') FROM api ORDER BY fn;
 SELECT isnt_strict('fairshare', fn, args) FROM api ORDER BY fn;
 SELECT function_returns('fairshare', fn, args, ret) FROM api ORDER BY fn;
-SELECT is(p.proparallel, 's', p.proname || ' is PARALLEL SAFE')
-  FROM pg_proc p JOIN api ON p.proname = api.fn AND p.pronamespace = 'fairshare'::regnamespace ORDER BY p.proname;
+SELECT is(p.proparallel, 's', p.oid::regprocedure || ' is PARALLEL SAFE')
+  FROM pg_proc p
+  JOIN api ON p.oid = format('fairshare.%I(%s)', api.fn, array_to_string(api.args, ','))::regprocedure
+ ORDER BY api.fn, api.args;
 
 -- the views over the model
 SELECT has_function('fairshare', 'sshare_at', ARRAY['timestamp with time zone']);
