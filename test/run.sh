@@ -14,6 +14,11 @@
 #                           installed, a coordinator and two workers started, and
 #                           every report compared with a single server's
 #                           (test/citus/run.sh; CI runs it: .ci/run)
+#   bash test/run.sh slurm-24.11  the same set-up, then the live feed and the
+#                           decisions against a real Slurm 24.11 (test/slurm/feed.sh
+#                           with SLURM_VERSION=24.11, in the Debian trixie root of
+#                           test/slurm/trixie.sh, made by debootstrap the first time;
+#                           root; CI runs it: .ci/run)
 #   bash test/run.sh bench-slurm  the same set-up, then sprio_at and sshare_at timed
 #                           against a real slurmctld on the same data (test/bench/slurm.sh;
 #                           root; starts Slurm, MariaDB and munge; not in CI)
@@ -26,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-test}
-case "$mode" in demo|test|bench|bench-slurm|checks|matrix|citus) ;; *) echo "usage: $0 demo|test|bench|bench-slurm|checks|matrix|citus" >&2; exit 2 ;; esac
+case "$mode" in demo|test|bench|bench-slurm|checks|matrix|citus|slurm-24.11) ;; *) echo "usage: $0 demo|test|bench|bench-slurm|checks|matrix|citus|slurm-24.11" >&2; exit 2 ;; esac
 shift || true
 if [ "$mode" = matrix ]; then exec bash test/matrix.sh "$@"; fi
 
@@ -67,6 +72,10 @@ case "$mode" in
         pkgs="$pkgs default-jdk-headless libpostgresql-jdbc-java odbc-postgresql unixodbc unixodbc-dev bc"
         if [ "$mode" = checks ]; then pkgs="$pkgs clang-14 libclang-rt-14-dev sqlsmith"; fi ;;
   bench) pkgs="$pkgs bc" ;;
+  # the feed reads the root's MariaDB through mysql_fdw and a socat bridge,
+  # and the mysql client; trixie.sh makes the root with debootstrap and
+  # runs it in a network namespace of its own (ip, iproute2)
+  slurm-24.11) pkgs="$pkgs postgresql-$PGV-mysql-fdw socat mariadb-client debootstrap iproute2" ;;
 esac
 # (test/slurm/cluster.sh installs Slurm, MariaDB and munge itself)
 if [ "$mode" = test ] && [ "$FAIRSHARE_SLURM" = 1 ]; then pkgs="$pkgs postgresql-$PGV-mysql-fdw"; fi

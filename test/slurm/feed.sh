@@ -26,10 +26,11 @@
 #     sshare_at as sshare -a -l -P shows them.
 # Run as root from test/cluster.sh test when FAIRSHARE_SLURM=1 (test/run.sh
 # sets it in CI), or alone: FAIRSHARE_SLURM=1 bash test/slurm/feed.sh with
-# PG* set; SLURM_VERSION=24.11 bash test/slurm/feed.sh for 24.11 (not part of
-# test/cluster.sh).  Prints TAP; stops the daemons it started at the end.
+# PG* set; SLURM_VERSION=24.11 bash test/slurm/feed.sh for 24.11 (test/cluster.sh
+# slurm-24.11 runs it so, from bash test/run.sh slurm-24.11, a stage of CI of
+# its own).  Prints TAP; stops the daemons it started at the end.
 # About 4 minutes; 24.11: 146 to 151 s with the root made, and the root's making
-# (trixie.sh: 153 s) the first time.  What it captured stays in $FEED_OUT (default: a
+# (trixie.sh: 153 s, 43 to 48 s on a fresh machine) the first time.  What it captured stays in $FEED_OUT (default: a
 # temporary directory, removed).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
