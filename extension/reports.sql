@@ -1294,8 +1294,7 @@ BEGIN ATOMIC
            GROUP BY c.cluster, c.tres)
     SELECT pg_catalog.row_number() OVER (ORDER BY s.cluster, t.tres_order), s.cluster, s.tres,
            @extschema@.report_format(s.alloc, s.reported, units), @extschema@.report_format(s.down, s.reported, units),
-           @extschema@.report_format(s.pdown, s.reported, units),
-           @extschema@.report_format(s.idle, s.reported, units),
+           @extschema@.report_format(s.pdown, s.reported, units), @extschema@.report_format(s.idle, s.reported, units),
            @extschema@.report_format(s.planned, s.reported, units), @extschema@.report_format(s.reported, s.reported, units),
            @extschema@.report_format(s.over, s.reported, units),
            s.reported OPERATOR(pg_catalog./) extract(epoch FROM r.t OPERATOR(pg_catalog.-) r.f)::bigint

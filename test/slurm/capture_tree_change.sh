@@ -24,11 +24,7 @@ standard_tree
 users dave
 acctmgr add account bio Parent=chem Fairshare=1 Description=bio Organization=lab
 acctmgr add user dave Account=bio Fairshare=1 DefaultAccount=bio
-end=$((SECONDS + 30))
-until timeout 20 scontrol show assoc_mgr users=dave flags=assoc 2>/dev/null | grep -q 'UserName=dave'; do
-  [ $SECONDS -ge $end ] && fail "slurmctld did not get dave's association"
-  sleep 1
-done
+wait_assoc dave
 
 j1=$(submit alice chem std 2 2G 30)
 j2=$(submit bob phys std 4 2G 25)

@@ -89,10 +89,15 @@ standard_tree() {
   acctmgr add user bob Account=chem Fairshare=1 DefaultAccount=chem
   acctmgr add user bob Account=phys Fairshare=1
   acctmgr add user carol Account=phys Fairshare=3
-  # slurmctld learns of new associations from slurmdbd asynchronously
+  wait_assoc carol
+}
+
+# wait_assoc USER: until slurmctld holds USER's association (it learns of
+# new associations from slurmdbd asynchronously)
+wait_assoc() {
   local end=$((SECONDS + 30))
-  until timeout 20 scontrol show assoc_mgr users=carol flags=assoc 2>/dev/null | grep -q 'UserName=carol'; do
-    [ $SECONDS -ge $end ] && fail "slurmctld did not get the associations"
+  until timeout 20 scontrol show assoc_mgr users="$1" flags=assoc 2>/dev/null | grep -q "UserName=$1("; do
+    [ $SECONDS -ge $end ] && fail "slurmctld did not get the association of $1"
     sleep 1
   done
 }
