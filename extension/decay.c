@@ -814,6 +814,15 @@ fs_decay_step_span_accum(PG_FUNCTION_ARGS)
  * that ends exactly at a pass instant is taken as charged by that pass (its
  * end charge is then of a stretch of length 0); a job that ended at T is in
  * the report at T.
+ *
+ * slurmctld's restarts (docs/decay.md#slurmctld-restarts): a new slurmctld
+ * makes a pass at its start S (decaying by f^(S − the run before's last
+ * pass) and charging the running jobs that stretch) and its passes after
+ * that are S + k·c.  So the passes are one arithmetic series per run of
+ * slurmctld, each run's first pass possibly closer to the one before than
+ * c; a job's charges are then one irregular first charge and one geometric
+ * series per run it ran in (pass_run_charges), and the decay to P(T) still
+ * adds up as f^(P(T) − P_k).
  */
 
 /* The half-life as Slurm uses it: NULL or 0 means no decay (f = 1). */
