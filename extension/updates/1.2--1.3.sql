@@ -224,3 +224,10 @@ CREATE TABLE @extschema@.slurmctld_starts (
     PRIMARY KEY (cluster, started_at)
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmctld_starts', '');
+
+-- refresh_rollups on Citus (docs/citus.md#the-usage-rollups-on-citus): the
+-- writers mark the hours of the runs they write there, so refresh_rollups
+-- no longer refuses and its refusal goes; the functions the writers and
+-- the triggers share (_rollup_run_hours, _rollups_mark, _rollups_by_writer)
+-- are created by the code below
+DROP FUNCTION @extschema@_internal._citus_no_rollups(text);
