@@ -15,7 +15,8 @@
 --
 -- Kept up to date incrementally.  Statement triggers on jobs record the
 -- hours a write touched (rollup_dirty: one range per cluster and
--- statement); refresh_rollups(), the one maintenance call (pg_cron can run
+-- statement; on a Citus cluster fairshare's writers do it themselves,
+-- docs/citus.md#the-usage-rollups-on-citus); refresh_rollups(), the one maintenance call (pg_cron can run
 -- it every few minutes), recomputes those hours and the hours completed
 -- since its last call from the jobs, then the days and months that hold
 -- them.  A late job, an update, a deletion: each corrects its hours at the
@@ -240,7 +241,8 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.rollup_state', '');
 CREATE FUNCTION @extschema@_internal._rollup_run_hours(eligible_time timestamptz, start_time timestamptz,
                                                       submit_time timestamptz, end_time timestamptz)
 RETURNS tstzrange LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+-- (a standard SQL body, parsed when created, and no SET: inlined into the
+-- triggers' and the writers' queries, not called once per run)
 RETURN pg_catalog.tstzrange(pg_catalog.date_trunc('hour', COALESCE(eligible_time, start_time, submit_time)),
                             COALESCE(pg_catalog.date_trunc('hour', end_time) OPERATOR(pg_catalog.+) interval '1 hour',
                                      'infinity'::timestamptz));
