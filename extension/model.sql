@@ -203,6 +203,178 @@ $$;
 CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_account ON @extschema@.accounts
     DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._accounts_no_cycle();
 
+-- The history of the tree (docs/history.md#the-history-of-the-tree): every
+-- version of an account's parent and shares and of a user association's
+-- shares, valid over [valid_from, valid_to) (valid_to NULL: the version in
+-- force now).  Written only by the triggers below, from every path that
+-- writes accounts or account_users (SQL, import, the slurmdbd feed); the
+-- *_at reports read it when a change came after their instant
+-- (association_tree_at).  A key's first version counts from -infinity: an
+-- association first recorded today is read as it was recorded for any
+-- earlier instant (a centre that loads its tree today reads its past jobs
+-- with it), and so is every row an upgrade finds.
+CREATE TABLE @extschema@.account_history (
+    -- a cluster's history goes with it, and follows its renaming
+    cluster        text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account        text NOT NULL,
+    parent_account text,
+    shares         integer,
+    valid_from     timestamptz NOT NULL,
+    valid_to       timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+COMMENT ON TABLE @extschema@.account_history IS
+'Every version of each account''s parent and shares, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers of accounts.';
+CREATE INDEX account_history_key_idx ON @extschema@.account_history (cluster, account, valid_from);
+CREATE INDEX account_history_from_idx ON @extschema@.account_history (valid_from);
+CREATE INDEX account_history_to_idx ON @extschema@.account_history (valid_to);
+CREATE TABLE @extschema@.account_user_history (
+    cluster    text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account    text NOT NULL,
+    user_name  text NOT NULL,
+    shares     integer,
+    valid_from timestamptz NOT NULL,
+    valid_to   timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+COMMENT ON TABLE @extschema@.account_user_history IS
+'Every version of each user association''s shares, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers of account_users.';
+CREATE INDEX account_user_history_key_idx ON @extschema@.account_user_history (cluster, account, user_name, valid_from);
+CREATE INDEX account_user_history_from_idx ON @extschema@.account_user_history (valid_from);
+CREATE INDEX account_user_history_to_idx ON @extschema@.account_user_history (valid_to);
+
+-- The instant a change of the tree takes effect: the transaction's now(),
+-- or the session setting fairshare.tree_change_at when it is set (the
+-- slurmdbd feed passes slurmdbd's mod_time; a centre recording a change it
+-- made earlier passes that instant).  Validated: a timestamp, finite, not
+-- after now() (docs/history.md#how-an-instant-is-recorded).
+CREATE FUNCTION @extschema@_internal._tree_change_instant()
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v text := NULLIF(current_setting('fairshare.tree_change_at', true), '');
+    t timestamptz;
+BEGIN
+    IF v IS NULL THEN
+        RETURN now();
+    END IF;
+    BEGIN
+        t := v::timestamptz;
+    EXCEPTION WHEN data_exception THEN
+        RAISE EXCEPTION 'fairshare.tree_change_at "%" is not a timestamp', v
+            USING ERRCODE = '22007', HINT = 'Set it to the instant the change took effect, e.g. ''2026-01-31 12:00+00'', or RESET it for now().';
+    END;
+    IF NOT isfinite(t) OR t > now() THEN
+        RAISE EXCEPTION 'fairshare.tree_change_at "%" is not a finite instant up to now()', v
+            USING ERRCODE = '22008', HINT = 'A change is recorded at an instant that has come: now() or earlier.';
+    END IF;
+    RETURN t;
+END
+$$;
+
+-- One row's change into the history: the open version of the old key is
+-- closed at the instant, a version of the new key opened.  An instant
+-- before the open version's start counts as that start (the history is
+-- never rewritten backwards); a version closed at its own start (two
+-- changes at one instant) is removed.  A key seen before (deleted and
+-- made again, renamed back) starts its new version at the instant.  An UPDATE that changes nothing the
+-- tree reads (a description, a limit) writes nothing.
+CREATE FUNCTION @extschema@_internal._tree_history() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    t timestamptz := @extschema@_internal._tree_change_instant();
+    o record;
+    first_seen boolean;
+BEGIN
+    -- a cluster renamed (ON UPDATE CASCADE): its history follows by its own
+    -- foreign key, nothing else changed
+    IF TG_OP = 'UPDATE' AND NEW.cluster <> OLD.cluster THEN
+        RETURN NULL;
+    END IF;
+    IF TG_TABLE_NAME = 'accounts' THEN
+        IF TG_OP = 'UPDATE' AND NEW.cluster = OLD.cluster AND NEW.account = OLD.account
+           AND NEW.parent_account IS NOT DISTINCT FROM OLD.parent_account
+           AND NEW.shares IS NOT DISTINCT FROM OLD.shares THEN
+            RETURN NULL;
+        END IF;
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+            SELECT h.ctid, h.valid_from INTO o FROM @extschema@.account_history h
+             WHERE h.cluster = OLD.cluster AND h.account = OLD.account AND h.valid_to IS NULL;
+            IF FOUND THEN
+                t := greatest(t, o.valid_from);
+                IF o.valid_from = t THEN
+                    DELETE FROM @extschema@.account_history h WHERE h.ctid = o.ctid;
+                ELSE
+                    UPDATE @extschema@.account_history h SET valid_to = t WHERE h.ctid = o.ctid;
+                END IF;
+            END IF;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            first_seen := NOT EXISTS (SELECT FROM @extschema@.account_history h
+                                       WHERE h.cluster = NEW.cluster AND h.account = NEW.account);
+            INSERT INTO @extschema@.account_history (cluster, account, parent_account, shares, valid_from)
+            VALUES (NEW.cluster, NEW.account, NEW.parent_account, NEW.shares,
+                    CASE WHEN first_seen THEN '-infinity'::timestamptz
+                         ELSE greatest(t, (SELECT max(coalesce(h.valid_to, h.valid_from)) FROM @extschema@.account_history h
+                                            WHERE h.cluster = NEW.cluster AND h.account = NEW.account)) END);
+        END IF;
+    ELSE
+        IF TG_OP = 'UPDATE' AND NEW.cluster = OLD.cluster AND NEW.account = OLD.account
+           AND NEW.user_name = OLD.user_name AND NEW.shares IS NOT DISTINCT FROM OLD.shares THEN
+            RETURN NULL;
+        END IF;
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+            SELECT h.ctid, h.valid_from INTO o FROM @extschema@.account_user_history h
+             WHERE h.cluster = OLD.cluster AND h.account = OLD.account AND h.user_name = OLD.user_name
+               AND h.valid_to IS NULL;
+            IF FOUND THEN
+                t := greatest(t, o.valid_from);
+                IF o.valid_from = t THEN
+                    DELETE FROM @extschema@.account_user_history h WHERE h.ctid = o.ctid;
+                ELSE
+                    UPDATE @extschema@.account_user_history h SET valid_to = t WHERE h.ctid = o.ctid;
+                END IF;
+            END IF;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            first_seen := NOT EXISTS (SELECT FROM @extschema@.account_user_history h
+                                       WHERE h.cluster = NEW.cluster AND h.account = NEW.account
+                                         AND h.user_name = NEW.user_name);
+            INSERT INTO @extschema@.account_user_history (cluster, account, user_name, shares, valid_from)
+            VALUES (NEW.cluster, NEW.account, NEW.user_name, NEW.shares,
+                    CASE WHEN first_seen THEN '-infinity'::timestamptz
+                         ELSE greatest(t, (SELECT max(coalesce(h.valid_to, h.valid_from)) FROM @extschema@.account_user_history h
+                                            WHERE h.cluster = NEW.cluster AND h.account = NEW.account
+                                              AND h.user_name = NEW.user_name)) END);
+        END IF;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER tree_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.accounts
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._tree_history();
+CREATE TRIGGER tree_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.account_users
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._tree_history();
+
+-- Whether the tree changed after an instant (a version started or ended
+-- after it): four index probes (the newest valid_from and valid_to of each
+-- history).  When it did not, the live tables are the tree as of that
+-- instant and the *_at reports read them as they always did.
+CREATE FUNCTION @extschema@_internal._tree_changed_after(as_of timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT COALESCE(GREATEST((SELECT pg_catalog.max(h.valid_from) FROM @extschema@.account_history h),
+                             (SELECT pg_catalog.max(h.valid_to) FROM @extschema@.account_history h),
+                             (SELECT pg_catalog.max(h.valid_from) FROM @extschema@.account_user_history h),
+                             (SELECT pg_catalog.max(h.valid_to) FROM @extschema@.account_user_history h))
+                    OPERATOR(pg_catalog.>) _tree_changed_after.as_of, false);
+END;
+COMMENT ON FUNCTION @extschema@_internal._tree_changed_after(timestamptz) IS
+'Whether a version of account_history or account_user_history started or ended after as_of: when not, the live tree is the tree as of as_of.';
+
 -- Partitioned by submit time, one partition per calendar month (UTC), so
 -- that a month of history can be detached whole (retain_jobs) and no table
 -- or index grows with the whole history (docs/history.md).  The
@@ -453,6 +625,8 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.partitions', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.qos', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.accounts', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_users', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_history', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_user_history', '');
 -- (jobs is partitioned: its rows are its partitions')
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs_default', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations', '');
