@@ -209,10 +209,11 @@ CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_acc
 -- force now).  Written only by the triggers below, from every path that
 -- writes accounts or account_users (SQL, import, the slurmdbd feed); the
 -- *_at reports read it when a change came after their instant
--- (association_tree_at).  A key's first version counts from -infinity: an
--- association first recorded today is read as it was recorded for any
--- earlier instant (a centre that loads its tree today reads its past jobs
--- with it), and so is every row an upgrade finds.
+-- (_accounts_at, _account_users_at).  An association that never changed
+-- has no version: it is read as it is for every instant (a centre that
+-- loads its tree today reads its past jobs with it, and so does an
+-- upgraded centre with the tree it had at the upgrade); its first change
+-- writes its old values as a version from -infinity.
 CREATE TABLE @extschema@.account_history (
     -- a cluster's history goes with it, and follows its renaming
     cluster        text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
@@ -226,6 +227,8 @@ CREATE TABLE @extschema@.account_history (
 COMMENT ON TABLE @extschema@.account_history IS
 'Every version of each account''s parent and shares, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers of accounts.';
 CREATE INDEX account_history_key_idx ON @extschema@.account_history (cluster, account, valid_from);
+-- one open version per association
+CREATE UNIQUE INDEX account_history_open_idx ON @extschema@.account_history (cluster, account) WHERE valid_to IS NULL;
 CREATE INDEX account_history_from_idx ON @extschema@.account_history (valid_from);
 CREATE INDEX account_history_to_idx ON @extschema@.account_history (valid_to);
 CREATE TABLE @extschema@.account_user_history (
@@ -240,6 +243,7 @@ CREATE TABLE @extschema@.account_user_history (
 COMMENT ON TABLE @extschema@.account_user_history IS
 'Every version of each user association''s shares, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers of account_users.';
 CREATE INDEX account_user_history_key_idx ON @extschema@.account_user_history (cluster, account, user_name, valid_from);
+CREATE UNIQUE INDEX account_user_history_open_idx ON @extschema@.account_user_history (cluster, account, user_name) WHERE valid_to IS NULL;
 CREATE INDEX account_user_history_from_idx ON @extschema@.account_user_history (valid_from);
 CREATE INDEX account_user_history_to_idx ON @extschema@.account_user_history (valid_to);
 
@@ -273,81 +277,126 @@ BEGIN
 END
 $$;
 
--- One row's change into the history: the open version of the old key is
--- closed at the instant, a version of the new key opened.  An instant
--- before the open version's start counts as that start (the history is
--- never rewritten backwards); a version closed at its own start (two
--- changes at one instant) is removed.  A key seen before (deleted and
--- made again, renamed back) starts its new version at the instant.  An UPDATE that changes nothing the
--- tree reads (a description, a limit) writes nothing.
+-- One row's change into the history (docs/history.md#the-history-of-the-tree).
+-- Only changes are written: a row inserted for the first time and never
+-- changed has no version and is read from the live table for every
+-- instant; its first change writes its old values as a version from
+-- -infinity to the instant, and its new values from the instant on.
+-- An UPDATE that changes nothing the tree reads (a description, a limit)
+-- writes nothing.
+-- Whether an association has any version in the history.
+CREATE FUNCTION @extschema@_internal._tree_has_history(is_account boolean, cluster text, account text, user_name text)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN _tree_has_history.is_account
+                THEN EXISTS (SELECT FROM @extschema@.account_history h
+                              WHERE h.cluster OPERATOR(pg_catalog.=) _tree_has_history.cluster
+                                AND h.account OPERATOR(pg_catalog.=) _tree_has_history.account)
+                ELSE EXISTS (SELECT FROM @extschema@.account_user_history h
+                              WHERE h.cluster OPERATOR(pg_catalog.=) _tree_has_history.cluster
+                                AND h.account OPERATOR(pg_catalog.=) _tree_has_history.account
+                                AND h.user_name OPERATOR(pg_catalog.=) _tree_has_history.user_name) END;
+END;
+COMMENT ON FUNCTION @extschema@_internal._tree_has_history(boolean, text, text, text) IS
+'Whether an account (is_account) or a user association has a version in account_history or account_user_history.';
+
 CREATE FUNCTION @extschema@_internal._tree_history() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     t timestamptz := @extschema@_internal._tree_change_instant();
+    is_acct boolean := TG_TABLE_NAME = 'accounts';
+    -- the old and new keys and values, the same for both tables (an
+    -- account's user_name is '', a user association's parent NULL)
+    ok_ text; oa text; ou text; op text; os integer;
+    nk text; na text; nu text; np text; ns integer;
     o record;
-    first_seen boolean;
 BEGIN
-    -- a cluster renamed (ON UPDATE CASCADE): its history follows by its own
-    -- foreign key, nothing else changed
-    IF TG_OP = 'UPDATE' AND NEW.cluster <> OLD.cluster THEN
+    IF TG_OP <> 'INSERT' THEN
+        ok_ := OLD.cluster; oa := OLD.account; os := OLD.shares;
+        IF is_acct THEN ou := ''; op := OLD.parent_account; ELSE ou := OLD.user_name; END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        nk := NEW.cluster; na := NEW.account; ns := NEW.shares;
+        IF is_acct THEN nu := ''; np := NEW.parent_account; ELSE nu := NEW.user_name; END IF;
+    END IF;
+    IF TG_OP = 'DELETE' AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = ok_) THEN
+        -- the cluster deleted (ON DELETE CASCADE): its history goes with it
         RETURN NULL;
     END IF;
-    IF TG_TABLE_NAME = 'accounts' THEN
-        IF TG_OP = 'UPDATE' AND NEW.cluster = OLD.cluster AND NEW.account = OLD.account
-           AND NEW.parent_account IS NOT DISTINCT FROM OLD.parent_account
-           AND NEW.shares IS NOT DISTINCT FROM OLD.shares THEN
+    IF TG_OP = 'UPDATE' THEN
+        -- a cluster renamed (ON UPDATE CASCADE): its history follows by its
+        -- own foreign key; nothing the tree reads changed: nothing to record
+        IF nk <> ok_ OR (na = oa AND nu = ou AND np IS NOT DISTINCT FROM op AND ns IS NOT DISTINCT FROM os) THEN
             RETURN NULL;
         END IF;
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN
-            SELECT h.ctid, h.valid_from INTO o FROM @extschema@.account_history h
-             WHERE h.cluster = OLD.cluster AND h.account = OLD.account AND h.valid_to IS NULL;
-            IF FOUND THEN
-                t := greatest(t, o.valid_from);
-                IF o.valid_from = t THEN
-                    DELETE FROM @extschema@.account_history h WHERE h.ctid = o.ctid;
-                ELSE
-                    UPDATE @extschema@.account_history h SET valid_to = t WHERE h.ctid = o.ctid;
-                END IF;
-            END IF;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        -- a restore (pg_restore may write the history before the tree) or a
+        -- row made again as it was: its open version stands
+        IF is_acct THEN
+            SELECT h.ctid, h.valid_from, h.parent_account IS NOT DISTINCT FROM np AND h.shares IS NOT DISTINCT FROM ns AS same
+              INTO o FROM @extschema@.account_history h
+             WHERE h.cluster = nk AND h.account = na AND h.valid_to IS NULL;
+        ELSE
+            SELECT h.ctid, h.valid_from, h.shares IS NOT DISTINCT FROM ns AS same
+              INTO o FROM @extschema@.account_user_history h
+             WHERE h.cluster = nk AND h.account = na AND h.user_name = nu AND h.valid_to IS NULL;
         END IF;
-        IF TG_OP IN ('INSERT', 'UPDATE') THEN
-            first_seen := NOT EXISTS (SELECT FROM @extschema@.account_history h
-                                       WHERE h.cluster = NEW.cluster AND h.account = NEW.account);
-            INSERT INTO @extschema@.account_history (cluster, account, parent_account, shares, valid_from)
-            VALUES (NEW.cluster, NEW.account, NEW.parent_account, NEW.shares,
-                    CASE WHEN first_seen THEN '-infinity'::timestamptz
-                         ELSE greatest(t, (SELECT max(coalesce(h.valid_to, h.valid_from)) FROM @extschema@.account_history h
-                                            WHERE h.cluster = NEW.cluster AND h.account = NEW.account)) END);
+        IF o.same THEN
+            RETURN NULL;
         END IF;
     ELSE
-        IF TG_OP = 'UPDATE' AND NEW.cluster = OLD.cluster AND NEW.account = OLD.account
-           AND NEW.user_name = OLD.user_name AND NEW.shares IS NOT DISTINCT FROM OLD.shares THEN
-            RETURN NULL;
-        END IF;
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        IF is_acct THEN
+            SELECT h.ctid, h.valid_from INTO o FROM @extschema@.account_history h
+             WHERE h.cluster = ok_ AND h.account = oa AND h.valid_to IS NULL;
+        ELSE
             SELECT h.ctid, h.valid_from INTO o FROM @extschema@.account_user_history h
-             WHERE h.cluster = OLD.cluster AND h.account = OLD.account AND h.user_name = OLD.user_name
-               AND h.valid_to IS NULL;
-            IF FOUND THEN
-                t := greatest(t, o.valid_from);
-                IF o.valid_from = t THEN
-                    DELETE FROM @extschema@.account_user_history h WHERE h.ctid = o.ctid;
-                ELSE
-                    UPDATE @extschema@.account_user_history h SET valid_to = t WHERE h.ctid = o.ctid;
-                END IF;
+             WHERE h.cluster = ok_ AND h.account = oa AND h.user_name = ou AND h.valid_to IS NULL;
+        END IF;
+        -- a row never changed before has no version yet: its old values
+        -- were in force from -infinity
+        IF o.ctid IS NULL AND NOT @extschema@_internal._tree_has_history(is_acct, ok_, oa, ou) THEN
+            IF is_acct THEN
+                INSERT INTO @extschema@.account_history (cluster, account, parent_account, shares, valid_from, valid_to)
+                VALUES (ok_, oa, op, os, '-infinity', t);
+            ELSE
+                INSERT INTO @extschema@.account_user_history (cluster, account, user_name, shares, valid_from, valid_to)
+                VALUES (ok_, oa, ou, os, '-infinity', t);
             END IF;
         END IF;
-        IF TG_OP IN ('INSERT', 'UPDATE') THEN
-            first_seen := NOT EXISTS (SELECT FROM @extschema@.account_user_history h
-                                       WHERE h.cluster = NEW.cluster AND h.account = NEW.account
-                                         AND h.user_name = NEW.user_name);
+    END IF;
+    -- close the open version: at the instant, or at its own start when
+    -- the instant is earlier (the history is never rewritten backwards);
+    -- one closed at its own start (two changes at one instant) is removed
+    IF o.ctid IS NOT NULL THEN
+        t := greatest(t, o.valid_from);
+        IF is_acct AND o.valid_from = t THEN
+            DELETE FROM @extschema@.account_history h WHERE h.ctid = o.ctid;
+        ELSIF is_acct THEN
+            UPDATE @extschema@.account_history h SET valid_to = t WHERE h.ctid = o.ctid;
+        ELSIF o.valid_from = t THEN
+            DELETE FROM @extschema@.account_user_history h WHERE h.ctid = o.ctid;
+        ELSE
+            UPDATE @extschema@.account_user_history h SET valid_to = t WHERE h.ctid = o.ctid;
+        END IF;
+    END IF;
+    -- the new version, from the instant (after every version of its key):
+    -- after an UPDATE always, after an INSERT when the key has a history
+    -- (a row deleted and made again); a row inserted for the first time
+    -- has none and is read from the live table for every instant
+    IF TG_OP = 'UPDATE' OR (TG_OP = 'INSERT' AND @extschema@_internal._tree_has_history(is_acct, nk, na, nu)) THEN
+        IF is_acct THEN
+            INSERT INTO @extschema@.account_history (cluster, account, parent_account, shares, valid_from)
+            VALUES (nk, na, np, ns,
+                    greatest(t, (SELECT max(h.valid_to) FROM @extschema@.account_history h
+                                  WHERE h.cluster = nk AND h.account = na)));
+        ELSE
             INSERT INTO @extschema@.account_user_history (cluster, account, user_name, shares, valid_from)
-            VALUES (NEW.cluster, NEW.account, NEW.user_name, NEW.shares,
-                    CASE WHEN first_seen THEN '-infinity'::timestamptz
-                         ELSE greatest(t, (SELECT max(coalesce(h.valid_to, h.valid_from)) FROM @extschema@.account_user_history h
-                                            WHERE h.cluster = NEW.cluster AND h.account = NEW.account
-                                              AND h.user_name = NEW.user_name)) END);
+            VALUES (nk, na, nu, ns,
+                    greatest(t, (SELECT max(h.valid_to) FROM @extschema@.account_user_history h
+                                  WHERE h.cluster = nk AND h.account = na AND h.user_name = nu)));
         END IF;
     END IF;
     RETURN NULL;

@@ -14,7 +14,7 @@
 -- (docs/history.md#the-history-of-the-tree): the live tables when the tree
 -- did not change after it (a one-time filter of four index probes, so the
 -- present is read exactly as before), else the versions of the history
--- valid at it.  at_last_pass: for the 'slurm_passes' clusters, the tree as
+-- valid at it and the rows that never changed (no version).  at_last_pass: for the 'slurm_passes' clusters, the tree as
 -- of slurmctld's last pass at or before as_of instead, the tree the usage
 -- columns of sshare were computed with (docs/slurm.md#the-tree-changes).
 CREATE FUNCTION @extschema@_internal._tree_instants(as_of timestamptz, at_last_pass boolean)
@@ -46,6 +46,15 @@ BEGIN ATOMIC
      WHERE h.valid_from OPERATOR(pg_catalog.<=) t.tree_at
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) t.tree_at)
        AND @extschema@_internal._tree_changed_after(
+               CASE WHEN _accounts_at.at_last_pass THEN '-infinity'::timestamptz ELSE _accounts_at.as_of END)
+    UNION ALL
+    -- the accounts that never changed (no version): as they are
+    SELECT a.cluster, a.account, a.parent_account, a.shares
+      FROM @extschema@.accounts a
+     WHERE NOT EXISTS (SELECT FROM @extschema@.account_history h
+                        WHERE h.cluster OPERATOR(pg_catalog.=) a.cluster
+                          AND h.account OPERATOR(pg_catalog.=) a.account)
+       AND @extschema@_internal._tree_changed_after(
                CASE WHEN _accounts_at.at_last_pass THEN '-infinity'::timestamptz ELSE _accounts_at.as_of END);
 END;
 COMMENT ON FUNCTION @extschema@_internal._accounts_at(timestamptz, boolean) IS
@@ -66,6 +75,15 @@ BEGIN ATOMIC
         ON t.cluster OPERATOR(pg_catalog.=) h.cluster
      WHERE h.valid_from OPERATOR(pg_catalog.<=) t.tree_at
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) t.tree_at)
+       AND @extschema@_internal._tree_changed_after(
+               CASE WHEN _account_users_at.at_last_pass THEN '-infinity'::timestamptz ELSE _account_users_at.as_of END)
+    UNION ALL
+    SELECT u.cluster, u.account, u.user_name, u.shares
+      FROM @extschema@.account_users u
+     WHERE NOT EXISTS (SELECT FROM @extschema@.account_user_history h
+                        WHERE h.cluster OPERATOR(pg_catalog.=) u.cluster
+                          AND h.account OPERATOR(pg_catalog.=) u.account
+                          AND h.user_name OPERATOR(pg_catalog.=) u.user_name)
        AND @extschema@_internal._tree_changed_after(
                CASE WHEN _account_users_at.at_last_pass THEN '-infinity'::timestamptz ELSE _account_users_at.as_of END);
 END;

@@ -221,7 +221,8 @@ SELECT pg_temp.load_cluster('tree_change');
 SELECT import_stage();
 \copy import_staging (line) FROM 'test/fixtures/slurm/tree_change/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');
--- the tree as first recorded: every version from -infinity
+-- the tree as first recorded: no version yet (an association that never
+-- changed is read from the live table for every instant)
 SELECT account, parent_account, shares, valid_from, valid_to FROM account_history
  WHERE cluster = 'oracle' ORDER BY account, valid_from;
 -- The changes, each at the instant sacctmgr was started (changes.txt,
