@@ -211,6 +211,16 @@ INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "pa
 VALUES ((SELECT max(mod_time) + 1 FROM captured.assoc_table), 0, 43, '', 'old', '', 'root', 15, 5, '5=0', NULL, '');
 CALL sync_slurmdbd('oracle');
 SELECT account, grp_tres_mins FROM accounts WHERE cluster = 'oracle' ORDER BY account;
+-- the history of the tree: chem's share change (2 -> 3) recorded at
+-- slurmdbd's mod_time of its row (the captured one + 1000 s), not at the
+-- sync; the limits and the new account old are no change of the tree
+-- (docs/history.md#how-an-instant-is-recorded)
+SELECT h.account, h.shares, h.valid_from, h.valid_to,
+       COALESCE(h.valid_to, h.valid_from) = to_timestamp(x.mod_time) AS at_mod_time
+  FROM account_history h
+  JOIN captured.assoc_table x ON x.acct = h.account AND x."user" = ''
+ WHERE h.cluster = 'oracle' ORDER BY h.account, h.valid_from;
+SELECT count(*) AS user_versions FROM account_user_history WHERE cluster = 'oracle';
 CREATE TEMP TABLE assoc_after (account text, user_name text, parent text, fairshare text, grp_tres_mins text);
 \copy assoc_after FROM 'test/fixtures/slurm/feed/assoc_after.txt' (FORMAT csv, DELIMITER '|')
 -- every association of sacctmgr's listing, its GrpTRESMins and sshare_at's
