@@ -424,6 +424,27 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._tree_changed_after(timestamptz) IS
 'Whether a version of account_history or account_user_history started or ended after as_of: when not, the live tree is the tree as of as_of.';
 
+-- Whether the tree changed in (after, up_to]: four index range scans.
+CREATE FUNCTION @extschema@_internal._tree_changed_between(after timestamptz, up_to timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.account_history h
+                    WHERE h.valid_from OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_from OPERATOR(pg_catalog.<=) _tree_changed_between.up_to)
+        OR EXISTS (SELECT FROM @extschema@.account_history h
+                    WHERE h.valid_to OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_to OPERATOR(pg_catalog.<=) _tree_changed_between.up_to)
+        OR EXISTS (SELECT FROM @extschema@.account_user_history h
+                    WHERE h.valid_from OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_from OPERATOR(pg_catalog.<=) _tree_changed_between.up_to)
+        OR EXISTS (SELECT FROM @extschema@.account_user_history h
+                    WHERE h.valid_to OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_to OPERATOR(pg_catalog.<=) _tree_changed_between.up_to);
+END;
+COMMENT ON FUNCTION @extschema@_internal._tree_changed_between(timestamptz, timestamptz) IS
+'Whether a version of account_history or account_user_history started or ended in (after, up_to]; false when after is NULL.';
+
 -- Partitioned by submit time, one partition per calendar month (UTC), so
 -- that a month of history can be detached whole (retain_jobs) and no table
 -- or index grows with the whole history (docs/history.md).  The

@@ -395,7 +395,8 @@ BEGIN ATOMIC
         -- are what that pass computed, with the tree as of the pass; the
         -- tree, RawShares, NormShares and RawUsage are the new ones at once
         -- (docs/slurm.md#the-tree-changes).  Empty, by a one-time filter,
-        -- when the tree did not change since the oldest such pass.
+        -- when the tree did not change between the oldest such pass and
+        -- as_of.
         SELECT t.cluster, t.id,
                @extschema@_internal._sshare_tree(
                    ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
@@ -408,11 +409,12 @@ BEGIN ATOMIC
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
            AND t.cluster IN (SELECT c.cluster FROM @extschema@.clusters c
                               WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes')
-           AND @extschema@_internal._tree_changed_after(
+           AND @extschema@_internal._tree_changed_between(
                    (SELECT pg_catalog.min(i.tree_at)
                       FROM @extschema@_internal._tree_instants(sshare_at.as_of, true) i
                       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) i.cluster
-                     WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'))
+                     WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'),
+                   sshare_at.as_of)
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
