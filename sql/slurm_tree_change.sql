@@ -80,21 +80,24 @@ BEGIN
               FROM fx WHERE scenario = scen AND file = 'nodes')
       FROM fx WHERE scenario = scen AND file = 'slurm.conf' AND line ~ '^PartitionName=';
     -- the tree as slurmdbd first recorded it (txn.txt, "Add Clusters" for
-    -- root and "Add Associations"): assoc.txt is the tree after the changes
+    -- root and "Add Associations", each association once: 24.11 writes the
+    -- root user's row twice): assoc.txt is the tree after the changes
     INSERT INTO fairshare.accounts (cluster, account, parent_account, shares)
     SELECT 'oracle', 'root', NULL, (regexp_match(split_part(line, '|', 5), '(?:^|, )shares=(\d+)'))[1]::integer
       FROM fx WHERE scenario = scen AND file = 'txn' AND split_part(line, '|', 2) = 'Add Clusters';
     INSERT INTO fairshare.accounts (cluster, account, parent_account, shares)
     SELECT 'oracle', (regexp_match(info, 'acct=''([^'']*)'''))[1], (regexp_match(info, 'parent_acct=''([^'']*)'''))[1],
            (regexp_match(info, '(?:^|, )shares=(\d+)'))[1]::integer
-      FROM (SELECT n, split_part(line, '|', 5) AS info FROM fx
-             WHERE scenario = scen AND file = 'txn' AND split_part(line, '|', 2) = 'Add Associations') t
+      FROM (SELECT DISTINCT ON (split_part(line, '|', 4)) n, split_part(line, '|', 5) AS info FROM fx
+             WHERE scenario = scen AND file = 'txn' AND split_part(line, '|', 2) = 'Add Associations'
+             ORDER BY split_part(line, '|', 4), n) t
      WHERE info ~ 'parent_acct=' ORDER BY n;
     INSERT INTO fairshare.account_users (cluster, account, user_name, shares)
     SELECT 'oracle', (regexp_match(info, 'acct=''([^'']*)'''))[1], (regexp_match(info, 'user=''([^'']*)'''))[1],
            (regexp_match(info, '(?:^|, )shares=(\d+)'))[1]::integer
-      FROM (SELECT n, split_part(line, '|', 5) AS info FROM fx
-             WHERE scenario = scen AND file = 'txn' AND split_part(line, '|', 2) = 'Add Associations') t
+      FROM (SELECT DISTINCT ON (split_part(line, '|', 4)) n, split_part(line, '|', 5) AS info FROM fx
+             WHERE scenario = scen AND file = 'txn' AND split_part(line, '|', 2) = 'Add Associations'
+             ORDER BY split_part(line, '|', 4), n) t
      WHERE info !~ 'parent_acct=' ORDER BY n;
     RETURN format('%s: %s, half-life %s, PriorityCalcPeriod %s, passes from %s, reset %s, %s nodes, %s CPUs, time zone %s',
                   scen, CASE WHEN conf ->> 'PriorityFlags' ~ 'NO_FAIR_TREE' THEN 'classic' ELSE 'fair_tree' END,
@@ -102,14 +105,34 @@ BEGIN
                   conf ->> 'PriorityUsageResetPeriod', size.total_nodes, size.total_cpus, tz);
 END $$;
 
+-- Each capture's instant.  instants.txt holds whole seconds (truncated),
+-- and a change may fall in the same second as a capture (on Slurm 24.11
+-- captures 1 and 2 and both changes are within 03:59:13): the capture
+-- script ran capture 1, then the changes (changes.txt: each command's
+-- epochs before and after it, to the nanosecond), then capture 2, so
+-- capture 1 is placed before the first change began and every later
+-- capture after the last change ended.
+CREATE FUNCTION pg_temp.capture_at(scen text) RETURNS TABLE (capture integer, at timestamptz)
+LANGUAGE sql AS $$
+    WITH ch AS (
+        SELECT min(to_timestamp(split_part(line, '|', 2)::numeric)) AS first_before,
+               max(to_timestamp(split_part(line, '|', 3)::numeric)) AS last_after
+          FROM fx WHERE scenario = scen AND file = 'changes' AND line !~ '^#'
+    )
+    SELECT i.capture,
+           CASE WHEN i.capture = 1 THEN least(i.at, ch.first_before - interval '1 microsecond')
+                ELSE greatest(i.at, ch.last_after) END
+      FROM (SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
+              FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#') i, ch
+$$;
+
 -- Every cell of sshare_N.txt against sshare_at at capture N's instant.
 -- One row per cell: scenario, capture, association, column, Slurm's, ours.
 CREATE FUNCTION pg_temp.compare(scen text)
 RETURNS TABLE (capture integer, account text, user_name text, col text, slurm text, ours text)
 LANGUAGE sql AS $$
     WITH inst AS (
-        SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
-          FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
+        SELECT c.capture, c.at FROM pg_temp.capture_at(scen) c
     ), lines AS (
         SELECT split_part(fx.file, '_', 2)::integer AS capture, fx.n,
                string_to_array(fx.line, '|') AS v,
@@ -150,8 +173,7 @@ CREATE FUNCTION pg_temp.compare_sprio(scen text)
 RETURNS TABLE (capture integer, job_id text, col text, slurm text, ours text)
 LANGUAGE sql AS $$
     WITH inst AS (
-        SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
-          FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
+        SELECT c.capture, c.at FROM pg_temp.capture_at(scen) c
     ), sect AS (
         -- the lines of the "# sprio -l" section: its header, then one per job
         SELECT split_part(fx.file, '_', 2)::integer AS capture, fx.n,
@@ -226,15 +248,18 @@ SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC')
 SELECT account, parent_account, shares, valid_from, valid_to FROM account_history
  WHERE cluster = 'oracle' ORDER BY account, valid_from;
 -- The changes, each at the instant sacctmgr was started (changes.txt,
--- epoch_before): slurmctld held it by the next capture.  The captures'
--- instants (instants.txt) are whole seconds, truncated: capture 1 at
--- 01:30:15 ran before the move (started at 01:30:15.210), capture 2 at
--- 01:30:16 after both.  (slurmdbd's own record, mod_time and the
--- transaction's Time, is the whole second 01:30:15 for both, equal to
--- capture 1's truncated instant.)
+-- epoch_before): slurmctld held it by the next capture.  The captures are
+-- placed around them (capture_at above).  slurmdbd's own record, mod_time
+-- and the transaction's Time, is a whole second, the one capture 1 was
+-- taken in.
 SELECT split_part(line, '|', 1) AS change, to_timestamp(split_part(line, '|', 2)::numeric) AS at,
        split_part(line, '|', 4) AS command
   FROM fx WHERE scenario = 'tree_change' AND file = 'changes' AND line !~ '^#' ORDER BY n;
+-- the captures' instants, and the last pass before each (instants.txt)
+SELECT c.capture, c.at, to_timestamp(split_part(f.line, '|', 5)::bigint) AS last_pass
+  FROM pg_temp.capture_at('tree_change') c
+  JOIN fx f ON f.scenario = 'tree_change' AND f.file = 'instants' AND split_part(f.line, '|', 1) = c.capture::text
+ ORDER BY 1;
 SELECT set_config('fairshare.tree_change_at',
                   (SELECT to_timestamp(split_part(line, '|', 2)::numeric)::text FROM fx
                     WHERE scenario = 'tree_change' AND file = 'changes' AND line ~ '^move\|'), true) IS NOT NULL AS set;
@@ -266,8 +291,7 @@ SELECT capture, account, user_name, col, slurm, ours FROM cmp_tree_change
  ORDER BY 1, 2, 3 NULLS FIRST, 4;
 -- bio's parent at each capture
 SELECT i.capture, s.account, s.user_name, s.parent, s.depth
-  FROM (SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
-          FROM fx WHERE scenario = 'tree_change' AND file = 'instants' AND line !~ '^#') i
+  FROM pg_temp.capture_at('tree_change') i
  CROSS JOIN LATERAL sshare_at(i.at) s
  WHERE s.cluster = 'oracle' AND s.account = 'bio' ORDER BY 1, 3 NULLS FIRST;
 -- sprio: the parked jobs' factors; carol's FAIRSHARE 70000 × 0.333333 =
