@@ -263,6 +263,17 @@ ROLLBACK TO bad;
 UPDATE account_users SET grp_tres_mins = 'billing' WHERE cluster = 'oracle' AND account = 'chem' AND user_name = 'bob';
 ROLLBACK TO bad;
 \set VERBOSITY terse
+-- a move as slurmdbd 24.11 makes it: the new parent, no new mod_time
+-- (docs/slurm.md#the-tree-changes): the feed sees it by the parent, and
+-- records it at the sync (now()), the stale mod_time being no instant of it
+-- (phys's row is older than the feed's mark: old's, read last)
+UPDATE captured.assoc_table SET parent_acct = 'chem' WHERE acct = 'phys' AND "user" = '';
+SELECT (SELECT mod_time FROM captured.assoc_table WHERE acct = 'phys' AND "user" = '')
+       < (SELECT assoc_mark FROM slurmdbd_feeds WHERE cluster = 'oracle') AS before_mark;
+CALL sync_slurmdbd('oracle');
+SELECT account, parent_account FROM accounts WHERE cluster = 'oracle' AND account = 'phys';
+SELECT parent_account, valid_from = now() AS from_sync, valid_to = now() AS to_sync
+  FROM account_history WHERE cluster = 'oracle' AND account = 'phys' ORDER BY valid_from;
 ROLLBACK;
 
 -- ===========================================================================
