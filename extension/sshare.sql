@@ -394,27 +394,40 @@ BEGIN ATOMIC
         -- pass: NormUsage, EffectvUsage, FairShare, LevelFS (and the rank)
         -- are what that pass computed, with the tree as of the pass; the
         -- tree, RawShares, NormShares and RawUsage are the new ones at once
-        -- (docs/slurm.md#the-tree-changes).  Empty, by a one-time filter,
+        -- (docs/slurm.md#the-tree-changes).  No row, by a one-time filter,
         -- when the tree did not change between the oldest such pass and
-        -- as_of.
-        SELECT t.cluster, t.id,
-               @extschema@_internal._sshare_tree(
-                   ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
-                   t.algorithm,
-                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
-                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
-                 OVER (PARTITION BY t.cluster) AS f
-          FROM @extschema@_internal._association_tree(sshare_at.as_of, true) t
-         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
-           AND t.cluster IN (SELECT c.cluster FROM @extschema@.clusters c
-                              WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes')
-           AND @extschema@_internal._tree_changed_between(
-                   (SELECT pg_catalog.min(i.tree_at)
-                      FROM @extschema@_internal._tree_instants(sshare_at.as_of, true) i
-                      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) i.cluster
-                     WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'),
-                   sshare_at.as_of)
+        -- as_of.  One row per cluster, as run: each association's position
+        -- in the arrays looked up by its id (a join on the ids was planned
+        -- as a nested loop over every pair of rows: 18 s at 10^4
+        -- associations).
+        SELECT x.cluster,
+               pg_catalog.jsonb_object_agg(x.id, x.n) AS idx,
+               pg_catalog.array_agg((x.f).norm_usage ORDER BY x.n) AS norm_usage,
+               pg_catalog.array_agg((x.f).effectv_usage ORDER BY x.n) AS effectv_usage,
+               pg_catalog.array_agg((x.f).fairshare ORDER BY x.n) AS fairshare,
+               pg_catalog.array_agg((x.f).level_fs ORDER BY x.n) AS level_fs,
+               pg_catalog.array_agg((x.f).fs_rank ORDER BY x.n) AS fs_rank
+          FROM (SELECT w.cluster, w.id, w.f,
+                       pg_catalog.row_number() OVER (PARTITION BY w.cluster ORDER BY w.id) AS n
+                  FROM (SELECT t.cluster, t.id,
+                               @extschema@_internal._sshare_tree(
+                                   ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
+                                   t.algorithm,
+                                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                                 OVER (PARTITION BY t.cluster) AS f
+                          FROM @extschema@_internal._association_tree(sshare_at.as_of, true) t
+                         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+                           AND t.cluster IN (SELECT c.cluster FROM @extschema@.clusters c
+                                              WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes')
+                           AND @extschema@_internal._tree_changed_between(
+                                   (SELECT pg_catalog.min(i.tree_at)
+                                      FROM @extschema@_internal._tree_instants(sshare_at.as_of, true) i
+                                      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) i.cluster
+                                     WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'),
+                                   sshare_at.as_of)) w) x
+         GROUP BY x.cluster
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
@@ -424,11 +437,11 @@ BEGIN ATOMIC
            pg_catalog.trunc((r.f).raw_usage)::bigint,
            -- sshare leaves the root's NormUsage empty
            CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL
-                WHEN p.id IS NOT NULL THEN (p.f).norm_usage ELSE (r.f).norm_usage END,
-           CASE WHEN p.id IS NOT NULL THEN (p.f).effectv_usage ELSE (r.f).effectv_usage END,
-           CASE WHEN p.id IS NOT NULL THEN (p.f).fairshare ELSE (r.f).fairshare END,
-           CASE WHEN p.id IS NOT NULL THEN (p.f).level_fs ELSE (r.f).level_fs END,
-           CASE WHEN p.id IS NOT NULL THEN (p.f).fs_rank ELSE (r.f).fs_rank END,
+                WHEN p.k IS NOT NULL THEN p.norm_usage[p.k] ELSE (r.f).norm_usage END,
+           CASE WHEN p.k IS NOT NULL THEN p.effectv_usage[p.k] ELSE (r.f).effectv_usage END,
+           CASE WHEN p.k IS NOT NULL THEN p.fairshare[p.k] ELSE (r.f).fairshare END,
+           CASE WHEN p.k IS NOT NULL THEN p.level_fs[p.k] ELSE (r.f).level_fs END,
+           CASE WHEN p.k IS NOT NULL THEN p.fs_rank[p.k] ELSE (r.f).fs_rank END,
            -- in sshare's order
            @extschema@_internal._grp_tres_mins_text(r.grp_tres_mins),
            -- an association without running jobs: its cluster's line of
@@ -439,7 +452,9 @@ BEGIN ATOMIC
       -- cluster's object of lines into its buffer (10^4 rows x 10^3 lines
       -- written to disk at 10^6 jobs: 1.8 s instead of 0.1 s)
       LEFT JOIN run m ON m.cluster OPERATOR(pg_catalog.=) r.cluster
-      LEFT JOIN pass p ON p.cluster OPERATOR(pg_catalog.=) r.cluster AND p.id OPERATOR(pg_catalog.=) r.id
+      LEFT JOIN LATERAL (SELECT (q.idx OPERATOR(pg_catalog.->>) r.id)::integer AS k, q.norm_usage, q.effectv_usage,
+                                q.fairshare, q.level_fs, q.fs_rank
+                           FROM pass q WHERE q.cluster OPERATOR(pg_catalog.=) r.cluster) p ON true
      WHERE @extschema@_internal._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS
