@@ -249,3 +249,14 @@ CREATE INDEX account_user_history_from_idx ON @extschema@.account_user_history (
 CREATE INDEX account_user_history_to_idx ON @extschema@.account_user_history (valid_to);
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_history', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_user_history', '');
+
+-- slurmctld's (re)starts (docs/decay.md#slurmctld-restarts): the table
+-- (usage.sql); its triggers, functions, the pass aggregates and functions
+-- taking the starts are created by the code below
+CREATE TABLE @extschema@.slurmctld_starts (
+    cluster              text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    started_at           timestamptz NOT NULL,
+    note                 text,
+    PRIMARY KEY (cluster, started_at)
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmctld_starts', '');
