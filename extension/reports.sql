@@ -510,10 +510,11 @@ COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
 -- before its own submit time (sacct prints such runs: a requeued run keeps
 -- its earlier start) is found by the second part, in the later partitions,
 -- through the index on the first event, which holds nothing before hour_to
--- there but those runs.  Inlined into the caller (one SELECT, LANGUAGE sql).
+-- there but those runs.  Inlined into the caller (one SELECT, LANGUAGE sql;
+-- a standard body, parsed when created, so no search_path is read).
 CREATE FUNCTION @extschema@_internal._rollup_runs(rollup_cluster text, hour_from timestamptz, hour_to timestamptz)
 RETURNS SETOF @extschema@.jobs LANGUAGE sql STABLE PARALLEL SAFE
-AS $$
+BEGIN ATOMIC
     SELECT x.* FROM @extschema@.jobs x
      WHERE x.cluster OPERATOR(pg_catalog.=) rollup_cluster AND x.start_time OPERATOR(pg_catalog.<) hour_to
        AND COALESCE(x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) hour_from
@@ -523,8 +524,8 @@ AS $$
      WHERE x.cluster OPERATOR(pg_catalog.=) rollup_cluster AND x.start_time OPERATOR(pg_catalog.<) hour_to
        AND COALESCE(x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) hour_from
        AND x.submit_time OPERATOR(pg_catalog.>=) hour_to
-       AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.<) hour_to
-$$;
+       AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.<) hour_to;
+END;
 COMMENT ON FUNCTION @extschema@_internal._rollup_runs(text, timestamptz, timestamptz) IS
 'The runs of a cluster that ran in [hour_from, hour_to), read from the partitions that can hold them; inlined by refresh_rollups.';
 
