@@ -72,26 +72,30 @@ CREATE TABLE @extschema@.usage_checkpoint_rows (
                          CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
     jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
     pass_usage           float8
-                         CHECK (pass_usage OPERATOR(pg_catalog.>=) 0 AND pass_usage OPERATOR(pg_catalog.<) 'Infinity'),
+                         CHECK (pass_usage OPERATOR(pg_catalog.>=) 0 AND pass_usage OPERATOR(pg_catalog.<) 'Infinity')
     -- decay_mode 'slurm_passes': pass_usage is the usage as slurmctld's last
     -- pass at or before T0 left it (what sshare's tree columns show until
     -- the next pass), when it differs from raw_usage; NULL: raw_usage
-    -- the checkpoint (cluster, as_of) of usage_checkpoints: no foreign
-    -- key, whose check per row was a third of writing a checkpoint's
-    -- rows; the rows go with their checkpoint by the triggers below
-    -- (docs/design.md#usage-checkpoints)
-    PRIMARY KEY (cluster, as_of, account, user_name)
+    -- the checkpoint (cluster, as_of) of usage_checkpoints.  Neither a
+    -- foreign key nor a primary key: a chained checkpoint writes a row per
+    -- association (75,001 at 10^5), and at 10^5 associations the foreign
+    -- key's check of each row and the unique index on the four columns
+    -- were most of the checkpoint (docs/performance.md#history-at-scale).
+    -- The rows go with their checkpoint by the triggers below; one
+    -- association has one row per checkpoint because checkpoint_usage,
+    -- their only writer, writes the usage grouped by association.
 );
 COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
 'The decayed usage (billing-seconds) and job count of every user association with jobs, as of each checkpoint of its cluster.';
+-- what the readers look up: every row of one checkpoint (usage.sql)
+CREATE INDEX usage_checkpoint_rows_checkpoint_idx ON @extschema@.usage_checkpoint_rows (cluster, as_of);
 
 -- The rows of a checkpoint go with it: deleted, renamed (a cluster
 -- renamed cascades into usage_checkpoints) or truncated with it.  What a
 -- foreign key with ON DELETE / ON UPDATE CASCADE did, without its check of
 -- every row written: a chained checkpoint writes a row per association
--- (75,001 at 10^5 associations), and that check, one index probe and
--- lock of the checkpoint per row, took 0.46 of the 0.75 s of the INSERT
--- (docs/performance.md#history-at-scale).  Rows are written by
+-- (75,001 at 10^5 associations), and that check is one index probe and
+-- lock of the checkpoint per row (docs/performance.md#history-at-scale).  Rows are written by
 -- checkpoint_usage alone, in the transaction that writes their
 -- checkpoint; it first deletes any row left at that instant, so that no
 -- row is read with a checkpoint it was not written with.  The same

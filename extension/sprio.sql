@@ -468,13 +468,15 @@ CREATE TABLE @extschema@.usage_checkpoint_factor_rows (
     account   text NOT NULL,
     user_name text NOT NULL,
     -- sshare_at(as_of)'s FairShare of the association
-    fairshare float8 NOT NULL,
-    -- the factors (cluster, as_of) of usage_checkpoint_factors: no
-    -- foreign key, whose check per row was 0.6 s of the 2.1 s of writing
-    -- them at 10^5 associations; they go with their factors by the
-    -- triggers below (_checkpoint_rows_follow, checkpoint.sql)
-    PRIMARY KEY (cluster, as_of, account, user_name)
+    fairshare float8 NOT NULL
+    -- the factors (cluster, as_of) of usage_checkpoint_factors.  Neither a
+    -- foreign key nor a primary key, as usage_checkpoint_rows
+    -- (checkpoint.sql): they go with their factors by the triggers below,
+    -- and _checkpoint_factors, their only writer, writes one row per
+    -- association of the tree
 );
+-- what sprio_at looks up: every row of one checkpoint's factors
+CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_checkpoint_factor_rows (cluster, as_of);
 COMMENT ON TABLE @extschema@.usage_checkpoint_factor_rows IS
 'sshare_at''s FairShare of every user association as of each usage checkpoint of usage_checkpoint_factors: what sprio_at reads instead of computing the tree.';
 
