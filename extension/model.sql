@@ -203,6 +203,248 @@ $$;
 CREATE CONSTRAINT TRIGGER accounts_no_cycle AFTER INSERT OR UPDATE OF parent_account ON @extschema@.accounts
     DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._accounts_no_cycle();
 
+-- The history of the tree (docs/history.md#the-history-of-the-tree): every
+-- version of an account's parent and shares and of a user association's
+-- shares, valid over [valid_from, valid_to) (valid_to NULL: the version in
+-- force now).  Written only by the triggers below, from every path that
+-- writes accounts or account_users (SQL, import, the slurmdbd feed); the
+-- *_at reports read it when a change came after their instant
+-- (_accounts_at, _account_users_at).  An association that never changed
+-- has no version: it is read as it is for every instant (a centre that
+-- loads its tree today reads its past jobs with it, and so does an
+-- upgraded centre with the tree it had at the upgrade); its first change
+-- writes its old values as a version from -infinity.
+CREATE TABLE @extschema@.account_history (
+    -- a cluster's history goes with it, and follows its renaming
+    cluster        text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account        text NOT NULL,
+    parent_account text,
+    shares         integer,
+    valid_from     timestamptz NOT NULL,
+    valid_to       timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+COMMENT ON TABLE @extschema@.account_history IS
+'Every version of each account''s parent and shares, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers of accounts.';
+CREATE INDEX account_history_key_idx ON @extschema@.account_history (cluster, account, valid_from);
+-- one open version per association
+CREATE UNIQUE INDEX account_history_open_idx ON @extschema@.account_history (cluster, account) WHERE valid_to IS NULL;
+CREATE INDEX account_history_from_idx ON @extschema@.account_history (valid_from);
+CREATE INDEX account_history_to_idx ON @extschema@.account_history (valid_to);
+CREATE TABLE @extschema@.account_user_history (
+    cluster    text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account    text NOT NULL,
+    user_name  text NOT NULL,
+    shares     integer,
+    valid_from timestamptz NOT NULL,
+    valid_to   timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+COMMENT ON TABLE @extschema@.account_user_history IS
+'Every version of each user association''s shares, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers of account_users.';
+CREATE INDEX account_user_history_key_idx ON @extschema@.account_user_history (cluster, account, user_name, valid_from);
+CREATE UNIQUE INDEX account_user_history_open_idx ON @extschema@.account_user_history (cluster, account, user_name) WHERE valid_to IS NULL;
+CREATE INDEX account_user_history_from_idx ON @extschema@.account_user_history (valid_from);
+CREATE INDEX account_user_history_to_idx ON @extschema@.account_user_history (valid_to);
+
+-- The instant a change of the tree takes effect: the transaction's now(),
+-- or the session setting fairshare.tree_change_at when it is set (the
+-- slurmdbd feed passes slurmdbd's mod_time; a centre recording a change it
+-- made earlier passes that instant).  Validated: a timestamp, finite, not
+-- after now() (docs/history.md#how-an-instant-is-recorded).
+CREATE FUNCTION @extschema@_internal._tree_change_instant()
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v text := NULLIF(current_setting('fairshare.tree_change_at', true), '');
+    t timestamptz;
+BEGIN
+    IF v IS NULL THEN
+        RETURN now();
+    END IF;
+    BEGIN
+        t := v::timestamptz;
+    EXCEPTION WHEN data_exception THEN
+        RAISE EXCEPTION 'fairshare.tree_change_at "%" is not a timestamp', v
+            USING ERRCODE = '22007', HINT = 'Set it to the instant the change took effect, e.g. ''2026-01-31 12:00+00'', or RESET it for now().';
+    END;
+    IF NOT isfinite(t) OR t > now() THEN
+        RAISE EXCEPTION 'fairshare.tree_change_at "%" is not a finite instant up to now()', v
+            USING ERRCODE = '22008', HINT = 'A change is recorded at an instant that has come: now() or earlier.';
+    END IF;
+    RETURN t;
+END
+$$;
+
+-- One row's change into the history (docs/history.md#the-history-of-the-tree).
+-- Only changes are written: a row inserted for the first time and never
+-- changed has no version and is read from the live table for every
+-- instant; its first change writes its old values as a version from
+-- -infinity to the instant, and its new values from the instant on.
+-- An UPDATE that changes nothing the tree reads (a description, a limit)
+-- writes nothing.
+-- Whether an association has any version in the history.
+CREATE FUNCTION @extschema@_internal._tree_has_history(is_account boolean, cluster text, account text, user_name text)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN _tree_has_history.is_account
+                THEN EXISTS (SELECT FROM @extschema@.account_history h
+                              WHERE h.cluster OPERATOR(pg_catalog.=) _tree_has_history.cluster
+                                AND h.account OPERATOR(pg_catalog.=) _tree_has_history.account)
+                ELSE EXISTS (SELECT FROM @extschema@.account_user_history h
+                              WHERE h.cluster OPERATOR(pg_catalog.=) _tree_has_history.cluster
+                                AND h.account OPERATOR(pg_catalog.=) _tree_has_history.account
+                                AND h.user_name OPERATOR(pg_catalog.=) _tree_has_history.user_name) END;
+END;
+COMMENT ON FUNCTION @extschema@_internal._tree_has_history(boolean, text, text, text) IS
+'Whether an account (is_account) or a user association has a version in account_history or account_user_history.';
+
+CREATE FUNCTION @extschema@_internal._tree_history() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    t timestamptz := @extschema@_internal._tree_change_instant();
+    is_acct boolean := TG_TABLE_NAME = 'accounts';
+    -- the old and new keys and values, the same for both tables (an
+    -- account's user_name is '', a user association's parent NULL)
+    ok_ text; oa text; ou text; op text; os integer;
+    nk text; na text; nu text; np text; ns integer;
+    o record;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        ok_ := OLD.cluster; oa := OLD.account; os := OLD.shares;
+        IF is_acct THEN ou := ''; op := OLD.parent_account; ELSE ou := OLD.user_name; END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        nk := NEW.cluster; na := NEW.account; ns := NEW.shares;
+        IF is_acct THEN nu := ''; np := NEW.parent_account; ELSE nu := NEW.user_name; END IF;
+    END IF;
+    IF TG_OP = 'DELETE' AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = ok_) THEN
+        -- the cluster deleted (ON DELETE CASCADE): its history goes with it
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        -- a cluster renamed (ON UPDATE CASCADE): its history follows by its
+        -- own foreign key; nothing the tree reads changed: nothing to record
+        IF nk <> ok_ OR (na = oa AND nu = ou AND np IS NOT DISTINCT FROM op AND ns IS NOT DISTINCT FROM os) THEN
+            RETURN NULL;
+        END IF;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        -- a restore (pg_restore may write the history before the tree) or a
+        -- row made again as it was: its open version stands
+        IF is_acct THEN
+            SELECT h.ctid, h.valid_from, h.parent_account IS NOT DISTINCT FROM np AND h.shares IS NOT DISTINCT FROM ns AS same
+              INTO o FROM @extschema@.account_history h
+             WHERE h.cluster = nk AND h.account = na AND h.valid_to IS NULL;
+        ELSE
+            SELECT h.ctid, h.valid_from, h.shares IS NOT DISTINCT FROM ns AS same
+              INTO o FROM @extschema@.account_user_history h
+             WHERE h.cluster = nk AND h.account = na AND h.user_name = nu AND h.valid_to IS NULL;
+        END IF;
+        IF o.same THEN
+            RETURN NULL;
+        END IF;
+    ELSE
+        IF is_acct THEN
+            SELECT h.ctid, h.valid_from INTO o FROM @extschema@.account_history h
+             WHERE h.cluster = ok_ AND h.account = oa AND h.valid_to IS NULL;
+        ELSE
+            SELECT h.ctid, h.valid_from INTO o FROM @extschema@.account_user_history h
+             WHERE h.cluster = ok_ AND h.account = oa AND h.user_name = ou AND h.valid_to IS NULL;
+        END IF;
+        -- a row never changed before has no version yet: its old values
+        -- were in force from -infinity
+        IF o.ctid IS NULL AND NOT @extschema@_internal._tree_has_history(is_acct, ok_, oa, ou) THEN
+            IF is_acct THEN
+                INSERT INTO @extschema@.account_history (cluster, account, parent_account, shares, valid_from, valid_to)
+                VALUES (ok_, oa, op, os, '-infinity', t);
+            ELSE
+                INSERT INTO @extschema@.account_user_history (cluster, account, user_name, shares, valid_from, valid_to)
+                VALUES (ok_, oa, ou, os, '-infinity', t);
+            END IF;
+        END IF;
+    END IF;
+    -- close the open version: at the instant, or at its own start when
+    -- the instant is earlier (the history is never rewritten backwards);
+    -- one closed at its own start (two changes at one instant) is removed
+    IF o.ctid IS NOT NULL THEN
+        t := greatest(t, o.valid_from);
+        IF is_acct AND o.valid_from = t THEN
+            DELETE FROM @extschema@.account_history h WHERE h.ctid = o.ctid;
+        ELSIF is_acct THEN
+            UPDATE @extschema@.account_history h SET valid_to = t WHERE h.ctid = o.ctid;
+        ELSIF o.valid_from = t THEN
+            DELETE FROM @extschema@.account_user_history h WHERE h.ctid = o.ctid;
+        ELSE
+            UPDATE @extschema@.account_user_history h SET valid_to = t WHERE h.ctid = o.ctid;
+        END IF;
+    END IF;
+    -- the new version, from the instant (after every version of its key):
+    -- after an UPDATE always, after an INSERT when the key has a history
+    -- (a row deleted and made again); a row inserted for the first time
+    -- has none and is read from the live table for every instant
+    IF TG_OP = 'UPDATE' OR (TG_OP = 'INSERT' AND @extschema@_internal._tree_has_history(is_acct, nk, na, nu)) THEN
+        IF is_acct THEN
+            INSERT INTO @extschema@.account_history (cluster, account, parent_account, shares, valid_from)
+            VALUES (nk, na, np, ns,
+                    greatest(t, (SELECT max(h.valid_to) FROM @extschema@.account_history h
+                                  WHERE h.cluster = nk AND h.account = na)));
+        ELSE
+            INSERT INTO @extschema@.account_user_history (cluster, account, user_name, shares, valid_from)
+            VALUES (nk, na, nu, ns,
+                    greatest(t, (SELECT max(h.valid_to) FROM @extschema@.account_user_history h
+                                  WHERE h.cluster = nk AND h.account = na AND h.user_name = nu)));
+        END IF;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER tree_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.accounts
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._tree_history();
+CREATE TRIGGER tree_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.account_users
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._tree_history();
+
+-- Whether the tree changed after an instant (a version started or ended
+-- after it): four index probes (the newest valid_from and valid_to of each
+-- history).  When it did not, the live tables are the tree as of that
+-- instant and the *_at reports read them as they always did.
+CREATE FUNCTION @extschema@_internal._tree_changed_after(as_of timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT COALESCE(GREATEST((SELECT pg_catalog.max(h.valid_from) FROM @extschema@.account_history h),
+                             (SELECT pg_catalog.max(h.valid_to) FROM @extschema@.account_history h),
+                             (SELECT pg_catalog.max(h.valid_from) FROM @extschema@.account_user_history h),
+                             (SELECT pg_catalog.max(h.valid_to) FROM @extschema@.account_user_history h))
+                    OPERATOR(pg_catalog.>) _tree_changed_after.as_of, false);
+END;
+COMMENT ON FUNCTION @extschema@_internal._tree_changed_after(timestamptz) IS
+'Whether a version of account_history or account_user_history started or ended after as_of: when not, the live tree is the tree as of as_of.';
+
+-- Whether the tree changed in (after, up_to]: four index range scans.
+CREATE FUNCTION @extschema@_internal._tree_changed_between(after timestamptz, up_to timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.account_history h
+                    WHERE h.valid_from OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_from OPERATOR(pg_catalog.<=) _tree_changed_between.up_to)
+        OR EXISTS (SELECT FROM @extschema@.account_history h
+                    WHERE h.valid_to OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_to OPERATOR(pg_catalog.<=) _tree_changed_between.up_to)
+        OR EXISTS (SELECT FROM @extschema@.account_user_history h
+                    WHERE h.valid_from OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_from OPERATOR(pg_catalog.<=) _tree_changed_between.up_to)
+        OR EXISTS (SELECT FROM @extschema@.account_user_history h
+                    WHERE h.valid_to OPERATOR(pg_catalog.>) _tree_changed_between.after
+                      AND h.valid_to OPERATOR(pg_catalog.<=) _tree_changed_between.up_to);
+END;
+COMMENT ON FUNCTION @extschema@_internal._tree_changed_between(timestamptz, timestamptz) IS
+'Whether a version of account_history or account_user_history started or ended in (after, up_to]; false when after is NULL.';
+
 -- Partitioned by submit time, one partition per calendar month (UTC), so
 -- that a month of history can be detached whole (retain_jobs) and no table
 -- or index grows with the whole history (docs/history.md).  The
@@ -453,6 +695,8 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.partitions', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.qos', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.accounts', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_users', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_history', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_user_history', '');
 -- (jobs is partitioned: its rows are its partitions')
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs_default', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations', '');

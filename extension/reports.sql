@@ -500,6 +500,35 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
 'true when a run of reservation resv (a reservation of cluster c, not IGNORE_JOBS) counts in the reservation''s time, not as allocated time of its own.';
 
+-- The runs of a cluster that ran in [hour_from, hour_to): started before
+-- hour_to, ended (or running) after hour_from.  Two parts, so that a week's
+-- pass reads the partitions of its own months and not the whole history
+-- after it (docs/performance.md#reports-from-rollups): jobs is partitioned
+-- by submit_time, and a run is submitted before it starts, so nearly every
+-- such run is in a partition that begins before hour_to, where the end-time
+-- index finds those still running after hour_from.  A run that started
+-- before its own submit time (sacct prints such runs: a requeued run keeps
+-- its earlier start) is found by the second part, in the later partitions,
+-- through the index on the first event, which holds nothing before hour_to
+-- there but those runs.  Inlined into the caller (one SELECT, LANGUAGE sql;
+-- a standard body, parsed when created, so no search_path is read).
+CREATE FUNCTION @extschema@_internal._rollup_runs(rollup_cluster text, hour_from timestamptz, hour_to timestamptz)
+RETURNS SETOF @extschema@.jobs LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT x.* FROM @extschema@.jobs x
+     WHERE x.cluster OPERATOR(pg_catalog.=) rollup_cluster AND x.start_time OPERATOR(pg_catalog.<) hour_to
+       AND COALESCE(x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) hour_from
+       AND x.submit_time OPERATOR(pg_catalog.<) hour_to
+    UNION ALL
+    SELECT x.* FROM @extschema@.jobs x
+     WHERE x.cluster OPERATOR(pg_catalog.=) rollup_cluster AND x.start_time OPERATOR(pg_catalog.<) hour_to
+       AND COALESCE(x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) hour_from
+       AND x.submit_time OPERATOR(pg_catalog.>=) hour_to
+       AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.<) hour_to;
+END;
+COMMENT ON FUNCTION @extschema@_internal._rollup_runs(text, timestamptz, timestamptz) IS
+'The runs of a cluster that ran in [hour_from, hour_to), read from the partitions that can hold them; inlined by refresh_rollups.';
+
 -- Recompute the hours of one range [hour_from, hour_to) of one cluster from the jobs, the
 -- events and the reservations; w is the refresh's instant (the end of a
 -- running job).
@@ -563,10 +592,8 @@ BEGIN
                            COALESCE(round(@extschema@.tres_count(x.tres, 'billing')), 0)::bigint AS billing,
                            COALESCE(round(@extschema@.tres_count(x.tres, 'energy')), 0)::bigint AS energy,
                            extract(epoch FROM x.start_time - COALESCE(x.eligible_time, x.submit_time))::bigint AS wait
-                      FROM @extschema@.jobs x
-                     WHERE x.cluster = rollup_cluster AND x.start_time IS NOT NULL AND x.start_time < hour_to
-                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
-                       AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
+                      FROM @extschema@_internal._rollup_runs(rollup_cluster, hour_from, hour_to) x
+                     WHERE LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
                     OFFSET 0) j
              CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
              CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h) + 500000) / 1000000 AS secs,
@@ -689,9 +716,8 @@ BEGIN
                        (extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until)) * 1000000)::bigint AS e_us,
                        (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), hour_from)) * 1000000)::bigint AS h0,
                        extract(epoch FROM x.suspended)::bigint AS susp_total
-                  FROM @extschema@.jobs x
-                 WHERE x.cluster = rollup_cluster AND x.resv_id IS NOT NULL AND x.start_time IS NOT NULL AND x.start_time < hour_to
-                   AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
+                  FROM @extschema@_internal._rollup_runs(rollup_cluster, hour_from, hour_to) x
+                 WHERE x.resv_id IS NOT NULL
                    AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
                    AND @extschema@_internal._rollup_in_reservation(rollup_cluster, x.resv_id)
                 OFFSET 0) j
@@ -729,6 +755,9 @@ BEGIN
                                (extract(epoch FROM GREATEST(date_trunc('hour', x.eligible_time), hour_from)) * 1000000)::bigint AS h0
                           FROM @extschema@.jobs x
                          WHERE x.cluster = rollup_cluster AND x.eligible_time < hour_to
+                           -- eligible_time >= submit_time (a CHECK of jobs):
+                           -- only the partitions that begin before hour_to
+                           AND x.submit_time < hour_to
                            AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > hour_from
                            AND COALESCE(x.start_time, x.end_time, runs_until) > x.eligible_time
                            -- slurmdbd counts no planned time for a job of a reservation

@@ -383,6 +383,8 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     r record;
     n bigint := 0;
+    -- the caller's instant for tree changes, given back at the end
+    caller_instant text := pg_catalog.current_setting('fairshare.tree_change_at', true);
 BEGIN
     -- each account's depth in the tree the rows describe (root 0), so
     -- that a parent is written before its children; a cycle or a chain
@@ -404,6 +406,14 @@ BEGIN
     SELECT walk.acct, pg_catalog.min(walk.depth) AS depth FROM walk GROUP BY walk.acct;
     FOR r IN
         SELECT a.id_assoc, a.deleted OPERATOR(pg_catalog.<>) 0 AS deleted, coalesce(a."user", '') AS user_name,
+               -- the instant of the row's change in the history of the tree:
+               -- slurmdbd's mod_time (whole seconds), never after now(); a row
+               -- not stamped since the last sync (a 24.11 move, a rename)
+               -- changed at a time slurmdbd does not say: the sync's now()
+               CASE WHEN a.mod_time OPERATOR(pg_catalog.>=) assoc_mark THEN
+               pg_catalog.to_char(pg_catalog.to_timestamp(LEAST(GREATEST(a.mod_time, 0)::float8,
+                                      pg_catalog.date_part('epoch', pg_catalog.now())))
+                                  AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') OPERATOR(pg_catalog.||) '+00' END AS changed_at,
                a.acct AS account, NULLIF(a.parent_acct, '') AS parent,
                CASE WHEN a.shares OPERATOR(pg_catalog.=) 2147483647 THEN NULL ELSE a.shares::integer END AS shares,
                -- GrpTRESMins: slurmdbd's TRES ids as names; no limit (-1,
@@ -422,7 +432,13 @@ BEGIN
          WHERE coalesce(a."partition", '') OPERATOR(pg_catalog.=) ''
            AND (a.mod_time OPERATOR(pg_catalog.>=) assoc_mark OR m.id_assoc IS NULL
                 OR m.account OPERATOR(pg_catalog.<>) a.acct
-                OR m.slurm_user OPERATOR(pg_catalog.<>) coalesce(a."user", ''))
+                OR m.slurm_user OPERATOR(pg_catalog.<>) coalesce(a."user", '')
+                -- an account moved without a new mod_time (slurmdbd 24.11,
+                -- docs/slurm.md#the-tree-changes)
+                OR EXISTS (SELECT FROM @extschema@.accounts x
+                            WHERE coalesce(a."user", '') OPERATOR(pg_catalog.=) ''
+                              AND x.cluster OPERATOR(pg_catalog.=) cluster AND x.account OPERATOR(pg_catalog.=) a.acct
+                              AND x.parent_account IS DISTINCT FROM NULLIF(a.parent_acct, '')))
          -- parents before their children: by depth along parent_acct, which
          -- every Slurm keeps (24.11 keeps lft for the root only)
          ORDER BY a.deleted,
@@ -431,6 +447,8 @@ BEGIN
                   a.id_assoc
     LOOP
         n := n + 1;
+        -- docs/history.md#how-an-instant-is-recorded (no mod_time: now())
+        PERFORM pg_catalog.set_config('fairshare.tree_change_at', coalesce(r.changed_at, ''), true);
         IF r.user_name OPERATOR(pg_catalog.=) '' THEN
             -- an account association
             IF NOT r.deleted AND r.old_account IS NOT NULL AND r.old_account OPERATOR(pg_catalog.<>) r.account
@@ -487,6 +505,7 @@ BEGIN
         ON CONFLICT ON CONSTRAINT slurmdbd_associations_pkey DO UPDATE
            SET account = EXCLUDED.account, slurm_user = EXCLUDED.slurm_user, deleted = EXCLUDED.deleted;
     END LOOP;
+    PERFORM pg_catalog.set_config('fairshare.tree_change_at', coalesce(caller_instant, ''), true);
     RETURN n;
 END
 $$;

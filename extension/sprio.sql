@@ -524,7 +524,9 @@ BEGIN
                             THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
                                    WHERE c.cluster = t.cluster) END)
                      OVER (PARTITION BY t.cluster) AS f
-              FROM @extschema@.association_tree_at(_checkpoint_factors.as_of) t
+              -- the tree sshare_at computes FairShare with: as of as_of, or of
+              -- the last pass for slurm_passes (docs/slurm.md#the-tree-changes)
+              FROM @extschema@_internal._association_tree(_checkpoint_factors.as_of, true) t
              WHERE t.algorithm = ANY (ARRAY['fair_tree', 'classic'])
                AND (_checkpoint_factors.cluster IS NULL OR t.cluster = _checkpoint_factors.cluster)) s
      WHERE s.user_name IS NOT NULL

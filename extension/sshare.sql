@@ -6,9 +6,122 @@
 -- Every cluster whose fairshare_algorithm is 'fair_tree' or 'classic' gets
 -- one row per association: its accounts (user_name NULL) and its user
 -- associations, with the decayed usage of association_usage_at(as_of).
--- The account tree itself is the current one: the model keeps no history
--- of accounts and shares.
+-- The account tree is the one as of as_of (the history of the tree,
+-- docs/history.md#the-history-of-the-tree).
 -- ---------------------------------------------------------------------------
+
+-- The accounts and the user associations as of an instant
+-- (docs/history.md#the-history-of-the-tree): the live tables when the tree
+-- did not change after it (a one-time filter of four index probes, so the
+-- present is read exactly as before), else the versions of the history
+-- valid at it and the rows that never changed (no version).  at_last_pass: for the 'slurm_passes' clusters, the tree as
+-- of slurmctld's last pass at or before as_of instead, the tree the usage
+-- columns of sshare were computed with (docs/slurm.md#the-tree-changes).
+CREATE FUNCTION @extschema@_internal._tree_instants(as_of timestamptz, at_last_pass boolean)
+RETURNS TABLE (cluster text, tree_at timestamptz)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT c.cluster,
+           CASE WHEN _tree_instants.at_last_pass AND c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'
+                THEN @extschema@.slurm_last_pass(_tree_instants.as_of, c.priority_calc_period, c.priority_last_decay)
+                ELSE _tree_instants.as_of END
+      FROM @extschema@.clusters c;
+END;
+COMMENT ON FUNCTION @extschema@_internal._tree_instants(timestamptz, boolean) IS
+'Per cluster, the instant its tree is read at for as_of: as_of, or with at_last_pass the last pass at or before it of a slurm_passes cluster.';
+
+CREATE FUNCTION @extschema@_internal._accounts_at(as_of timestamptz, at_last_pass boolean)
+RETURNS TABLE (cluster text, account text, parent_account text, shares integer)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT a.cluster, a.account, a.parent_account, a.shares
+      FROM @extschema@.accounts a
+     WHERE NOT @extschema@_internal._tree_changed_after(
+                   CASE WHEN _accounts_at.at_last_pass THEN '-infinity'::timestamptz ELSE _accounts_at.as_of END)
+    UNION ALL
+    SELECT h.cluster, h.account, h.parent_account, h.shares
+      FROM @extschema@.account_history h
+      JOIN @extschema@_internal._tree_instants(_accounts_at.as_of, _accounts_at.at_last_pass) t
+        ON t.cluster OPERATOR(pg_catalog.=) h.cluster
+     WHERE h.valid_from OPERATOR(pg_catalog.<=) t.tree_at
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) t.tree_at)
+       AND @extschema@_internal._tree_changed_after(
+               CASE WHEN _accounts_at.at_last_pass THEN '-infinity'::timestamptz ELSE _accounts_at.as_of END)
+    UNION ALL
+    -- the accounts that never changed (no version): as they are
+    SELECT a.cluster, a.account, a.parent_account, a.shares
+      FROM @extschema@.accounts a
+     WHERE NOT EXISTS (SELECT FROM @extschema@.account_history h
+                        WHERE h.cluster OPERATOR(pg_catalog.=) a.cluster
+                          AND h.account OPERATOR(pg_catalog.=) a.account)
+       AND @extschema@_internal._tree_changed_after(
+               CASE WHEN _accounts_at.at_last_pass THEN '-infinity'::timestamptz ELSE _accounts_at.as_of END);
+END;
+COMMENT ON FUNCTION @extschema@_internal._accounts_at(timestamptz, boolean) IS
+'The accounts (parent, shares) as of an instant: the live table when the tree did not change after it, else account_history''s versions valid at it; at_last_pass: at the last pass of the slurm_passes clusters.';
+
+CREATE FUNCTION @extschema@_internal._account_users_at(as_of timestamptz, at_last_pass boolean)
+RETURNS TABLE (cluster text, account text, user_name text, shares integer)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT u.cluster, u.account, u.user_name, u.shares
+      FROM @extschema@.account_users u
+     WHERE NOT @extschema@_internal._tree_changed_after(
+                   CASE WHEN _account_users_at.at_last_pass THEN '-infinity'::timestamptz ELSE _account_users_at.as_of END)
+    UNION ALL
+    SELECT h.cluster, h.account, h.user_name, h.shares
+      FROM @extschema@.account_user_history h
+      JOIN @extschema@_internal._tree_instants(_account_users_at.as_of, _account_users_at.at_last_pass) t
+        ON t.cluster OPERATOR(pg_catalog.=) h.cluster
+     WHERE h.valid_from OPERATOR(pg_catalog.<=) t.tree_at
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) t.tree_at)
+       AND @extschema@_internal._tree_changed_after(
+               CASE WHEN _account_users_at.at_last_pass THEN '-infinity'::timestamptz ELSE _account_users_at.as_of END)
+    UNION ALL
+    SELECT u.cluster, u.account, u.user_name, u.shares
+      FROM @extschema@.account_users u
+     WHERE NOT EXISTS (SELECT FROM @extschema@.account_user_history h
+                        WHERE h.cluster OPERATOR(pg_catalog.=) u.cluster
+                          AND h.account OPERATOR(pg_catalog.=) u.account
+                          AND h.user_name OPERATOR(pg_catalog.=) u.user_name)
+       AND @extschema@_internal._tree_changed_after(
+               CASE WHEN _account_users_at.at_last_pass THEN '-infinity'::timestamptz ELSE _account_users_at.as_of END);
+END;
+COMMENT ON FUNCTION @extschema@_internal._account_users_at(timestamptz, boolean) IS
+'The user associations (shares) as of an instant: the live table when the tree did not change after it, else account_user_history''s versions valid at it; at_last_pass: at the last pass of the slurm_passes clusters.';
+
+-- association_tree_at's rows with the tree as of as_of, or (at_last_pass)
+-- as of the last pass of the slurm_passes clusters; the usage is as of
+-- as_of either way.
+CREATE FUNCTION @extschema@_internal._association_tree(as_of timestamptz, at_last_pass boolean)
+RETURNS TABLE (cluster text, algorithm text, account text, user_name text, parent text,
+               id text, parent_id text, shares integer, usage float8, is_user boolean,
+               raw_usage float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
+           'a:' OPERATOR(pg_catalog.||) a.account,
+           'a:' OPERATOR(pg_catalog.||) a.parent_account,
+           a.shares, 0::float8, false, 0::float8
+      FROM @extschema@_internal._accounts_at(_association_tree.as_of, _association_tree.at_last_pass) a
+      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+     WHERE @extschema@_internal._check_as_of(_association_tree.as_of)
+    UNION ALL
+    SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
+           'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
+                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
+                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
+           'a:' OPERATOR(pg_catalog.||) au.account,
+           au.shares, COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
+      FROM @extschema@_internal._account_users_at(_association_tree.as_of, _association_tree.at_last_pass) au
+      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
+      LEFT JOIN @extschema@_internal._association_usage(_association_tree.as_of, false, NULL) u
+        ON u.cluster OPERATOR(pg_catalog.=) au.cluster
+       AND u.account OPERATOR(pg_catalog.=) au.account
+       AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
+END;
+COMMENT ON FUNCTION @extschema@_internal._association_tree(timestamptz, boolean) IS
+'association_tree_at''s rows with the tree as of as_of, or with at_last_pass as of the last pass at or before as_of of each slurm_passes cluster; usage as of as_of.';
 
 -- The association tree of every cluster as rows for the tree window
 -- functions (fair_tree.sql), with each user association's decayed usage as
@@ -21,33 +134,17 @@
 -- usage the tree is computed from and raw_usage the usage now: the same,
 -- except under decay_mode 'slurm_passes', where usage is what the last
 -- pass of slurmctld's decay thread left and raw_usage adds the charges of
--- the jobs that ended since (sshare's RawUsage).
+-- the jobs that ended since (sshare's RawUsage).  The tree is the one as
+-- of as_of (_accounts_at, _account_users_at).
 CREATE FUNCTION @extschema@.association_tree_at(as_of timestamptz)
 RETURNS TABLE (cluster text, algorithm text, account text, user_name text, parent text,
                id text, parent_id text, shares integer, usage float8, is_user boolean,
                raw_usage float8)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
-           'a:' OPERATOR(pg_catalog.||) a.account,
-           'a:' OPERATOR(pg_catalog.||) a.parent_account,
-           a.shares, 0::float8, false, 0::float8
-      FROM @extschema@.accounts a
-      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
-     WHERE @extschema@_internal._check_as_of(association_tree_at.as_of)
-    UNION ALL
-    SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
-           'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
-                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
-                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
-           'a:' OPERATOR(pg_catalog.||) au.account,
-           au.shares, COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
-      FROM @extschema@.account_users au
-      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@_internal._association_usage(association_tree_at.as_of, false, NULL) u
-        ON u.cluster OPERATOR(pg_catalog.=) au.cluster
-       AND u.account OPERATOR(pg_catalog.=) au.account
-       AND u.user_name OPERATOR(pg_catalog.=) au.user_name;
+    SELECT t.cluster, t.algorithm, t.account, t.user_name, t.parent, t.id, t.parent_id,
+           t.shares, t.usage, t.is_user, t.raw_usage
+      FROM @extschema@_internal._association_tree(association_tree_at.as_of, false) t;
 END;
 COMMENT ON FUNCTION @extschema@.association_tree_at(timestamptz) IS
 'Every cluster''s association tree (accounts and user associations) with each user association''s decayed usage as of an instant: the rows (id, parent_id, shares, usage, is_user) for the tree window functions; raw_usage adds, under decay_mode slurm_passes, the jobs ended since the last pass.';
@@ -131,13 +228,13 @@ BEGIN
                AND j.time_limit IS NOT NULL) x;
     WITH RECURSIVE anc AS (
         SELECT a.cluster, a.account, a.account AS ancestor, a.parent_account
-          FROM @extschema@.accounts a
+          FROM @extschema@_internal._accounts_at(_tres_run_mins_at.as_of, false) a
           JOIN ROWS FROM (pg_catalog.unnest(run_cluster), pg_catalog.unnest(run_account)) AS r (cluster, account)
             ON a.cluster OPERATOR(pg_catalog.=) r.cluster AND a.account OPERATOR(pg_catalog.=) r.account
         UNION ALL
         SELECT x.cluster, x.account, p.account, p.parent_account
           FROM anc x
-          JOIN @extschema@.accounts p
+          JOIN @extschema@_internal._accounts_at(_tres_run_mins_at.as_of, false) p
             ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.account OPERATOR(pg_catalog.=) x.parent_account
     )
     SELECT COALESCE(pg_catalog.array_agg(x.cluster), '{}'), COALESCE(pg_catalog.array_agg(x.account), '{}'),
@@ -293,6 +390,45 @@ BEGIN ATOMIC
             ON g.cluster OPERATOR(pg_catalog.=) t.cluster AND g.account OPERATOR(pg_catalog.=) t.account
            AND g.user_name OPERATOR(pg_catalog.=) COALESCE(t.user_name, '')
          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+    ), pass AS (
+        -- 'slurm_passes' clusters whose tree changed since slurmctld's last
+        -- pass: NormUsage, EffectvUsage, FairShare, LevelFS (and the rank)
+        -- are what that pass computed, with the tree as of the pass; the
+        -- tree, RawShares, NormShares and RawUsage are the new ones at once
+        -- (docs/slurm.md#the-tree-changes).  No row, by a one-time filter,
+        -- when the tree did not change between the oldest such pass and
+        -- as_of.  One row per cluster, as run: each association's position
+        -- in the arrays looked up by its id (a join on the ids was planned
+        -- as a nested loop over every pair of rows: 18 s at 10^4
+        -- associations).
+        SELECT x.cluster,
+               pg_catalog.jsonb_object_agg(x.id, x.n) AS idx,
+               pg_catalog.array_agg((x.f).norm_usage ORDER BY x.n) AS norm_usage,
+               pg_catalog.array_agg((x.f).effectv_usage ORDER BY x.n) AS effectv_usage,
+               pg_catalog.array_agg((x.f).fairshare ORDER BY x.n) AS fairshare,
+               pg_catalog.array_agg((x.f).level_fs ORDER BY x.n) AS level_fs,
+               pg_catalog.array_agg((x.f).fs_rank ORDER BY x.n) AS fs_rank
+          FROM (SELECT w.cluster, w.id, w.f,
+                       pg_catalog.row_number() OVER (PARTITION BY w.cluster ORDER BY w.id) AS n
+                  FROM (SELECT t.cluster, t.id,
+                               @extschema@_internal._sshare_tree(
+                                   ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
+                                   t.algorithm,
+                                   CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
+                                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
+                                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                                 OVER (PARTITION BY t.cluster) AS f
+                          FROM @extschema@_internal._association_tree(sshare_at.as_of, true) t
+                         WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
+                           AND t.cluster IN (SELECT c.cluster FROM @extschema@.clusters c
+                                              WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes')
+                           AND @extschema@_internal._tree_changed_between(
+                                   (SELECT pg_catalog.min(i.tree_at)
+                                      FROM @extschema@_internal._tree_instants(sshare_at.as_of, true) i
+                                      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) i.cluster
+                                     WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'),
+                                   sshare_at.as_of)) w) x
+         GROUP BY x.cluster
     )
     SELECT r.cluster, r.account, r.user_name, r.parent, (r.f).depth, (r.f).tree_order, r.algorithm,
            -- sshare: RawShares empty for the root, "parent" for NULL shares
@@ -301,11 +437,12 @@ BEGIN ATOMIC
            (r.f).raw_usage,
            pg_catalog.trunc((r.f).raw_usage)::bigint,
            -- sshare leaves the root's NormUsage empty
-           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL ELSE (r.f).norm_usage END,
-           (r.f).effectv_usage,
-           (r.f).fairshare,
-           (r.f).level_fs,
-           (r.f).fs_rank,
+           CASE WHEN (r.f).depth OPERATOR(pg_catalog.=) 0 THEN NULL
+                WHEN p.k IS NOT NULL THEN p.norm_usage[p.k] ELSE (r.f).norm_usage END,
+           CASE WHEN p.k IS NOT NULL THEN p.effectv_usage[p.k] ELSE (r.f).effectv_usage END,
+           CASE WHEN p.k IS NOT NULL THEN p.fairshare[p.k] ELSE (r.f).fairshare END,
+           CASE WHEN p.k IS NOT NULL THEN p.level_fs[p.k] ELSE (r.f).level_fs END,
+           CASE WHEN p.k IS NOT NULL THEN p.fs_rank[p.k] ELSE (r.f).fs_rank END,
            -- in sshare's order
            @extschema@_internal._grp_tres_mins_text(r.grp_tres_mins),
            -- an association without running jobs: its cluster's line of
@@ -316,6 +453,9 @@ BEGIN ATOMIC
       -- cluster's object of lines into its buffer (10^4 rows x 10^3 lines
       -- written to disk at 10^6 jobs: 1.8 s instead of 0.1 s)
       LEFT JOIN run m ON m.cluster OPERATOR(pg_catalog.=) r.cluster
+      LEFT JOIN LATERAL (SELECT (q.idx OPERATOR(pg_catalog.->>) r.id)::integer AS k, q.norm_usage, q.effectv_usage,
+                                q.fairshare, q.level_fs, q.fs_rank
+                           FROM pass q WHERE q.cluster OPERATOR(pg_catalog.=) r.cluster) p ON true
      WHERE @extschema@_internal._check_as_of(sshare_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz) IS

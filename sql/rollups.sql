@@ -187,6 +187,34 @@ DELETE FROM cluster_usage_hourly WHERE cluster = 'r2';
 DELETE FROM cluster_usage_daily WHERE cluster = 'r2';
 DELETE FROM cluster_usage_monthly WHERE cluster = 'r2';
 
+-- A run that started before its own submit time (sacct prints such runs:
+-- a requeued run keeps its earlier start) is in the hours it ran, though a
+-- week's pass reads first the partitions submitted before the week's end
+-- (_rollup_runs).  Cluster r3, UTC; the refresh cuts [Mar 2 10:00, Mar 26)
+-- into weeks from the first run's hour:
+--   q1: 2 CPUs, ran Mar 2 10:00-11:00, submitted Mar 20 (two weeks after
+--       the week it ran in ends, Mar 9 10:00): 3600 x 2 = 7200 CPU-seconds
+--       in the hour of Mar 2 10:00
+--   q2: 4 CPUs, submitted and ran Mar 25 10:00-10:30: 1800 x 4 = 7200
+INSERT INTO clusters (cluster) VALUES ('r3');
+INSERT INTO partitions (cluster, partition, nodes, cores_per_node, mem_per_node_mb) VALUES ('r3', 'p', 1, 64, 256000);
+INSERT INTO accounts (cluster, account, parent_account) VALUES ('r3', 'root', NULL), ('r3', 'a', 'root');
+INSERT INTO account_users (cluster, account, user_name) VALUES ('r3', 'a', 'u1');
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus, nodes, tres) VALUES
+  ('r3', 'q1', 'u1', 'a', 'p', 'COMPLETED', '2026-03-20 00:00+00', '2026-03-02 10:00+00', '2026-03-02 11:00+00', 2, 1, 'cpu=2'),
+  ('r3', 'q2', 'u1', 'a', 'p', 'COMPLETED', '2026-03-25 10:00+00', '2026-03-25 10:00+00', '2026-03-25 10:30+00', 4, 1, 'cpu=4');
+SELECT cluster, rolled_from, rolled_to FROM refresh_rollups('r3', '2026-03-26 00:00+00');
+SELECT period_start, account, cpus, run_secs, cpu_secs, jobs FROM usage_hourly WHERE cluster = 'r3' ORDER BY 1;
+DELETE FROM jobs WHERE cluster = 'r3';
+DELETE FROM clusters WHERE cluster = 'r3';
+DELETE FROM usage_hourly WHERE cluster = 'r3';
+DELETE FROM usage_daily WHERE cluster = 'r3';
+DELETE FROM usage_monthly WHERE cluster = 'r3';
+DELETE FROM usage_monthly_by_account WHERE cluster = 'r3';
+DELETE FROM cluster_usage_hourly WHERE cluster = 'r3';
+DELETE FROM cluster_usage_daily WHERE cluster = 'r3';
+DELETE FROM cluster_usage_monthly WHERE cluster = 'r3';
+
 -- Bad input: each names the value and says what is expected
 \set VERBOSITY default
 \set SHOW_CONTEXT never

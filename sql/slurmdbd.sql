@@ -211,6 +211,16 @@ INSERT INTO captured.assoc_table (mod_time, deleted, id_assoc, "user", acct, "pa
 VALUES ((SELECT max(mod_time) + 1 FROM captured.assoc_table), 0, 43, '', 'old', '', 'root', 15, 5, '5=0', NULL, '');
 CALL sync_slurmdbd('oracle');
 SELECT account, grp_tres_mins FROM accounts WHERE cluster = 'oracle' ORDER BY account;
+-- the history of the tree: chem's share change (2 -> 3) recorded at
+-- slurmdbd's mod_time of its row (the captured one + 1000 s), not at the
+-- sync; the limits and the new account old are no change of the tree
+-- (docs/history.md#how-an-instant-is-recorded)
+SELECT h.account, h.shares, h.valid_from, h.valid_to,
+       COALESCE(h.valid_to, h.valid_from) = to_timestamp(x.mod_time) AS at_mod_time
+  FROM account_history h
+  JOIN captured.assoc_table x ON x.acct = h.account AND x."user" = ''
+ WHERE h.cluster = 'oracle' ORDER BY h.account, h.valid_from;
+SELECT count(*) AS user_versions FROM account_user_history WHERE cluster = 'oracle';
 CREATE TEMP TABLE assoc_after (account text, user_name text, parent text, fairshare text, grp_tres_mins text);
 \copy assoc_after FROM 'test/fixtures/slurm/feed/assoc_after.txt' (FORMAT csv, DELIMITER '|')
 -- every association of sacctmgr's listing, its GrpTRESMins and sshare_at's
@@ -253,6 +263,17 @@ ROLLBACK TO bad;
 UPDATE account_users SET grp_tres_mins = 'billing' WHERE cluster = 'oracle' AND account = 'chem' AND user_name = 'bob';
 ROLLBACK TO bad;
 \set VERBOSITY terse
+-- a move as slurmdbd 24.11 makes it: the new parent, no new mod_time
+-- (docs/slurm.md#the-tree-changes): the feed sees it by the parent, and
+-- records it at the sync (now()), the stale mod_time being no instant of it
+-- (phys's row is older than the feed's mark: old's, read last)
+UPDATE captured.assoc_table SET parent_acct = 'chem' WHERE acct = 'phys' AND "user" = '';
+SELECT (SELECT mod_time FROM captured.assoc_table WHERE acct = 'phys' AND "user" = '')
+       < (SELECT assoc_mark FROM slurmdbd_feeds WHERE cluster = 'oracle') AS before_mark;
+CALL sync_slurmdbd('oracle');
+SELECT account, parent_account FROM accounts WHERE cluster = 'oracle' AND account = 'phys';
+SELECT parent_account, valid_from = now() AS from_sync, valid_to = now() AS to_sync
+  FROM account_history WHERE cluster = 'oracle' AND account = 'phys' ORDER BY valid_from;
 ROLLBACK;
 
 -- ===========================================================================

@@ -346,6 +346,33 @@ SELECT fairshare_factor <> 0.5 AS computed FROM sprio_at('2026-06-01 12:03+00') 
 DELETE FROM clusters WHERE cluster = 'other';
 SELECT fairshare_factor = 0.5 AS cached FROM sprio_at('2026-06-01 12:03+00') WHERE job_id = '11';
 
+-- The factors are cached with the tree as of the checkpoint
+-- (docs/history.md#the-history-of-the-tree): b's share 1 -> 3 recorded at
+-- 12:03, between the 12:00 pass and the 12:05 one.  A checkpoint at 12:02
+-- (before the change) and one at 12:04 (after it, before the next pass:
+-- slurmctld's FairShare is still the 12:00 pass's, computed with the tree
+-- before the change, docs/slurm.md#the-tree-changes) both cache the
+-- FairShare of the tree before the change, sshare_at's at those instants.
+SAVEPOINT tree_change;
+CREATE TEMP TABLE fs_before AS
+SELECT user_name, fairshare FROM sshare_at('2026-06-01 12:02+00') WHERE cluster = 'sc' AND user_name IS NOT NULL;
+SET LOCAL fairshare.tree_change_at = '2026-06-01 12:03+00';
+UPDATE accounts SET shares = 3 WHERE cluster = 'sc' AND account = 'b';
+RESET fairshare.tree_change_at;
+CALL checkpoint_usage('sc', '2026-06-01 12:02+00');
+CALL checkpoint_usage('sc', '2026-06-01 12:04+00');
+SELECT f.as_of, f.user_name, f.fairshare = b.fairshare AS tree_before_change,
+       f.fairshare = (SELECT s.fairshare FROM sshare_at(f.as_of) s
+                       WHERE s.cluster = 'sc' AND s.account = f.account AND s.user_name = f.user_name) AS as_sshare_at
+  FROM usage_checkpoint_factor_rows f JOIN fs_before b ON b.user_name = f.user_name
+ ORDER BY 1, 2;
+-- b's NormShares: 1/(2 + 1) = 0.333333 at 12:02, 3/(2 + 3) = 0.6 at 12:04
+-- (at once, before the next pass)
+SELECT a.t, s.raw_shares, round(s.norm_shares::numeric, 6) AS norm_shares
+  FROM (VALUES ('2026-06-01 12:02+00'::timestamptz), ('2026-06-01 12:04+00')) a (t), sshare_at(a.t) s
+ WHERE s.cluster = 'sc' AND s.account = 'b' AND s.user_name IS NULL ORDER BY 1;
+ROLLBACK TO SAVEPOINT tree_change;
+
 -- decay_mode 'exact': the factors hold at the checkpoint's instant only
 UPDATE clusters SET decay_mode = 'exact' WHERE cluster = 'sc';
 CALL checkpoint_usage('sc', '2026-06-01 12:02+00');

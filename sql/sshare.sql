@@ -251,5 +251,86 @@ SELECT account, user_name, tres_run_mins FROM sshare_at('2026-11-21 17:27:06+00'
  AND account IN ('ipam', 'xlim') ORDER BY tree_order;
 DELETE FROM jobs WHERE job_id IN ('50', '51', '52');
 
+-- ===========================================================================
+-- The tree as of an instant (docs/history.md#the-history-of-the-tree):
+-- every change of a parent or a share is kept with its instant, and
+-- sshare_at reads the tree as it was then.  Rolled back at the end.
+-- ===========================================================================
+BEGIN;
+-- nothing changed yet: no version; every association is read as it is
+SELECT (SELECT count(*) FROM account_history) AS account_versions,
+       (SELECT count(*) FROM account_user_history) AS user_versions;
+CREATE TEMP TABLE before_change AS SELECT * FROM sshare_at('2026-11-21 17:27:06+00');
+-- xlim's share 283 -> 566 at 17:30, shs moved from unilim to partners at
+-- 17:40, carol's share in xlim 10 -> 1 at 17:40 (each at its instant,
+-- fairshare.tree_change_at), geist's description changed (no change of
+-- the tree: no version)
+SET LOCAL fairshare.tree_change_at = '2026-11-21 17:30:00+00';
+UPDATE accounts SET shares = 566 WHERE cluster = 'oracle' AND account = 'xlim';
+SET LOCAL fairshare.tree_change_at = '2026-11-21 17:40:00+00';
+UPDATE accounts SET parent_account = 'partners' WHERE cluster = 'oracle' AND account = 'shs';
+UPDATE account_users SET shares = 1 WHERE cluster = 'oracle' AND account = 'xlim' AND user_name = 'carol';
+UPDATE accounts SET description = 'humanities' WHERE cluster = 'oracle' AND account = 'geist';
+RESET fairshare.tree_change_at;
+SELECT account, parent_account, shares, valid_from, valid_to FROM account_history ORDER BY account, valid_from;
+SELECT account, user_name, shares, valid_from, valid_to FROM account_user_history ORDER BY account, user_name, valid_from;
+-- as of 17:27:06, before every change: each row and column as before
+-- them (0 rows in either difference)
+SELECT (SELECT count(*) FROM (SELECT * FROM sshare_at('2026-11-21 17:27:06+00')
+                              EXCEPT ALL SELECT * FROM before_change) x) AS only_now,
+       (SELECT count(*) FROM (SELECT * FROM before_change
+                              EXCEPT ALL SELECT * FROM sshare_at('2026-11-21 17:27:06+00')) x) AS only_before;
+-- NormShares among the siblings: at 17:35 (xlim 566, shs still under
+-- unilim) xlim 566/(283 + 283 + 150 + 566) = 566/1282 = 0.441498, shs
+-- 150/1282 = 0.117005; at 17:45 shs is under partners, 150/(1 + 1 + 150)
+-- = 0.986842, and xlim 566/(283 + 283 + 566) = 0.5; carol's share in
+-- xlim with dave's 5: 10/15 = 0.666667 at 17:35, 1/6 = 0.166667 at 17:45
+SELECT a.at, s.account, s.user_name, s.parent, s.raw_shares, pg_temp.f6(s.norm_shares) AS norm_shares
+  FROM (VALUES ('2026-11-21 17:35:00+00'::timestamptz), ('2026-11-21 17:45:00+00')) a (at)
+ CROSS JOIN LATERAL sshare_at(a.at) s
+ WHERE s.cluster = 'oracle' AND (s.account IN ('xlim', 'shs') AND s.user_name IS NULL OR s.user_name = 'carol' AND s.account = 'xlim')
+ ORDER BY 1, 2, 3 NULLS FIRST;
+-- now, after every change: the live tables, as the sshare view reads them
+SELECT (SELECT count(*) FROM (SELECT * FROM sshare EXCEPT ALL SELECT * FROM sshare_at(now())) x) AS view_differs;
+SELECT parent, raw_shares FROM sshare WHERE cluster = 'oracle' AND account = 'shs' AND user_name IS NULL;
+-- the instant is validated: a timestamp (22007), finite and not after
+-- now() (22008); the change is refused whole
+SET LOCAL fairshare.tree_change_at = 'soon';
+SELECT err($$UPDATE accounts SET shares = 2 WHERE cluster = 'oracle' AND account = 'xlim'$$);
+SET LOCAL fairshare.tree_change_at = '2999-01-01 00:00+00';
+SELECT err($$UPDATE accounts SET shares = 2 WHERE cluster = 'oracle' AND account = 'xlim'$$);
+SET LOCAL fairshare.tree_change_at = 'infinity';
+SELECT err($$UPDATE accounts SET shares = 2 WHERE cluster = 'oracle' AND account = 'xlim'$$);
+SELECT shares FROM accounts WHERE cluster = 'oracle' AND account = 'xlim';
+-- an instant before the open version's start (17:30) counts as that
+-- start: the 17:30 version (566) is replaced, never rewritten backwards
+SET LOCAL fairshare.tree_change_at = '2026-11-21 17:00:00+00';
+UPDATE accounts SET shares = 300 WHERE cluster = 'oracle' AND account = 'xlim';
+RESET fairshare.tree_change_at;
+SELECT shares, valid_from, valid_to FROM account_history WHERE account = 'xlim' ORDER BY valid_from;
+-- a user association without jobs (yann in shs, 2 shares, added now: no
+-- version, read for every instant) deleted at 17:50 and made again at
+-- 17:55 with 4 shares: 2 before, absent in between, 4 after
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('oracle', 'shs', 'yann', 2);
+SET LOCAL fairshare.tree_change_at = '2026-11-21 17:50:00+00';
+DELETE FROM account_users WHERE cluster = 'oracle' AND account = 'shs' AND user_name = 'yann';
+SET LOCAL fairshare.tree_change_at = '2026-11-21 17:55:00+00';
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('oracle', 'shs', 'yann', 4);
+RESET fairshare.tree_change_at;
+SELECT a.at, (SELECT s.raw_shares FROM sshare_at(a.at) s
+               WHERE s.cluster = 'oracle' AND s.account = 'shs' AND s.user_name = 'yann') AS yann_shares
+  FROM (VALUES ('2026-11-21 17:45:00+00'::timestamptz), ('2026-11-21 17:52:00+00'), ('2026-11-21 17:57:00+00')) a (at)
+ ORDER BY 1;
+-- the cluster renamed: its history follows it, no version added
+UPDATE clusters SET cluster = 'oracle2' WHERE cluster = 'oracle';
+SELECT cluster, count(*) FROM account_history GROUP BY 1
+UNION ALL SELECT cluster, count(*) FROM account_user_history GROUP BY 1 ORDER BY 1, 2;
+SELECT parent FROM sshare_at('2026-11-21 17:35:00+00') WHERE cluster = 'oracle2' AND account = 'shs' AND user_name IS NULL;
+-- and deleted: its history goes with it
+DELETE FROM jobs WHERE cluster = 'oracle2';
+DELETE FROM clusters WHERE cluster = 'oracle2';
+SELECT (SELECT count(*) FROM account_history) + (SELECT count(*) FROM account_user_history) AS versions;
+ROLLBACK;
+
 DELETE FROM jobs;
 DELETE FROM clusters;

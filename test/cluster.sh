@@ -68,7 +68,7 @@ test)
   if [ -f regression.diffs ]; then cat regression.diffs; fi
   if [ -f output_iso/regression.diffs ]; then cat output_iso/regression.diffs; fi
   make -s prove_installcheck 2>&1 || status=1
-  # the five suites that compare with real Slurm, against Slurm 24.11's
+  # the six suites that compare with real Slurm, against Slurm 24.11's
   # captures and their own expected outputs (docs/slurm.md#slurm-2411); a
   # database of its own, after the pgTAP suites have used contrib_regression
   echo "== test/slurm/compare.sh 24.11"

@@ -214,6 +214,42 @@ CREATE TYPE @extschema@.fair_tree_node AS (id text, parent_id text, shares float
 CREATE TYPE @extschema@_internal._sshare_tree_node AS (
     id text, parent_id text, shares float8, usage float8, is_user boolean, raw_usage float8);
 
+-- The history of the tree (docs/history.md#the-history-of-the-tree): one
+-- version per change of an account's parent and shares and of a user
+-- association's shares.  An upgraded centre's history starts at the
+-- upgrade: the tables start empty (an association without a version is
+-- read as it is, for every instant: the tree before the upgrade is not
+-- known); the triggers (re-created with the code) record every change
+-- from then on.
+CREATE TABLE @extschema@.account_history (
+    cluster        text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account        text NOT NULL,
+    parent_account text,
+    shares         integer,
+    valid_from     timestamptz NOT NULL,
+    valid_to       timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+CREATE INDEX account_history_key_idx ON @extschema@.account_history (cluster, account, valid_from);
+CREATE UNIQUE INDEX account_history_open_idx ON @extschema@.account_history (cluster, account) WHERE valid_to IS NULL;
+CREATE INDEX account_history_from_idx ON @extschema@.account_history (valid_from);
+CREATE INDEX account_history_to_idx ON @extschema@.account_history (valid_to);
+CREATE TABLE @extschema@.account_user_history (
+    cluster    text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account    text NOT NULL,
+    user_name  text NOT NULL,
+    shares     integer,
+    valid_from timestamptz NOT NULL,
+    valid_to   timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+CREATE INDEX account_user_history_key_idx ON @extschema@.account_user_history (cluster, account, user_name, valid_from);
+CREATE UNIQUE INDEX account_user_history_open_idx ON @extschema@.account_user_history (cluster, account, user_name) WHERE valid_to IS NULL;
+CREATE INDEX account_user_history_from_idx ON @extschema@.account_user_history (valid_from);
+CREATE INDEX account_user_history_to_idx ON @extschema@.account_user_history (valid_to);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_history', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_user_history', '');
+
 -- slurmctld's (re)starts (docs/decay.md#slurmctld-restarts): the table
 -- (usage.sql); its triggers, functions, the pass aggregates and functions
 -- taking the starts are created by the code below

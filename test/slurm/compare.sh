@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The suites that compare fairshare with real Slurm (slurm_real,
-# slurm_history, sreport, sreport_resv, sreport_runs), run against the
+# slurm_history, slurm_tree_change, sreport, sreport_resv, sreport_runs), run against the
 # captures of another Slurm version: test/fixtures/slurm/VERSION/ in place of
 # test/fixtures/slurm/.  The suites are not changed: pg_regress runs in a
 # scratch directory where test/fixtures/slurm is VERSION's captures and sql/
@@ -17,7 +17,7 @@
 # server, as `make installcheck`; pg_regress makes (and drops before) a
 # database of its own, fairshare_compare.
 #
-#   bash test/slurm/compare.sh 24.11 [SUITE...]     (default: all five)
+#   bash test/slurm/compare.sh 24.11 [SUITE...]     (default: all six)
 #
 # Prints pg_regress's summary; on a difference, the diff, and the scratch
 # directory that keeps the outputs (an output reviewed line by line is
@@ -30,7 +30,7 @@ shift
 [[ $version =~ ^[0-9]+\.[0-9]+$ ]] || { echo "usage: bash $0 VERSION [SUITE...], e.g. 24.11" >&2; exit 2; }
 [ -d "$REPO/test/fixtures/slurm/$version" ] || { echo "compare.sh: no captures in test/fixtures/slurm/$version" >&2; exit 2; }
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(slurm_real slurm_history sreport sreport_resv sreport_runs)
+[ ${#suites[@]} -gt 0 ] || suites=(slurm_real slurm_history slurm_tree_change sreport sreport_resv sreport_runs)
 for s in "${suites[@]}"; do
   [[ $s =~ ^[a-z_]+$ ]] && [ -f "$REPO/sql/$s.sql" ] || { echo "compare.sh: no suite '$s'" >&2; exit 2; }
 done
