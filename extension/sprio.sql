@@ -534,6 +534,9 @@ BEGIN
                     WHERE f.cluster = s.cluster AND f.as_of = _checkpoint_factors.as_of);
 END
 $$;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_factors(text, timestamptz) IS
+'Cache sshare_at(as_of)''s FairShare of every user association of the valid usage checkpoints as of as_of (of one cluster, or all for NULL), for sprio_at; checkpoint_usage calls it.';
+
 -- The factor rows go with their factors (deleted with the checkpoint,
 -- or by a change to the tree), as the usage rows with their checkpoint.
 CREATE TRIGGER rows_follow_delete AFTER DELETE ON @extschema@.usage_checkpoint_factors
@@ -544,8 +547,6 @@ CREATE TRIGGER rows_follow_update AFTER UPDATE OF cluster, as_of ON @extschema@.
     EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
 CREATE TRIGGER rows_follow_truncate AFTER TRUNCATE ON @extschema@.usage_checkpoint_factors
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
-COMMENT ON FUNCTION @extschema@_internal._checkpoint_factors(text, timestamptz) IS
-'Cache sshare_at(as_of)''s FairShare of every user association of the valid usage checkpoints as of as_of (of one cluster, or all for NULL), for sprio_at; checkpoint_usage calls it.';
 
 -- A change to the association tree deletes the cached factors of the
 -- clusters concerned (TRUNCATE: all of them).  Per statement, over its
