@@ -72,15 +72,77 @@ CREATE TABLE @extschema@.usage_checkpoint_rows (
                          CHECK (raw_usage OPERATOR(pg_catalog.>=) 0 AND raw_usage OPERATOR(pg_catalog.<) 'Infinity'),
     jobs                 bigint NOT NULL CHECK (jobs OPERATOR(pg_catalog.>) 0),
     pass_usage           float8
-                         CHECK (pass_usage OPERATOR(pg_catalog.>=) 0 AND pass_usage OPERATOR(pg_catalog.<) 'Infinity'),
+                         CHECK (pass_usage OPERATOR(pg_catalog.>=) 0 AND pass_usage OPERATOR(pg_catalog.<) 'Infinity')
     -- decay_mode 'slurm_passes': pass_usage is the usage as slurmctld's last
     -- pass at or before T0 left it (what sshare's tree columns show until
     -- the next pass), when it differs from raw_usage; NULL: raw_usage
-    PRIMARY KEY (cluster, as_of, account, user_name),
-    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE
+    -- the checkpoint (cluster, as_of) of usage_checkpoints.  Neither a
+    -- foreign key nor a primary key: a chained checkpoint writes a row per
+    -- association (75,001 at 10^5), and at 10^5 associations the foreign
+    -- key's check of each row and the unique index on the four columns
+    -- were most of the checkpoint (docs/performance.md#history-at-scale).
+    -- The rows go with their checkpoint by the triggers below; one
+    -- association has one row per checkpoint because checkpoint_usage,
+    -- their only writer, writes the usage grouped by association.
 );
 COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
 'The decayed usage (billing-seconds) and job count of every user association with jobs, as of each checkpoint of its cluster.';
+-- what the readers look up: every row of one checkpoint (usage.sql)
+CREATE INDEX usage_checkpoint_rows_checkpoint_idx ON @extschema@.usage_checkpoint_rows (cluster, as_of);
+
+-- The rows of a checkpoint go with it: deleted, renamed (a cluster
+-- renamed cascades into usage_checkpoints) or truncated with it.  What a
+-- foreign key with ON DELETE / ON UPDATE CASCADE did, without its check of
+-- every row written: a chained checkpoint writes a row per association
+-- (75,001 at 10^5 associations), and that check is one index probe and
+-- lock of the checkpoint per row (docs/performance.md#history-at-scale).  Rows are written by
+-- checkpoint_usage alone, in the transaction that writes their
+-- checkpoint; it first deletes any row left at that instant, so that no
+-- row is read with a checkpoint it was not written with.  The same
+-- function keeps usage_checkpoint_factor_rows with
+-- usage_checkpoint_factors (sprio.sql).
+CREATE FUNCTION @extschema@_internal._checkpoint_rows_follow() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_TABLE_NAME = 'usage_checkpoints' THEN
+        IF TG_OP = 'TRUNCATE' THEN
+            TRUNCATE @extschema@.usage_checkpoint_rows;
+        ELSIF TG_OP = 'DELETE' THEN
+            DELETE FROM @extschema@.usage_checkpoint_rows r
+             USING old_checkpoints o
+             WHERE r.cluster = o.cluster AND r.as_of = o.as_of;
+        ELSE
+            UPDATE @extschema@.usage_checkpoint_rows r SET cluster = NEW.cluster, as_of = NEW.as_of
+             WHERE r.cluster = OLD.cluster AND r.as_of = OLD.as_of;
+        END IF;
+    ELSIF TG_TABLE_NAME = 'usage_checkpoint_factors' THEN
+        IF TG_OP = 'TRUNCATE' THEN
+            TRUNCATE @extschema@.usage_checkpoint_factor_rows;
+        ELSIF TG_OP = 'DELETE' THEN
+            DELETE FROM @extschema@.usage_checkpoint_factor_rows r
+             USING old_checkpoints o
+             WHERE r.cluster = o.cluster AND r.as_of = o.as_of;
+        ELSE
+            UPDATE @extschema@.usage_checkpoint_factor_rows r SET cluster = NEW.cluster, as_of = NEW.as_of
+             WHERE r.cluster = OLD.cluster AND r.as_of = OLD.as_of;
+        END IF;
+    ELSE
+        RAISE EXCEPTION '_checkpoint_rows_follow: no rows follow table %', TG_TABLE_NAME
+            USING ERRCODE = '39P01', HINT = 'It is a trigger of usage_checkpoints and usage_checkpoint_factors only.';
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER rows_follow_delete AFTER DELETE ON @extschema@.usage_checkpoints
+    REFERENCING OLD TABLE AS old_checkpoints
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
+CREATE TRIGGER rows_follow_update AFTER UPDATE OF cluster, as_of ON @extschema@.usage_checkpoints
+    FOR EACH ROW WHEN (OLD.cluster IS DISTINCT FROM NEW.cluster OR OLD.as_of IS DISTINCT FROM NEW.as_of)
+    EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
+CREATE TRIGGER rows_follow_truncate AFTER TRUNCATE ON @extschema@.usage_checkpoints
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
 
 -- The jobs still running at an instant or started after it: those whose
 -- end (infinity while running) is after it.  A range scan of the few jobs
@@ -299,6 +361,11 @@ BEGIN
     DELETE FROM @extschema@.usage_checkpoints k
      WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
        AND k.as_of = checkpoint_usage.as_of;
+    -- and any row left at the instant without its checkpoint (no foreign
+    -- key holds them to it, see usage_checkpoint_rows)
+    DELETE FROM @extschema@.usage_checkpoint_rows r
+     WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
+       AND r.as_of = checkpoint_usage.as_of;
     INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, invalidated_at, invalidated_by, computed_from)
     SELECT c.cluster, checkpoint_usage.as_of, now(), 'being computed',
            (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k

@@ -147,23 +147,28 @@ DECLARE
         'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
         'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
         'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
-        'slurmctld_starts.invalidate_usage_checkpoints', 'slurmctld_starts.invalidate_usage_checkpoints_truncate',
         -- the fair-share factors cached with the checkpoints (sprio.sql)
         'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
         'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
         'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',
         'account_users.drop_checkpoint_factors_delete', 'account_users.drop_checkpoint_factors_truncate',
         'clusters.drop_checkpoint_factors',
+        -- the rows that follow their checkpoint and its cached factors
+        'usage_checkpoints.rows_follow_delete', 'usage_checkpoints.rows_follow_update',
+        'usage_checkpoints.rows_follow_truncate',
+        'usage_checkpoint_factors.rows_follow_delete', 'usage_checkpoint_factors.rows_follow_update',
+        'usage_checkpoint_factors.rows_follow_truncate',
+        -- a slurmctld start invalidates the checkpoints it precedes
+        'slurmctld_starts.invalidate_usage_checkpoints', 'slurmctld_starts.invalidate_usage_checkpoints_truncate',
+        -- the tree's history: its trigger writes another table, which a
+        -- trigger on a reference table's copies cannot do; on Citus the
+        -- tree is read as it is now (docs/citus.md)
+        'accounts.tree_history', 'account_users.tree_history',
         -- and those that mark the hours of the usage rollups stale: on
         -- Citus fairshare's writers mark the hours of the runs they write
         -- themselves (_rollups_by_writer, reports.sql)
         'jobs.mark_rollups_insert', 'jobs.mark_rollups_update', 'jobs.mark_rollups_delete',
         'jobs.mark_rollups_truncate',
-        -- the history of the tree (model.sql): written by triggers on the
-        -- reference tables accounts and account_users into other tables,
-        -- which a copy's trigger cannot do (nor name its table: a shard's
-        -- name is not the table's); not kept on Citus (docs/citus.md)
-        'accounts.tree_history', 'account_users.tree_history',
         -- the trigger that keeps retained hours out of the marks reads
         -- rollup_state, another table: refresh_rollups leaves the hours
         -- before retained_to alone all the same (and retain_jobs refuses
@@ -174,7 +179,7 @@ DECLARE
     copied_triggers text[] := ARRAY[
         'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
         'ledger.hours_bounded', 'allocations.hours_bounded', 'allocations.period_bounded',
-        -- reads clusters, a reference table, on the copy where it fires
+        -- reads the cluster's accounting_start only
         'slurmctld_starts.slurmctld_start_check'];
 BEGIN
     SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';

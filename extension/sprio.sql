@@ -468,10 +468,15 @@ CREATE TABLE @extschema@.usage_checkpoint_factor_rows (
     account   text NOT NULL,
     user_name text NOT NULL,
     -- sshare_at(as_of)'s FairShare of the association
-    fairshare float8 NOT NULL,
-    PRIMARY KEY (cluster, as_of, account, user_name),
-    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoint_factors ON UPDATE CASCADE ON DELETE CASCADE
+    fairshare float8 NOT NULL
+    -- the factors (cluster, as_of) of usage_checkpoint_factors.  Neither a
+    -- foreign key nor a primary key, as usage_checkpoint_rows
+    -- (checkpoint.sql): they go with their factors by the triggers below,
+    -- and _checkpoint_factors, their only writer, writes one row per
+    -- association of the tree
 );
+-- what sprio_at looks up: every row of one checkpoint's factors
+CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_checkpoint_factor_rows (cluster, as_of);
 COMMENT ON TABLE @extschema@.usage_checkpoint_factor_rows IS
 'sshare_at''s FairShare of every user association as of each usage checkpoint of usage_checkpoint_factors: what sprio_at reads instead of computing the tree.';
 
@@ -487,6 +492,10 @@ BEGIN
     DELETE FROM @extschema@.usage_checkpoint_factors f
      WHERE (_checkpoint_factors.cluster IS NULL OR f.cluster = _checkpoint_factors.cluster)
        AND f.as_of = _checkpoint_factors.as_of;
+    -- and any row left at the instant without its factors
+    DELETE FROM @extschema@.usage_checkpoint_factor_rows r
+     WHERE (_checkpoint_factors.cluster IS NULL OR r.cluster = _checkpoint_factors.cluster)
+       AND r.as_of = _checkpoint_factors.as_of;
     INSERT INTO @extschema@.usage_checkpoint_factors (cluster, as_of, valid_before)
     SELECT k.cluster, k.as_of,
            CASE WHEN c.decay_mode = 'slurm_passes'
@@ -527,6 +536,17 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._checkpoint_factors(text, timestamptz) IS
 'Cache sshare_at(as_of)''s FairShare of every user association of the valid usage checkpoints as of as_of (of one cluster, or all for NULL), for sprio_at; checkpoint_usage calls it.';
+
+-- The factor rows go with their factors (deleted with the checkpoint,
+-- or by a change to the tree), as the usage rows with their checkpoint.
+CREATE TRIGGER rows_follow_delete AFTER DELETE ON @extschema@.usage_checkpoint_factors
+    REFERENCING OLD TABLE AS old_checkpoints
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
+CREATE TRIGGER rows_follow_update AFTER UPDATE OF cluster, as_of ON @extschema@.usage_checkpoint_factors
+    FOR EACH ROW WHEN (OLD.cluster IS DISTINCT FROM NEW.cluster OR OLD.as_of IS DISTINCT FROM NEW.as_of)
+    EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
+CREATE TRIGGER rows_follow_truncate AFTER TRUNCATE ON @extschema@.usage_checkpoint_factors
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._checkpoint_rows_follow();
 
 -- A change to the association tree deletes the cached factors of the
 -- clusters concerned (TRUNCATE: all of them).  Per statement, over its

@@ -307,6 +307,35 @@ DELETE FROM clusters WHERE cluster = 'ck';
 SELECT count(*) AS checkpoints_of_ck FROM usage_checkpoints WHERE cluster = 'ck';
 SELECT count(*) AS checkpoint_rows_of_ck FROM usage_checkpoint_rows WHERE cluster = 'ck';
 ROLLBACK;
+-- The rows follow their checkpoint by triggers, not a foreign key
+-- (_checkpoint_rows_follow, docs/design.md#usage-checkpoints): renamed
+-- with it (the cluster's rename cascades into usage_checkpoints), deleted
+-- with it, truncated with it.  Every row of ck's checkpoints moves to ck3.
+BEGIN;
+CALL checkpoint_usage('ck', '2024-06-10 00:00+00');
+SELECT as_of, count(*) AS rows_of_ck FROM usage_checkpoint_rows WHERE cluster = 'ck' GROUP BY 1 ORDER BY 1;
+UPDATE clusters SET cluster = 'ck3' WHERE cluster = 'ck';
+SELECT cluster, as_of, count(*) AS rows_renamed FROM usage_checkpoint_rows WHERE cluster IN ('ck', 'ck3')
+ GROUP BY 1, 2 ORDER BY 1, 2;
+UPDATE clusters SET cluster = 'ck' WHERE cluster = 'ck3';
+DELETE FROM usage_checkpoints WHERE cluster = 'ck';
+SELECT count(*) AS rows_after_delete FROM usage_checkpoint_rows WHERE cluster = 'ck';
+-- a row without its checkpoint (written by hand: nothing holds it to one)
+-- is not read with a checkpoint made later at its instant: checkpoint_usage
+-- deletes it first.  cid's stray row (7 jobs) is gone: the rows are the
+-- usage from every job, cid with its 1 job.
+INSERT INTO usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs)
+VALUES ('ck', '2024-06-10 00:00+00', 'a', 'cid', 1e9, 7);
+CALL checkpoint_usage('ck', '2024-06-10 00:00+00');
+SELECT user_name, jobs FROM usage_checkpoint_rows WHERE cluster = 'ck' ORDER BY 1;
+SELECT count(*) AS rows_differing_from_the_jobs
+  FROM (SELECT account, user_name, raw_usage, jobs FROM usage_checkpoint_rows WHERE cluster = 'ck'
+        EXCEPT ALL
+        SELECT account, user_name, raw_usage, jobs FROM fairshare_internal._association_usage('2024-06-10 00:00+00', true, 'ck')) d;
+TRUNCATE usage_checkpoints CASCADE;
+SELECT (SELECT count(*) FROM usage_checkpoint_rows) AS rows_after_truncate,
+       (SELECT count(*) FROM usage_checkpoint_factor_rows) AS factor_rows_after_truncate;
+ROLLBACK;
 
 -- An invalid checkpoint is not used, and the answers are those of the jobs:
 -- as in section 1 (decay off again), after a job before T0 grew from 2 to 4

@@ -261,6 +261,22 @@ CREATE TABLE @extschema@.slurmctld_starts (
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmctld_starts', '');
 
+-- The rows of a usage checkpoint and of its cached fair-share factors
+-- without a foreign key to their checkpoint nor a primary key, indexed by
+-- their checkpoint (docs/design.md#usage-checkpoints): the check of every
+-- row written and the unique index on four columns were most of a chained
+-- checkpoint's time at 10^5 associations.  The triggers
+-- _checkpoint_rows_follow (created by the code below) delete, rename and
+-- truncate them with their checkpoint, as the cascades did.  The rows
+-- stored stay as they are, valid: the keys held until now, so each has its
+-- checkpoint and one row per association; nothing is converted.
+ALTER TABLE @extschema@.usage_checkpoint_rows DROP CONSTRAINT usage_checkpoint_rows_cluster_as_of_fkey;
+ALTER TABLE @extschema@.usage_checkpoint_rows DROP CONSTRAINT usage_checkpoint_rows_pkey;
+CREATE INDEX usage_checkpoint_rows_checkpoint_idx ON @extschema@.usage_checkpoint_rows (cluster, as_of);
+ALTER TABLE @extschema@.usage_checkpoint_factor_rows DROP CONSTRAINT usage_checkpoint_factor_rows_cluster_as_of_fkey;
+ALTER TABLE @extschema@.usage_checkpoint_factor_rows DROP CONSTRAINT usage_checkpoint_factor_rows_pkey;
+CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_checkpoint_factor_rows (cluster, as_of);
+
 -- refresh_rollups on Citus (docs/citus.md#the-usage-rollups-on-citus): the
 -- writers mark the hours of the runs they write there, so refresh_rollups
 -- no longer refuses and its refusal goes; the functions the writers and
