@@ -22,7 +22,16 @@
 -- receives at most (associations × shards) states, not the jobs.
 --
 -- What Citus does not do, and what is done instead:
---   * triggers on distributed tables: the usage checkpoints are kept valid
+--   * triggers on distributed tables: the hours of the usage rollups a
+--     write makes stale are marked by statement triggers on jobs
+--     (reports.sql), which cannot fire on the shards.  distribute() drops
+--     them; fairshare's own writers (the imports, sync_slurmdbd, the closing
+--     of requeued runs) then mark the hours of the rows they write in
+--     rollup_dirty themselves, through the function the triggers call
+--     (_rollups_mark, _rollup_run_hours), and refresh_rollups gives the
+--     rollups of a single server.  A user's own INSERT, UPDATE or DELETE on
+--     jobs marks nothing: invalidate_rollups() after it.
+--   * the usage checkpoints are kept valid
 --     by statement triggers with transition tables on jobs (checkpoint.sql),
 --     which cannot fire on the shards.  distribute() marks every checkpoint
 --     invalid and drops those triggers and the settings triggers that only
@@ -155,12 +164,15 @@ DECLARE
         -- trigger on a reference table's copies cannot do; on Citus the
         -- tree is read as it is now (docs/citus.md)
         'accounts.tree_history', 'account_users.tree_history',
-        -- and those that mark the hours of the usage rollups stale: dropped
-        -- too, refresh_rollups refuses on Citus (reports.sql)
+        -- and those that mark the hours of the usage rollups stale: on
+        -- Citus fairshare's writers mark the hours of the runs they write
+        -- themselves (_rollups_by_writer, reports.sql)
         'jobs.mark_rollups_insert', 'jobs.mark_rollups_update', 'jobs.mark_rollups_delete',
         'jobs.mark_rollups_truncate',
-        -- the trigger that keeps retained hours out of the marks: with
-        -- nothing marked and refresh_rollups refused, it has nothing to do
+        -- the trigger that keeps retained hours out of the marks reads
+        -- rollup_state, another table: refresh_rollups leaves the hours
+        -- before retained_to alone all the same (and retain_jobs refuses
+        -- on Citus)
         'rollup_dirty.final_hours'];
     -- the triggers kept on every copy of a reference table: each reads
     -- nothing, or only the table it fires on

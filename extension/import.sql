@@ -547,6 +547,27 @@ BEGIN
           FROM pg_temp._fs_import_jobs w
          WHERE w.kind = 'job' AND NOT w.stored %%1$s$q$, cols, vals);
 
+    -- On a Citus cluster no trigger marks the hours of the runs written
+    -- (docs/citus.md#the-usage-rollups-on-citus): the hours of every run of
+    -- the work table, as stored now and as the line gives it, marked here,
+    -- before writing (in the same transaction: a refresh sees the marks
+    -- with the runs).  A run left unchanged, or rejected, has its hours
+    -- recomputed to the same rows.
+    IF @extschema@_internal._rollups_by_writer() THEN
+        PERFORM @extschema@_internal._rollups_mark(h.cluster, range_agg(h.hours))
+           FROM (SELECT w.cluster, @extschema@_internal._rollup_run_hours(w.eligible_time, w.start_time,
+                                                                          w.submit_time, w.end_time) AS hours
+                   FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job'
+                 UNION ALL
+                 SELECT x.cluster, @extschema@_internal._rollup_run_hours(x.eligible_time, x.start_time,
+                                                                          x.submit_time, x.end_time)
+                   FROM @extschema@.jobs x
+                   JOIN pg_temp._fs_import_jobs w
+                     ON x.cluster = w.cluster AND x.job_id = w.job_id AND x.submit_time = w.submit_time
+                  WHERE w.kind = 'job') h
+          GROUP BY h.cluster;
+    END IF;
+
     FOR attempt IN 1 .. 2 LOOP
         -- which jobs are stored already, looked up once before writing (a
         -- lookup in the statement that inserts would read back every row
@@ -793,6 +814,27 @@ AS $$
 BEGIN
     IF to_regclass('pg_temp._fs_import_runs') IS NULL THEN
         RETURN;
+    END IF;
+    -- on a Citus cluster, the hours of the runs closed, as stored and as
+    -- closed, marked by the writer (docs/citus.md#the-usage-rollups-on-citus)
+    IF @extschema@_internal._rollups_by_writer() THEN
+        PERFORM @extschema@_internal._rollups_mark(h.cluster, range_agg(h.hours))
+           FROM (SELECT j.cluster, @extschema@_internal._rollup_run_hours(j.eligible_time, j.start_time,
+                                                                          j.submit_time, j.end_time) AS hours
+                   FROM @extschema@.jobs j
+                   JOIN pg_temp._fs_import_runs r
+                     ON j.cluster = r.cluster AND j.job_id = r.job_id AND j.submit_time = r.submit_time
+                  WHERE r.line_no IS NULL AND r.close_at IS NOT NULL
+                    AND j.state IN ('PENDING', 'RUNNING', 'SUSPENDED')
+                 UNION ALL
+                 SELECT j.cluster, @extschema@_internal._rollup_run_hours(j.eligible_time, j.start_time,
+                                                                          j.submit_time, r.close_at)
+                   FROM @extschema@.jobs j
+                   JOIN pg_temp._fs_import_runs r
+                     ON j.cluster = r.cluster AND j.job_id = r.job_id AND j.submit_time = r.submit_time
+                  WHERE r.line_no IS NULL AND r.close_at IS NOT NULL
+                    AND j.state IN ('PENDING', 'RUNNING', 'SUSPENDED')) h
+          GROUP BY h.cluster;
     END IF;
     WITH c AS (
         UPDATE @extschema@.jobs j
@@ -1064,6 +1106,17 @@ BEGIN
         DELETE FROM pg_temp._fs_import_gone g
          WHERE EXISTS (SELECT 1 FROM pg_temp._fs_import_jobs w
                         WHERE w.kind = 'job' AND w.cluster = g.cluster AND w.job_id = g.job_id);
+        -- on a Citus cluster, the hours of the remainders removed, marked
+        -- by the writer (docs/citus.md#the-usage-rollups-on-citus)
+        IF @extschema@_internal._rollups_by_writer() THEN
+            PERFORM @extschema@_internal._rollups_mark(j.cluster,
+                        range_agg(@extschema@_internal._rollup_run_hours(j.eligible_time, j.start_time,
+                                                                         j.submit_time, j.end_time)))
+               FROM @extschema@.jobs j
+               JOIN pg_temp._fs_import_gone g
+                 ON j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time
+              GROUP BY j.cluster;
+        END IF;
         DELETE FROM @extschema@.jobs j
          USING pg_temp._fs_import_gone g
          WHERE j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time;

@@ -15,7 +15,8 @@
 --
 -- Kept up to date incrementally.  Statement triggers on jobs record the
 -- hours a write touched (rollup_dirty: one range per cluster and
--- statement); refresh_rollups(), the one maintenance call (pg_cron can run
+-- statement; on a Citus cluster fairshare's writers do it themselves,
+-- docs/citus.md#the-usage-rollups-on-citus); refresh_rollups(), the one maintenance call (pg_cron can run
 -- it every few minutes), recomputes those hours and the hours completed
 -- since its last call from the jobs, then the days and months that hold
 -- them.  A late job, an update, a deletion: each corrects its hours at the
@@ -232,9 +233,54 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.reservations', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.rollup_dirty', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.rollup_state', '');
 
--- The hours a statement's runs cover, merged per cluster: the first hour
--- of each run's start to the end of its last (running: no end).  Pending
--- runs count from their eligible time (they are planned time).
+-- The hours a run's rollups depend on: the first hour of its start to the
+-- end of its last (running: no end).  A pending run counts from its
+-- eligible time (it is planned time).  The one place this is computed:
+-- the triggers on jobs (one server) and the writers themselves (Citus)
+-- mark these hours (docs/citus.md#the-usage-rollups-on-citus).
+CREATE FUNCTION @extschema@_internal._rollup_run_hours(eligible_time timestamptz, start_time timestamptz,
+                                                      submit_time timestamptz, end_time timestamptz)
+RETURNS tstzrange LANGUAGE sql STABLE PARALLEL SAFE
+-- (a standard SQL body, parsed when created, and no SET: inlined into the
+-- triggers' and the writers' queries, not called once per run)
+RETURN pg_catalog.tstzrange(pg_catalog.date_trunc('hour', COALESCE(eligible_time, start_time, submit_time)),
+                            COALESCE(pg_catalog.date_trunc('hour', end_time) OPERATOR(pg_catalog.+) interval '1 hour',
+                                     'infinity'::timestamptz));
+COMMENT ON FUNCTION @extschema@_internal._rollup_run_hours(timestamptz, timestamptz, timestamptz, timestamptz) IS
+'The hours a run''s rollups depend on: [the hour of its eligible (else start, else submit) time, the end of the hour of its end), unbounded while it has no end.';
+
+-- Marks hours of a cluster stale: each range of the multirange (the
+-- range_agg of _rollup_run_hours over a write's runs) becomes a row of
+-- rollup_dirty.  A cluster that no longer exists marks nothing: a renamed
+-- cluster's old name, whose rows cascade to the new name and are marked
+-- under it.
+CREATE FUNCTION @extschema@_internal._rollups_mark(cluster text, hours tstzmultirange)
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+    SELECT _rollups_mark.cluster, r
+      FROM unnest(_rollups_mark.hours) r
+     WHERE EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = _rollups_mark.cluster);
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._rollups_mark(text, tstzmultirange) IS
+'Appends each range of hours to rollup_dirty for the cluster (nothing when the cluster does not exist).';
+
+-- Whether fairshare's own writers mark the hours of the runs they write:
+-- on a Citus cluster, whose shards fire no trigger of jobs
+-- (docs/citus.md#the-usage-rollups-on-citus); on one server the triggers
+-- below do, and the writers leave it to them.
+CREATE FUNCTION @extschema@_internal._rollups_by_writer()
+RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+RETURN @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL;
+COMMENT ON FUNCTION @extschema@_internal._rollups_by_writer() IS
+'true when jobs is a Citus table: fairshare''s writers then mark the hours of the runs they write in rollup_dirty themselves, no trigger doing it.';
+
+-- The hours a statement's runs cover (_rollup_run_hours), merged per
+-- cluster, old rows and new.
 CREATE FUNCTION @extschema@_internal._jobs_mark_rollups() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -245,26 +291,14 @@ BEGIN
         RETURN NULL;
     END IF;
     IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO @extschema@.rollup_dirty (cluster, hours)
-        SELECT m.cluster, r
-          FROM (SELECT n.cluster,
-                       range_agg(tstzrange(date_trunc('hour', COALESCE(n.eligible_time, n.start_time, n.submit_time)),
-                                           COALESCE(date_trunc('hour', n.end_time) + interval '1 hour', 'infinity'))) AS m
-                  FROM new_jobs n GROUP BY n.cluster) m,
-               unnest(m.m) r
-         WHERE EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = m.cluster);
+        PERFORM @extschema@_internal._rollups_mark(n.cluster,
+                    range_agg(@extschema@_internal._rollup_run_hours(n.eligible_time, n.start_time, n.submit_time, n.end_time)))
+           FROM new_jobs n GROUP BY n.cluster;
     END IF;
     IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        INSERT INTO @extschema@.rollup_dirty (cluster, hours)
-        SELECT m.cluster, r
-          FROM (SELECT o.cluster,
-                       range_agg(tstzrange(date_trunc('hour', COALESCE(o.eligible_time, o.start_time, o.submit_time)),
-                                           COALESCE(date_trunc('hour', o.end_time) + interval '1 hour', 'infinity'))) AS m
-                  FROM old_jobs o GROUP BY o.cluster) m,
-               unnest(m.m) r
-         -- a renamed cluster's old name (renames cascade into jobs): its
-         -- rows are marked under the new name
-         WHERE EXISTS (SELECT FROM @extschema@.clusters k WHERE k.cluster = m.cluster);
+        PERFORM @extschema@_internal._rollups_mark(o.cluster,
+                    range_agg(@extschema@_internal._rollup_run_hours(o.eligible_time, o.start_time, o.submit_time, o.end_time)))
+           FROM old_jobs o GROUP BY o.cluster;
     END IF;
     RETURN NULL;
 END
@@ -467,24 +501,6 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.user_info', '');
 -- Refreshing the rollups
 -- ---------------------------------------------------------------------------
 
--- Refuses on a Citus cluster: the shards of a distributed jobs fire no
--- trigger, so no write would mark its hours (docs/citus.md).
-CREATE FUNCTION @extschema@_internal._citus_no_rollups(caller text)
-RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
-        RAISE EXCEPTION '%: the usage rollups are not available when fairshare.jobs is a Citus table', caller
-            USING ERRCODE = '0A000',
-                  DETAIL = 'The rollups are kept by triggers on jobs that mark the hours each write touches; Citus fires no trigger of the distributed table on its shards.',
-                  HINT = 'Compute usage from the jobs instead (association_usage_at), spread over the workers (docs/citus.md).';
-    END IF;
-END
-$$;
-COMMENT ON FUNCTION @extschema@_internal._citus_no_rollups(text) IS
-'Raises 0A000 when jobs is a Citus table: the rollups cannot be kept up to date there.';
-
 -- Whether a run's reservation takes its time (slurmdbd: a job with a
 -- reservation id adds nothing to the cluster's allocated and planned time,
 -- the reservation's whole time being allocated).  A reservation flagged
@@ -616,14 +632,17 @@ BEGIN
     -- nothing when no time of the hour was left idle.
     INSERT INTO @extschema@.usage_hourly
     WITH used AS (
-        SELECT v.resv_id, v.time_start AS v_start, h.h, sum(p.secs) AS secs
+        -- (the seconds summed as written, not from a LATERAL subquery
+        -- without FROM: Citus refuses one holding a STABLE timestamptz +
+        -- interval, docs/citus.md)
+        SELECT v.resv_id, v.time_start AS v_start, h.h,
+               sum(extract(epoch FROM LEAST(q.e, h.h + interval '1 hour') - GREATEST(q.s, h.h))::bigint) AS secs
           FROM @extschema@.jobs j
           JOIN @extschema@.reservations v ON v.cluster = j.cluster AND v.resv_id = j.resv_id
          CROSS JOIN LATERAL (SELECT GREATEST(j.start_time, v.time_start) AS s,
                                     LEAST(COALESCE(j.end_time, runs_until), runs_until, v.time_end) AS e) q
          CROSS JOIN LATERAL generate_series(GREATEST(date_trunc('hour', q.s), hour_from), LEAST(q.e, hour_to) - interval '1 microsecond',
                                             interval '1 hour') AS h (h)
-         CROSS JOIN LATERAL (SELECT extract(epoch FROM LEAST(q.e, h.h + interval '1 hour') - GREATEST(q.s, h.h))::bigint AS secs) p
          WHERE j.cluster = rollup_cluster AND j.resv_id IS NOT NULL AND j.start_time IS NOT NULL AND j.start_time < hour_to
            AND COALESCE(j.end_time, 'infinity'::timestamptz) > hour_from AND q.e > q.s
          GROUP BY 1, 2, 3
@@ -887,7 +906,6 @@ DECLARE
     err_state text;
     err_text text;
 BEGIN
-    PERFORM @extschema@_internal._citus_no_rollups('fairshare.refresh_rollups');
     IF up_to IS NULL OR NOT isfinite(up_to) THEN
         RAISE EXCEPTION 'refresh_rollups: up_to must be a finite instant, not %', COALESCE(up_to::text, 'NULL')
             USING ERRCODE = '22023', HINT = 'Leave it out: the rollups are kept up to now().';
@@ -900,10 +918,14 @@ BEGIN
     -- one refresh at a time; imports never wait for it
     PERFORM pg_advisory_xact_lock(hashtext('fairshare.refresh_rollups'));
     w := date_trunc('hour', up_to);
-    -- a mark for every cluster (TRUNCATE jobs) becomes one per cluster
+    -- a mark for every cluster (TRUNCATE jobs) becomes one per cluster (in
+    -- two statements: on a Citus cluster, an INSERT ... SELECT from a
+    -- DELETE ... RETURNING of the reference table runs on a worker's copy,
+    -- which cannot query the cluster back, docs/citus.md)
     WITH d AS (DELETE FROM @extschema@.rollup_dirty x WHERE x.cluster IS NULL RETURNING x.hours)
+    SELECT range_agg(d.hours) INTO m FROM d;
     INSERT INTO @extschema@.rollup_dirty (cluster, hours)
-    SELECT x.cluster, d.hours FROM d CROSS JOIN @extschema@.clusters x;
+    SELECT x.cluster, u.hours FROM @extschema@.clusters x CROSS JOIN unnest(m) u (hours);
 
     FOR k IN SELECT x.cluster, x.timezone FROM @extschema@.clusters x
               WHERE refresh_rollups.cluster_name IS NULL OR x.cluster = refresh_rollups.cluster_name

@@ -520,6 +520,7 @@ DECLARE
     n_assocs bigint;
     n_jobs bigint;
     n_deleted bigint;
+    gone tstzmultirange;
     n_rejects bigint;
     new_job_mark bigint;
     new_assoc_mark bigint;
@@ -605,8 +606,12 @@ BEGIN
          WHERE w.deleted OPERATOR(pg_catalog.<>) 0 AND w.problem IS NULL AND x.cluster OPERATOR(pg_catalog.=) cluster
            AND x.job_id OPERATOR(pg_catalog.=) w.job_key
            AND x.submit_time OPERATOR(pg_catalog.=) pg_catalog.to_timestamp(w.time_submit)
-        RETURNING 1)
-    SELECT count(*) INTO n_deleted FROM d;
+        RETURNING @extschema@_internal._rollup_run_hours(x.eligible_time, x.start_time, x.submit_time, x.end_time) AS hours)
+    SELECT count(*), pg_catalog.range_agg(d.hours) INTO n_deleted, gone FROM d;
+    -- on a Citus cluster the writer marks their hours (docs/citus.md#the-usage-rollups-on-citus)
+    IF gone IS NOT NULL AND @extschema@_internal._rollups_by_writer() THEN
+        PERFORM @extschema@_internal._rollups_mark(cluster, gone);
+    END IF;
 
     INSERT INTO pg_temp._fs_sdbd_rejects (job_id, reason, line)
     SELECT w.job_key,

@@ -276,3 +276,10 @@ CREATE INDEX usage_checkpoint_rows_checkpoint_idx ON @extschema@.usage_checkpoin
 ALTER TABLE @extschema@.usage_checkpoint_factor_rows DROP CONSTRAINT usage_checkpoint_factor_rows_cluster_as_of_fkey;
 ALTER TABLE @extschema@.usage_checkpoint_factor_rows DROP CONSTRAINT usage_checkpoint_factor_rows_pkey;
 CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_checkpoint_factor_rows (cluster, as_of);
+
+-- refresh_rollups on Citus (docs/citus.md#the-usage-rollups-on-citus): the
+-- writers mark the hours of the runs they write there, so refresh_rollups
+-- no longer refuses and its refusal goes; the functions the writers and
+-- the triggers share (_rollup_run_hours, _rollups_mark, _rollups_by_writer)
+-- are created by the code below
+DROP FUNCTION @extschema@_internal._citus_no_rollups(text);

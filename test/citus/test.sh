@@ -57,7 +57,7 @@ compare() {  # compare SCENARIO SINGLE CITUS
 }
 # the columns that record when and by whom a row was written: they differ
 # between two servers that ran the same statements a few seconds apart
-skip='ledger.recorded_at,regulation_checks.checked_at,regulation_notifications.created_at,imports.started_at,usage_checkpoints.created_at'
+skip='ledger.recorded_at,regulation_checks.checked_at,regulation_notifications.created_at,imports.started_at,usage_checkpoints.created_at,rollup_state.refreshed_at,rollup_dirty.marked_at'
 
 echo "== Citus $(val coordinator demo "SELECT extversion FROM pg_extension WHERE extname = 'citus'"): coordinator :$port_coordinator, workers :$port_worker1 :$port_worker2; single server :$port_single"
 
@@ -124,13 +124,67 @@ if diff "$work/maint.single" "$work/maint.coordinator" > "$work/diff"; then
 else
   tap not "maintain_partitions on Citus" "$work/diff"
 fi
-# rollup_dirty holds the hours the triggers on jobs marked for
-# refresh_rollups; on Citus those triggers are dropped and refresh_rollups
-# refuses (docs/citus.md), so that bookkeeping alone differs: emptied on both
-# before the tables are compared (and before the dump below)
+# the usage rollups (docs/citus.md#the-usage-rollups-on-citus): refreshed on
+# both up to the load's instant, every rollup table and the reports read
+# from them compared (test/citus/rollups.sql, over every hour rolled up)
+t1=$(val single demo "SELECT date_trunc('hour', '$as_of'::timestamptz)")
+refresh() {  # refresh STEP: refresh_rollups on both, its rows compared
+  local node
+  for node in single coordinator; do
+    val "$node" demo "SELECT * FROM fairshare.refresh_rollups(NULL, '$as_of') ORDER BY 1" > "$work/refresh.$node" 2>&1
+  done
+  if diff "$work/refresh.single" "$work/refresh.coordinator" > "$work/diff" && grep -q '|' "$work/refresh.coordinator"; then
+    tap ok "demo, $1: refresh_rollups on Citus recomputes the same hours as on the single server ($(awk -F'|' '{ h += $2 } END { print h }' "$work/refresh.coordinator") hours of $(wc -l < "$work/refresh.coordinator") clusters)"
+  else
+    cat "$work/refresh.coordinator" "$work/diff" > "$work/out"; tap not "demo, $1: refresh_rollups on Citus" "$work/out"
+  fi
+  for node in single coordinator; do
+    rows "$node" demo test/citus/rollups.sql "$work/roll.$node" -v t0=2024-01-01 -v t1="$t1"
+    cat "$work/roll.$node.err"
+  done
+  compare "demo, $1" "$work/roll.single" "$work/roll.coordinator"
+}
+oracle_cpu() { val "$1" demo "SELECT sum(cpu_secs) FROM fairshare.usage_hourly WHERE cluster = 'oracle'"; }
+expect coordinator demo 22023 "refresh_rollups on Citus still validates its arguments (an infinite up_to)" "SELECT * FROM fairshare.refresh_rollups(NULL, 'infinity')"
+refresh "first refresh"
+before=$(oracle_cpu coordinator)
+# a late import of past runs into hours already rolled up: marked by the
+# import itself on Citus (no trigger there), recomputed by the next refresh
 for node in single coordinator; do
-  q "$node" demo -c 'TRUNCATE fairshare.rollup_dirty' > /dev/null
+  q "$node" demo -A -t -f test/citus/late_import.sql > "$work/late.$node" 2>&1
 done
+if diff "$work/late.single" "$work/late.coordinator" > "$work/diff" && grep -q '^marks|oracle|' "$work/late.coordinator"; then
+  tap ok "demo: a late import marks the same hours on Citus (by the import) as on the single server (by the triggers): $(grep '^marks' "$work/late.coordinator" | cut -d'|' -f3)"
+else
+  cat "$work/late.coordinator" "$work/diff" > "$work/out"; tap not "demo: a late import's marks on Citus" "$work/out"
+fi
+refresh "after a late import"
+after=$(oracle_cpu coordinator)
+# 9001: 9000 s x 8 CPUs = 72,000; run 1: 3600 s more x 8 CPUs = 28,800;
+# 72,000 + 28,800 = 100,800 CPU-seconds more
+if [ "$((after - before))" = 100800 ]; then
+  tap ok "demo: the late runs reached the rollups on Citus: oracle's cpu_secs $before -> $after (+100800 = 9000 s x 8 + 3600 s x 8)"
+else tap not "demo: oracle's cpu_secs on Citus $before -> $after, not +100800"; fi
+# a user's own UPDATE of the distributed jobs marks nothing on Citus (the
+# triggers do on one server): invalidate_rollups() after it, as docs/citus.md
+# says, and the next refresh gives the same rollups
+for node in single coordinator; do
+  # (a constant: Citus refuses a STABLE timestamptz + interval of a column)
+  val "$node" demo "UPDATE fairshare.jobs SET end_time = '2026-11-21 13:35:00+00'
+                     WHERE cluster = 'oracle' AND job_id = '9001'" > /dev/null
+done
+v=$(val coordinator demo "SELECT count(*) || ' marks, ' || (SELECT count(*) FROM fairshare.jobs
+                            WHERE cluster = 'oracle' AND job_id = '9001' AND end_time = '2026-11-21 13:35:00+00') || ' run updated'
+                            FROM fairshare.rollup_dirty")
+if [ "$v" = '0 marks, 1 run updated' ]; then tap ok "demo: a direct UPDATE of jobs on Citus marks no hour (docs/citus.md)"
+else tap not "demo: a direct UPDATE of jobs on Citus: $v"; fi
+val coordinator demo "SELECT fairshare.invalidate_rollups('oracle', '2026-11-21 10:00+00', '2026-11-21 14:00+00')" > /dev/null
+refresh "after a direct UPDATE and invalidate_rollups"
+# run 9001 one hour longer: 3600 s x 8 CPUs = 28,800 more
+v=$(oracle_cpu coordinator)
+if [ "$((v - after))" = 28800 ]; then
+  tap ok "demo: invalidate_rollups brought the direct UPDATE into the rollups on Citus (+28800 = 3600 s x 8)"
+else tap not "demo: oracle's cpu_secs on Citus $after -> $v, not +28800"; fi
 rows single demo test/snapshot.sql "$work/demo.single" -v as_of="$as_of" -v skip_columns="$skip"
 rows coordinator demo test/snapshot.sql "$work/demo.citus" -v as_of="$as_of" -v skip_columns="$skip"
 cat "$work/demo.single.err" "$work/demo.citus.err"
@@ -174,6 +228,9 @@ expect coordinator demo 22008 "an allocation's last day stays bounded on every c
   "UPDATE fairshare.allocations SET period_end = '10000-01-01' WHERE allocation_id = (SELECT min(allocation_id) FROM fairshare.allocations)"
 expect coordinator demo 23514 "the account tree refuses a cycle on the reference table" \
   "UPDATE fairshare.accounts SET parent_account = 'xlim-rf' WHERE cluster = 'cali' AND account = 'xlim'"
+expect coordinator demo 22023 "a slurmctld start is checked against its cluster's accounting start on every copy (the trigger reads clusters there)" \
+  "UPDATE fairshare.clusters SET accounting_start = '2026-01-01' WHERE cluster = 'oracle';
+   INSERT INTO fairshare.slurmctld_starts (cluster, started_at) VALUES ('oracle', '2025-06-01')"
 # a report called laterally, once per instant: answered as on the single
 # server, or refused by Citus's planner (docs/citus.md), never wrong
 lat="SELECT d, s.cluster, s.account, s.user_name, s.raw_usage, s.fairshare
