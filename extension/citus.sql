@@ -164,6 +164,9 @@ DECLARE
         -- trigger on a reference table's copies cannot do; on Citus the
         -- tree is read as it is now (docs/citus.md)
         'accounts.tree_history', 'account_users.tree_history',
+        -- the settings' history likewise: on Citus the settings are read as
+        -- they are now (docs/citus.md)
+        'clusters.settings_history', 'partitions.settings_history', 'qos.settings_history',
         -- and those that mark the hours of the usage rollups stale: on
         -- Citus fairshare's writers mark the hours of the runs they write
         -- themselves (_rollups_by_writer, reports.sql)
