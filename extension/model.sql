@@ -540,8 +540,24 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._cluster_at(text, timestamptz) IS
 'A cluster''s row with its settings as of an instant (settings_history''s version valid at it laid over the live row; the live row when nothing changed after it).';
 
--- A cluster's partitions as of an instant: the live rows whose settings
--- never changed, the versions valid at as_of laid over the others, and
+-- Every cluster's row as of an instant (_cluster_at of each).
+CREATE FUNCTION @extschema@_internal._clusters_at(as_of timestamptz)
+RETURNS SETOF @extschema@.clusters
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT (pg_catalog.jsonb_populate_record(c, COALESCE(h.settings, '{}'::jsonb))).*
+      FROM @extschema@.clusters c
+      LEFT JOIN @extschema@.settings_history h
+        ON h.cluster OPERATOR(pg_catalog.=) c.cluster
+       AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
+       AND h.valid_from OPERATOR(pg_catalog.<=) _clusters_at.as_of
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _clusters_at.as_of);
+END;
+COMMENT ON FUNCTION @extschema@_internal._clusters_at(timestamptz) IS
+'Every cluster''s row with its settings as of an instant (_cluster_at of each).';
+
+-- A cluster's partitions (every cluster's with cluster NULL) as of an
+-- instant: the live rows whose settings never changed, the versions valid at as_of laid over the others, and
 -- the versions of partitions deleted since.
 CREATE FUNCTION @extschema@_internal._partitions_at(cluster text, as_of timestamptz)
 RETURNS SETOF @extschema@.partitions
@@ -554,7 +570,7 @@ BEGIN ATOMIC
        AND v.name OPERATOR(pg_catalog.=) p.partition
        AND v.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
        AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
-     WHERE p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster
+     WHERE (_partitions_at.cluster IS NULL OR p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster)
        AND (v.settings IS NOT NULL
             OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
                             WHERE h.cluster OPERATOR(pg_catalog.=) p.cluster AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
@@ -563,14 +579,14 @@ BEGIN ATOMIC
     SELECT (pg_catalog.jsonb_populate_record(NULL::@extschema@.partitions,
                h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'partition', h.name))).*
       FROM @extschema@.settings_history h
-     WHERE h.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
+     WHERE (_partitions_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
        AND h.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
        AND NOT EXISTS (SELECT FROM @extschema@.partitions p
                         WHERE p.cluster OPERATOR(pg_catalog.=) h.cluster AND p.partition OPERATOR(pg_catalog.=) h.name);
 END;
 COMMENT ON FUNCTION @extschema@_internal._partitions_at(text, timestamptz) IS
-'A cluster''s partitions with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
+'A cluster''s partitions (cluster NULL: every cluster''s) with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
 
 -- The same for the QOS.
 CREATE FUNCTION @extschema@_internal._qos_at(cluster text, as_of timestamptz)
@@ -584,7 +600,7 @@ BEGIN ATOMIC
        AND v.name OPERATOR(pg_catalog.=) q.qos
        AND v.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
        AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
-     WHERE q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster
+     WHERE (_qos_at.cluster IS NULL OR q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster)
        AND (v.settings IS NOT NULL
             OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
                             WHERE h.cluster OPERATOR(pg_catalog.=) q.cluster AND h.table_name OPERATOR(pg_catalog.=) 'qos'
@@ -593,14 +609,14 @@ BEGIN ATOMIC
     SELECT (pg_catalog.jsonb_populate_record(NULL::@extschema@.qos,
                h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'qos', h.name))).*
       FROM @extschema@.settings_history h
-     WHERE h.cluster OPERATOR(pg_catalog.=) _qos_at.cluster AND h.table_name OPERATOR(pg_catalog.=) 'qos'
+     WHERE (_qos_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _qos_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'qos'
        AND h.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
        AND NOT EXISTS (SELECT FROM @extschema@.qos q
                         WHERE q.cluster OPERATOR(pg_catalog.=) h.cluster AND q.qos OPERATOR(pg_catalog.=) h.name);
 END;
 COMMENT ON FUNCTION @extschema@_internal._qos_at(text, timestamptz) IS
-'A cluster''s QOS with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
+'A cluster''s QOS (cluster NULL: every cluster''s) with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
 
 -- Whether the tree changed after an instant (a version started or ended
 -- after it): four index probes (the newest valid_from and valid_to of each
