@@ -95,3 +95,7 @@ ROLLBACK;
 DELETE FROM jobs WHERE cluster = 'sh';
 DELETE FROM clusters WHERE cluster = 'sh';
 SELECT count(*) AS versions FROM settings_history;
+
+-- A plain user reads the settings' history as it reads the settings
+-- (sprio_at reads it for my_sprio_at).
+SELECT has_table_privilege('fairshare_user', 'fairshare.settings_history', 'SELECT') AS user_reads_history;
