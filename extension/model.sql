@@ -520,6 +520,20 @@ CREATE TRIGGER settings_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.
 CREATE TRIGGER settings_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.qos
     FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._settings_history();
 
+-- Whether any setting changed after an instant (a version started or
+-- ended after it; the history holds only changes, a few rows).  When none
+-- did, the readers below are the live tables.
+CREATE FUNCTION @extschema@_internal._settings_changed_after(as_of timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.settings_history h
+                    WHERE h.valid_from OPERATOR(pg_catalog.>) _settings_changed_after.as_of
+                       OR h.valid_to OPERATOR(pg_catalog.>) _settings_changed_after.as_of);
+END;
+COMMENT ON FUNCTION @extschema@_internal._settings_changed_after(timestamptz) IS
+'Whether settings_history has a version that started or ended after an instant: when not, the settings as of it are the live rows.';
+
 -- A cluster's row as of an instant: the live row with the settings of the
 -- version valid at as_of laid over it; the live row itself when its
 -- settings never changed or did not change after as_of (one index probe).
@@ -545,13 +559,20 @@ CREATE FUNCTION @extschema@_internal._clusters_at(as_of timestamptz)
 RETURNS SETOF @extschema@.clusters
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT (pg_catalog.jsonb_populate_record(c, COALESCE(h.settings, '{}'::jsonb))).*
+    -- nothing changed after as_of (a one-time test): the live rows
+    SELECT c.* FROM @extschema@.clusters c
+     WHERE NOT @extschema@_internal._settings_changed_after(_clusters_at.as_of)
+    UNION ALL
+    -- r.*, not (f(...)).*, which would call f once per column
+    SELECT r.*
       FROM @extschema@.clusters c
       LEFT JOIN @extschema@.settings_history h
         ON h.cluster OPERATOR(pg_catalog.=) c.cluster
        AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
        AND h.valid_from OPERATOR(pg_catalog.<=) _clusters_at.as_of
-       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _clusters_at.as_of);
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _clusters_at.as_of)
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c, COALESCE(h.settings, '{}'::jsonb)) r
+     WHERE @extschema@_internal._settings_changed_after(_clusters_at.as_of);
 END;
 COMMENT ON FUNCTION @extschema@_internal._clusters_at(timestamptz) IS
 'Every cluster''s row with its settings as of an instant (_cluster_at of each).';
@@ -563,25 +584,34 @@ CREATE FUNCTION @extschema@_internal._partitions_at(cluster text, as_of timestam
 RETURNS SETOF @extschema@.partitions
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT (pg_catalog.jsonb_populate_record(p, COALESCE(v.settings, '{}'::jsonb))).*
+    -- nothing changed after as_of (a one-time test): the live rows
+    SELECT p.* FROM @extschema@.partitions p
+     WHERE (_partitions_at.cluster IS NULL OR p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster)
+       AND NOT @extschema@_internal._settings_changed_after(_partitions_at.as_of)
+    UNION ALL
+    SELECT r.*
       FROM @extschema@.partitions p
       LEFT JOIN @extschema@.settings_history v
         ON v.cluster OPERATOR(pg_catalog.=) p.cluster AND v.table_name OPERATOR(pg_catalog.=) 'partitions'
        AND v.name OPERATOR(pg_catalog.=) p.partition
        AND v.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
        AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(p, COALESCE(v.settings, '{}'::jsonb)) r
      WHERE (_partitions_at.cluster IS NULL OR p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster)
+       AND @extschema@_internal._settings_changed_after(_partitions_at.as_of)
        AND (v.settings IS NOT NULL
             OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
                             WHERE h.cluster OPERATOR(pg_catalog.=) p.cluster AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
                               AND h.name OPERATOR(pg_catalog.=) p.partition))
     UNION ALL
-    SELECT (pg_catalog.jsonb_populate_record(NULL::@extschema@.partitions,
-               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'partition', h.name))).*
+    SELECT r.*
       FROM @extschema@.settings_history h
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.partitions,
+               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'partition', h.name)) r
      WHERE (_partitions_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
        AND h.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
+       AND @extschema@_internal._settings_changed_after(_partitions_at.as_of)
        AND NOT EXISTS (SELECT FROM @extschema@.partitions p
                         WHERE p.cluster OPERATOR(pg_catalog.=) h.cluster AND p.partition OPERATOR(pg_catalog.=) h.name);
 END;
@@ -593,25 +623,34 @@ CREATE FUNCTION @extschema@_internal._qos_at(cluster text, as_of timestamptz)
 RETURNS SETOF @extschema@.qos
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT (pg_catalog.jsonb_populate_record(q, COALESCE(v.settings, '{}'::jsonb))).*
+    -- nothing changed after as_of (a one-time test): the live rows
+    SELECT q.* FROM @extschema@.qos q
+     WHERE (_qos_at.cluster IS NULL OR q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster)
+       AND NOT @extschema@_internal._settings_changed_after(_qos_at.as_of)
+    UNION ALL
+    SELECT r.*
       FROM @extschema@.qos q
       LEFT JOIN @extschema@.settings_history v
         ON v.cluster OPERATOR(pg_catalog.=) q.cluster AND v.table_name OPERATOR(pg_catalog.=) 'qos'
        AND v.name OPERATOR(pg_catalog.=) q.qos
        AND v.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
        AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(q, COALESCE(v.settings, '{}'::jsonb)) r
      WHERE (_qos_at.cluster IS NULL OR q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster)
+       AND @extschema@_internal._settings_changed_after(_qos_at.as_of)
        AND (v.settings IS NOT NULL
             OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
                             WHERE h.cluster OPERATOR(pg_catalog.=) q.cluster AND h.table_name OPERATOR(pg_catalog.=) 'qos'
                               AND h.name OPERATOR(pg_catalog.=) q.qos))
     UNION ALL
-    SELECT (pg_catalog.jsonb_populate_record(NULL::@extschema@.qos,
-               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'qos', h.name))).*
+    SELECT r.*
       FROM @extschema@.settings_history h
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.qos,
+               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'qos', h.name)) r
      WHERE (_qos_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _qos_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'qos'
        AND h.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
+       AND @extschema@_internal._settings_changed_after(_qos_at.as_of)
        AND NOT EXISTS (SELECT FROM @extschema@.qos q
                         WHERE q.cluster OPERATOR(pg_catalog.=) h.cluster AND q.qos OPERATOR(pg_catalog.=) h.name);
 END;
