@@ -123,45 +123,75 @@ typedef enum TreeOutput
 } TreeOutput;
 
 /*
- * One association, node p of the lineage order (tree_renumber).  96 bytes:
- * the passes after the walk go from parents to children and back, which
- * in lineage order is through the array in order or near it.  The row's
- * own usage is kept only as the start of its total, and sshare's usage
- * now (Tree.live_total) only when there is one.
+ * One association, node p of the lineage order (tree_renumber).  64 bytes,
+ * one cache line: the passes after the walk go from parents to children
+ * and back, which in lineage order is through the array in order or near
+ * it, and at 10^6 associations the pages of this array, faulted in and
+ * zeroed by the kernel, were a tenth of the time
+ * (docs/performance.md#fair-tree).  So nothing is kept twice: a node's
+ * position in lineage order is its index; what only one algorithm needs
+ * shares its bytes with what only the other does; the level shares sit
+ * where S goes until S is computed from them; the direct parent, needed
+ * only until the raw usage is summed, leaves its place to the rank; and
+ * the two flags ride in the id's offset.  The row's own usage is kept
+ * only as the start of its total, and sshare's usage now
+ * (Tree.live_total) only when there is one.
  */
 typedef struct TreeNode
 {
 	long double total;			/* raw usage: own + descendants */
-	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
+	union
+	{
+		long double ue;			/* classic: UE */
+		struct
+		{
+			double		u;		/* Fair Tree: U */
+			double		level_fs;	/* Fair Tree: LF */
+		}			ft;
+	}			efctv;
 	double		shares;			/* raw shares (0 when use_parent) */
-	double		level_shares;	/* Σ shares of its fs sibling group */
-	double		norm_shares;	/* S */
-	double		level_fs;		/* LF (Fair Tree) */
-	Size		id_off;			/* id: offset into the id arena */
-	int32		parent;			/* direct parent; -1 for the root */
+	double		norm_shares;	/* S; before fair_tree_compute or
+								 * classic_compute, the level shares: Σ
+								 * shares of its fs sibling group
+								 * (tree_fs_groups) */
+	uint32		id_off:30;		/* id: offset into the id arena (ID_OFF_MAX) */
+	uint32		is_user:1;
+	uint32		use_parent:1;	/* shares NULL: Fairshare=parent */
+	union
+	{
+		int32		parent;		/* direct parent, -1 for the root: until
+								 * the raw usage is summed (tree_walk) */
+		uint32		rank;		/* Fair Tree rank (users; fair_tree_compute) */
+	}			up;
 	int32		fs_parent;		/* nearest non-"parent" strict ancestor */
-	int32		order;			/* position in lineage order */
 	int32		depth;			/* root 0 */
-	uint32		rank;			/* Fair Tree rank (users) */
-	bool		is_user;
-	bool		use_parent;		/* shares NULL: Fairshare=parent */
 } TreeNode;
 
 /*
- * One row as read, 32 bytes: all that linking the parents and the walk to
+ * The id and parent arenas are StringInfos, whose length stays below
+ * MaxAllocSize (2^30 - 1): every offset into them fits in 30 bits.
+ */
+#define ID_OFF_MAX		((uint32) MaxAllocSize)
+
+StaticAssertDecl(sizeof(TreeNode) <= 64, "a tree node fills at most one cache line");
+
+/*
+ * One row as read, 24 bytes: all that linking the parents and the walk to
  * lineage order need.  The nodes are built from these in lineage order
- * (tree_renumber), so the rows' array is a third of the nodes' while the
- * partition is read and the ids are indexed.
+ * (tree_renumber), so the rows' array is much smaller than the nodes'
+ * while the partition is read and the ids are indexed.
  */
 typedef struct TreeRow
 {
 	double		usage;			/* the row's own usage */
 	double		shares;			/* raw shares (0 when use_parent) */
-	Size		id_off;			/* id: offset into the id arena */
+	uint32		id_off:30;		/* id: offset into the id arena */
+	uint32		is_user:1;
+	uint32		use_parent:1;	/* shares NULL: Fairshare=parent */
 	int32		parent;			/* row of the direct parent; -1: root */
-	bool		is_user;
-	bool		use_parent;		/* shares NULL: Fairshare=parent */
 } TreeRow;
+
+StaticAssertDecl(sizeof(TreeRow) <= 24, "a tree row is 24 bytes");
 
 typedef struct Tree
 {
@@ -217,9 +247,10 @@ tree_alloc(Size size)
  * asked for transparent huge pages: with 4 kB pages, at 10^6 associations
  * nearly every jump across the node array or the id index also missed the
  * TLB, and every page was first touched by a fault
- * (docs/performance.md#fair-tree).  Below 8 MB, just 16-byte aligned (the
- * nodes' long doubles: palloc only guarantees MAXALIGN, found by UBSan).
- * *base is what to pfree.
+ * (docs/performance.md#fair-tree).  Below 8 MB, on a 64-byte boundary:
+ * a node is then one cache line, not two (and its long doubles need 16;
+ * palloc only guarantees MAXALIGN, found by UBSan).  *base is what to
+ * pfree.
  */
 #define HUGE_PAGE		((Size) 2 * 1024 * 1024)
 
@@ -230,8 +261,8 @@ huge_alloc(Size size, void **base)
 
 	if (size < 4 * HUGE_PAGE)
 	{
-		*base = tree_alloc(size + 16);
-		return (void *) TYPEALIGN(16, *base);
+		*base = tree_alloc(size + 64);
+		return (void *) TYPEALIGN(64, *base);
 	}
 	*base = tree_alloc(size + HUGE_PAGE);
 	p = (char *) TYPEALIGN(HUGE_PAGE, *base);
@@ -274,7 +305,7 @@ lineage_strcmp(const char *a, const char *b)
 
 /*
  * The sibling sorts compare copies of the few fields they read, not the
- * nodes: a node is 96 bytes, siblings lie anywhere in the array, and at
+ * nodes: a node is a cache line, siblings lie anywhere in the array, and at
  * 10^6 associations every node a comparison read was a cache miss.  Each
  * list of siblings is copied into an array of keys, sorted, and its node
  * indexes written back.  Both orders are total (ids are unique, and so are
@@ -356,13 +387,13 @@ check_value(double x, const char *what, const char *id)
  * are kept, as offsets into a second arena (PARENT_NONE for NULL), until
  * tree_link_parents resolves them.
  */
-#define PARENT_NONE		((Size) -1)
+#define PARENT_NONE		((uint32) -1)	/* above every offset (ID_OFF_MAX) */
 
 /* What the row check fills (tree_read_rows). */
 typedef struct RowTarget
 {
 	Tree	   *t;
-	Size	   *parent_off;
+	uint32	   *parent_off;
 	uint32	   *id_hashes;
 	uint32	   *parent_hashes;
 } RowTarget;
@@ -384,7 +415,8 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 				 errhint("Every association needs a non-NULL id, unique within its window partition.")));
 	/* zeroed here, while it is in the cache, not in a pass of its own */
 	memset(node, 0, sizeof(TreeRow));
-	node->id_off = a->id_off;
+	Assert(a->id_off < ID_OFF_MAX);
+	node->id_off = (uint32) a->id_off;
 	rt->id_hashes[i] = a->id_hash;
 	id = ids + node->id_off;
 	if (a->is_user_null)
@@ -416,14 +448,15 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 			t->live_total[i] = a->live;
 		}
 	}
-	rt->parent_off[i] = a->parent_off == FS_TREE_NO_TEXT ? PARENT_NONE : a->parent_off;
+	Assert(a->parent_off == FS_TREE_NO_TEXT || a->parent_off < ID_OFF_MAX);
+	rt->parent_off[i] = a->parent_off == FS_TREE_NO_TEXT ? PARENT_NONE : (uint32) a->parent_off;
 	if (a->parent_off != FS_TREE_NO_TEXT)
 		rt->parent_hashes[i] = a->parent_hash;
 }
 
 /* Every row of the partition, read by tree.c and checked here. */
 static void
-tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_off,
+tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, uint32 *parent_off,
 			   uint32 *id_hashes, uint32 *parent_hashes)
 {
 	StringInfoData arena;
@@ -445,7 +478,7 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
  * The ids in an open-addressing hash table (linear probing), at most half
  * full.  A slot holds the id's hash, its node index + 1 (0: empty) and where
  * the id sits in the arena, so that a probe reads one slot and, when the
- * hashes match, the id itself; not the node, whose 96 bytes are scattered
+ * hashes match, the id itself; not the node, whose 64 bytes are scattered
  * over a large array (at 10^6 associations each read of a node or a per-node
  * array was a cache miss, and the lookups were a sixth of the time).  16
  * bytes a slot, 32 to 64 bytes per association while the parents are
@@ -490,7 +523,7 @@ id_probe(const IdIndex *ix, const char *ids, const char *id, uint32 h)
  * find the one root, in row order.
  */
 static void
-tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
+tree_link_parents(Tree *t, const char *parents, const uint32 *parent_off,
 				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
 	IdIndex		ix;
@@ -501,7 +534,7 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 	while (slots < 2 * (uint64) Max(t->n, 1))
 		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
-	/* at most 4n slots of 16 bytes: within the nodes' 96 bytes each */
+	/* at most 4n slots of 16 bytes: within the nodes' 64 bytes each */
 	ix.slots = (IdSlot *) t->scratch;
 	memset(ix.slots, 0, sizeof(IdSlot) * slots);
 	for (i = 0; i < t->n; i++)
@@ -581,7 +614,8 @@ report_cycle(Tree *t, int32 v)
  * Build the nodes from the rows in lineage order: node p is the p-th of
  * the pre-order walk and t->lineage[p] its row.  Every pass after the walk
  * goes from parents to children or back, and with the nodes in row order
- * each of those steps landed anywhere in a 96-byte-per-association array (at 10^6 associations a cache miss, and the passes
+ * each of those steps landed anywhere in a 64-byte-per-association array
+ * (at 10^6 associations a cache miss, and the passes
  * after the read were most of the time: docs/performance.md#fair-tree).
  * In lineage order a parent precedes its subtree, so depths, raw usage
  * sums, fs parents, the fs sibling groups and the ranking walk go through
@@ -612,11 +646,10 @@ tree_renumber(Tree *t)
 		v->id_off = r->id_off;
 		v->is_user = r->is_user;
 		v->use_parent = r->use_parent;
-		v->order = p;
 		t->n_users += r->is_user ? 1 : 0;
 		if (r->parent < 0)
 		{
-			v->parent = v->fs_parent = -1;
+			v->up.parent = v->fs_parent = -1;
 			continue;
 		}
 		/*
@@ -624,11 +657,11 @@ tree_renumber(Tree *t)
 		 * (_set_assoc_parent_and_user; the root counts as a normal account
 		 * whatever its shares)
 		 */
-		v->parent = pos[r->parent];
-		v->depth = nodes[v->parent].depth + 1;
+		v->up.parent = pos[r->parent];
+		v->depth = nodes[v->up.parent].depth + 1;
 		t->max_depth = Max(t->max_depth, v->depth);
-		v->fs_parent = (v->parent == 0 || !nodes[v->parent].use_parent)
-			? v->parent : nodes[v->parent].fs_parent;
+		v->fs_parent = (v->up.parent == 0 || !nodes[v->up.parent].use_parent)
+			? v->up.parent : nodes[v->up.parent].fs_parent;
 	}
 	if (t->live_total != NULL)
 	{
@@ -766,9 +799,9 @@ tree_walk(Tree *t)
 				bad = i;
 			if (i == 0)
 				break;
-			t->nodes[v->parent].total += v->total;
+			t->nodes[v->up.parent].total += v->total;
 			if (t->live_total != NULL)
-				t->live_total[v->parent] += t->live_total[i];
+				t->live_total[v->up.parent] += t->live_total[i];
 		}
 		if (bad >= 0)
 			ereport(ERROR,
@@ -824,7 +857,7 @@ tree_fs_groups(Tree *t)
 		if (isinf(sum) && (bad < 0 || t->lineage[i] < t->lineage[bad]))
 			bad = i;
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
-			t->nodes[t->fs_kids[k]].level_shares = sum;
+			t->nodes[t->fs_kids[k]].norm_shares = sum;	/* level shares */
 	}
 	/* the first such parent in row order is named */
 	if (bad >= 0)
@@ -832,7 +865,7 @@ tree_fs_groups(Tree *t)
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, bad)),
 				 errhint("Shares are relative: divide them all by the same number.")));
-	t->nodes[t->root].level_shares = 0.0;
+	t->nodes[t->root].norm_shares = 0.0;	/* level shares */
 }
 
 /* Read the partition and build the tree in the current memory context. */
@@ -856,14 +889,14 @@ tree_build(WindowObject winobj, Tree *t)
 	}
 	{
 		StringInfoData parents;
-		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
+		uint32	   *parent_off = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 		uint32	   *id_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 		uint32	   *parent_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 
 		initStringInfo(&parents);
 		tree_read_rows(winobj, t, &parents, parent_off, id_hashes, parent_hashes);
 		/*
-		 * The nodes' memory, 16-aligned (huge_alloc), holds the id index,
+		 * The nodes' memory, 64-aligned (huge_alloc), holds the id index,
 		 * then the walk's arrays, until the nodes are built in it: at 10^6
 		 * associations every fresh page cost a fault and zeroing by the
 		 * kernel (docs/performance.md#fair-tree), and only the pages touched
@@ -911,31 +944,32 @@ fair_tree_compute(Tree *t)
 	{
 		TreeNode   *v = &t->nodes[i];
 		TreeNode   *p;
+		double		level_shares = v->norm_shares;	/* until S replaces it */
 		double		parent_total,
 					u;
 
-		v->norm_shares = (i != t->root && !v->use_parent && v->level_shares != 0.0)
-			? v->shares / v->level_shares : 0.0;
+		v->norm_shares = (i != t->root && !v->use_parent && level_shares != 0.0)
+			? v->shares / level_shares : 0.0;
 		if (i == t->root)
 		{
-			v->efctv = 1.0L;
-			v->level_fs = FT_NO_VAL;
+			v->efctv.ft.u = 1.0;
+			v->efctv.ft.level_fs = FT_NO_VAL;
 			continue;
 		}
 		p = &t->nodes[v->fs_parent];
 		parent_total = (double) p->total;
 		u = (parent_total == 0.0) ? 0.0 : (double) v->total / parent_total;
-		v->efctv = u;
+		v->efctv.ft.u = u;
 		if (v->use_parent)
 		{
 			/* S of the fs parent; the root's S is 0 */
 			v->norm_shares = p->norm_shares;
-			v->level_fs = v->is_user ? INFINITY : FT_NO_VAL;
+			v->efctv.ft.level_fs = v->is_user ? INFINITY : FT_NO_VAL;
 		}
 		else if (v->norm_shares == 0.0)
-			v->level_fs = 0.0;
+			v->efctv.ft.level_fs = 0.0;
 		else
-			v->level_fs = v->norm_shares / u;
+			v->efctv.ft.level_fs = v->norm_shares / u;
 	}
 
 	{
@@ -953,8 +987,8 @@ fair_tree_compute(Tree *t)
 			{
 				const TreeNode *c = &t->nodes[kids[k]];
 
-				keys[k].level_fs = c->level_fs;
-				keys[k].order = c->order;
+				keys[k].level_fs = c->efctv.ft.level_fs;
+				keys[k].order = kids[k];	/* its position in lineage order */
 				keys[k].node = kids[k];
 				keys[k].is_user = c->is_user;
 			}
@@ -987,14 +1021,14 @@ fair_tree_compute(Tree *t)
 		if (f->next == t->fs_start[f->parent] && f->account_tied)
 			tied = true;
 		else
-			tied = (f->prev_lf == c->level_fs);
-		f->prev_lf = c->level_fs;
+			tied = (f->prev_lf == c->efctv.ft.level_fs);
+		f->prev_lf = c->efctv.ft.level_fs;
 		f->next++;
 		if (c->is_user)
 		{
 			if (!tied)
 				rank = rnt;
-			c->rank = rank;
+			c->up.rank = rank;	/* the parent is not needed any more */
 			rnt--;
 		}
 		else
@@ -1034,12 +1068,13 @@ classic_compute(Tree *t)
 	{
 		TreeNode   *v = &t->nodes[i];	/* nodes are in lineage order */
 		TreeNode   *p;
+		double		level_shares = v->norm_shares;	/* until S replaces it */
 		long double un;
 
 		if (i == t->root)
 		{
 			v->norm_shares = 1.0;
-			v->efctv = 1.0L;
+			v->efctv.ue = 1.0L;
 			continue;
 		}
 		p = &t->nodes[v->fs_parent];
@@ -1049,18 +1084,18 @@ classic_compute(Tree *t)
 
 		if (v->use_parent)
 			v->norm_shares = p->norm_shares;
-		else if (v->level_shares == 0.0)
+		else if (level_shares == 0.0)
 			v->norm_shares = 0.0;
 		else
-			v->norm_shares = p->norm_shares * (v->shares / v->level_shares);
+			v->norm_shares = p->norm_shares * (v->shares / level_shares);
 
 		if (v->fs_parent == t->root)
-			v->efctv = un;
-		else if (v->use_parent || v->level_shares == 0.0)
-			v->efctv = p->efctv;
+			v->efctv.ue = un;
+		else if (v->use_parent || level_shares == 0.0)
+			v->efctv.ue = p->efctv.ue;
 		else
-			v->efctv = un + (p->efctv - un) *
-				((long double) v->shares / (long double) v->level_shares);
+			v->efctv.ue = un + (p->efctv.ue - un) *
+				((long double) v->shares / (long double) level_shares);
 	}
 }
 
@@ -1068,7 +1103,7 @@ classic_compute(Tree *t)
  * The answer of node p (of row t->lineage[p]) for output `what`, into
  * cell.  Callers go through the nodes in order and write each answer to its
  * row's cell: a row's node lies anywhere in the node array, and its 24-byte
- * cell costs less to reach there than a 96-byte node.
+ * cell costs less to reach there than a 64-byte node.
  */
 static void
 tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
@@ -1083,29 +1118,31 @@ tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
 	{
 		case OUT_FT_RANK:
 			cell->isnull = !v->is_user;
-			cell->value = (double) v->rank;
+			cell->value = (double) v->up.rank;
 			break;
 		case OUT_FT_FACTOR:
 			cell->isnull = !v->is_user;
-			cell->value = v->rank / (double) t->n_users;
+			cell->value = v->up.rank / (double) t->n_users;
 			break;
 		case OUT_FT_LEVEL_FS:
 			/* sshare leaves LevelFS empty for the root and "parent" rows */
 			cell->isnull = is_root || v->use_parent;
-			cell->value = (double) v->level_fs;
+			cell->value = v->efctv.ft.level_fs;
 			break;
 		case OUT_FT_NORM_SHARES:
 		case OUT_CLASSIC_NORM_SHARES:
 			cell->value = v->norm_shares;
 			break;
 		case OUT_FT_EFFECTIVE_USAGE:
+			cell->value = v->efctv.ft.u;
+			break;
 		case OUT_CLASSIC_EFFECTIVE_USAGE:
-			cell->value = (double) v->efctv;
+			cell->value = (double) v->efctv.ue;
 			break;
 		case OUT_CLASSIC_FACTOR:
 			/* computed per row, with that row's dampening */
 			cell->isnull = is_root;
-			cell->value = (double) v->efctv;
+			cell->value = (double) v->efctv.ue;
 			cell->extra = v->norm_shares;
 			break;
 		case OUT_RAW_USAGE:
@@ -1121,7 +1158,7 @@ tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
 			cell->value = (double) v->depth;
 			break;
 		case OUT_ORDER:
-			cell->value = (double) (v->order + 1);
+			cell->value = (double) (p + 1);	/* its position in lineage order */
 			break;
 	}
 }
