@@ -243,6 +243,24 @@ tree_alloc(Size size)
 }
 
 /*
+ * Most passes after the read jump across arrays larger than the caches (at
+ * 10^6 associations each jump a cache miss, and the passes waited for one
+ * miss after another: docs/performance.md#fair-tree), but know where they
+ * will jump AHEAD steps before they get there: from an array they go
+ * through in order (the lineage, the hashes, the rows).  Asking for that
+ * line early lets the memory fetch many at once.  A hint only, which
+ * changes no value; the index read to compute it is always in bounds.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(addr)		__builtin_prefetch(addr, 0)
+#define PREFETCH_W(addr)	__builtin_prefetch(addr, 1)
+#else
+#define PREFETCH(addr)		((void) 0)
+#define PREFETCH_W(addr)	((void) 0)
+#endif
+#define AHEAD			16
+
+/*
  * A large array the passes jump across, on 2 MB boundaries with the kernel
  * asked for transparent huge pages: with 4 kB pages, at 10^6 associations
  * nearly every jump across the node array or the id index also missed the
@@ -540,7 +558,11 @@ tree_link_parents(Tree *t, const char *parents, const uint32 *parent_off,
 	for (i = 0; i < t->n; i++)
 	{
 		const char *id = ROW_ID(t, i);
-		IdSlot	   *s = id_probe(&ix, t->ids, id, id_hashes[i]);
+		IdSlot	   *s;
+
+		if (i + AHEAD < t->n)
+			PREFETCH_W(&ix.slots[id_hashes[i + AHEAD] & ix.mask]);
+		s = id_probe(&ix, t->ids, id, id_hashes[i]);
 
 		if (s->node != 0)
 		{
@@ -564,6 +586,8 @@ tree_link_parents(Tree *t, const char *parents, const uint32 *parent_off,
 		const char *pid;
 		IdSlot	   *found;
 
+		if (i + AHEAD < t->n && parent_off[i + AHEAD] != PARENT_NONE)
+			PREFETCH(&ix.slots[parent_hashes[i + AHEAD] & ix.mask]);
 		if (parent_off[i] == PARENT_NONE)
 		{
 			if (t->root >= 0)
@@ -632,13 +656,23 @@ tree_renumber(Tree *t)
 	int32		p;
 
 	for (p = 0; p < n; p++)
+	{
+		if (p + AHEAD < n)
+			PREFETCH_W(&pos[t->lineage[p + AHEAD]]);
 		pos[t->lineage[p]] = p;
+	}
 	t->max_depth = 0;
 	t->n_users = 0;
 	for (p = 0; p < n; p++)
 	{
 		const TreeRow *r = &t->rows[t->lineage[p]];
 		TreeNode   *v = &nodes[p];
+
+		/* the row 2 AHEAD, and the parent's position of the row AHEAD */
+		if (p + 2 * AHEAD < n)
+			PREFETCH(&t->rows[t->lineage[p + 2 * AHEAD]]);
+		if (p + AHEAD < n && t->rows[t->lineage[p + AHEAD]].parent >= 0)
+			PREFETCH(&pos[t->rows[t->lineage[p + AHEAD]].parent]);
 
 		memset(v, 0, sizeof(TreeNode));
 		v->total = r->usage;
@@ -669,7 +703,11 @@ tree_renumber(Tree *t)
 		long double *live = (long double *) TYPEALIGN(16, live_base);
 
 		for (p = 0; p < n; p++)
+		{
+			if (p + AHEAD < n)
+				PREFETCH(&t->live_total[t->lineage[p + AHEAD]]);
 			live[p] = t->live_total[t->lineage[p]];
+		}
 		pfree(t->live_base);
 		t->live_total = live;
 		t->live_base = live_base;
@@ -718,8 +756,12 @@ tree_walk(Tree *t)
 	t->kid_start = (int32 *) (t->kids + Max(n, 1));
 	memset(t->kid_start, 0, sizeof(int32) * (n + 1));
 	for (i = 0; i < n; i++)
+	{
+		if (i + AHEAD < n && t->rows[i + AHEAD].parent >= 0)
+			PREFETCH_W(&t->kid_start[t->rows[i + AHEAD].parent + 1]);
 		if (t->rows[i].parent >= 0)
 			t->kid_start[t->rows[i].parent + 1]++;
+	}
 	for (i = 0; i < n; i++)
 		t->kid_start[i + 1] += t->kid_start[i];
 	{
@@ -727,6 +769,12 @@ tree_walk(Tree *t)
 
 		memcpy(fill, t->kid_start, sizeof(int32) * n);
 		for (i = 0; i < n; i++)
+		{
+			/* the fill count 2 AHEAD, the key it points to AHEAD */
+			if (i + 2 * AHEAD < n && t->rows[i + 2 * AHEAD].parent >= 0)
+				PREFETCH(&fill[t->rows[i + 2 * AHEAD].parent]);
+			if (i + AHEAD < n && t->rows[i + AHEAD].parent >= 0)
+				PREFETCH_W(&t->kids[fill[t->rows[i + AHEAD].parent]]);
 			if (t->rows[i].parent >= 0)
 			{
 				LineageKey *key = &t->kids[fill[t->rows[i].parent]++];
@@ -735,6 +783,7 @@ tree_walk(Tree *t)
 				key->node = i;
 				key->is_user = t->rows[i].is_user;
 			}
+		}
 	}
 	for (i = 0; i < n; i++)
 	{
@@ -762,7 +811,11 @@ tree_walk(Tree *t)
 
 		t->lineage[seen++] = v;
 		for (k = t->kid_start[v + 1] - 1; k >= t->kid_start[v]; k--)
+		{
+			/* its children's list, read when it is popped */
+			PREFETCH(&t->kid_start[t->kids[k].node]);
 			stack[top++] = t->kids[k].node;
+		}
 	}
 	if (seen < n)
 	{
@@ -793,6 +846,8 @@ tree_walk(Tree *t)
 		{
 			TreeNode   *v = &t->nodes[i];
 
+			if (i >= AHEAD)
+				PREFETCH_W(&t->nodes[Max(t->nodes[i - AHEAD].up.parent, 0)]);
 			if ((v->total > (long double) DBL_MAX
 				 || (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
 				&& (bad < 0 || t->lineage[i] < t->lineage[bad]))
@@ -852,7 +907,12 @@ tree_fs_groups(Tree *t)
 		int32		k;
 
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
+		{
+			/* the groups lie one after the other in fs_kids */
+			if (k + AHEAD < t->fs_start[n])
+				PREFETCH_W(&t->nodes[t->fs_kids[k + AHEAD]]);
 			sum += t->nodes[t->fs_kids[k]].shares;
+		}
 		/* S = shares / sum: an infinite sum would make every S 0 */
 		if (isinf(sum) && (bad < 0 || t->lineage[i] < t->lineage[bad]))
 			bad = i;
@@ -987,6 +1047,10 @@ fair_tree_compute(Tree *t)
 			{
 				const TreeNode *c = &t->nodes[kids[k]];
 
+				/* the groups lie one after the other in fs_kids */
+				if (t->fs_start[i] + k + AHEAD < t->fs_start[n])
+					PREFETCH(&t->nodes[kids[k + AHEAD]]);
+
 				keys[k].level_fs = c->efctv.ft.level_fs;
 				keys[k].order = kids[k];	/* its position in lineage order */
 				keys[k].node = kids[k];
@@ -1018,6 +1082,8 @@ fair_tree_compute(Tree *t)
 			continue;
 		}
 		c = &t->nodes[t->fs_kids[f->next]];
+		if (f->next + AHEAD < t->fs_start[f->parent + 1])
+			PREFETCH_W(&t->nodes[t->fs_kids[f->next + AHEAD]]);
 		if (f->next == t->fs_start[f->parent] && f->account_tied)
 			tied = true;
 		else
@@ -1254,7 +1320,11 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 		}
 		work = tree_begin(winobj, &t, alg, -1, tree_args(fcinfo) == 1);
 		for (i = 0; i < t.n; i++)
+		{
+			if (i + AHEAD < t.n)
+				PREFETCH_W(&res->cells[t.lineage[i + AHEAD]]);
 			tree_cell(&t, i, what, &res->cells[t.lineage[i]]);
+		}
 		res->computed = true;
 		tree_end(work);
 	}
@@ -1457,6 +1527,9 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 		{
 			SshareCell *cell = &res->cells[t.lineage[i]];
 			TreeCell	tmp;
+
+			if (i + AHEAD < t.n)
+				PREFETCH_W(&res->cells[t.lineage[i + AHEAD]]);
 
 			tree_cell(&t, i, OUT_DEPTH, &tmp);
 			cell->depth = (int32) tmp.value;
