@@ -327,10 +327,16 @@ lineage_strcmp(const char *a, const char *b)
  * 10^6 associations every node a comparison read was a cache miss.  Each
  * list of siblings is copied into an array of keys, sorted, and its node
  * indexes written back.  Both orders are total (ids are unique, and so are
- * lineage positions), so the result does not depend on the sort.
+ * lineage positions), so the result does not depend on the sort; the sorts
+ * are sort_template.h's, with the comparison inlined.
+ *
+ * A lineage key carries the first 8 bytes of its id as lineage_strcmp reads
+ * them, as one number (lineage_prefix): most comparisons end there, without
+ * reading the ids, which lie in row order all over the id arena.
  */
 typedef struct LineageKey
 {
+	uint64		prefix;			/* lineage_prefix(id) */
 	const char *id;
 	int32		node;
 	bool		is_user;
@@ -339,40 +345,81 @@ typedef struct LineageKey
 typedef struct LevelFsKey
 {
 	double		level_fs;
-	int32		order;
-	int32		node;
+	int32		node;			/* also its position in lineage order */
 	bool		is_user;
 } LevelFsKey;
 
-/* Siblings in lineage order: users first, then accounts, each by id. */
-static int
-cmp_lineage(const void *a, const void *b)
+/*
+ * The first 8 bytes of an id as lineage_strcmp compares them, big-endian in
+ * one number: the id's bytes, its end as '/', then zero bytes.  If two ids'
+ * prefixes differ, they are ordered as lineage_strcmp orders the ids: at
+ * the first byte where the ids differ, either both bytes are in the ids
+ * (compared as they are), or one id has ended: its '/' against the other's
+ * byte, and if that is a '/' too, the next bytes, its 0 against the other's
+ * byte, never 0 (a byte of an id or its end's '/'), so the ended id first,
+ * as lineage_strcmp has it.  Equal prefixes leave the order to
+ * lineage_strcmp.
+ */
+static inline uint64
+lineage_prefix(const char *id)
 {
-	const LineageKey *x = (const LineageKey *) a;
-	const LineageKey *y = (const LineageKey *) b;
+	uint64		k = 0;
+	int			i;
 
+	for (i = 0; i < 8; i++)
+	{
+		unsigned char c = (unsigned char) id[i];
+
+		if (c == '\0')
+		{
+			k = (k << 8) | (unsigned char) '/';
+			/* zero bytes after it: 8 - (i + 1) of them, shifted in */
+			return (i == 7) ? k : k << (8 * (7 - i));
+		}
+		k = (k << 8) | c;
+	}
+	return k;
+}
+
+/* Siblings in lineage order: users first, then accounts, each by id. */
+static inline int
+cmp_lineage(const LineageKey *x, const LineageKey *y)
+{
 	if (x->is_user != y->is_user)
 		return x->is_user ? -1 : 1;
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
 	return lineage_strcmp(x->id, y->id);
 }
+
+#define ST_SORT sort_lineage_keys
+#define ST_ELEMENT_TYPE LineageKey
+#define ST_COMPARE(a, b) cmp_lineage(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * Fair Tree sibling order (_cmp_level_fs): larger LF first, users before
  * accounts on equal LF; then lineage order, the order of Slurm's children
  * lists, which its qsort keeps for equal elements.
  */
-static int
-cmp_level_fs(const void *a, const void *b)
+static inline int
+cmp_level_fs(const LevelFsKey *x, const LevelFsKey *y)
 {
-	const LevelFsKey *x = (const LevelFsKey *) a;
-	const LevelFsKey *y = (const LevelFsKey *) b;
-
 	if (x->level_fs != y->level_fs)
 		return x->level_fs < y->level_fs ? 1 : -1;
 	if (x->is_user != y->is_user)
 		return x->is_user ? -1 : 1;
-	return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
+	return x->node < y->node ? -1 : (x->node > y->node ? 1 : 0);
 }
+
+#define ST_SORT sort_level_fs_keys
+#define ST_ELEMENT_TYPE LevelFsKey
+#define ST_COMPARE(a, b) cmp_level_fs(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /* The longest list in a grouping start[0..n]: the size of a key buffer. */
 static int32
@@ -751,7 +798,7 @@ tree_walk(Tree *t)
 	 * sibling lists: reading the rows in order here, not every child again
 	 * at random when its list is sorted
 	 */
-	/* in the nodes' memory (tree_build): 16n + 4(n + 1) + 4n + 4n bytes */
+	/* in the nodes' memory (tree_build): 24n + 4(n + 1) + 4n + 4n bytes */
 	t->kids = (LineageKey *) t->scratch;
 	t->kid_start = (int32 *) (t->kids + Max(n, 1));
 	memset(t->kid_start, 0, sizeof(int32) * (n + 1));
@@ -780,6 +827,7 @@ tree_walk(Tree *t)
 				LineageKey *key = &t->kids[fill[t->rows[i].parent]++];
 
 				key->id = ROW_ID(t, i);
+				key->prefix = lineage_prefix(key->id);
 				key->node = i;
 				key->is_user = t->rows[i].is_user;
 			}
@@ -797,7 +845,7 @@ tree_walk(Tree *t)
 							ROW_ID(t, i), kids[0].id),
 					 errhint("Only accounts (is_user false) can be parents.")));
 		if (nk >= 2)
-			qsort(kids, nk, sizeof(LineageKey), cmp_lineage);
+			sort_lineage_keys(kids, nk);
 	}
 
 	/* pre-order walk: children pushed in reverse so the first pops first */
@@ -1052,11 +1100,10 @@ fair_tree_compute(Tree *t)
 					PREFETCH(&t->nodes[kids[k + AHEAD]]);
 
 				keys[k].level_fs = c->efctv.ft.level_fs;
-				keys[k].order = kids[k];	/* its position in lineage order */
 				keys[k].node = kids[k];
 				keys[k].is_user = c->is_user;
 			}
-			qsort(keys, len, sizeof(LevelFsKey), cmp_level_fs);
+			sort_level_fs_keys(keys, len);
 			for (k = 0; k < len; k++)
 				kids[k] = keys[k].node;
 		}
