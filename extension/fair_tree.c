@@ -282,7 +282,7 @@ init_arena(StringInfo arena, int32 n)
 #define PREFETCH(addr)		((void) 0)
 #define PREFETCH_W(addr)	((void) 0)
 #endif
-#define AHEAD			16
+#define AHEAD			32
 
 /*
  * A large array the passes jump across, on 2 MB boundaries with the kernel
