@@ -739,9 +739,9 @@ tree_renumber(Tree *t)
 		const TreeRow *r = &t->rows[t->lineage[p]];
 		TreeNode   *v = &nodes[p];
 
-		/* the row 2 AHEAD, and the parent's position of the row AHEAD */
-		if (p + 2 * AHEAD < n)
-			PREFETCH(&t->rows[t->lineage[p + 2 * AHEAD]]);
+		/* the row 4 AHEAD, and the parent's position of the row AHEAD */
+		if (p + 4 * AHEAD < n)
+			PREFETCH(&t->rows[t->lineage[p + 4 * AHEAD]]);
 		if (p + AHEAD < n && t->rows[t->lineage[p + AHEAD]].parent >= 0)
 			PREFETCH(&pos[t->rows[t->lineage[p + AHEAD]].parent]);
 
@@ -1065,7 +1065,8 @@ fair_tree_compute(Tree *t)
 	int32		top = 0;
 	uint32		rank = (uint32) t->n_users;
 	uint32		rnt = rank;
-	int32		i;
+	int32		i,
+				k;
 
 	/*
 	 * One pass in lineage order: the fs parent comes before its group, and
@@ -1172,6 +1173,9 @@ fair_tree_compute(Tree *t)
 		{
 			int32		a = t->fs_kids[f->next - 1];
 
+			/* its first fs children, walked next */
+			for (k = t->fs_start[a]; k < t->fs_start[a + 1] && k < t->fs_start[a] + AHEAD; k++)
+				PREFETCH_W(&t->nodes[t->fs_kids[k]]);
 			/* f may move when the stack grows: fill the new frame by index */
 			stack[top].parent = a;
 			stack[top].next = t->fs_start[a];
