@@ -49,15 +49,17 @@
  *
  * Cost: O(n log n) time (sorts; parents are found through a hash table of
  * the ids), one pass over the partition, no recursion (explicit stacks).
- * The rows are read into 32-byte rows (TreeRow), the parents linked and the
- * lineage order walked over those; the 96-byte nodes are then built in
+ * The rows are read into 24-byte rows (TreeRow), the parents linked and the
+ * lineage order walked over those; the 64-byte nodes are then built in
  * lineage order (tree_renumber), so that the passes after the walk go
- * through them in order (docs/performance.md#fair-tree).  Working memory
- * per association: the row, its id and the hash table (in the nodes'
- * memory) while the parents are linked; the row and the node while the
- * nodes are built; plus 24 bytes of answer kept per row (peak resident
- * memory measured by test/bench: 218 bytes per association at 10^5, 196
- * at 10^6; 259 and 234 for the 144-byte node of 1.1;
+ * through them in order (docs/performance.md#fair-tree).  The passes that
+ * still jump across large arrays prefetch where they will be AHEAD steps
+ * later.  Working memory per association: the row, its id and the hash
+ * table (in the nodes' memory) while the parents are linked; the row and
+ * the node while the nodes are built; plus 16 bytes of answer kept per row
+ * (24 for classic_factor) (peak resident memory measured by the probe of
+ * test/bench/run.sh: 170 bytes per association at 10^5, 148 at 10^6; 220
+ * and 197 for the 96-byte node; 259 and 234 for the 144-byte node of 1.1;
  * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
