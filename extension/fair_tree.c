@@ -206,6 +206,9 @@ typedef struct Tree
 	void	   *live_base;		/* what to pfree */
 	TreeRow    *rows;			/* as read, until tree_renumber */
 	void	   *rows_base;		/* what to pfree */
+	void	   *spare;			/* the rows' memory once the nodes are built:
+								 * its pages are in already (fair_tree_compute) */
+	Size		spare_size;
 	TreeNode   *nodes;			/* in lineage order (tree_renumber) */
 	char	   *scratch;		/* the nodes' memory, lent until they are
 								 * built (tree_build) */
@@ -446,18 +449,6 @@ cmp_level_fs(const LevelFsKey *x, const LevelFsKey *y)
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
-
-/* The longest list in a grouping start[0..n]: the size of a key buffer. */
-static int32
-longest_group(const int32 *start, int32 n)
-{
-	int32		longest = 1;
-	int32		i;
-
-	for (i = 0; i < n; i++)
-		longest = Max(longest, start[i + 1] - start[i]);
-	return longest;
-}
 
 /* Raise 22023 unless x is a finite number >= 0; names the row. */
 static void
@@ -785,7 +776,8 @@ tree_renumber(Tree *t)
 		t->live_total = live;
 		t->live_base = live_base;
 	}
-	pfree(t->rows_base);
+	t->spare = t->rows;
+	t->spare_size = sizeof(TreeRow) * n;
 	t->rows = NULL;
 	t->nodes = nodes;
 	t->scratch = NULL;
@@ -1067,6 +1059,8 @@ fair_tree_compute(Tree *t)
 	int32		top = 0;
 	uint32		rank = (uint32) t->n_users;
 	uint32		rnt = rank;
+	LevelFsKey *keys;
+	int32		nkeys;
 	int32		i,
 				k;
 
@@ -1107,35 +1101,31 @@ fair_tree_compute(Tree *t)
 			v->efctv.ft.level_fs = v->norm_shares / u;
 	}
 
+	/*
+	 * Every fs group's sort keys, in fs_kids order, each group sorted in
+	 * place: the ranking walk then reads LF and the flag from the keys, in
+	 * order, instead of jumping to each child's node (at 10^6 associations
+	 * each jump a cache miss: docs/performance.md#fair-tree).  In the rows'
+	 * memory, whose pages are in already, when it is large enough (16 bytes
+	 * a key against 24 a row).
+	 */
+	nkeys = t->fs_start[n];		/* every node but the root */
+	keys = (t->spare != NULL && t->spare_size >= sizeof(LevelFsKey) * Max(nkeys, 1))
+		? (LevelFsKey *) t->spare
+		: tree_alloc(sizeof(LevelFsKey) * Max(nkeys, 1));
+	for (k = 0; k < nkeys; k++)
 	{
-		LevelFsKey *keys = tree_alloc(sizeof(LevelFsKey) * longest_group(t->fs_start, n));
+		const TreeNode *c = &t->nodes[t->fs_kids[k]];
 
-		for (i = 0; i < n; i++)
-		{
-			int32	   *kids = t->fs_kids + t->fs_start[i];
-			int32		len = t->fs_start[i + 1] - t->fs_start[i];
-			int32		k;
-
-			if (len < 2)
-				continue;
-			for (k = 0; k < len; k++)
-			{
-				const TreeNode *c = &t->nodes[kids[k]];
-
-				/* the groups lie one after the other in fs_kids */
-				if (t->fs_start[i] + k + AHEAD < t->fs_start[n])
-					PREFETCH(&t->nodes[kids[k + AHEAD]]);
-
-				keys[k].level_fs = c->efctv.ft.level_fs;
-				keys[k].node = kids[k];
-				keys[k].is_user = c->is_user;
-			}
-			sort_level_fs_keys(keys, len);
-			for (k = 0; k < len; k++)
-				kids[k] = keys[k].node;
-		}
-		pfree(keys);
+		if (k + AHEAD < nkeys)
+			PREFETCH(&t->nodes[t->fs_kids[k + AHEAD]]);
+		keys[k].level_fs = c->efctv.ft.level_fs;
+		keys[k].node = t->fs_kids[k];
+		keys[k].is_user = c->is_user;
 	}
+	for (i = 0; i < n; i++)
+		if (t->fs_start[i + 1] - t->fs_start[i] >= 2)
+			sort_level_fs_keys(keys + t->fs_start[i], t->fs_start[i + 1] - t->fs_start[i]);
 
 	/* one frame per account on the current path: at most max_depth */
 	stack = tree_alloc(sizeof(RankFrame) * (t->max_depth + 1));
@@ -1147,7 +1137,7 @@ fair_tree_compute(Tree *t)
 	while (top > 0)
 	{
 		RankFrame  *f = &stack[top - 1];
-		TreeNode   *c;
+		const LevelFsKey *c;
 		bool		tied;
 
 		if (f->next >= t->fs_start[f->parent + 1])
@@ -1155,29 +1145,29 @@ fair_tree_compute(Tree *t)
 			top--;
 			continue;
 		}
-		c = &t->nodes[t->fs_kids[f->next]];
+		c = &keys[f->next];
+		/* the node whose rank is written AHEAD steps later */
 		if (f->next + AHEAD < t->fs_start[f->parent + 1])
-			PREFETCH_W(&t->nodes[t->fs_kids[f->next + AHEAD]]);
+			PREFETCH_W(&t->nodes[keys[f->next + AHEAD].node]);
 		if (f->next == t->fs_start[f->parent] && f->account_tied)
 			tied = true;
 		else
-			tied = (f->prev_lf == c->efctv.ft.level_fs);
-		f->prev_lf = c->efctv.ft.level_fs;
+			tied = (f->prev_lf == c->level_fs);
+		f->prev_lf = c->level_fs;
 		f->next++;
 		if (c->is_user)
 		{
 			if (!tied)
 				rank = rnt;
-			c->up.rank = rank;	/* the parent is not needed any more */
+			t->nodes[c->node].up.rank = rank;	/* the parent is not needed any more */
 			rnt--;
 		}
 		else
 		{
-			int32		a = t->fs_kids[f->next - 1];
+			int32		a = c->node;
 
-			/* its first fs children, walked next */
-			for (k = t->fs_start[a]; k < t->fs_start[a + 1] && k < t->fs_start[a] + AHEAD; k++)
-				PREFETCH_W(&t->nodes[t->fs_kids[k]]);
+			/* its fs group's first keys, walked next */
+			PREFETCH(&keys[t->fs_start[a]]);
 			/* f may move when the stack grows: fill the new frame by index */
 			stack[top].parent = a;
 			stack[top].next = t->fs_start[a];
@@ -1187,6 +1177,8 @@ fair_tree_compute(Tree *t)
 		}
 	}
 	pfree(stack);
+	if ((void *) keys != t->spare)
+		pfree(keys);
 }
 
 /*
