@@ -58,9 +58,8 @@
  * table (in the nodes' memory) while the parents are linked; the row and
  * the node while the nodes are built; plus 16 bytes of answer kept per row
  * (24 for classic_factor) (peak resident memory measured by the probe of
- * test/bench/run.sh: 170 bytes per association at 10^5, 148 at 10^6; 220
- * and 197 for the 96-byte node; 259 and 234 for the 144-byte node of 1.1;
- * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
+ * test/bench/run.sh: 170 bytes per association at 10^5, 148 at 10^6;
+ * docs/performance.md#fair-tree).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
  * negative, NaN or infinite shares or usage.
@@ -128,8 +127,8 @@ typedef enum TreeOutput
  * One association, node p of the lineage order (tree_renumber).  64 bytes,
  * one cache line: the passes after the walk go from parents to children
  * and back, which in lineage order is through the array in order or near
- * it, and at 10^6 associations the pages of this array, faulted in and
- * zeroed by the kernel, were a tenth of the time
+ * it; at 10^6 associations every byte of it is a byte of fresh pages the
+ * kernel faults in and zeroes, and of cache lines the passes wait for
  * (docs/performance.md#fair-tree).  So nothing is kept twice: a node's
  * position in lineage order is its index; what only one algorithm needs
  * shares its bytes with what only the other does; the level shares sit
@@ -261,8 +260,8 @@ tree_alloc(Size size)
 
 /*
  * An arena for the ids (or parent ids) of n rows, with room for 16 bytes
- * each from the start: grown by doubling from 1 kB, it was copied a dozen
- * times at 10^6 rows; room never written is never faulted in.
+ * each from the start: grown by doubling from 1 kB, it would be copied a
+ * dozen times at 10^6 rows; room never written is never faulted in.
  */
 static void
 init_arena(StringInfo arena, int32 n)
