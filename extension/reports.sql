@@ -99,6 +99,35 @@ CREATE TABLE @extschema@.usage_monthly_by_account (
 COMMENT ON TABLE @extschema@.usage_monthly_by_account IS
 'usage_monthly summed by cluster, month and account (the reservations'' rows included): run, CPU, GPU and billing seconds, runs started and their wait. Kept by refresh_rollups().';
 
+-- The core-hours of the GENCI and RWTH reports (billing.sql core_hours:
+-- cores x elapsed time, suspended time included; exclusive runs and runs
+-- in whole-node partitions pay every core of their nodes; a GPU-hour is
+-- gpu_hour_factor core-hours when that is more) per cluster, account and
+-- hour, day or month, in core-microseconds: an exact integer, so that a
+-- report adds the rollups' sums and the runs' pieces and gets the same
+-- figure whichever part came from where (docs/regulation.md#consumption-from-the-rollups).
+-- usage_hourly's cpu_secs leaves suspended time out and knows neither the
+-- whole nodes nor the GPU factor, and its per-hour seconds are rounded:
+-- these reports cannot read it.  The settings the figure depends on
+-- (partitions.whole_node, cores_per_node, clusters.gpu_hour_factor) mark
+-- the cluster's hours stale when they change (_core_settings_changed).
+CREATE TABLE @extschema@.core_usage_hourly (
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    core_us              numeric NOT NULL,
+    -- an account's periods, read in a report's order
+    PRIMARY KEY (cluster, account, period_start)
+);
+COMMENT ON TABLE @extschema@.core_usage_hourly IS
+'Core-microseconds (core_hours: suspended time included, whole nodes, GPU factor) by hour (UTC), cluster and account, for the GENCI and RWTH reports. Kept by refresh_rollups().';
+CREATE TABLE @extschema@.core_usage_daily (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.core_usage_daily IS
+'core_usage_hourly summed by day of the cluster''s time zone. Kept by refresh_rollups().';
+CREATE TABLE @extschema@.core_usage_monthly (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.core_usage_monthly IS
+'core_usage_hourly summed by month of the cluster''s time zone. Kept by refresh_rollups().';
+
 -- The cluster's side: what it had and what became of it, per TRES.
 CREATE TABLE @extschema@.cluster_usage_hourly (
     cluster              text NOT NULL,
@@ -224,6 +253,9 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly_by_account', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_monthly', '');
@@ -531,6 +563,29 @@ DECLARE
 BEGIN
     DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
     DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
+    DELETE FROM @extschema@.core_usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
+
+    -- the core-hours of the GENCI and RWTH reports, in core-microseconds
+    -- (core_usage_hourly): each hour's part of each run, whole (suspended
+    -- time included), times the cores core_hours bills
+    INSERT INTO @extschema@.core_usage_hourly
+    SELECT rollup_cluster, g.account, to_timestamp((g.h / 1000000)::float8), g.us
+      FROM (SELECT j.account, h.h, sum(j.cores * (LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h))) AS us
+              FROM (SELECT x.account, @extschema@_internal._core_billed(x.cpus, x.exclusive OR p.whole_node, x.nodes,
+                                                                     p.cores_per_node, x.gpus, c.gpu_hour_factor) AS cores,
+                           (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
+                           (extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until)) * 1000000)::bigint AS e_us,
+                           (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), hour_from)) * 1000000)::bigint AS h0
+                      FROM @extschema@.jobs x
+                      JOIN @extschema@.partitions p ON p.cluster = x.cluster AND p.partition = x.partition
+                      JOIN @extschema@.clusters c ON c.cluster = x.cluster
+                     WHERE x.cluster = rollup_cluster AND x.start_time IS NOT NULL AND x.start_time < hour_to
+                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
+                       AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
+                    OFFSET 0) j
+             CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
+             GROUP BY j.account, h.h) g
+     WHERE g.us <> 0;
 
     -- the runs: each hour's part of each run that overlaps [hour_from, hour_to).  For a
     -- run from s to its stop e (its end, or w while it runs) and an hour h:
@@ -795,6 +850,18 @@ BEGIN
           FROM @extschema@.usage_hourly u
          WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
+        DELETE FROM @extschema@.core_usage_daily u WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db;
+        INSERT INTO @extschema@.core_usage_daily
+        SELECT u.cluster, u.account, date_trunc('day', u.period_start, time_zone), sum(u.core_us)
+          FROM @extschema@.core_usage_hourly u
+         WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
+         GROUP BY 1, 2, 3;
+        DELETE FROM @extschema@.core_usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
+        INSERT INTO @extschema@.core_usage_monthly
+        SELECT u.cluster, u.account, date_trunc('month', u.period_start, time_zone), sum(u.core_us)
+          FROM @extschema@.core_usage_daily u
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
+         GROUP BY 1, 2, 3;
         DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.usage_monthly
         SELECT u.cluster, date_trunc('month', u.period_start, time_zone), u.account, u.user_name, u.partition, u.qos, u.cpus,
@@ -1037,6 +1104,121 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
 'The rollup rows that make up [time_from, time_to) (whole hours) of a cluster (NULL: every one): whole months from usage_monthly, whole days from usage_daily, the rest from usage_hourly.';
+
+-- The core-microseconds (core_usage_hourly) of an account on a cluster in
+-- [since, until), cut at cuts[1] < ... < cuts[n] (local midnights of the
+-- cluster, or just since and until): rows (k, core_us), k the piece
+-- [cuts[k], cuts[k + 1]), for the caller to add up.  The hours the rollups
+-- answer exactly are read from them: whole hours of a piece, in
+-- [rolled_from, rolled_to) of rollup_state and not marked stale in
+-- rollup_dirty, the hours before retained_to always (retain_jobs made them
+-- final, the rollups are all that is left of their runs); whole months and
+-- days from the monthly and daily rollups, the rest by the hour.  Every
+-- other part of the window (never rolled, stale, the part of an hour at an
+-- edge, e.g. a local midnight at :30 UTC, the hour in progress) is read
+-- from the runs, each run's piece billed as core_hours bills it, in
+-- microseconds: both sides are exact integers, so the figure does not
+-- depend on how much of it the rollups held
+-- (docs/regulation.md#consumption-from-the-rollups).  SQL that the
+-- planner inlines into the reports' queries.
+CREATE FUNCTION @extschema@_internal._core_usage(cluster text, account text, since timestamptz, until timestamptz,
+                                                cuts timestamptz[])
+RETURNS TABLE (k integer, core_us numeric)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH w AS (
+        SELECT c.timezone,
+               COALESCE((SELECT pg_catalog.tstzmultirange(pg_catalog.tstzrange(s.rolled_from, s.rolled_to))
+                                OPERATOR(pg_catalog.-)
+                                (COALESCE((SELECT pg_catalog.range_agg(d.hours) FROM @extschema@.rollup_dirty d
+                                            WHERE d.cluster OPERATOR(pg_catalog.=) c.cluster OR d.cluster IS NULL),
+                                          '{}'::tstzmultirange)
+                                 OPERATOR(pg_catalog.-)
+                                 CASE WHEN s.retained_to IS NOT NULL
+                                      THEN pg_catalog.tstzmultirange(pg_catalog.tstzrange(NULL, s.retained_to))
+                                      ELSE '{}'::tstzmultirange END)
+                           FROM @extschema@.rollup_state s WHERE s.cluster OPERATOR(pg_catalog.=) c.cluster),
+                        '{}'::tstzmultirange)
+               OPERATOR(pg_catalog.*)
+               -- the whole UTC hours of each piece
+               COALESCE((SELECT pg_catalog.range_agg(pg_catalog.tstzrange(h.a, h.b))
+                           FROM pg_catalog.generate_series(1, pg_catalog.cardinality(cuts) OPERATOR(pg_catalog.-) 1) i
+                          CROSS JOIN LATERAL (SELECT pg_catalog.date_trunc('hour', GREATEST(since, cuts[i])
+                                                         OPERATOR(pg_catalog.-) interval '1 microsecond', 'UTC')
+                                                     OPERATOR(pg_catalog.+) interval '1 hour' AS a,
+                                                     pg_catalog.date_trunc('hour', LEAST(until, cuts[i OPERATOR(pg_catalog.+) 1]), 'UTC') AS b) h
+                          WHERE h.a OPERATOR(pg_catalog.<) h.b),
+                        '{}'::tstzmultirange) AS rolled
+          FROM @extschema@.clusters c WHERE c.cluster OPERATOR(pg_catalog.=) _core_usage.cluster
+    ), rr AS (
+        SELECT b.*, pg_catalog.lower(r.r) AS f, pg_catalog.upper(r.r) AS t
+          FROM w CROSS JOIN LATERAL pg_catalog.unnest(w.rolled) r(r)
+         CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(w.timezone, pg_catalog.lower(r.r), pg_catalog.upper(r.r)) b
+    )
+    SELECT pg_catalog.width_bucket(u.period_start, cuts), u.core_us
+      FROM rr JOIN @extschema@.core_usage_monthly u
+        ON u.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND u.account OPERATOR(pg_catalog.=) _core_usage.account
+       AND u.period_start OPERATOR(pg_catalog.>=) rr.m0 AND u.period_start OPERATOR(pg_catalog.<) rr.m1
+    UNION ALL
+    SELECT pg_catalog.width_bucket(u.period_start, cuts), u.core_us
+      FROM rr JOIN @extschema@.core_usage_daily u
+        ON u.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND u.account OPERATOR(pg_catalog.=) _core_usage.account
+       AND ((u.period_start OPERATOR(pg_catalog.>=) rr.d0 AND u.period_start OPERATOR(pg_catalog.<) rr.m0)
+            OR (u.period_start OPERATOR(pg_catalog.>=) rr.m1 AND u.period_start OPERATOR(pg_catalog.<) rr.d1))
+    UNION ALL
+    SELECT pg_catalog.width_bucket(u.period_start, cuts), u.core_us
+      FROM rr JOIN @extschema@.core_usage_hourly u
+        ON u.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND u.account OPERATOR(pg_catalog.=) _core_usage.account
+       AND ((u.period_start OPERATOR(pg_catalog.>=) rr.f AND u.period_start OPERATOR(pg_catalog.<) rr.d0)
+            OR (u.period_start OPERATOR(pg_catalog.>=) rr.d1 AND u.period_start OPERATOR(pg_catalog.<) rr.t))
+    UNION ALL
+    -- the rest, from the runs: each piece of the window the rollups do not answer
+    SELECT q.i, pg_catalog.sum(@extschema@_internal._core_billed(j.cpus, j.exclusive OR p.whole_node, j.nodes,
+                                                               p.cores_per_node, j.gpus, c.gpu_hour_factor)
+                               OPERATOR(pg_catalog.*)
+                               (EXTRACT(epoch FROM LEAST(COALESCE(j.end_time, 'infinity'::timestamptz), pg_catalog.upper(q.p))
+                                                   OPERATOR(pg_catalog.-) GREATEST(j.start_time, pg_catalog.lower(q.p)))
+                                OPERATOR(pg_catalog.*) 1000000))
+      FROM w
+     CROSS JOIN LATERAL pg_catalog.unnest(pg_catalog.tstzmultirange(pg_catalog.tstzrange(since, until))
+                                          OPERATOR(pg_catalog.-) w.rolled) r(r)
+     CROSS JOIN LATERAL (SELECT i.i, r.r OPERATOR(pg_catalog.*) pg_catalog.tstzrange(cuts[i.i], cuts[i.i OPERATOR(pg_catalog.+) 1]) AS p
+                           FROM pg_catalog.generate_series(1, pg_catalog.cardinality(cuts) OPERATOR(pg_catalog.-) 1) i(i)) q
+      JOIN @extschema@.jobs j
+        ON j.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND j.account OPERATOR(pg_catalog.=) _core_usage.account
+       AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) pg_catalog.upper(q.p)
+       AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) pg_catalog.lower(q.p)
+      JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+     WHERE NOT pg_catalog.isempty(q.p)
+     GROUP BY q.i;
+END;
+COMMENT ON FUNCTION @extschema@_internal._core_usage(text, text, timestamptz, timestamptz, timestamptz[]) IS
+'Core-microseconds of an account on a cluster in [since, until) per piece [cuts[k], cuts[k+1]): the rollups for the whole hours they hold, the runs for the rest.';
+
+-- Hours whose core-hours the settings they were billed with decide: a
+-- change of a cluster's gpu_hour_factor or of a partition's whole_node or
+-- cores_per_node marks all of the cluster's hours stale
+-- (core_usage_hourly), and the reports read the runs until refresh_rollups
+-- has recomputed them; the hours retain_jobs made final keep the settings
+-- they were rolled with (docs/regulation.md#consumption-from-the-rollups).
+CREATE FUNCTION @extschema@_internal._core_settings_changed() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+    SELECT NEW.cluster, '(,)'::tstzrange
+     WHERE EXISTS (SELECT FROM @extschema@.rollup_state s WHERE s.cluster = NEW.cluster);
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER core_settings_changed AFTER UPDATE OF gpu_hour_factor ON @extschema@.clusters
+    FOR EACH ROW WHEN (OLD.gpu_hour_factor IS DISTINCT FROM NEW.gpu_hour_factor)
+    EXECUTE FUNCTION @extschema@_internal._core_settings_changed();
+CREATE TRIGGER core_settings_changed AFTER UPDATE OF whole_node, cores_per_node ON @extschema@.partitions
+    FOR EACH ROW WHEN (OLD.whole_node IS DISTINCT FROM NEW.whole_node OR OLD.cores_per_node IS DISTINCT FROM NEW.cores_per_node)
+    EXECUTE FUNCTION @extschema@_internal._core_settings_changed();
 
 CREATE FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timestamptz, time_to timestamptz)
 RETURNS SETOF @extschema@.cluster_usage_hourly

@@ -213,3 +213,25 @@ ALTER TABLE @extschema@.clusters
 CREATE TYPE @extschema@.fair_tree_node AS (id text, parent_id text, shares float8, usage float8, is_user boolean);
 CREATE TYPE @extschema@_internal._sshare_tree_node AS (
     id text, parent_id text, shares float8, usage float8, is_user boolean, raw_usage float8);
+
+-- GENCI and RWTH consumption from the rollups
+-- (docs/regulation.md#consumption-from-the-rollups): the core-microseconds
+-- per cluster, account and hour, day, month.  The rollups already kept
+-- hold none: every hour they cover from retained_to on (or all of them) is
+-- marked stale, and the reports read the runs until the next
+-- refresh_rollups() has recomputed them; the hours before retained_to
+-- (retain_jobs made them final) have no core-hours: their runs are gone.
+CREATE TABLE @extschema@.core_usage_hourly (
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    core_us              numeric NOT NULL,
+    PRIMARY KEY (cluster, account, period_start)
+);
+CREATE TABLE @extschema@.core_usage_daily (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+CREATE TABLE @extschema@.core_usage_monthly (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');
+INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+SELECT s.cluster, pg_catalog.tstzrange(s.retained_to, NULL) FROM @extschema@.rollup_state s;
