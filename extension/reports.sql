@@ -1121,13 +1121,13 @@ COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
 -- depend on how much of it the rollups held
 -- (docs/regulation.md#consumption-from-the-rollups).  SQL that the
 -- planner inlines into the reports' queries.
-CREATE FUNCTION @extschema@_internal._core_usage(cluster text, account text, since timestamptz, until timestamptz,
-                                                cuts timestamptz[])
-RETURNS TABLE (k integer, core_us numeric)
+-- The whole UTC hours of [since, until), cut at cuts (see _core_usage),
+-- that the core rollups answer exactly: rolled, not stale, or final.
+CREATE FUNCTION @extschema@_internal._core_rolled(cluster text, since timestamptz, until timestamptz, cuts timestamptz[])
+RETURNS tstzmultirange
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH w AS (
-        SELECT c.timezone,
+        SELECT
                COALESCE((SELECT pg_catalog.tstzmultirange(pg_catalog.tstzrange(s.rolled_from, s.rolled_to))
                                 OPERATOR(pg_catalog.-)
                                 (COALESCE((SELECT pg_catalog.range_agg(d.hours) FROM @extschema@.rollup_dirty d
@@ -1142,35 +1142,84 @@ BEGIN ATOMIC
                OPERATOR(pg_catalog.*)
                -- the whole UTC hours of each piece
                COALESCE((SELECT pg_catalog.range_agg(pg_catalog.tstzrange(h.a, h.b))
-                           FROM pg_catalog.generate_series(1, pg_catalog.cardinality(cuts) OPERATOR(pg_catalog.-) 1) i
-                          CROSS JOIN LATERAL (SELECT pg_catalog.date_trunc('hour', GREATEST(since, cuts[i])
+                           FROM pg_catalog.generate_series(1, pg_catalog.cardinality(_core_rolled.cuts) OPERATOR(pg_catalog.-) 1) i
+                          CROSS JOIN LATERAL (SELECT pg_catalog.date_trunc('hour', GREATEST(_core_rolled.since, _core_rolled.cuts[i])
                                                          OPERATOR(pg_catalog.-) interval '1 microsecond', 'UTC')
                                                      OPERATOR(pg_catalog.+) interval '1 hour' AS a,
-                                                     pg_catalog.date_trunc('hour', LEAST(until, cuts[i OPERATOR(pg_catalog.+) 1]), 'UTC') AS b) h
+                                                     pg_catalog.date_trunc('hour', LEAST(_core_rolled.until, _core_rolled.cuts[i OPERATOR(pg_catalog.+) 1]), 'UTC') AS b) h
                           WHERE h.a OPERATOR(pg_catalog.<) h.b),
-                        '{}'::tstzmultirange) AS rolled
-          FROM @extschema@.clusters c WHERE c.cluster OPERATOR(pg_catalog.=) _core_usage.cluster
-    ), rr AS (
+                        '{}'::tstzmultirange)
+          FROM @extschema@.clusters c WHERE c.cluster OPERATOR(pg_catalog.=) _core_rolled.cluster;
+END;
+
+-- The core rollup rows of an account that make up the hours of rolled (from
+-- _core_rolled): whole months and days of the cluster's time zone from the
+-- monthly and daily rollups, the other hours from the hourly ones; k the
+-- piece of cuts each falls in.
+CREATE FUNCTION @extschema@_internal._core_rollup_rows(cluster text, account text, rolled tstzmultirange, cuts timestamptz[])
+RETURNS TABLE (k integer, core_us numeric)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH rr AS (
         SELECT b.*, pg_catalog.lower(r.r) AS f, pg_catalog.upper(r.r) AS t
-          FROM w CROSS JOIN LATERAL pg_catalog.unnest(w.rolled) r(r)
-         CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(w.timezone, pg_catalog.lower(r.r), pg_catalog.upper(r.r)) b
+          FROM @extschema@.clusters c
+         CROSS JOIN LATERAL pg_catalog.unnest(_core_rollup_rows.rolled) r(r)
+         CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(c.timezone, pg_catalog.lower(r.r), pg_catalog.upper(r.r)) b
+         WHERE c.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
     )
-    SELECT pg_catalog.width_bucket(u.period_start, cuts), u.core_us
-      FROM rr JOIN @extschema@.core_usage_monthly u
-        ON u.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND u.account OPERATOR(pg_catalog.=) _core_usage.account
-       AND u.period_start OPERATOR(pg_catalog.>=) rr.m0 AND u.period_start OPERATOR(pg_catalog.<) rr.m1
+    -- (each range a LATERAL scan of its own, kept apart by OFFSET 0: read
+    -- by the key, not every row of the account filtered)
+    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
+      FROM rr CROSS JOIN LATERAL (
+            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_monthly x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.m0 AND x.period_start OPERATOR(pg_catalog.<) rr.m1
+            OFFSET 0) u
     UNION ALL
-    SELECT pg_catalog.width_bucket(u.period_start, cuts), u.core_us
-      FROM rr JOIN @extschema@.core_usage_daily u
-        ON u.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND u.account OPERATOR(pg_catalog.=) _core_usage.account
-       AND ((u.period_start OPERATOR(pg_catalog.>=) rr.d0 AND u.period_start OPERATOR(pg_catalog.<) rr.m0)
-            OR (u.period_start OPERATOR(pg_catalog.>=) rr.m1 AND u.period_start OPERATOR(pg_catalog.<) rr.d1))
+    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
+      FROM rr CROSS JOIN LATERAL (
+            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.d0 AND x.period_start OPERATOR(pg_catalog.<) rr.m0
+            OFFSET 0) u
     UNION ALL
-    SELECT pg_catalog.width_bucket(u.period_start, cuts), u.core_us
-      FROM rr JOIN @extschema@.core_usage_hourly u
-        ON u.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND u.account OPERATOR(pg_catalog.=) _core_usage.account
-       AND ((u.period_start OPERATOR(pg_catalog.>=) rr.f AND u.period_start OPERATOR(pg_catalog.<) rr.d0)
-            OR (u.period_start OPERATOR(pg_catalog.>=) rr.d1 AND u.period_start OPERATOR(pg_catalog.<) rr.t))
+    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
+      FROM rr CROSS JOIN LATERAL (
+            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.m1 AND x.period_start OPERATOR(pg_catalog.<) rr.d1
+            OFFSET 0) u
+    UNION ALL
+    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
+      FROM rr CROSS JOIN LATERAL (
+            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.f AND x.period_start OPERATOR(pg_catalog.<) rr.d0
+            OFFSET 0) u
+    UNION ALL
+    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
+      FROM rr CROSS JOIN LATERAL (
+            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.d1 AND x.period_start OPERATOR(pg_catalog.<) rr.t) u;
+END;
+
+CREATE FUNCTION @extschema@_internal._core_usage(cluster text, account text, since timestamptz, until timestamptz,
+                                                cuts timestamptz[])
+RETURNS TABLE (k integer, core_us numeric)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH w AS (
+        SELECT @extschema@_internal._core_rolled(_core_usage.cluster, since, until, cuts) AS rolled
+    )
+    SELECT x.k, x.core_us
+      FROM w CROSS JOIN LATERAL @extschema@_internal._core_rollup_rows(_core_usage.cluster, _core_usage.account, w.rolled, cuts) x
+     WHERE NOT pg_catalog.isempty(w.rolled)
     UNION ALL
     -- the rest, from the runs: each piece of the window the rollups do not answer
     SELECT q.i, pg_catalog.sum(@extschema@_internal._core_billed(j.cpus, j.exclusive OR p.whole_node, j.nodes,

@@ -6,6 +6,8 @@
 SET search_path = fairshare, public;
 SET extra_float_digits = 0;
 SET client_min_messages = warning;
+-- in one transaction, rolled back: the suites after this one see none of it
+BEGIN;
 
 INSERT INTO clusters (cluster, gpu_hour_factor, timezone) VALUES ('k_ist', 0, 'Asia/Kolkata');
 INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb, nodes, gpus_per_node, whole_node) VALUES
@@ -85,4 +87,5 @@ UPDATE partitions SET cores_per_node = 16 WHERE cluster = 'k_ist';
 -- run 3 at 16 cores: 10 h × 16 = 160, so 613.5 − 80 + 160 = 693.5
 SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS after_cores_change
   FROM allocations a WHERE a.account = 'gacc';
+ROLLBACK;
 RESET client_min_messages;
