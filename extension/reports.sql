@@ -1206,7 +1206,8 @@ BEGIN ATOMIC
             SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
              WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
                AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
-               AND x.period_start OPERATOR(pg_catalog.>=) rr.d1 AND x.period_start OPERATOR(pg_catalog.<) rr.t) u;
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.d1 AND x.period_start OPERATOR(pg_catalog.<) rr.t
+            OFFSET 0) u;
 END;
 
 CREATE FUNCTION @extschema@_internal._core_usage(cluster text, account text, since timestamptz, until timestamptz,

@@ -15,10 +15,12 @@ INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb, nod
 INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
     ('k_ist', 'root', NULL, 1), ('k_ist', 'gacc', 'root', 1), ('k_ist', 'racc', 'root', 1);
 INSERT INTO account_users (cluster, account, user_name) VALUES ('k_ist', 'gacc', 'u1'), ('k_ist', 'racc', 'u1');
--- the GENCI project gacc and the RWTH project racc have the same runs
-INSERT INTO allocations (cluster, account, policy, period_start, period_end, hours, monthly_allowance) VALUES
-    ('k_ist', 'gacc', 'genci', '2024-01-01', '2024-12-31', 100000, NULL),
-    ('k_ist', 'racc', 'rwth', '2024-01-01', '2024-12-31', 12000, 1000);
+-- the GENCI project gacc and the RWTH project racc have the same runs (ids
+-- given: a rolled-back transaction would still advance the identity, and
+-- the suites after this one print theirs)
+INSERT INTO allocations (allocation_id, cluster, account, policy, period_start, period_end, hours, monthly_allowance) VALUES
+    (900001, 'k_ist', 'gacc', 'genci', '2024-01-01', '2024-12-31', 100000, NULL),
+    (900002, 'k_ist', 'racc', 'rwth', '2024-01-01', '2024-12-31', 12000, 1000);
 
 -- The runs (UTC).  The window of both reports on 1 April 2024 is
 -- [2023-12-31 18:30, 2024-03-31 18:30) UTC (local midnights).
