@@ -81,6 +81,15 @@ SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS after_retention
   FROM allocations a WHERE a.account = 'gacc';
 SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30') WHERE cluster = 'k_ist' ORDER BY month;
 
+-- a mark for every cluster and hour (what TRUNCATE jobs leaves): the
+-- hours before retained_to are still the rollups' (run 2's 480), the rest
+-- comes from the runs: 613.5, and January 510, as above
+INSERT INTO rollup_dirty (cluster, hours) VALUES (NULL, '(,)');
+SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS all_marked
+  FROM allocations a WHERE a.account = 'gacc';
+SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30') WHERE cluster = 'k_ist' ORDER BY month;
+DELETE FROM rollup_dirty WHERE cluster IS NULL;
+
 -- a change of the billing settings marks every hour after retained_to
 -- stale: the exclusive run 3 then comes from the runs, still 613.5
 UPDATE partitions SET cores_per_node = 8 WHERE cluster = 'k_ist';     -- no change: no mark
