@@ -128,6 +128,19 @@ CREATE TABLE @extschema@.core_usage_monthly (LIKE @extschema@.core_usage_hourly 
 COMMENT ON TABLE @extschema@.core_usage_monthly IS
 'core_usage_hourly summed by month of the cluster''s time zone. Kept by refresh_rollups().';
 
+-- From which hour each cluster's core rollups hold every rolled hour
+-- (-infinity: since its rollups began).  A cluster without a row has none:
+-- its rollups were kept by a version without them, and the reports read
+-- its runs until refresh_rollups() has computed them, which it does at its
+-- first call (the hours retain_jobs made final before have none: their
+-- runs are gone).  The update adds no row, so it changes no data.
+CREATE TABLE @extschema@.core_rollup_state (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    core_from            timestamptz NOT NULL
+);
+COMMENT ON TABLE @extschema@.core_rollup_state IS
+'Per cluster, the hour from which core_usage_hourly/daily/monthly hold every rolled hour (-infinity: all); no row: none yet. Kept by refresh_rollups().';
+
 -- The cluster's side: what it had and what became of it, per TRES.
 CREATE TABLE @extschema@.cluster_usage_hourly (
     cluster              text NOT NULL,
@@ -253,6 +266,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly_by_account', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_rollup_state', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');
@@ -970,6 +984,12 @@ BEGIN
                       WHERE e.cluster = k.cluster AND st.rolled_from IS NULL),
                     (SELECT min(lower(x)) FROM unnest(m) x WHERE NOT lower_inf(x)),
                     w);
+        -- rollups kept without the core rollups (core_rollup_state): every
+        -- hour they hold is recomputed once, the core rollups with them
+        IF st.rolled_from IS NOT NULL
+           AND NOT EXISTS (SELECT FROM @extschema@.core_rollup_state x WHERE x.cluster = k.cluster) THEN
+            m := m + tstzmultirange(tstzrange(st.rolled_from, st.rolled_to));
+        END IF;
         m := (m + tstzmultirange(tstzrange(COALESCE(st.rolled_to, lo), w)))
              * tstzmultirange(tstzrange(LEAST(GREATEST(lo, st.retained_to), w), w));
         n := 0;
@@ -993,6 +1013,10 @@ BEGIN
            SET rolled_from = LEAST(s.rolled_from, EXCLUDED.rolled_from),
                rolled_to = GREATEST(s.rolled_to, EXCLUDED.rolled_to),
                refreshed_at = EXCLUDED.refreshed_at;
+        INSERT INTO @extschema@.core_rollup_state AS x (cluster, core_from)
+        VALUES (k.cluster, CASE WHEN st.rolled_from IS NULL THEN '-infinity'::timestamptz
+                                ELSE GREATEST(st.rolled_from, st.retained_to) END)
+        ON CONFLICT ON CONSTRAINT core_rollup_state_pkey DO NOTHING;
         cluster := k.cluster;
         hours_recomputed := n;
         SELECT s.rolled_from, s.rolled_to INTO rolled_from, rolled_to
@@ -1122,13 +1146,14 @@ COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
 -- (docs/regulation.md#consumption-from-the-rollups).  SQL that the
 -- planner inlines into the reports' queries.
 -- The whole UTC hours of [since, until), cut at cuts (see _core_usage),
--- that the core rollups answer exactly: rolled, not stale, or final.
+-- that the core rollups answer exactly: rolled since core_from
+-- (core_rollup_state), and not stale or final.
 CREATE FUNCTION @extschema@_internal._core_rolled(cluster text, since timestamptz, until timestamptz, cuts timestamptz[])
 RETURNS tstzmultirange
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
         SELECT
-               COALESCE((SELECT pg_catalog.tstzmultirange(pg_catalog.tstzrange(s.rolled_from, s.rolled_to))
+               COALESCE((SELECT pg_catalog.tstzmultirange(pg_catalog.tstzrange(GREATEST(s.rolled_from, x.core_from), s.rolled_to))
                                 OPERATOR(pg_catalog.-)
                                 (COALESCE((SELECT pg_catalog.range_agg(d.hours) FROM @extschema@.rollup_dirty d
                                             WHERE d.cluster OPERATOR(pg_catalog.=) c.cluster OR d.cluster IS NULL),
@@ -1137,7 +1162,9 @@ BEGIN ATOMIC
                                  CASE WHEN s.retained_to IS NOT NULL
                                       THEN pg_catalog.tstzmultirange(pg_catalog.tstzrange(NULL, s.retained_to))
                                       ELSE '{}'::tstzmultirange END)
-                           FROM @extschema@.rollup_state s WHERE s.cluster OPERATOR(pg_catalog.=) c.cluster),
+                           FROM @extschema@.rollup_state s
+                           JOIN @extschema@.core_rollup_state x ON x.cluster OPERATOR(pg_catalog.=) s.cluster
+                          WHERE s.cluster OPERATOR(pg_catalog.=) c.cluster),
                         '{}'::tstzmultirange)
                OPERATOR(pg_catalog.*)
                -- the whole UTC hours of each piece

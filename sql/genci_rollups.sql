@@ -48,6 +48,8 @@ SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS runs_only
 
 -- rolled up to 2024-03-20 00:00 UTC
 SELECT cluster, rolled_to FROM refresh_rollups('k_ist', '2024-03-20 00:00+00');
+-- the core rollups hold every rolled hour (a first refresh: -infinity)
+SELECT cluster, core_from FROM core_rollup_state WHERE cluster = 'k_ist';
 -- 4: imported late, 3 CPUs 2024-03-03 00:00 .. 03:00 (rolled hours, now
 -- stale): 3 h × 3 = 9, from the runs
 INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus, nodes)

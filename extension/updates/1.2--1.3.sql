@@ -216,11 +216,14 @@ CREATE TYPE @extschema@_internal._sshare_tree_node AS (
 
 -- GENCI and RWTH consumption from the rollups
 -- (docs/regulation.md#consumption-from-the-rollups): the core-microseconds
--- per cluster, account and hour, day, month.  The rollups already kept
--- hold none: every hour they cover from retained_to on (or all of them) is
--- marked stale, and the reports read the runs until the next
--- refresh_rollups() has recomputed them; the hours before retained_to
--- (retain_jobs made them final) have no core-hours: their runs are gone.
+-- per cluster, account and hour, day, month, and from which hour each
+-- cluster has them.  Empty: no cluster has them yet, the reports read the
+-- runs as before, and the next refresh_rollups() computes them for every
+-- hour its rollups hold (core_rollup_state).
+CREATE TABLE @extschema@.core_rollup_state (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    core_from            timestamptz NOT NULL
+);
 CREATE TABLE @extschema@.core_usage_hourly (
     cluster              text NOT NULL,
     account              text NOT NULL,
@@ -230,8 +233,7 @@ CREATE TABLE @extschema@.core_usage_hourly (
 );
 CREATE TABLE @extschema@.core_usage_daily (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
 CREATE TABLE @extschema@.core_usage_monthly (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_rollup_state', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');
-INSERT INTO @extschema@.rollup_dirty (cluster, hours)
-SELECT s.cluster, pg_catalog.tstzrange(s.retained_to, NULL) FROM @extschema@.rollup_state s;

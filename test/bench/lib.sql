@@ -169,6 +169,7 @@ LANGUAGE sql AS $$
              fairshare.cluster_usage_daily, fairshare.cluster_usage_monthly, fairshare.core_usage_hourly,
              fairshare.core_usage_daily, fairshare.core_usage_monthly, fairshare.rollup_dirty;
     DELETE FROM fairshare.rollup_state;
+    DELETE FROM fairshare.core_rollup_state;
 $$;
 
 -- The table of results: each median, its baseline's, the ratio, the target.
