@@ -7,9 +7,10 @@
 -- consumption of every project from the job table and `r_wlm_usage`, the
 -- view that prints what `r_wlm_usage -q` prints, for every project and
 -- month.  Months are calendar months in the cluster's time zone; a month
--- outside the accounting period counts 0 (passed as NULL).  What runs per
--- job or per project month is in C (rwth.c): the reports cover 10^4
--- projects × 24 months in about 1.3 s (docs/performance.md).
+-- outside the accounting period counts 0 (passed as NULL).  The months'
+-- core-hours come from the core rollups for the hours they hold and from
+-- the runs for the rest (_core_usage, reports.sql;
+-- docs/regulation.md#consumption-from-the-rollups).
 -- ---------------------------------------------------------------------------
 
 -- available(m) = A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); a NULL previous or
@@ -74,10 +75,10 @@ COMMENT ON FUNCTION @extschema@_internal._rwth_month_starts(date, date, text) IS
 -- without an end runs to until).  The result is float8[n], the pieces of
 -- each month added in the order of the rows, as sum() adds them; NULL when
 -- no row has a piece (cpus or started NULL, or a partition not in the
--- arrays: none).  Internal to rwth_monthly_usage_at and r_wlm_usage_at:
--- with the months cut in SQL, every job became a row per month it touched
--- and was joined to its partition, and that was most of r_wlm_usage's time
--- (docs/performance.md).
+-- arrays: none).  The reports take their months from _core_usage
+-- instead, which reads the rollups where they hold the hours; this
+-- aggregate cuts runs at month boundaries in one pass for a caller that
+-- reads the runs alone.
 CREATE FUNCTION @extschema@_internal._rwth_month_hours_accum(float8[], timestamptz[], timestamptz, timestamptz,
                                                     text[], boolean[], integer[], float8,
                                                     text, integer, timestamptz, timestamptz, boolean,
