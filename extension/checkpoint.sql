@@ -106,7 +106,9 @@ BEGIN
         (SELECT count(*) || ':' || COALESCE(sum(hashtext(a::text)), 0) FROM @extschema@.accounts a
           WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR a.cluster = _checkpoint_tree_fingerprint.cluster),
         (SELECT count(*) || ':' || COALESCE(sum(hashtext(u::text)), 0) FROM @extschema@.account_users u
-          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR u.cluster = _checkpoint_tree_fingerprint.cluster));
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR u.cluster = _checkpoint_tree_fingerprint.cluster),
+        (SELECT count(*) || ':' || COALESCE(sum(hashtext(s::text)), 0) FROM @extschema@.slurmctld_starts s
+          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR s.cluster = _checkpoint_tree_fingerprint.cluster));
 END
 $$;
 
@@ -582,6 +584,56 @@ CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.q
     EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('a QOS with a UsageFactor other than 1 removed');
 CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.qos
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('every QOS removed');
+
+-- slurmctld's starts (usage.sql, slurmctld_starts) with decay_mode
+-- 'slurm_passes': a start at S is a pass and moves the passes after it.  A
+-- checkpoint at T0 holds what the passes up to T0 charged, and its
+-- fair-share factors hold until the first pass after T0 (at most one
+-- priority_calc_period later): a start inserted, deleted or moved at or
+-- before T0, or before T0 + priority_calc_period, marks it invalid.  A
+-- start later than that changes nothing the checkpoint holds: the usage
+-- chained from it is decayed and charged by the passes of the query
+-- (docs/decay.md#slurmctld-restarts).
+CREATE FUNCTION @extschema@_internal._starts_invalidate_usage_checkpoints() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    changed record;
+    cp record;
+BEGIN
+    FOR changed IN
+        SELECT x.cluster, x.started_at
+          FROM (SELECT OLD.cluster, OLD.started_at WHERE TG_OP IN ('UPDATE', 'DELETE')
+                UNION ALL
+                SELECT NEW.cluster, NEW.started_at WHERE TG_OP IN ('UPDATE', 'INSERT')) x (cluster, started_at)
+         WHERE TG_OP <> 'UPDATE' OR (OLD.cluster, OLD.started_at) IS DISTINCT FROM (NEW.cluster, NEW.started_at)
+    LOOP
+        FOR cp IN SELECT k.cluster, k.as_of, k.pinned
+                    FROM @extschema@.usage_checkpoints k
+                    JOIN @extschema@.clusters c ON c.cluster = k.cluster
+                   WHERE k.invalidated_at IS NULL AND k.cluster = changed.cluster
+                     AND c.decay_mode = 'slurm_passes'
+                     AND changed.started_at < k.as_of + c.priority_calc_period LOOP
+            IF cp.pinned THEN
+                RAISE EXCEPTION '% on slurmctld_starts: a start of cluster % at % moves the passes of the pinned usage checkpoint as of %',
+                                TG_OP, cp.cluster, changed.started_at, cp.as_of
+                    USING ERRCODE = '55000',
+                          HINT = 'Retention removed jobs older than that checkpoint; their usage cannot be computed again. Restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) first.';
+            END IF;
+            UPDATE @extschema@.usage_checkpoints k
+               SET invalidated_at = now(),
+                   invalidated_by = format('%s on slurmctld_starts: a start at %s', TG_OP, changed.started_at)
+             WHERE k.cluster = cp.cluster AND k.as_of = cp.as_of AND k.invalidated_at IS NULL;
+        END LOOP;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER invalidate_usage_checkpoints AFTER INSERT OR UPDATE OR DELETE ON @extschema@.slurmctld_starts
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._starts_invalidate_usage_checkpoints();
+CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.slurmctld_starts
+    FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints('every slurmctld start removed');
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoints', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_checkpoint_rows', '');

@@ -127,7 +127,10 @@ typedef struct PassDecay
 	double		lf;				/* log(f), f = 1 - 0.693/h in double; 0: no decay */
 	double		period_s;		/* PriorityCalcPeriod, seconds */
 	int64		period_us;		/* the same, microseconds */
-	TimestampTz phase;			/* the instant of one pass */
+	TimestampTz phase;			/* the instant of one pass before the first start */
+	/* slurmctld's (re)starts, ascending: each a pass and the phase from it */
+	const TimestampTz *starts;
+	int			nstarts;
 } PassDecay;
 
 typedef struct DecayCache
@@ -142,6 +145,12 @@ typedef struct DecayCache
 	bool		phase_null;
 	TimestampTz raw_phase;
 	PassDecay	pass;
+	/* slurm_passes: the starts argument as given (its bytes) and sorted */
+	bool		starts_known;
+	bool		starts_null;
+	Size		starts_size;
+	char	   *starts_raw;
+	TimestampTz *starts_sorted;
 	const void *agg_state;
 	float8	   *agg_values;		/* agg_state's three values */
 	/* point forms: as_of and half_life are constants of the query (point_general) */
@@ -805,6 +814,15 @@ fs_decay_step_span_accum(PG_FUNCTION_ARGS)
  * that ends exactly at a pass instant is taken as charged by that pass (its
  * end charge is then of a stretch of length 0); a job that ended at T is in
  * the report at T.
+ *
+ * slurmctld's restarts (docs/decay.md#slurmctld-restarts): a new slurmctld
+ * makes a pass at its start S (decaying by f^(S − the run before's last
+ * pass) and charging the running jobs that stretch) and its passes after
+ * that are S + k·c.  So the passes are one arithmetic series per run of
+ * slurmctld, each run's first pass possibly closer to the one before than
+ * c; a job's charges are then one irregular first charge and one geometric
+ * series per run it ran in (pass_run_charges), and the decay to P(T) still
+ * adds up as f^(P(T) − P_k).
  */
 
 /* The half-life as Slurm uses it: NULL or 0 means no decay (f = 1). */
@@ -872,7 +890,105 @@ passes_phase(FunctionCallInfo fcinfo, int argno)
 	return fs_timestamp_arg(fcinfo, argno, "phase");
 }
 
-/* The pass parameters (half_life, calc_period, phase at argno, +1, +2), cached. */
+/*
+ * The most slurmctld starts one call considers: each start a job's run
+ * spans is one term of its usage (pass_job_usage), so the number is bounded
+ * as any loop a caller controls.  A cluster restarted every hour for eleven
+ * years stays below it (docs/decay.md#slurmctld-restarts).
+ */
+#define FS_MAX_SLURMCTLD_STARTS 100000
+
+static int
+timestamptz_cmp_qsort(const void *a, const void *b)
+{
+	TimestampTz x = *(const TimestampTz *) a;
+	TimestampTz y = *(const TimestampTz *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * slurmctld's starts (argument argno, a timestamptz[], NULL or absent: none):
+ * sorted and without repeats into the cache, parsed again only when the
+ * array's bytes change (the callers pass one array per cluster).  Each start
+ * must be a finite instant, the array one-dimensional without NULLs.
+ */
+static void
+pass_starts(FunctionCallInfo fcinfo, DecayCache *c, int argno)
+{
+	ArrayType  *a;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				kept;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+	{
+		c->starts_known = true;
+		c->starts_null = true;
+		c->pass.starts = NULL;
+		c->pass.nstarts = 0;
+		return;
+	}
+	a = PG_GETARG_ARRAYTYPE_P(argno);
+	if (c->starts_known && !c->starts_null && c->starts_size == VARSIZE(a)
+		&& memcmp(c->starts_raw, a, VARSIZE(a)) == 0)
+		return;
+	c->starts_known = false;
+	if (ARR_ELEMTYPE(a) != TIMESTAMPTZOID || ARR_NDIM(a) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("starts must be a one-dimensional array of timestamptz"),
+				 errhint("Pass the instants slurmctld started, e.g. array_agg(started_at ORDER BY started_at) of fairshare.slurmctld_starts.")));
+	deconstruct_array(a, TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	if (n > FS_MAX_SLURMCTLD_STARTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%d slurmctld starts, more than the %d one cluster may have", n, FS_MAX_SLURMCTLD_STARTS),
+				 errhint("Delete the starts long before the oldest job that still counts (fairshare.slurmctld_starts): only the last one before it sets a phase.")));
+	if (c->starts_raw)
+		pfree(c->starts_raw);
+	if (c->starts_sorted)
+		pfree(c->starts_sorted);
+	c->starts_raw = NULL;
+	c->starts_sorted = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(TimestampTz) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		TimestampTz t;
+
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("starts must not hold NULL (element %d)", i + 1),
+					 errhint("Each slurmctld start is an instant.")));
+		t = DatumGetTimestampTz(elems[i]);
+		if (TIMESTAMP_NOT_FINITE(t))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("a slurmctld start must be a finite instant, not %s (element %d)",
+							pstrdup(timestamptz_to_str(t)), i + 1),
+					 errhint("Give the instant slurmctld started, e.g. from its log's \"slurmctld version ... started\" line.")));
+		c->starts_sorted[i] = t;
+	}
+	pg_qsort(c->starts_sorted, n, sizeof(TimestampTz), timestamptz_cmp_qsort);
+	kept = 0;
+	for (int i = 0; i < n; i++)
+		if (kept == 0 || c->starts_sorted[kept - 1] != c->starts_sorted[i])
+			c->starts_sorted[kept++] = c->starts_sorted[i];
+	c->starts_raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(a));
+	memcpy(c->starts_raw, a, VARSIZE(a));
+	c->starts_size = VARSIZE(a);
+	c->starts_null = false;
+	c->pass.starts = c->starts_sorted;
+	c->pass.nstarts = kept;
+	c->starts_known = true;
+}
+
+/*
+ * The pass parameters (half_life, calc_period, phase at argno, +1, +2, the
+ * starts at +3 when given), cached.
+ */
 static const PassDecay *
 pass_decay(FunctionCallInfo fcinfo, DecayCache *c, int argno)
 {
@@ -899,6 +1015,7 @@ pass_decay(FunctionCallInfo fcinfo, DecayCache *c, int argno)
 			c->raw_phase = PG_GETARG_TIMESTAMPTZ(argno + 2);
 		c->valid = true;
 	}
+	pass_starts(fcinfo, c, argno + 3);
 	return &c->pass;
 }
 
@@ -909,35 +1026,94 @@ secs_between(TimestampTz a, TimestampTz b)
 	return (double) ((uint64) b - (uint64) a) / USECS_PER_SEC;
 }
 
+pg_noreturn static void
+pass_out_of_range(const PassDecay *d, TimestampTz t)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("the pass before %s is out of the timestamp range (phase %s)",
+					pstrdup(timestamptz_to_str(t)), pstrdup(timestamptz_to_str(d->phase))),
+			 errhint("Set the cluster's priority_last_decay to a recent pass of slurmctld.")));
+	pg_unreachable();
+}
+
 /*
- * The last pass at or before t.  t − phase may not fit in int64 for
- * instants at the two ends of the timestamp range: an error, not a wrap.
+ * The run of slurmctld t falls in: the index of the last start at or before
+ * t, or -1 before the first start (the passes of priority_last_decay's
+ * phase).  A binary search: the starts are sorted.
+ */
+static int
+pass_run(const PassDecay *d, TimestampTz t)
+{
+	int			lo = 0,
+				hi = d->nstarts;	/* answer + 1 in [lo, hi] */
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (d->starts[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+/* The phase of run k: its start; before the first start, the cluster's phase. */
+static inline TimestampTz
+run_phase(const PassDecay *d, int k)
+{
+	return k < 0 ? d->phase : d->starts[k];
+}
+
+/*
+ * The last pass at or before t of passes every period from phase.  t −
+ * phase may not fit in int64 for instants at the two ends of the timestamp
+ * range: an error, not a wrap.
  */
 static TimestampTz
-pass_floor(const PassDecay *d, TimestampTz t)
+phase_floor(const PassDecay *d, TimestampTz phase, TimestampTz t)
 {
 	int64		diff,
 				q,
 				off;
 	TimestampTz r;
 
-	if (pg_sub_s64_overflow(t, d->phase, &diff))
-		goto overflow;
+	if (pg_sub_s64_overflow(t, phase, &diff))
+		pass_out_of_range(d, t);
 	q = diff / d->period_us;
 	if (diff % d->period_us < 0)	/* C truncates towards zero: floor it */
 		q--;
-	if (pg_mul_s64_overflow(q, d->period_us, &off) || pg_add_s64_overflow(d->phase, off, &r)
+	if (pg_mul_s64_overflow(q, d->period_us, &off) || pg_add_s64_overflow(phase, off, &r)
 		|| IS_VALID_TIMESTAMP(r) == false)
-		goto overflow;
+		pass_out_of_range(d, t);
 	return r;
+}
 
-overflow:
-	ereport(ERROR,
-			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-			 errmsg("the pass before %s is out of the timestamp range (phase %s)",
-					pstrdup(timestamptz_to_str(t)), pstrdup(timestamptz_to_str(d->phase))),
-			 errhint("Set the cluster's priority_last_decay to a recent pass of slurmctld.")));
-	return 0;					/* keep the compiler quiet */
+/*
+ * The last pass at or before t: in the run of slurmctld t falls in, a whole
+ * number of periods after that run's start (docs/decay.md#slurmctld-restarts).
+ */
+static TimestampTz
+pass_floor(const PassDecay *d, TimestampTz t)
+{
+	return phase_floor(d, run_phase(d, pass_run(d, t)), t);
+}
+
+/* The first pass after t: a period after P(t), or the next start if it comes first. */
+static TimestampTz
+pass_after(const PassDecay *d, TimestampTz t)
+{
+	int			k = pass_run(d, t);
+	TimestampTz next;
+
+	if (pg_add_s64_overflow(phase_floor(d, run_phase(d, k), t), d->period_us, &next)
+		|| IS_VALID_TIMESTAMP(next) == false)
+		next = DT_NOEND;
+	if (k + 1 < d->nstarts && d->starts[k + 1] < next)
+		next = d->starts[k + 1];
+	return next;
 }
 
 /* f^x, x seconds */
@@ -954,43 +1130,80 @@ pass_charge(const PassDecay *d, double x)
 	return x * pass_pow(d, x);
 }
 
+/* Σ_{i<m} f^(ic) = (1 − f^(mc)) / (1 − f^c), expm1 keeping the digits when f^c is near 1 */
+static inline double
+pass_series(const PassDecay *d, int64 m)
+{
+	if (d->lf == 0.0)
+		return (double) m;
+	return expm1((double) m * d->period_s * d->lf) / expm1(d->period_s * d->lf);
+}
+
+/*
+ * The charges, per unit of billing, of a job started at s made by the
+ * passes of run k (from its start to the next start, or before the first)
+ * up to hi, as a report whose last pass is `last` sees them.  The run's
+ * first pass that charges the job charges the stretch since the previous
+ * pass or since s: at a start, that previous pass is the last one of the
+ * run before (slurmctld's _decay_thread charges start_time − g_last_ran);
+ * every later pass of the run is a period after the one before it, a
+ * geometric series.
+ */
+static double
+pass_run_charges(const PassDecay *d, int k, TimestampTz s, TimestampTz hi, TimestampTz last)
+{
+	TimestampTz first,
+				prev,
+				end,
+				lastk;
+	int64		m;
+	double		total;
+
+	if (k >= 0 && d->starts[k] > s)
+	{
+		first = d->starts[k];
+		prev = Max(s, pass_floor(d, first - 1));
+	}
+	else
+	{
+		if (pg_add_s64_overflow(phase_floor(d, run_phase(d, k), s), d->period_us, &first))
+			return 0.0;
+		prev = s;
+	}
+	end = hi;
+	if (k + 1 < d->nstarts && d->starts[k + 1] <= hi)
+		end = d->starts[k + 1] - 1;
+	if (first > end)
+		return 0.0;
+	lastk = phase_floor(d, run_phase(d, k), end);
+	m = ((int64) lastk - (int64) first) / d->period_us;	/* the passes after first */
+	total = pass_charge(d, secs_between(prev, first)) * pass_pow(d, secs_between(first, last));
+	if (m > 0)
+		total += pass_charge(d, d->period_s) * pass_pow(d, secs_between(lastk, last)) * pass_series(d, m);
+	return total;
+}
+
 /*
  * The usage of one job of billing b (per second) over [s, e] as a report at
- * `as_of` shows it: the closed form above.  running: the job had not ended
- * by as_of (e is then ignored).
+ * `as_of` shows it: the closed form above, one term per run of slurmctld
+ * the job ran in (bounded by FS_MAX_SLURMCTLD_STARTS).  running: the job had
+ * not ended by as_of (e is then ignored).
  */
 static double
 pass_job_usage(const PassDecay *d, double b, TimestampTz s, TimestampTz e, bool running, TimestampTz as_of)
 {
-	TimestampTz last = pass_floor(d, as_of);	/* P(T) */
-	TimestampTz upto = running ? as_of : e;
-	TimestampTz hi = pass_floor(d, upto);	/* the last pass that charged it */
-	TimestampTz lo;
+	TimestampTz last,
+				upto,
+				hi;
 	double		total = 0.0;
 
 	if (s >= as_of)
 		return 0.0;
-	/* the first pass after s */
-	lo = pass_floor(d, s);
-	if (pg_add_s64_overflow(lo, d->period_us, &lo))
-		lo = DT_NOEND;
-	if (lo <= hi)
-	{
-		int64		m = ((int64) hi - (int64) lo) / d->period_us;	/* passes after lo */
-
-		total += pass_charge(d, secs_between(s, lo)) * pass_pow(d, secs_between(lo, last));
-		if (m > 0)
-		{
-			double		series;
-
-			/* Σ_{i<m} f^(ic) = (1 − f^(mc)) / (1 − f^c), expm1 keeping the digits when f^c is near 1 */
-			if (d->lf == 0.0)
-				series = (double) m;
-			else
-				series = expm1((double) m * d->period_s * d->lf) / expm1(d->period_s * d->lf);
-			total += pass_charge(d, d->period_s) * pass_pow(d, secs_between(hi, last)) * series;
-		}
-	}
+	last = pass_floor(d, as_of);	/* P(T) */
+	upto = running ? as_of : e;
+	hi = pass_floor(d, upto);	/* the last pass that charged it */
+	for (int k = pass_run(d, s), khi = pass_run(d, hi); k <= khi; k++)
+		total += pass_run_charges(d, k, s, hi, last);
 	if (!running)
 	{
 		/* the end charge, from the last pass before the end (or the start) */
@@ -1075,20 +1288,47 @@ fs_decay_passes_point_accum(PG_FUNCTION_ARGS)
 }
 
 /*
- * slurm_last_pass(as_of, calc_period, phase): the instant of slurmctld's
- * last pass at or before as_of.  NULL as_of gives NULL.
+ * slurm_last_pass(as_of, calc_period, phase[, starts]) and
+ * slurm_next_pass(as_of, calc_period, phase[, starts]): the instant of
+ * slurmctld's last decay pass at or before as_of, and of its first one
+ * after as_of.  NULL as_of gives NULL.
  */
+static const PassDecay *
+pass_instants(FunctionCallInfo fcinfo)
+{
+	DecayCache *c = decay_cache(fcinfo);
+
+	c->pass.lf = 0.0;
+	c->pass.period_us = passes_period_us(fcinfo, 1);
+	c->pass.period_s = (double) c->pass.period_us / USECS_PER_SEC;
+	c->pass.phase = passes_phase(fcinfo, 2);
+	pass_starts(fcinfo, c, 3);
+	return &c->pass;
+}
+
 PG_FUNCTION_INFO_V1(fs_slurm_last_pass);
 Datum
 fs_slurm_last_pass(PG_FUNCTION_ARGS)
 {
-	PassDecay	d;
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(pass_floor(pass_instants(fcinfo), fs_timestamp_arg(fcinfo, 0, "as_of")));
+}
+
+PG_FUNCTION_INFO_V1(fs_slurm_next_pass);
+Datum
+fs_slurm_next_pass(PG_FUNCTION_ARGS)
+{
+	TimestampTz next;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	d.lf = 0.0;
-	d.period_us = passes_period_us(fcinfo, 1);
-	d.period_s = (double) d.period_us / USECS_PER_SEC;
-	d.phase = passes_phase(fcinfo, 2);
-	PG_RETURN_TIMESTAMPTZ(pass_floor(&d, fs_timestamp_arg(fcinfo, 0, "as_of")));
+	next = pass_after(pass_instants(fcinfo), fs_timestamp_arg(fcinfo, 0, "as_of"));
+	if (next == DT_NOEND)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("the pass after %s is out of the timestamp range",
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(0)))),
+				 errhint("Pass an instant of the cluster's history.")));
+	PG_RETURN_TIMESTAMPTZ(next);
 }

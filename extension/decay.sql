@@ -103,3 +103,48 @@ RETURNS timestamptz AS 'MODULE_PATHNAME', 'fs_slurm_last_pass'
 LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.slurm_last_pass(timestamptz, interval, timestamptz) IS
 'The instant of slurmctld''s last decay pass at or before as_of: passes every calc_period (PriorityCalcPeriod) from phase (one pass''s instant, e.g. priority_last_decay_ran; NULL: multiples of calc_period since 1970-01-01 UTC). NULL as_of gives NULL.';
+
+-- slurmctld's (re)starts (docs/decay.md#slurmctld-restarts): each start is
+-- a pass (it decays and charges the running jobs for the time since the
+-- last pass of the run before it) and the passes after it keep its phase,
+-- one every calc_period from the start; before the first start, the passes
+-- of phase.  starts: the instants, in any order (NULL or empty: none).
+CREATE FUNCTION @extschema@_internal._decay_passes_span_accum(float8[], float8, timestamptz, timestamptz, timestamptz,
+                                                     interval, interval, timestamptz, timestamptz[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'fs_decay_passes_span_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@_internal._decay_passes_point_accum(float8[], float8, timestamptz, timestamptz,
+                                                      interval, interval, timestamptz, timestamptz[])
+RETURNS float8[] AS 'MODULE_PATHNAME', 'fs_decay_passes_point_accum' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.decayed_usage_slurm_passes(billing float8, started timestamptz, ended timestamptz,
+                                                         as_of timestamptz, half_life interval,
+                                                         calc_period interval, phase timestamptz,
+                                                         starts timestamptz[]) (
+    SFUNC = @extschema@_internal._decay_passes_span_accum, STYPE = float8[], INITCOND = '{0,0,0}',
+    COMBINEFUNC = @extschema@_internal._decay_combine, FINALFUNC = @extschema@_internal._decay_final,
+    PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.decayed_usage_slurm_passes(float8, timestamptz, timestamptz, timestamptz, interval, interval, timestamptz, timestamptz[]) IS
+'decayed_usage_slurm_passes with slurmctld''s starts: each start a pass that charges the time since the last pass of the run before it, the passes after it every calc_period from it.';
+-- (The point form with starts is private: public, its seven arguments
+-- would make a call of the span form with untyped literals ambiguous.)
+CREATE AGGREGATE @extschema@_internal._decayed_usage_slurm_passes_point(usage float8, at timestamptz, as_of timestamptz,
+                                                                half_life interval, calc_period interval,
+                                                                phase timestamptz, starts timestamptz[]) (
+    SFUNC = @extschema@_internal._decay_passes_point_accum, STYPE = float8[], INITCOND = '{0,0,0}',
+    COMBINEFUNC = @extschema@_internal._decay_combine, FINALFUNC = @extschema@_internal._decay_final,
+    PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@_internal._decayed_usage_slurm_passes_point(float8, timestamptz, timestamptz, interval, interval, timestamptz, timestamptz[]) IS
+'Usage charged at an instant, decayed by slurmctld''s passes after it, its starts among them: × f^(last pass by as_of − last pass by at).';
+
+CREATE FUNCTION @extschema@.slurm_last_pass(as_of timestamptz, calc_period interval, phase timestamptz,
+                                            starts timestamptz[])
+RETURNS timestamptz AS 'MODULE_PATHNAME', 'fs_slurm_last_pass'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.slurm_last_pass(timestamptz, interval, timestamptz, timestamptz[]) IS
+'The instant of slurmctld''s last decay pass at or before as_of, with its starts: the last start at or before as_of plus whole calc_periods (before the first start: the passes of phase). NULL as_of gives NULL.';
+
+CREATE FUNCTION @extschema@.slurm_next_pass(as_of timestamptz, calc_period interval, phase timestamptz DEFAULT NULL,
+                                            starts timestamptz[] DEFAULT NULL)
+RETURNS timestamptz AS 'MODULE_PATHNAME', 'fs_slurm_next_pass'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.slurm_next_pass(timestamptz, interval, timestamptz, timestamptz[]) IS
+'The instant of slurmctld''s first decay pass after as_of: a calc_period after the last one, or the next start of slurmctld if it comes first. NULL as_of gives NULL.';

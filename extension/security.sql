@@ -254,6 +254,7 @@ DECLARE
     user_functions text[] := ARRAY[
         'association_usage_at(timestamp with time zone)',
         '_association_usage(timestamp with time zone, boolean, text)',
+        '_slurmctld_starts(text)',
         'metacentrum_job_usage_at(timestamp with time zone)',
         'metacentrum_user_usage_at(timestamp with time zone)',
         'bi_metacentrum_job_usage_at(timestamp with time zone)',
@@ -266,7 +267,7 @@ DECLARE
     -- the views over them, and (added below) every table with a user_name
     -- column, filtered to the caller's rows
     user_relations text[] := ARRAY[
-        'clusters', 'partitions', 'qos', 'pbs_settings',
+        'clusters', 'partitions', 'qos', 'pbs_settings', 'slurmctld_starts',
         'job_billing', 'association_usage', 'metacentrum_job_usage', 'metacentrum_user_usage',
         -- the BI forms of what a plain user reads already: the usage
         -- rollups (its own rows) and the PBS job usage

@@ -132,7 +132,8 @@ BEGIN
      WHERE upper(c.usage_reset_period) = 'NONE'
         OR NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                        c.decay_mode, c.priority_calc_period, c.priority_last_decay,
-                                                       _sprio_rows.as_of) > k.as_of, false);
+                                                       _sprio_rows.as_of,
+                                                       @extschema@_internal._slurmctld_starts(c.cluster)) > k.as_of, false);
     SELECT NOT EXISTS (SELECT FROM @extschema@.clusters c
                         WHERE c.fairshare_algorithm IN ('fair_tree', 'classic') AND c.cluster <> ALL (cp_clusters))
       INTO cached;
@@ -489,8 +490,8 @@ BEGIN
     INSERT INTO @extschema@.usage_checkpoint_factors (cluster, as_of, valid_before)
     SELECT k.cluster, k.as_of,
            CASE WHEN c.decay_mode = 'slurm_passes'
-                THEN @extschema@.slurm_last_pass(k.as_of, c.priority_calc_period, c.priority_last_decay)
-                     + c.priority_calc_period
+                THEN @extschema@.slurm_next_pass(k.as_of, c.priority_calc_period, c.priority_last_decay,
+                                                 @extschema@_internal._slurmctld_starts(c.cluster))
                 -- the instant itself (the resolution of timestamptz)
                 ELSE k.as_of + interval '1 microsecond' END
       FROM @extschema@.usage_checkpoints k
@@ -606,7 +607,9 @@ BEGIN ATOMIC
      WHERE pg_catalog.upper(c.usage_reset_period) OPERATOR(pg_catalog.=) 'NONE'
         OR NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                        c.decay_mode, c.priority_calc_period, c.priority_last_decay,
-                                                       _sprio_cached_checkpoints.as_of) OPERATOR(pg_catalog.>) k.as_of,
+                                                       _sprio_cached_checkpoints.as_of,
+                                                       @extschema@_internal._slurmctld_starts(c.cluster))
+                        OPERATOR(pg_catalog.>) k.as_of,
                         false);
 END;
 COMMENT ON FUNCTION @extschema@_internal._sprio_cached_checkpoints(timestamptz) IS

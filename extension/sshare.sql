@@ -153,6 +153,7 @@ BEGIN
     RETURN QUERY
     WITH names AS (
         SELECT c.cluster, c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+               @extschema@_internal._slurmctld_starts(c.cluster) AS starts,
                EXISTS (SELECT FROM @extschema@.partitions p
                         WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster
                           AND p.gpus_per_node OPERATOR(pg_catalog.>) 0) AS has_gpu
@@ -166,7 +167,7 @@ BEGIN
                         OPERATOR(pg_catalog.-) GREATEST(0::bigint, pg_catalog.floor(pg_catalog.date_part('epoch',
                             CASE WHEN n.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'
                                  THEN @extschema@.slurm_last_pass(_tres_run_mins_at.as_of, n.priority_calc_period,
-                                                                  n.priority_last_decay)
+                                                                  n.priority_last_decay, n.starts)
                                  ELSE _tres_run_mins_at.as_of END
                             OPERATOR(pg_catalog.-) j.start_time))::bigint)) AS secs_left
           FROM @extschema@.jobs j

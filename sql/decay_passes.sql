@@ -304,6 +304,206 @@ UPDATE clusters SET fairshare_dampening = 2 WHERE cluster = 'sp';     -- 2^(-1/2
 SELECT account, user_name, round(fairshare::numeric, 6) AS fairshare
   FROM sshare_at('2024-06-01 12:05:00+00') WHERE cluster = 'sp' AND depth = 0;
 
-DELETE FROM jobs WHERE cluster IN ('sp', 'rs');
-DELETE FROM clusters WHERE cluster IN ('sp', 'rs');
+-- ---------------------------------------------------------------------------
+-- 7. slurmctld restarts (docs/decay.md#slurmctld-restarts).  A start is a
+--    pass: it decays by f^(its instant − the last pass before it) and
+--    charges the running jobs the stretch since that pass; the passes after
+--    it are every c from it.  Before the first start, the cluster's phase.
+-- ---------------------------------------------------------------------------
+-- The pass instants with a restart at 12:01:40 (phase 12:00, c = 1 minute):
+-- 12:01, then 12:01:40, 12:02:40, 12:03:40 ...
+SELECT slurm_last_pass('2024-06-01 12:01:39+00', '1 minute', '2024-06-01 12:00:00+00', '{2024-06-01 12:01:40+00}'),   -- 12:01
+       slurm_last_pass('2024-06-01 12:01:40+00', '1 minute', '2024-06-01 12:00:00+00', '{2024-06-01 12:01:40+00}'),   -- the start
+       slurm_last_pass('2024-06-01 12:03:39+00', '1 minute', '2024-06-01 12:00:00+00', '{2024-06-01 12:01:40+00}'),   -- 12:02:40
+       slurm_last_pass('2024-06-01 12:03:39+00', '1 minute', '2024-06-01 12:00:00+00', NULL),                         -- no start: 12:03
+       slurm_next_pass('2024-06-01 12:01:00+00', '1 minute', '2024-06-01 12:00:00+00', '{2024-06-01 12:01:40+00}'),   -- the start
+       slurm_next_pass('2024-06-01 12:01:40+00', '1 minute', '2024-06-01 12:00:00+00', '{2024-06-01 12:01:40+00}'),   -- 12:02:40
+       slurm_next_pass('2024-06-01 12:01:00+00', '1 minute', '2024-06-01 12:00:00+00');                               -- 12:02
+-- the starts in any order, repeated: the same (sorted, each once)
+SELECT slurm_last_pass('2024-06-01 12:05:00+00', '1 minute', NULL,
+                       '{2024-06-01 12:03:30+00, 2024-06-01 12:01:40+00, 2024-06-01 12:03:30+00}');            -- 12:04:30
+
+-- Section 1's job (billing 2 over [12:00:30, 12:03:15]) with that restart,
+-- as of 12:04:40 (the last pass; f^x = (1 − 0.693/600)^x):
+--   12:01     charges 2·30·f^30 = 57.9554456226369,  × f^220 (to 12:04:40) = 44.9444678795416
+--   12:01:40  (the start) 2·40·f^40 = 76.3860382162706, × f^180 = 62.0400273302175
+--   12:02:40  2·60·f^60 = 111.961122577281,           × f^120 = 97.4628800429176
+--   12:03:15  its end, from 12:02:40: 2·35·f^35 = 67.2251127004781, × f^120 = 58.5198946221341
+--   total 262.967269874811 (one phase of passes on the minute: 257.980610553181 as of 12:05)
+SELECT round(decayed_usage_slurm_passes(2, '2024-06-01 12:00:30+00', '2024-06-01 12:03:15+00', '2024-06-01 12:04:40+00',
+                                        '10 minutes', '1 minute', '2024-06-01 12:00:00+00',
+                                        '{2024-06-01 12:01:40+00}')::numeric, 9) AS with_restart;
+
+-- The closed form against slurmctld's loop, pass by pass, for jobs across
+-- several runs: starts at 12:01:40, 12:07:05, 12:07:30 (two within one
+-- period), 13:00:00.  The loop lists every pass instant (each run's from
+-- its start), then at each pass decays by f^(gap) and charges the job the
+-- stretch since the previous pass (or its start); an end is charged at
+-- once from the pass before it.
+CREATE FUNCTION passes_loop(b float8, s timestamptz, e timestamptz, as_of timestamptz, h float8,
+                            c interval, phase timestamptz, starts timestamptz[]) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+    f float8 := CASE WHEN h = 0 THEN 1 ELSE 1 - 0.693 / h END;
+    u float8 := 0;
+    last timestamptz;
+    p timestamptz;
+    d float8;
+    done boolean := e IS NOT NULL AND e <= s;
+BEGIN
+    FOR p IN
+        SELECT x FROM generate_series(phase - c * 2000, as_of, c) x
+         WHERE x < COALESCE(starts[1], 'infinity')
+        UNION
+        SELECT y FROM unnest(starts) WITH ORDINALITY st (si, i),
+                      generate_series(si, LEAST(as_of, COALESCE(starts[i + 1] - interval '1 microsecond', as_of)), c) y
+         WHERE si <= as_of
+        ORDER BY 1
+    LOOP
+        IF p <= s THEN
+            last := p;
+            CONTINUE;
+        END IF;
+        IF NOT done AND e IS NOT NULL AND e < p THEN
+            d := extract(epoch FROM e - GREATEST(s, last));
+            u := u + b * d * f ^ d;
+            done := true;
+        END IF;
+        u := u * f ^ extract(epoch FROM p - last);
+        IF NOT done THEN
+            d := extract(epoch FROM p - GREATEST(s, last));
+            u := u + b * d * f ^ d;
+            done := e IS NOT NULL AND e = p;
+        END IF;
+        last := p;
+    END LOOP;
+    IF NOT done AND e IS NOT NULL AND e <= as_of THEN
+        d := extract(epoch FROM e - GREATEST(s, last));
+        u := u + b * d * f ^ d;
+    END IF;
+    RETURN u;
+END $$;
+-- every job × as_of below (22 cases with usage): the two agree to 1e-12
+-- relative; one phase of passes on the minute, without the starts, differs
+-- in every one (the first as_of, 12:01:40, is the first start: a pass)
+WITH k (s, e) AS (VALUES ('2024-06-01 12:00:30+00'::timestamptz, '2024-06-01 12:03:15+00'::timestamptz),
+                         ('2024-06-01 11:50:10+00', NULL),                      -- running across every start
+                         ('2024-06-01 12:01:45+00', '2024-06-01 12:07:20+00'),  -- ends between two starts
+                         ('2024-06-01 12:06:50+00', '2024-06-01 12:07:05+00'),  -- ends at a start
+                         ('2024-06-01 12:05:00+00', '2024-06-01 13:30:00+00')),
+     t (as_of) AS (VALUES ('2024-06-01 12:01:40+00'::timestamptz), ('2024-06-01 12:07:06+00'),
+                          ('2024-06-01 12:07:31+00'), ('2024-06-01 12:59:59+00'), ('2024-06-01 14:00:00+00')),
+     r AS (SELECT k.s, k.e, t.as_of,
+                  decayed_usage_slurm_passes(3, k.s, k.e, t.as_of, '10 minutes', '1 minute', '2024-06-01 12:00:00+00',
+                                             '{2024-06-01 12:07:30+00, 2024-06-01 12:01:40+00, 2024-06-01 12:07:05+00, 2024-06-01 13:00:00+00}') AS closed,
+                  passes_loop(3, k.s, k.e, t.as_of, 600, '1 minute', '2024-06-01 12:00:00+00',
+                              '{2024-06-01 12:01:40+00, 2024-06-01 12:07:05+00, 2024-06-01 12:07:30+00, 2024-06-01 13:00:00+00}') AS loop
+                  , decayed_usage_slurm_passes(3, k.s, k.e, t.as_of, '10 minutes', '1 minute',
+                                               '2024-06-01 12:00:00+00') AS one_phase
+             FROM k, t WHERE k.s < t.as_of GROUP BY k.s, k.e, t.as_of)
+SELECT count(*) AS cases, count(*) FILTER (WHERE abs(closed - loop) <= 1e-12 * loop) AS agree,
+       count(*) FILTER (WHERE loop > 0) AS with_usage,
+       count(*) FILTER (WHERE abs(one_phase - loop) > 1e-6 * loop) AS one_phase_differs
+  FROM r;
+-- no decay: each job counts billing × its seconds charged, whatever the starts
+SELECT decayed_usage_slurm_passes(3, '2024-06-01 11:50:10+00', '2024-06-01 13:30:00+00', '2024-06-01 14:00:00+00',
+                                  NULL, '1 minute', '2024-06-01 12:00:00+00',
+                                  '{2024-06-01 12:01:40+00, 2024-06-01 12:07:05+00}') AS no_decay;   -- 3 × 5990 s = 17970
+
+-- The starts a call is given are checked: a NULL, an infinite instant, and
+-- more than 100000 starts are refused with their reason
+CREATE FUNCTION pg_temp.err_hint(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE m text; h text; st text;
+BEGIN
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, m = MESSAGE_TEXT, h = PG_EXCEPTION_HINT;
+    RETURN st || ': ' || m || ' (HINT: ' || h || ')';
+END $$;
+SELECT pg_temp.err_hint($$SELECT slurm_last_pass(now(), '1 minute', NULL, ARRAY['2024-06-01 12:00+00', NULL]::timestamptz[])$$);
+SELECT pg_temp.err_hint($$SELECT slurm_last_pass(now(), '1 minute', NULL, '{infinity}')$$);
+SELECT pg_temp.err_hint($$SELECT slurm_last_pass(now(), '1 minute', NULL,
+                                                 array(SELECT '2024-01-01'::timestamptz + i * interval '1 second' FROM generate_series(1, 100001) i))$$);
+SELECT pg_temp.err_hint($$SELECT decayed_usage_slurm_passes(1, now() - interval '1 hour', NULL, now(), NULL, '1 minute', NULL,
+                                                            '{-infinity}')$$);
+
+-- The table: each start of a cluster, validated
+INSERT INTO clusters (cluster, decay_mode, decay_half_life, priority_calc_period, priority_last_decay, accounting_start)
+VALUES ('rt', 'slurm_passes', '10 minutes', '1 minute', '2024-06-01 12:00:00+00', '2024-01-01 00:00+00');
+SELECT pg_temp.err_hint($$INSERT INTO slurmctld_starts (cluster, started_at) VALUES ('rt', 'infinity')$$);
+SELECT pg_temp.err_hint($$INSERT INTO slurmctld_starts (cluster, started_at) VALUES ('rt', '2023-12-31 23:59:59+00')$$);
+SELECT pg_temp.err_hint($$INSERT INTO slurmctld_starts (cluster, started_at) VALUES ('rt', NULL)$$);            -- 23502
+SELECT pg_temp.err_hint($$INSERT INTO slurmctld_starts (cluster, started_at) VALUES ('nowhere', now())$$);      -- 23503
+
+-- The model: cluster rt, partition p billing the CPUs; ann's job (2 CPUs)
+-- over [12:00:30, 12:05:15], bob's (1 CPU) from 12:01:00, running; a
+-- restart at 12:02:20.  Without decay first: ann's charges are 12:01 60,
+-- 12:02 120, 12:02:20 (the start) 40, 12:03:20 120, 12:04:20 120, her end
+-- 12:05:15 2 × 55 = 110: 570 = 2 × 285 s.
+INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('rt', 'p', 8, 16384);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('rt', 'root', NULL, 1), ('rt', 'a', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name) VALUES ('rt', 'a', 'ann'), ('rt', 'a', 'bob');
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus) VALUES
+  ('rt', '1', 'ann', 'a', 'p', 'COMPLETED', '2024-06-01 12:00:00+00', '2024-06-01 12:00:30+00', '2024-06-01 12:05:15+00', 2),
+  ('rt', '2', 'bob', 'a', 'p', 'RUNNING',   '2024-06-01 12:00:00+00', '2024-06-01 12:01:00+00', NULL, 1);
+UPDATE clusters SET decay_half_life = '0' WHERE cluster = 'rt';
+INSERT INTO slurmctld_starts (cluster, started_at, note) VALUES ('rt', '2024-06-01 12:02:20+00', 'a reconfigure');
+-- as of 12:03:59: ann 60 + 120 + 40 + 120 = 340 (passes up to 12:03:20),
+-- bob 60 + 20 + 60 = 140 (12:02, 12:02:20, 12:03:20); as of 12:05:15,
+-- her end: 570; as of 12:05:20, bob + 60 + 60 = 260
+SELECT t.as_of, u.user_name, u.raw_usage
+  FROM (VALUES ('2024-06-01 12:03:59+00'::timestamptz), ('2024-06-01 12:05:15+00'), ('2024-06-01 12:05:20+00')) t(as_of)
+ CROSS JOIN LATERAL association_usage_at(t.as_of) u
+ WHERE u.cluster = 'rt' ORDER BY 1, 2;
+-- a NOW reset given at the start happens at it: zeroed at 12:02:20, then
+-- the start charges the 20 s since 12:02: as of 12:02:30 ann 2 × 20 = 40
+-- and bob 1 × 20 = 20 (without the start the reset waits for 12:03 and
+-- 12:02:30 still shows ann 180, bob 60); as of 12:04:30: ann 40 + 120 + 120
+-- = 280, bob 20 + 60 + 60 = 140
+UPDATE clusters SET usage_reset_period = 'NOW', usage_last_reset = '2024-06-01 12:02:20+00' WHERE cluster = 'rt';
+SELECT t.as_of, u.user_name, u.raw_usage
+  FROM (VALUES ('2024-06-01 12:02:19+00'::timestamptz), ('2024-06-01 12:02:30+00'), ('2024-06-01 12:04:30+00')) t(as_of)
+ CROSS JOIN LATERAL association_usage_at(t.as_of) u
+ WHERE u.cluster = 'rt' ORDER BY 1, 2;
+SELECT fairshare_internal._usage_reset_at('NOW', '2024-06-01 12:02:20+00', 'UTC', 'slurm_passes', '1 minute',
+                                          '2024-06-01 12:00:00+00', '2024-06-01 12:02:30+00',
+                                          '{2024-06-01 12:02:20+00}') AS reset_at;     -- the start, 12:02:20
+UPDATE clusters SET usage_reset_period = 'NONE', usage_last_reset = NULL, decay_half_life = '10 minutes' WHERE cluster = 'rt';
+
+-- Checkpoints across a restart give the numbers the jobs give.  The usage
+-- from the jobs alone first (no checkpoint), at instants around and after
+-- the restart; then a checkpoint at 12:01:10 (its factors hold to 12:02,
+-- before the restart) and the same instants chained from it.
+CREATE TEMP TABLE rt_full AS
+SELECT t.as_of, u.user_name, u.raw_usage, s.norm_usage
+  FROM (VALUES ('2024-06-01 12:01:10+00'::timestamptz), ('2024-06-01 12:02:19+00'), ('2024-06-01 12:02:20+00'),
+               ('2024-06-01 12:02:30+00'), ('2024-06-01 12:04:30+00'), ('2024-06-01 12:06:00+00'),
+               ('2024-06-01 13:00:00+00')) t(as_of)
+ CROSS JOIN LATERAL association_usage_at(t.as_of) u
+  JOIN LATERAL sshare_at(t.as_of) s ON s.cluster = u.cluster AND s.user_name = u.user_name
+ WHERE u.cluster = 'rt';
+CALL checkpoint_usage('rt', '2024-06-01 12:01:10+00');
+SELECT f.as_of, f.user_name,
+       abs(u.raw_usage - f.raw_usage) <= 1e-12 * f.raw_usage AS raw_same,
+       abs(s.norm_usage - f.norm_usage) <= 1e-12 AS norm_same
+  FROM rt_full f
+  JOIN LATERAL association_usage_at(f.as_of) u ON u.cluster = 'rt' AND u.user_name = f.user_name
+  JOIN LATERAL sshare_at(f.as_of) s ON s.cluster = 'rt' AND s.user_name = f.user_name
+ ORDER BY 1, 2;
+-- a start after the checkpoint's next pass (12:02) changes nothing it
+-- holds: it stays valid; one at or before 12:01:10 + 1 minute invalidates it
+INSERT INTO slurmctld_starts (cluster, started_at) VALUES ('rt', '2024-06-01 12:30:00+00');
+SELECT as_of, invalidated_by FROM usage_checkpoints WHERE cluster = 'rt';
+INSERT INTO slurmctld_starts (cluster, started_at) VALUES ('rt', '2024-06-01 12:02:00+00');
+SELECT as_of, invalidated_by FROM usage_checkpoints WHERE cluster = 'rt';
+DELETE FROM usage_checkpoints WHERE cluster = 'rt';
+CALL checkpoint_usage('rt', '2024-06-01 12:01:10+00');
+DELETE FROM slurmctld_starts WHERE cluster = 'rt' AND started_at = '2024-06-01 12:02:00+00';
+SELECT as_of, invalidated_by FROM usage_checkpoints WHERE cluster = 'rt';
+DELETE FROM usage_checkpoints WHERE cluster = 'rt';
+
+DELETE FROM jobs WHERE cluster IN ('sp', 'rs', 'rt');
+DELETE FROM clusters WHERE cluster IN ('sp', 'rs', 'rt');
 DROP FUNCTION pass_by_pass(integer);
+DROP FUNCTION passes_loop(float8, timestamptz, timestamptz, timestamptz, float8, interval, timestamptz, timestamptz[]);

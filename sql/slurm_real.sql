@@ -102,13 +102,25 @@ BEGIN
                   conf ->> 'PriorityUsageResetPeriod', size.total_nodes, size.total_cpus, tz);
 END $$;
 
+-- A capture's instant: the second it was taken (instants.txt), but
+-- before a slurmctld start in that same second that slurmctld had not made
+-- yet when the capture was taken (its state file then still recorded an
+-- earlier last pass): whole seconds cannot order the two, the state file
+-- can.  Without starts, the second itself.
+CREATE FUNCTION pg_temp.capture_at(epoch bigint, last_pass text) RETURNS timestamptz LANGUAGE sql STABLE AS $$
+    SELECT LEAST(to_timestamp(epoch),
+                 (SELECT min(s.started_at) - interval '1 microsecond' FROM fairshare.slurmctld_starts s
+                   WHERE s.cluster = 'oracle' AND s.started_at > to_timestamp(nullif(last_pass, '')::bigint)))
+$$;
+
 -- Every cell of sshare_N.txt against sshare_at at capture N's instant.
 -- One row per cell: scenario, capture, association, column, Slurm's, ours.
 CREATE FUNCTION pg_temp.compare(scen text)
 RETURNS TABLE (capture integer, account text, user_name text, col text, slurm text, ours text)
 LANGUAGE sql AS $$
     WITH inst AS (
-        SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
+        SELECT split_part(line, '|', 1)::integer AS capture, pg_temp.capture_at(split_part(line, '|', 2)::bigint, split_part(line, '|', 5))
+                 AS at
           FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
     ), lines AS (
         SELECT split_part(fx.file, '_', 2)::integer AS capture, fx.n,
@@ -150,7 +162,8 @@ CREATE FUNCTION pg_temp.compare_sprio(scen text)
 RETURNS TABLE (capture integer, job_id text, col text, slurm text, ours text)
 LANGUAGE sql AS $$
     WITH inst AS (
-        SELECT split_part(line, '|', 1)::integer AS capture, to_timestamp(split_part(line, '|', 2)::bigint) AS at
+        SELECT split_part(line, '|', 1)::integer AS capture, pg_temp.capture_at(split_part(line, '|', 2)::bigint, split_part(line, '|', 5))
+                 AS at
           FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
     ), sect AS (
         -- the lines of the "# sprio -l" section: its header, then one per job
@@ -352,12 +365,69 @@ SELECT pg_temp.take('reset_now', 'sprio_2') > 0 AS read, pg_temp.clear_in();
 SELECT pg_temp.take('reset_now', 'sprio_3') > 0 AS read, pg_temp.clear_in();
 \copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/sprio_4.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT pg_temp.take('reset_now', 'sprio_4') > 0 AS read, pg_temp.clear_in();
+\copy fx_in (line) FROM 'test/fixtures/slurm/reset_now/slurmctld.log' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
+SELECT pg_temp.take('reset_now', 'log') > 0 AS read, pg_temp.clear_in();
+
+-- slurmctld's restarts, read from its log (DebugFlags=Priority) as an
+-- administrator would fill fairshare.slurmctld_starts: a slurmctld that
+-- starts with a last pass to recover logs "_read_last_decay_ran: PRIO: Last
+-- ran decay on jobs at X" and, at once, its first pass "_decay_thread:
+-- PRIO: Decay factor over D seconds": that pass, the start, is at X + D,
+-- in slurmctld's own whole seconds.  A first start (nothing to recover:
+-- "No last decay ... to recover") is not a restart: the phase before any
+-- restart is priority_last_decay.
+CREATE FUNCTION pg_temp.load_starts(scen text) RETURNS TABLE (started_at timestamptz, note text) LANGUAGE sql AS $$
+    INSERT INTO fairshare.slurmctld_starts (cluster, started_at, note)
+    SELECT 'oracle', to_timestamp(r.last_ran + d.delta),
+           format('slurmctld.log lines %s and %s: last pass %s + %s s', r.n - f.n0, d.n - f.n0, r.last_ran, d.delta)
+      FROM (SELECT min(fx.n) - 1 AS n0 FROM fx WHERE fx.scenario = scen AND fx.file = 'log') f,
+           (SELECT fx.n, (regexp_match(fx.line, 'Last ran decay on jobs at (\d+)'))[1]::bigint AS last_ran
+              FROM fx WHERE fx.scenario = scen AND fx.file = 'log'
+               AND fx.line ~ '_read_last_decay_ran: .*Last ran decay on jobs at \d+') r
+     CROSS JOIN LATERAL (
+           SELECT fx.n, (regexp_match(fx.line, 'Decay factor over (\d+) seconds'))[1]::bigint AS delta
+             FROM fx WHERE fx.scenario = scen AND fx.file = 'log' AND fx.n > r.n
+              AND fx.line ~ '_decay_thread: .*Decay factor over \d+ seconds'
+            ORDER BY fx.n LIMIT 1) d
+    RETURNING started_at, note
+$$;
 
 BEGIN;
 DELETE FROM jobs WHERE cluster = 'oracle';
 DELETE FROM clusters WHERE cluster = 'oracle';
 SELECT pg_temp.load_cluster('reset_now');
+-- Slurm 22.05: none (its reconfigure does not restart slurmctld).  Slurm
+-- 24.11: the reconfigure at 18:11:54, 1795803108 (18:11:48) + 6 s.  The
+-- 24.11 run, worked (no decay: f = 1; carol's job 2 billed 18.225/s, passes
+-- at :48 until the restart, then at :54):
+--   capture 1, 18:11:54 before the restart: carol 1038 (her charges to the
+--     18:11:48 pass), alice 80 (job 1, ended);
+--   the restart at 18:11:54 is a pass: NOW resets every usage to 0, then
+--     charges job 2 the 6 s since 18:11:48: 6 × 18.225 = 109.35, RawUsage
+--     109 at capture 2 (18:11:59), alice 0, and the tree columns of this
+--     pass (carol's NormUsage 1.000000, alice's FairShare 1.000000: her
+--     pending job 3's FAIRSHARE 1.0 × 70000 = 70000);
+--   the pass of 18:12:54 charges the 60 s since 18:11:54: 109.35 + 60 ×
+--     18.225 = 109.35 + 1093.5 = 1202.85, RawUsage 1202 at capture 3
+--     (18:13:01), where one phase of :48 gave 1093 (the reset at 18:12:48,
+--     charging only its 60 s);
+--   capture 4 (18:14:55, every job ended): the 18:13:54 pass + 1093.5 =
+--     2296.35, her end at 18:14:11 + 17 × 18.225 = 309.825: 2606.175, 2606
+--     (one phase of :48 gives the same: 1093.5 × 2 + 23 × 18.225).
+SELECT * FROM pg_temp.load_starts('reset_now');
 SELECT usage_reset_period, usage_last_reset FROM clusters WHERE cluster = 'oracle';
+-- each capture's last pass as slurmctld's state file recorded it, and as
+-- fairshare computes it (the starts among the passes): the same.  Capture 1
+-- was taken in the second of the restart, before it (its state file: last
+-- pass 18:11:48), so it is compared just before 18:11:54 (capture_at)
+SELECT i.capture, to_timestamp(i.last_pass) AS slurm, pg_temp.capture_at(i.at, i.last_pass::text) AS at,
+       slurm_last_pass(pg_temp.capture_at(i.at, i.last_pass::text), c.priority_calc_period, c.priority_last_decay,
+                       (SELECT array_agg(s.started_at) FROM slurmctld_starts s WHERE s.cluster = c.cluster)) AS ours
+  FROM clusters c,
+       (SELECT split_part(line, '|', 1)::integer AS capture, split_part(line, '|', 2)::bigint AS at,
+               split_part(line, '|', 5)::bigint AS last_pass
+          FROM fx WHERE scenario = 'reset_now' AND file = 'instants' AND line !~ '^#') i
+ WHERE c.cluster = 'oracle' ORDER BY 1;
 SELECT import_stage();
 \copy import_staging (line) FROM 'test/fixtures/slurm/reset_now/sacct.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
 SELECT lines_read, imported, folded, rejected FROM import_sacct('oracle', 'UTC');

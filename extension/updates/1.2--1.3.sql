@@ -214,6 +214,17 @@ CREATE TYPE @extschema@.fair_tree_node AS (id text, parent_id text, shares float
 CREATE TYPE @extschema@_internal._sshare_tree_node AS (
     id text, parent_id text, shares float8, usage float8, is_user boolean, raw_usage float8);
 
+-- slurmctld's (re)starts (docs/decay.md#slurmctld-restarts): the table
+-- (usage.sql); its triggers, functions, the pass aggregates and functions
+-- taking the starts are created by the code below
+CREATE TABLE @extschema@.slurmctld_starts (
+    cluster              text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    started_at           timestamptz NOT NULL,
+    note                 text,
+    PRIMARY KEY (cluster, started_at)
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.slurmctld_starts', '');
+
 -- GENCI and RWTH consumption from the rollups
 -- (docs/regulation.md#consumption-from-the-rollups): the core-microseconds
 -- per cluster, account and hour, day, month, and from which hour each

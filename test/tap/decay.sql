@@ -30,9 +30,10 @@ SELECT throws_ok($$SELECT fairshare.decayed_usage_slurm_passes(1, now(), NULL, n
                  '22023', 'calc_period must be a positive interval, not 00:00:00', 'slurm_passes: calc_period 0 is 22023');
 -- every decay aggregate: parallel safe, with a combine function, on a non-pseudo state (Citus can split it)
 SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
-            WHERE p.pronamespace = 'fairshare'::regnamespace AND p.proname LIKE 'decayed_usage%'
+            WHERE ((p.pronamespace = 'fairshare'::regnamespace AND p.proname LIKE 'decayed_usage%')
+                   OR (p.pronamespace = 'fairshare_internal'::regnamespace AND p.proname LIKE '\_decayed_usage%'))
               AND p.proparallel = 's' AND a.aggcombinefn <> 0 AND a.aggtranstype = 'float8[]'::regtype),
-          8::bigint, 'eight decay aggregates, all PARALLEL SAFE with a combine function and a float8[] state');
+          10::bigint, 'ten decay aggregates (the point form with slurmctld starts private), all PARALLEL SAFE with a combine function and a float8[] state');
 
 SELECT is(fairshare.decayed_usage(u, t, '2024-06-01', '7 days'), 1.5::float8, '1 now + 1 one half-life ago = 1.5')
   FROM (VALUES (1::float8, '2024-06-01'::timestamptz), (1, '2024-05-25')) v(u, t);
