@@ -1129,22 +1129,6 @@ END;
 COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
 'The rollup rows that make up [time_from, time_to) (whole hours) of a cluster (NULL: every one): whole months from usage_monthly, whole days from usage_daily, the rest from usage_hourly.';
 
--- The core-microseconds (core_usage_hourly) of an account on a cluster in
--- [since, until), cut at cuts[1] < ... < cuts[n] (local midnights of the
--- cluster, or just since and until): rows (k, core_us), k the piece
--- [cuts[k], cuts[k + 1]), for the caller to add up.  The hours the rollups
--- answer exactly are read from them: whole hours of a piece, in
--- [rolled_from, rolled_to) of rollup_state and not marked stale in
--- rollup_dirty, the hours before retained_to always (retain_jobs made them
--- final, the rollups are all that is left of their runs); whole months and
--- days from the monthly and daily rollups, the rest by the hour.  Every
--- other part of the window (never rolled, stale, the part of an hour at an
--- edge, e.g. a local midnight at :30 UTC, the hour in progress) is read
--- from the runs, each run's piece billed as core_hours bills it, in
--- microseconds: both sides are exact integers, so the figure does not
--- depend on how much of it the rollups held
--- (docs/regulation.md#consumption-from-the-rollups).  SQL that the
--- planner inlines into the reports' queries.
 -- The whole UTC hours of [since, until), cut at cuts (see _core_usage),
 -- that the core rollups answer exactly: rolled since core_from
 -- (core_rollup_state), and not stale or final.
@@ -1237,6 +1221,22 @@ BEGIN ATOMIC
             OFFSET 0) u;
 END;
 
+-- The core-microseconds (core_usage_hourly) of an account on a cluster in
+-- [since, until), cut at cuts[1] < ... < cuts[n] (local midnights of the
+-- cluster, or just since and until): rows (k, core_us), k the piece
+-- [cuts[k], cuts[k + 1]), for the caller to add up.  The hours the rollups
+-- answer exactly are read from them: whole hours of a piece, in
+-- [rolled_from, rolled_to) of rollup_state and not marked stale in
+-- rollup_dirty, the hours before retained_to always (retain_jobs made them
+-- final, the rollups are all that is left of their runs); whole months and
+-- days from the monthly and daily rollups, the rest by the hour.  Every
+-- other part of the window (never rolled, stale, the part of an hour at an
+-- edge, e.g. a local midnight at :30 UTC, the hour in progress) is read
+-- from the runs, each run's piece billed as core_hours bills it, in
+-- microseconds: both sides are exact integers, so the figure does not
+-- depend on how much of it the rollups held
+-- (docs/regulation.md#consumption-from-the-rollups).  SQL that the
+-- planner inlines into the reports' queries.
 CREATE FUNCTION @extschema@_internal._core_usage(cluster text, account text, since timestamptz, until timestamptz,
                                                 cuts timestamptz[])
 RETURNS TABLE (k integer, core_us numeric)
