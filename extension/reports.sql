@@ -1249,26 +1249,33 @@ BEGIN ATOMIC
       FROM w CROSS JOIN LATERAL @extschema@_internal._core_rollup_rows(_core_usage.cluster, _core_usage.account, w.rolled, cuts) x
      WHERE NOT pg_catalog.isempty(w.rolled)
     UNION ALL
-    -- the rest, from the runs: each piece of the window the rollups do not answer
-    SELECT q.i, pg_catalog.sum(@extschema@_internal._core_billed(j.cpus, j.exclusive OR p.whole_node, j.nodes,
-                                                               p.cores_per_node, j.gpus, c.gpu_hour_factor)
-                               OPERATOR(pg_catalog.*)
-                               (EXTRACT(epoch FROM LEAST(COALESCE(j.end_time, 'infinity'::timestamptz), pg_catalog.upper(q.p))
-                                                   OPERATOR(pg_catalog.-) GREATEST(j.start_time, pg_catalog.lower(q.p)))
+    -- the rest, from the runs: each range of the window the rollups do not
+    -- answer, its runs read once and each cut at the pieces of cuts it
+    -- spans (k from the piece of its first instant to that of its last)
+    SELECT g.k, pg_catalog.sum(j.cores OPERATOR(pg_catalog.*)
+                               (EXTRACT(epoch FROM LEAST(j.e, cuts[g.k OPERATOR(pg_catalog.+) 1])
+                                                   OPERATOR(pg_catalog.-) GREATEST(j.s, cuts[g.k]))
                                 OPERATOR(pg_catalog.*) 1000000))
       FROM w
      CROSS JOIN LATERAL pg_catalog.unnest(pg_catalog.tstzmultirange(pg_catalog.tstzrange(since, until))
                                           OPERATOR(pg_catalog.-) w.rolled) r(r)
-     CROSS JOIN LATERAL (SELECT i.i, r.r OPERATOR(pg_catalog.*) pg_catalog.tstzrange(cuts[i.i], cuts[i.i OPERATOR(pg_catalog.+) 1]) AS p
-                           FROM pg_catalog.generate_series(1, pg_catalog.cardinality(cuts) OPERATOR(pg_catalog.-) 1) i(i)) q
-      JOIN @extschema@.jobs j
-        ON j.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND j.account OPERATOR(pg_catalog.=) _core_usage.account
-       AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) pg_catalog.upper(q.p)
-       AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) pg_catalog.lower(q.p)
-      JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
-      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
-     WHERE NOT pg_catalog.isempty(q.p)
-     GROUP BY q.i;
+     CROSS JOIN LATERAL (
+            SELECT @extschema@_internal._core_billed(x.cpus, x.exclusive OR p.whole_node, x.nodes,
+                                                    p.cores_per_node, x.gpus, c.gpu_hour_factor) AS cores,
+                   GREATEST(x.start_time, pg_catalog.lower(r.r)) AS s,
+                   LEAST(COALESCE(x.end_time, 'infinity'::timestamptz), pg_catalog.upper(r.r)) AS e
+              FROM @extschema@.jobs x
+              JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.partition OPERATOR(pg_catalog.=) x.partition
+              JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) x.cluster
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND x.account OPERATOR(pg_catalog.=) _core_usage.account
+               AND x.start_time IS NOT NULL AND x.start_time OPERATOR(pg_catalog.<) pg_catalog.upper(r.r)
+               AND COALESCE(x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) pg_catalog.lower(r.r)) j
+     CROSS JOIN LATERAL pg_catalog.generate_series(
+                GREATEST(pg_catalog.width_bucket(j.s, cuts), 1),
+                LEAST(pg_catalog.width_bucket(j.e OPERATOR(pg_catalog.-) interval '1 microsecond', cuts),
+                      pg_catalog.cardinality(cuts) OPERATOR(pg_catalog.-) 1)) g(k)
+     WHERE j.e OPERATOR(pg_catalog.>) j.s
+     GROUP BY g.k;
 END;
 COMMENT ON FUNCTION @extschema@_internal._core_usage(text, text, timestamptz, timestamptz, timestamptz[]) IS
 'Core-microseconds of an account on a cluster in [since, until) per piece [cuts[k], cuts[k+1]): the rollups for the whole hours they hold, the runs for the rest.';
