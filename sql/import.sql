@@ -272,7 +272,7 @@ SELECT lines_read, imported, updated, unchanged, folded, skipped, rejected
   FROM import_pbs('hydra', 'Europe/Paris');
 SELECT job_id, user_name, account, partition, state, submit_time, start_time, end_time,
        time_limit, tres, cpus, mem_mb, gpus, nodes, exclusive
-  FROM jobs WHERE cluster = 'hydra' ORDER BY job_id;
+  FROM jobs WHERE cluster = 'hydra' ORDER BY job_id, submit_time;
 -- the next day's log: 1007 ends
 SELECT import_stage();
 \copy import_staging (line) FROM 'test/fixtures/pbs/20261122' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
