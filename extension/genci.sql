@@ -149,7 +149,7 @@ BEGIN
             USING ERRCODE = '22023', HINT = 'The window is [since, until).';
     END IF;
     -- core-microseconds, exact, from the rollups where they answer and
-    -- from the runs elsewhere (_core_rolled, as _core_usage reads them, in
+    -- from the runs elsewhere (_core_rolled, as _rwth_usage reads them, in
     -- statements of their own: each keeps its plan); divided once, with
     -- enough decimals that the float8 is the quotient rounded
     rolled := @extschema@_internal._core_rolled(cluster, since, until, ARRAY[since, until]);

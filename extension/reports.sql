@@ -1180,7 +1180,7 @@ END;
 COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
 'The rollup rows that make up [time_from, time_to) (whole hours) of a cluster (NULL: every one): whole months from usage_monthly, whole days from usage_daily, the rest from usage_hourly.';
 
--- The whole UTC hours of [since, until), cut at cuts (see _core_usage),
+-- The whole UTC hours of [since, until), cut at cuts (see _rwth_usage),
 -- that the core rollups answer exactly: rolled since core_from
 -- (core_rollup_state), and not stale or final.
 CREATE FUNCTION @extschema@_internal._core_rolled(cluster text, since timestamptz, until timestamptz, cuts timestamptz[])
@@ -1222,114 +1222,75 @@ CREATE FUNCTION @extschema@_internal._core_rollup_rows(cluster text, account tex
 RETURNS TABLE (k integer, core_us numeric)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH rr AS (
-        SELECT b.*, pg_catalog.lower(r.r) AS f, pg_catalog.upper(r.r) AS t
-          FROM @extschema@.clusters c
-         CROSS JOIN LATERAL pg_catalog.unnest(_core_rollup_rows.rolled) r(r)
-         CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(c.timezone, pg_catalog.lower(r.r), pg_catalog.upper(r.r)) b
-         WHERE c.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
-    )
     -- (each range a LATERAL scan of its own, kept apart by OFFSET 0: read
-    -- by the key, not every row of the account filtered)
+    -- by the key, not every row of the account filtered; no WITH, which
+    -- Citus cannot plan inside a query that reads the distributed runs,
+    -- docs/citus.md)
     SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
-      FROM rr CROSS JOIN LATERAL (
-            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_monthly x
+      FROM @extschema@.clusters c
+     CROSS JOIN LATERAL pg_catalog.unnest(_core_rollup_rows.rolled) r(r)
+     CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(c.timezone, pg_catalog.lower(r.r), pg_catalog.upper(r.r)) rr
+     CROSS JOIN LATERAL (
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_monthly x
              WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
                AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
                AND x.period_start OPERATOR(pg_catalog.>=) rr.m0 AND x.period_start OPERATOR(pg_catalog.<) rr.m1
-            OFFSET 0) u
-    UNION ALL
-    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
-      FROM rr CROSS JOIN LATERAL (
-            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
              WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
                AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
                AND x.period_start OPERATOR(pg_catalog.>=) rr.d0 AND x.period_start OPERATOR(pg_catalog.<) rr.m0
-            OFFSET 0) u
-    UNION ALL
-    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
-      FROM rr CROSS JOIN LATERAL (
-            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
              WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
                AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
                AND x.period_start OPERATOR(pg_catalog.>=) rr.m1 AND x.period_start OPERATOR(pg_catalog.<) rr.d1
-            OFFSET 0) u
-    UNION ALL
-    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
-      FROM rr CROSS JOIN LATERAL (
-            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
              WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
                AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
-               AND x.period_start OPERATOR(pg_catalog.>=) rr.f AND x.period_start OPERATOR(pg_catalog.<) rr.d0
-            OFFSET 0) u
-    UNION ALL
-    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
-      FROM rr CROSS JOIN LATERAL (
-            SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
+               AND x.period_start OPERATOR(pg_catalog.>=) pg_catalog.lower(r.r) AND x.period_start OPERATOR(pg_catalog.<) rr.d0
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
              WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
                AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
-               AND x.period_start OPERATOR(pg_catalog.>=) rr.d1 AND x.period_start OPERATOR(pg_catalog.<) rr.t
-            OFFSET 0) u;
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.d1 AND x.period_start OPERATOR(pg_catalog.<) pg_catalog.upper(r.r)
+            OFFSET 0)) u
+     WHERE c.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster;
 END;
 
--- The core-microseconds (core_usage_hourly) of an account on a cluster in
--- [since, until), cut at cuts[1] < ... < cuts[n] (local midnights of the
--- cluster, or just since and until): rows (k, core_us), k the piece
--- [cuts[k], cuts[k + 1]), for the caller to add up.  The hours the rollups
--- answer exactly are read from them: whole hours of a piece, in
--- [rolled_from, rolled_to) of rollup_state and not marked stale in
--- rollup_dirty, the hours before retained_to always (retain_jobs made them
--- final, the rollups are all that is left of their runs); whole months and
--- days from the monthly and daily rollups, the rest by the hour.  Every
--- other part of the window (never rolled, stale, the part of an hour at an
--- edge, e.g. a local midnight at :30 UTC, the hour in progress) is read
--- from the runs, each run's piece billed as core_hours bills it, in
--- microseconds: both sides are exact integers, so the figure does not
--- depend on how much of it the rollups held
--- (docs/regulation.md#consumption-from-the-rollups).  SQL that the
--- planner inlines into the reports' queries.
-CREATE FUNCTION @extschema@_internal._core_usage(cluster text, account text, since timestamptz, until timestamptz,
-                                                cuts timestamptz[])
+-- A run's core-microseconds in each piece [cuts[k], cuts[k + 1]) of
+-- [s, e) it spans: rows (k, core_us), cores the core count core_hours bills
+-- it with (_core_billed).  Exact: whole microseconds times cores, numeric.
+CREATE FUNCTION @extschema@_internal._core_cut(cores numeric, s timestamptz, e timestamptz, cuts timestamptz[])
 RETURNS TABLE (k integer, core_us numeric)
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 BEGIN ATOMIC
-    WITH w AS (
-        SELECT @extschema@_internal._core_rolled(_core_usage.cluster, since, until, cuts) AS rolled
-    )
-    SELECT x.k, x.core_us
-      FROM w CROSS JOIN LATERAL @extschema@_internal._core_rollup_rows(_core_usage.cluster, _core_usage.account, w.rolled, cuts) x
-     WHERE NOT pg_catalog.isempty(w.rolled)
-    UNION ALL
-    -- the rest, from the runs: each range of the window the rollups do not
-    -- answer, its runs read once and each cut at the pieces of cuts it
-    -- spans (k from the piece of its first instant to that of its last)
-    SELECT g.k, pg_catalog.sum(j.cores OPERATOR(pg_catalog.*)
-                               (EXTRACT(epoch FROM LEAST(j.e, cuts[g.k OPERATOR(pg_catalog.+) 1])
-                                                   OPERATOR(pg_catalog.-) GREATEST(j.s, cuts[g.k]))
-                                OPERATOR(pg_catalog.*) 1000000))
-      FROM w
-     CROSS JOIN LATERAL pg_catalog.unnest(pg_catalog.tstzmultirange(pg_catalog.tstzrange(since, until))
-                                          OPERATOR(pg_catalog.-) w.rolled) r(r)
-     CROSS JOIN LATERAL (
-            SELECT @extschema@_internal._core_billed(x.cpus, x.exclusive OR p.whole_node, x.nodes,
-                                                    p.cores_per_node, x.gpus, c.gpu_hour_factor) AS cores,
-                   GREATEST(x.start_time, pg_catalog.lower(r.r)) AS s,
-                   LEAST(COALESCE(x.end_time, 'infinity'::timestamptz), pg_catalog.upper(r.r)) AS e
-              FROM @extschema@.jobs x
-              JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) x.cluster AND p.partition OPERATOR(pg_catalog.=) x.partition
-              JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) x.cluster
-             WHERE x.cluster OPERATOR(pg_catalog.=) _core_usage.cluster AND x.account OPERATOR(pg_catalog.=) _core_usage.account
-               AND x.start_time IS NOT NULL AND x.start_time OPERATOR(pg_catalog.<) pg_catalog.upper(r.r)
-               AND COALESCE(x.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) pg_catalog.lower(r.r)) j
-     CROSS JOIN LATERAL pg_catalog.generate_series(
-                GREATEST(pg_catalog.width_bucket(j.s, cuts), 1),
-                LEAST(pg_catalog.width_bucket(j.e OPERATOR(pg_catalog.-) interval '1 microsecond', cuts),
-                      pg_catalog.cardinality(cuts) OPERATOR(pg_catalog.-) 1)) g(k)
-     WHERE j.e OPERATOR(pg_catalog.>) j.s
-     GROUP BY g.k;
+    SELECT g.k, _core_cut.cores OPERATOR(pg_catalog.*)
+                (EXTRACT(epoch FROM LEAST(_core_cut.e, _core_cut.cuts[g.k OPERATOR(pg_catalog.+) 1])
+                                    OPERATOR(pg_catalog.-) GREATEST(_core_cut.s, _core_cut.cuts[g.k]))
+                 OPERATOR(pg_catalog.*) 1000000)
+      FROM pg_catalog.generate_series(
+                GREATEST(pg_catalog.width_bucket(_core_cut.s, _core_cut.cuts), 1),
+                -- the piece of its last microsecond: e's own, or the one
+                -- before when e is a cut (immutable, unlike
+                -- e - interval '1 microsecond', so that Citus can push
+                -- the function down)
+                LEAST(pg_catalog.width_bucket(_core_cut.e, _core_cut.cuts)
+                      OPERATOR(pg_catalog.-)
+                      CASE WHEN _core_cut.e OPERATOR(pg_catalog.=)
+                                _core_cut.cuts[pg_catalog.width_bucket(_core_cut.e, _core_cut.cuts)]
+                           THEN 1 ELSE 0 END,
+                      pg_catalog.cardinality(_core_cut.cuts) OPERATOR(pg_catalog.-) 1)) g(k)
+     WHERE _core_cut.e OPERATOR(pg_catalog.>) _core_cut.s;
 END;
-COMMENT ON FUNCTION @extschema@_internal._core_usage(text, text, timestamptz, timestamptz, timestamptz[]) IS
-'Core-microseconds of an account on a cluster in [since, until) per piece [cuts[k], cuts[k+1]): the rollups for the whole hours they hold, the runs for the rest.';
+COMMENT ON FUNCTION @extschema@_internal._core_cut(numeric, timestamptz, timestamptz, timestamptz[]) IS
+'A run''s core-microseconds in each piece [cuts[k], cuts[k+1]) of [s, e) it spans.';
+
 
 -- Hours whose core-hours the settings they were billed with decide: a
 -- change of a cluster's gpu_hour_factor or of a partition's whole_node or
