@@ -178,10 +178,11 @@ BEGIN ATOMIC
         -- and the runs for the rest of the period (never rolled, stale,
         -- part of an hour at a local midnight, the hour in progress), each
         -- run's piece billed as core_hours bills it and cut at the months
-        -- it spans.  Apart from the rollups' part, and a join rather than
-        -- a subquery per project, so that Citus can plan each
+        -- it spans, summed by project and month (on Citus, on the workers).
+        -- Apart from the rollups' part, and a join rather than a subquery
+        -- per project, so that Citus can plan each
         -- (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead)
-        SELECT g.allocation_id, x.k, x.core_us
+        SELECT g.allocation_id, x.k, pg_catalog.sum(x.core_us) AS core_us
           FROM (SELECT w.allocation_id, w.cluster, w.account, w.starts,
                        pg_catalog.lower(r.r) AS lo, pg_catalog.upper(r.r) AS hi
                   FROM w CROSS JOIN LATERAL
@@ -197,6 +198,7 @@ BEGIN ATOMIC
                 @extschema@_internal._core_billed(j.cpus, j.exclusive OR p.whole_node, j.nodes, p.cores_per_node,
                                                   j.gpus, c.gpu_hour_factor),
                 GREATEST(j.start_time, g.lo), LEAST(COALESCE(j.end_time, 'infinity'::timestamptz), g.hi), g.starts) x
+         GROUP BY g.allocation_id, x.k
     ), u AS (
         -- the core-hours of each month, the exact sum divided once
         SELECT m.allocation_id,
