@@ -294,7 +294,7 @@ grep -Eq "Query: .*sum\(" "$work/usage.plan" && grep -Eq 'sum\(remote_scan\.' "$
 # (numeric sum), the sums added on the coordinator
 { grep -q 'Custom Scan (Citus Adaptive)' "$work/rwth.plan" \
     && grep -Eq 'Task Count: (3[2-9]|[4-9][0-9]|[0-9]{3,})' "$work/rwth.plan" \
-    && grep -Eq "Query: .*sum\(.*FROM fairshare\.jobs_[0-9]+ " "$work/rwth.plan" \
+    && grep -Eq "Query: .*sum\(.*(FROM|JOIN) fairshare\.jobs_[0-9]+ " "$work/rwth.plan" \
     && grep -Eq 'sum\(remote_scan\.' "$work/rwth.plan" \
     && perl -ne 'if (/^(\s*)->\s+Task\b/) { $t = length($1) } elsif (/^(\s*)->\s+.*Scan.* on fairshare\.jobs/) {
                    exit 1 unless defined $t && length($1) > $t }' "$work/rwth.plan"; } \
