@@ -164,6 +164,11 @@ DECLARE
         -- trigger on a reference table's copies cannot do; on Citus the
         -- tree is read as it is now (docs/citus.md)
         'accounts.tree_history', 'account_users.tree_history',
+        -- a change of the settings the core rollups depend on marks every
+        -- hour of the cluster: a write to rollup_dirty from a reference
+        -- table's copies; on Citus the administrator calls
+        -- invalidate_rollups after such a change (docs/citus.md)
+        'clusters.core_settings_changed', 'partitions.core_settings_changed',
         -- and those that mark the hours of the usage rollups stale: on
         -- Citus fairshare's writers mark the hours of the runs they write
         -- themselves (_rollups_by_writer, reports.sql)

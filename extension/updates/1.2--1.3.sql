@@ -283,3 +283,27 @@ CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_ch
 -- the triggers share (_rollup_run_hours, _rollups_mark, _rollups_by_writer)
 -- are created by the code below
 DROP FUNCTION @extschema@_internal._citus_no_rollups(text);
+
+-- GENCI and RWTH consumption from the rollups
+-- (docs/regulation.md#consumption-from-the-rollups): the core-microseconds
+-- per cluster, account and hour, day, month, and from which hour each
+-- cluster has them.  Empty: no cluster has them yet, the reports read the
+-- runs as before, and the next refresh_rollups() computes them for every
+-- hour its rollups hold (core_rollup_state).
+CREATE TABLE @extschema@.core_rollup_state (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    core_from            timestamptz NOT NULL
+);
+CREATE TABLE @extschema@.core_usage_hourly (
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    core_us              numeric NOT NULL,
+    PRIMARY KEY (cluster, account, period_start)
+);
+CREATE TABLE @extschema@.core_usage_daily (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+CREATE TABLE @extschema@.core_usage_monthly (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_rollup_state', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');

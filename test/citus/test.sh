@@ -289,7 +289,17 @@ plan_shape "$work/usage.plan" decayed_usage "of association usage (sshare, sprio
 grep -Eq "Query: .*sum\(" "$work/usage.plan" && grep -Eq 'sum\(remote_scan\.' "$work/usage.plan" \
   && tap ok "EXPLAIN of association usage: the job counts summed on the workers, the sums added on the coordinator" \
   || tap not "EXPLAIN of association usage: job counts" "$work/usage.plan"
-plan_shape "$work/rwth.plan" _rwth_month_hours "of the RWTH core-hours per month (r_wlm_usage_at)"
+# the RWTH months: the runs the core rollups do not answer, billed and cut
+# at the months on the workers and summed there by project and month
+# (numeric sum), the sums added on the coordinator
+{ grep -q 'Custom Scan (Citus Adaptive)' "$work/rwth.plan" \
+    && grep -Eq 'Task Count: (3[2-9]|[4-9][0-9]|[0-9]{3,})' "$work/rwth.plan" \
+    && grep -Eq "Query: .*sum\(.*(FROM|JOIN) fairshare\.jobs_[0-9]+ " "$work/rwth.plan" \
+    && grep -Eq 'sum\(remote_scan\.' "$work/rwth.plan" \
+    && perl -ne 'if (/^(\s*)->\s+Task\b/) { $t = length($1) } elsif (/^(\s*)->\s+.*Scan.* on fairshare\.jobs/) {
+                   exit 1 unless defined $t && length($1) > $t }' "$work/rwth.plan"; } \
+  && tap ok "EXPLAIN of the RWTH core-hours per month (r_wlm_usage_at): each project's months summed on the workers over every shard, the sums added on the coordinator" \
+  || tap not "EXPLAIN of the RWTH core-hours per month: not summed on the workers" "$work/rwth.plan"
 
 # ---------------------------------------------------------------- bench
 echo "== benchmark centre at BENCH_SCALE=$scale"
