@@ -522,8 +522,6 @@ BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@_internal._jobs_owner_check('retain_jobs');
-    -- retention pins usage checkpoints, which a Citus cluster cannot keep
-    PERFORM @extschema@_internal._citus_no_checkpoints('retain_jobs');
     IF archive_dir IS NOT NULL THEN
         PERFORM @extschema@_internal._jobs_archive_check(archive_dir);
     END IF;

@@ -283,3 +283,10 @@ CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_ch
 -- the triggers share (_rollup_run_hours, _rollups_mark, _rollups_by_writer)
 -- are created by the code below
 DROP FUNCTION @extschema@_internal._citus_no_rollups(text);
+
+-- usage checkpoints and retain_jobs on Citus
+-- (docs/citus.md#usage-checkpoints-and-retention-on-citus): fairshare's
+-- writers invalidate the checkpoints there through the functions the
+-- triggers share (created by the code below), so checkpoint_usage and
+-- retain_jobs no longer refuse and their refusal goes
+DROP FUNCTION @extschema@_internal._citus_no_checkpoints(text);
