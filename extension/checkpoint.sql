@@ -563,6 +563,8 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    why text;
 BEGIN
     IF EXISTS (SELECT FROM @extschema@.usage_checkpoints k
                 WHERE k.cluster = _usage_checkpoint_invalidate.cluster AND k.as_of = _usage_checkpoint_invalidate.as_of
@@ -578,11 +580,13 @@ BEGIN
             USING ERRCODE = '55000',
                   HINT = 'Retention removed jobs older than that checkpoint and keeps their usage in it only; restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) to change history before it.';
     END IF;
+    -- (the reason computed first: Citus runs no function but an immutable
+    -- one in a CASE of a statement that writes a reference table)
+    why := CASE WHEN op = 'TRUNCATE' THEN 'TRUNCATE jobs'
+                WHEN job IS NULL THEN op
+                ELSE format('%s on jobs: job %s, started before the checkpoint', op, job) END;
     UPDATE @extschema@.usage_checkpoints k
-       SET invalidated_at = now(),
-           invalidated_by = CASE WHEN op = 'TRUNCATE' THEN 'TRUNCATE jobs'
-                                 WHEN job IS NULL THEN op
-                                 ELSE format('%s on jobs: job %s, started before the checkpoint', op, job) END
+       SET invalidated_at = now(), invalidated_by = why
      WHERE k.cluster = _usage_checkpoint_invalidate.cluster AND k.as_of = _usage_checkpoint_invalidate.as_of
        AND k.invalidated_at IS NULL;
 END

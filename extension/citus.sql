@@ -183,10 +183,10 @@ DECLARE
     -- keys on Citus, as the triggers rows_follow_* do on one server
     -- (checkpoint.sql): cascades between reference tables, which Citus runs
     follow_keys text[] := ARRAY[
-        'ALTER TABLE @extschema@.usage_checkpoint_rows ADD CONSTRAINT usage_checkpoint_rows_follow
-           FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE',
-        'ALTER TABLE @extschema@.usage_checkpoint_factor_rows ADD CONSTRAINT usage_checkpoint_factor_rows_follow
-           FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoint_factors ON UPDATE CASCADE ON DELETE CASCADE'];
+        'ALTER TABLE @extschema@.usage_checkpoint_rows ADD CONSTRAINT usage_checkpoint_rows_follow '
+        || 'FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE',
+        'ALTER TABLE @extschema@.usage_checkpoint_factor_rows ADD CONSTRAINT usage_checkpoint_factor_rows_follow '
+        || 'FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoint_factors ON UPDATE CASCADE ON DELETE CASCADE'];
 BEGIN
     SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
     IF citus_version IS NULL THEN
@@ -241,8 +241,8 @@ BEGIN
         -- trigger), and any row left without its checkpoint, which the
         -- keys below would refuse.
         DELETE FROM @extschema@.usage_checkpoint_factors;
-        DELETE FROM @extschema@.usage_checkpoint_rows r
-         WHERE NOT EXISTS (SELECT FROM @extschema@.usage_checkpoints k WHERE k.cluster = r.cluster AND k.as_of = r.as_of);
+        DELETE FROM @extschema@.usage_checkpoint_rows x
+         WHERE NOT EXISTS (SELECT FROM @extschema@.usage_checkpoints k WHERE k.cluster = x.cluster AND k.as_of = x.as_of);
 
         -- Every trigger must be one of those known here: a trigger added
         -- later must be thought through, not silently lost.
