@@ -654,17 +654,27 @@ CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschem
 -- the lock the write takes anyway (ROW EXCLUSIVE on jobs): checkpoint_usage
 -- marks its checkpoints valid under a SHARE lock, so none becomes valid
 -- between this look and the writer's commit, as none does on one server
--- between a write and its trigger.
+-- between a write and its trigger.  With a valid checkpoint, the rest of
+-- the transaction uses one connection per node (_citus_sequential): Citus
+-- refuses to write usage_checkpoints, a reference table the distributed
+-- jobs is tied to by their keys to clusters, after a parallel access to
+-- jobs in the same transaction.  A writer calls it before it reads jobs.
 CREATE FUNCTION @extschema@_internal._checkpoints_by_writer()
 RETURNS timestamptz LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    upto timestamptz;
 BEGIN
     IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
         RETURN NULL;
     END IF;
     LOCK TABLE @extschema@.jobs IN ROW EXCLUSIVE MODE;
-    RETURN (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k WHERE k.invalidated_at IS NULL);
+    upto := (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k WHERE k.invalidated_at IS NULL);
+    IF upto IS NOT NULL THEN
+        PERFORM @extschema@_internal._citus_sequential();
+    END IF;
+    RETURN upto;
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._checkpoints_by_writer() IS

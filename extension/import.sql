@@ -1059,6 +1059,10 @@ BEGIN
     IF create_missing IS NULL OR all_or_nothing IS NULL THEN
         RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
     END IF;
+    -- on a Citus cluster with a valid usage checkpoint: the lock and the
+    -- one connection per node its invalidation needs, before jobs is read
+    -- (_checkpoints_by_writer)
+    ckpt_upto := @extschema@_internal._checkpoints_by_writer();
     -- The export's header: its first non-blank line.  After import_stage()
     -- and \copy that is in the table's first block: it is taken from there
     -- (a TID range scan), and the parse below, which reads every line,
@@ -1332,6 +1336,9 @@ BEGIN
 
     -- one import at a time: see import_sacct
     LOCK TABLE @extschema@.jobs IN SHARE ROW EXCLUSIVE MODE;
+    -- on a Citus cluster with a valid usage checkpoint: one connection per
+    -- node, before jobs is read (_checkpoints_by_writer)
+    PERFORM @extschema@_internal._checkpoints_by_writer();
 
     INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
     VALUES ('pbs', cluster, tz, src::text)

@@ -543,6 +543,9 @@ BEGIN
         RAISE EXCEPTION 'sync_slurmdbd: cluster "%" has no slurmdbd feed', cluster USING ERRCODE = '42704',
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
+    -- on a Citus cluster with a valid usage checkpoint: the lock and one
+    -- connection per node, before jobs is read (_checkpoints_by_writer)
+    ckpt_upto := @extschema@_internal._checkpoints_by_writer();
     PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'sync_slurmdbd');
     -- the release of the tables, before anything is read from them
     version := @extschema@_internal._slurmdbd_version(f.foreign_schema, f.slurm_version, cluster, 'sync_slurmdbd');
