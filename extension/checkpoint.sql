@@ -779,39 +779,6 @@ COMMENT ON FUNCTION @extschema@.invalidate_usage_checkpoints(text, timestamptz) 
 -- whose factor is not 1 changes the billing too).  A change marks the
 -- checkpoints of the clusters concerned invalid (TRUNCATE: every one).
 -- The trigger argument says what changed.
--- On a Citus cluster these triggers fire on every copy of the reference
--- table, where a write to another table (usage_checkpoints) is a
--- distributed query run from a shard, which Citus refuses; they read
--- usage_checkpoints there (each copy holds the same rows) and refuse a
--- change while a valid checkpoint of the clusters concerned (every one for
--- all_clusters) would need marking, rather than leave it valid.  Nothing
--- without Citus (docs/citus.md#usage-checkpoints-and-retention-on-citus).
-CREATE FUNCTION @extschema@_internal._citus_settings_check(op text, table_name text, what text,
-                                                           clusters text[], all_clusters boolean)
-RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    cp record;
-BEGIN
-    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
-        RETURN;
-    END IF;
-    SELECT k.cluster, k.as_of INTO cp FROM @extschema@.usage_checkpoints k
-     WHERE k.invalidated_at IS NULL AND (all_clusters OR k.cluster = ANY (clusters))
-     ORDER BY k.cluster, k.as_of LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION '% on %: % while the usage checkpoint of cluster % as of % is valid', op, table_name, what, cp.cluster, cp.as_of
-            USING ERRCODE = '55000',
-                  DETAIL = 'On a Citus cluster a trigger of a reference table cannot mark the checkpoints it invalidates.',
-                  HINT = format('Call SELECT fairshare.invalidate_usage_checkpoints(%L) first, in the same transaction or before (docs/citus.md).',
-                                CASE WHEN all_clusters THEN NULL ELSE cp.cluster END);
-    END IF;
-END
-$$;
-COMMENT ON FUNCTION @extschema@_internal._citus_settings_check(text, text, text, text[], boolean) IS
-'On a Citus cluster, raises 55000 when a change to a cluster''s decay, a partition''s billing, a QOS''s UsageFactor or a slurmctld start would invalidate a valid usage checkpoint (invalidate_usage_checkpoints first); nothing otherwise.';
-
 CREATE FUNCTION @extschema@_internal._settings_invalidate_usage_checkpoints() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -832,7 +799,6 @@ BEGIN
             USING ERRCODE = '55000',
                   HINT = 'Retention removed jobs older than that checkpoint; their usage cannot be billed again. Restore the archived partitions and unpin it first.';
     END IF;
-    PERFORM @extschema@_internal._citus_settings_check(TG_OP, TG_TABLE_NAME, TG_ARGV[0], affected, TG_OP = 'TRUNCATE');
     UPDATE @extschema@.usage_checkpoints k
        SET invalidated_at = now(),
            invalidated_by = format('%s on %s: %s', TG_OP, TG_TABLE_NAME, TG_ARGV[0])
@@ -906,8 +872,6 @@ BEGIN
                     USING ERRCODE = '55000',
                           HINT = 'Retention removed jobs older than that checkpoint; their usage cannot be computed again. Restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) first.';
             END IF;
-            PERFORM @extschema@_internal._citus_settings_check(TG_OP, 'slurmctld_starts',
-                        format('a start at %s', changed.started_at), ARRAY[cp.cluster], false);
             UPDATE @extschema@.usage_checkpoints k
                SET invalidated_at = now(),
                    invalidated_by = format('%s on slurmctld_starts: a start at %s', TG_OP, changed.started_at)

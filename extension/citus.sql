@@ -42,9 +42,10 @@
 --     write to jobs marks nothing: invalidate_usage_checkpoints() after it.
 --     The triggers on clusters, partitions, qos and slurmctld_starts that
 --     invalidate checkpoints when the decay or billing settings change
---     stay on every copy, but there they cannot write usage_checkpoints:
---     they refuse the change while a checkpoint they would invalidate is
---     valid (_citus_settings_check; invalidate_usage_checkpoints() first).
+--     write usage_checkpoints, which a trigger on a reference table's
+--     copies cannot do (and one that reads it there deadlocks a COPY into
+--     the table): dropped too; invalidate_usage_checkpoints() after such a
+--     change.
 --     The checkpoints' rows follow their checkpoint by foreign keys with
 --     cascades between the reference tables (their triggers write another
 --     table), and no fair-share factors are cached (their triggers on the
@@ -139,6 +140,13 @@ DECLARE
     checkpoint_triggers text[] := ARRAY[
         'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
         'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
+        -- the settings a checkpoint was computed with: their triggers
+        -- write usage_checkpoints (on Citus, invalidate_usage_checkpoints()
+        -- after a change, docs/citus.md)
+        'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
+        'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
+        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
+        'slurmctld_starts.invalidate_usage_checkpoints', 'slurmctld_starts.invalidate_usage_checkpoints_truncate',
         -- the fair-share factors cached with the checkpoints (sprio.sql):
         -- none is cached on Citus
         'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
@@ -171,14 +179,7 @@ DECLARE
         'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
         'ledger.hours_bounded', 'allocations.hours_bounded', 'allocations.period_bounded',
         -- reads the cluster's accounting_start only
-        'slurmctld_starts.slurmctld_start_check',
-        -- the settings a usage checkpoint was computed with: read
-        -- usage_checkpoints, and on Citus refuse a change while a
-        -- checkpoint it invalidates is valid (_citus_settings_check)
-        'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
-        'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
-        'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
-        'slurmctld_starts.invalidate_usage_checkpoints', 'slurmctld_starts.invalidate_usage_checkpoints_truncate'];
+        'slurmctld_starts.slurmctld_start_check'];
     -- the rows of a checkpoint and of its cached factors follow it by these
     -- keys on Citus, as the triggers rows_follow_* do on one server
     -- (checkpoint.sql): cascades between reference tables, which Citus runs
