@@ -133,10 +133,10 @@ DECLARE
     dropped_triggers text[] := '{}';
     -- the triggers dropped: those on jobs, whose shards fire none, and
     -- those that write another table than their own, which a trigger on
-    -- a reference table's copies cannot do.  The usage checkpoints' on
-    -- jobs: on Citus fairshare's writers invalidate the checkpoints the
-    -- runs they write change themselves (_usage_checkpoints_by_writer,
-    -- checkpoint.sql)
+    -- a reference table's copies cannot do.  First the usage checkpoints'
+    -- triggers on jobs: on Citus fairshare's writers invalidate the
+    -- checkpoints the runs they write change themselves
+    -- (_usage_checkpoints_by_writer, checkpoint.sql)
     checkpoint_triggers text[] := ARRAY[
         'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
         'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
