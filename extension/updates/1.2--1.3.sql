@@ -307,3 +307,10 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_rollup_state', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');
+
+-- usage checkpoints and retain_jobs on Citus
+-- (docs/citus.md#usage-checkpoints-and-retention-on-citus): fairshare's
+-- writers invalidate the checkpoints there through the functions the
+-- triggers share (created by the code below), so checkpoint_usage and
+-- retain_jobs no longer refuse and their refusal goes
+DROP FUNCTION @extschema@_internal._citus_no_checkpoints(text);
