@@ -48,6 +48,20 @@ BEGIN
 END
 $$;
 
+-- The cores core_hours bills a run for each hour, as an exact numeric:
+-- nodes × cores_per_node for an exclusive (or whole-node) run, else its
+-- CPUs, or its GPUs × gpu_hour_factor when that is more.  The core-hours of
+-- the GENCI and RWTH reports are these times the microseconds run, summed
+-- exactly, then divided (docs/regulation.md#consumption-from-the-rollups).
+CREATE FUNCTION @extschema@_internal._core_billed(cpus integer, exclusive boolean, nodes integer,
+                                                 cores_per_node integer, gpus integer, gpu_hour_factor float8)
+RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN GREATEST(CASE WHEN exclusive AND cores_per_node IS NOT NULL
+                     THEN nodes::numeric OPERATOR(pg_catalog.*) cores_per_node::numeric
+                     ELSE cpus::numeric END,
+                gpus::numeric OPERATOR(pg_catalog.*) COALESCE(gpu_hour_factor, 0)::numeric);
+
 -- RWTH: cores × elapsed hours; exclusive jobs pay every core of every node;
 -- a GPU-hour may be billed as gpu_hour_factor core-hours (24 at RWTH), in
 -- which case the job pays the larger of its cores and its GPUs' worth.

@@ -318,9 +318,12 @@ DECLARE
     factors_done boolean := false;
     -- what the rows written before the lock were computed from
     runs_read text[];
+    -- on a Citus cluster no fair-share factors are cached with the
+    -- checkpoints: the triggers that drop them when the tree changes write
+    -- another table, which the copies of a reference table cannot do, and
+    -- sprio_at computes the tree itself (docs/citus.md#usage-checkpoints-and-retention-on-citus)
+    no_factors boolean := @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL;
 BEGIN
-    -- no checkpoint stays valid when jobs is a Citus table (citus.sql)
-    PERFORM @extschema@_internal._citus_no_checkpoints('checkpoint_usage');
     PERFORM @extschema@_internal._check_as_of(checkpoint_usage.as_of);
     IF checkpoint_usage.as_of > now() THEN
         RAISE EXCEPTION 'checkpoint_usage: as_of % is in the future', checkpoint_usage.as_of
@@ -392,13 +395,15 @@ BEGIN
         -- what they were computed from besides the usage: the tree and the
         -- clusters' settings, fingerprinted before
         tree_before := @extschema@_internal._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
-        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
-         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
-           AND k.as_of = checkpoint_usage.as_of;
-        PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
-        UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
-         WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
-           AND k.as_of = checkpoint_usage.as_of;
+        IF NOT no_factors THEN
+            UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
+             WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+               AND k.as_of = checkpoint_usage.as_of;
+            PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+            UPDATE @extschema@.usage_checkpoints k SET invalidated_at = now(), invalidated_by = 'being computed'
+             WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
+               AND k.as_of = checkpoint_usage.as_of;
+        END IF;
 
         LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
         -- Nothing the rows were computed from changed if, under the lock,
@@ -507,7 +512,7 @@ BEGIN
              WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
     -- the fair-share factors as of the new checkpoints, for sprio_at (sprio.sql)
-    IF NOT factors_done THEN
+    IF NOT factors_done AND NOT no_factors THEN
         PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
     END IF;
 END
@@ -522,10 +527,77 @@ COMMENT ON PROCEDURE @extschema@.checkpoint_usage(text, timestamptz, boolean, in
 -- end as far as it falls before T0 (least(end, T0): a job running at T0
 -- that ends later is the normal case and changes nothing), its TRES, CPUs,
 -- partition, QOS, account, user or cluster (renames of accounts, users,
--- partitions and clusters cascade into jobs).  The trigger is per
--- statement, over the statement's rows: while no checkpoint is valid, a
--- write pays one lookup of usage_checkpoints.  A role that writes jobs
--- needs SELECT and UPDATE on usage_checkpoints (fairshare_admin has them).
+-- partitions and clusters cascade into jobs).  On one server the statement
+-- triggers below see every write; on a Citus cluster, whose shards fire no
+-- trigger, fairshare's writers call the same two functions with the runs
+-- they wrote (_usage_checkpoints_by_writer,
+-- docs/citus.md#usage-checkpoints-and-retention-on-citus).
+
+-- Whether a run, as it was (o_*: NULL when it was not there) and as it is
+-- (n_*: NULL when it is gone), changes what the checkpoint of cp_cluster at
+-- cp_as_of holds.  A standard SQL body: inlined into the queries of the
+-- trigger and of the writers, not called once per run.
+CREATE FUNCTION @extschema@_internal._checkpoint_run_changed(
+    cp_cluster text, cp_as_of timestamptz,
+    o_cluster text, o_account text, o_user_name text, o_partition text, o_qos text, o_tres text,
+    o_cpus integer, o_start_time timestamptz, o_end_time timestamptz,
+    n_cluster text, n_account text, n_user_name text, n_partition text, n_qos text, n_tres text,
+    n_cpus integer, n_start_time timestamptz, n_end_time timestamptz)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN COALESCE(o_cluster OPERATOR(pg_catalog.=) cp_cluster AND o_start_time OPERATOR(pg_catalog.<=) cp_as_of, false)
+            THEN NOT COALESCE(n_cluster OPERATOR(pg_catalog.=) cp_cluster AND n_start_time OPERATOR(pg_catalog.<=) cp_as_of, false)
+                 OR (o_account, o_user_name, o_partition, o_qos, o_tres, o_cpus, o_start_time,
+                     LEAST(COALESCE(o_end_time, 'infinity'::timestamptz), cp_as_of))
+                    IS DISTINCT FROM
+                    (n_account, n_user_name, n_partition, n_qos, n_tres, n_cpus, n_start_time,
+                     LEAST(COALESCE(n_end_time, 'infinity'::timestamptz), cp_as_of))
+            ELSE COALESCE(n_cluster OPERATOR(pg_catalog.=) cp_cluster AND n_start_time OPERATOR(pg_catalog.<=) cp_as_of, false) END;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_run_changed(text, timestamptz, text, text, text, text, text, text, integer, timestamptz, timestamptz, text, text, text, text, text, text, integer, timestamptz, timestamptz) IS
+'true when a run, as it was (o_*, NULL: absent) and as it is (n_*, NULL: gone), changes what the usage checkpoint of cp_cluster at cp_as_of holds: its part before cp_as_of.';
+
+-- Marks the checkpoint (cluster, as_of) invalid because of `op` (a write to
+-- jobs of job `job`, '' for a TRUNCATE; NULL: op says it all).  A pinned
+-- checkpoint (retention) cannot be invalidated: raises 55000 instead.
+CREATE FUNCTION @extschema@_internal._usage_checkpoint_invalidate(cluster text, as_of timestamptz, op text, job text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    why text;
+BEGIN
+    IF EXISTS (SELECT FROM @extschema@.usage_checkpoints k
+                WHERE k.cluster = _usage_checkpoint_invalidate.cluster AND k.as_of = _usage_checkpoint_invalidate.as_of
+                  AND k.pinned AND k.invalidated_at IS NULL) THEN
+        IF job IS NULL THEN
+            RAISE EXCEPTION '%: the usage checkpoint of cluster % as of % is pinned: the runs started before it cannot change',
+                            op, cluster, as_of
+                USING ERRCODE = '55000',
+                      HINT = 'Retention removed jobs older than that checkpoint and keeps their usage in it only; restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) to change history before it.';
+        END IF;
+        RAISE EXCEPTION 'job % of cluster % started before the pinned usage checkpoint as of %: it cannot change',
+                        job, cluster, as_of
+            USING ERRCODE = '55000',
+                  HINT = 'Retention removed jobs older than that checkpoint and keeps their usage in it only; restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) to change history before it.';
+    END IF;
+    -- (the reason computed first: Citus runs no function but an immutable
+    -- one in a CASE of a statement that writes a reference table)
+    why := CASE WHEN op = 'TRUNCATE' THEN 'TRUNCATE jobs'
+                WHEN job IS NULL THEN op
+                ELSE format('%s on jobs: job %s, started before the checkpoint', op, job) END;
+    UPDATE @extschema@.usage_checkpoints k
+       SET invalidated_at = now(), invalidated_by = why
+     WHERE k.cluster = _usage_checkpoint_invalidate.cluster AND k.as_of = _usage_checkpoint_invalidate.as_of
+       AND k.invalidated_at IS NULL;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._usage_checkpoint_invalidate(text, timestamptz, text, text) IS
+'Marks one usage checkpoint invalid, saying why (op, and the job whose write did it); raises 55000 when it is pinned by retention.';
+
+-- The trigger is per statement, over the statement's rows: while no
+-- checkpoint is valid, a write pays one lookup of usage_checkpoints.  A
+-- role that writes jobs needs SELECT and UPDATE on usage_checkpoints
+-- (fairshare_admin has them).
 CREATE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -534,7 +606,7 @@ DECLARE
     cp record;
     job text;
 BEGIN
-    FOR cp IN SELECT k.cluster, k.as_of, k.pinned FROM @extschema@.usage_checkpoints k
+    FOR cp IN SELECT k.cluster, k.as_of FROM @extschema@.usage_checkpoints k
                WHERE k.invalidated_at IS NULL LOOP
         job := NULL;
         IF TG_OP = 'INSERT' THEN
@@ -548,30 +620,15 @@ BEGIN
             SELECT COALESCE(o.job_id, n.job_id) INTO job
               FROM old_jobs o FULL JOIN new_jobs n
                 ON n.cluster = o.cluster AND n.job_id = o.job_id AND n.submit_time = o.submit_time
-             WHERE CASE WHEN COALESCE(o.cluster = cp.cluster AND o.start_time <= cp.as_of, false)
-                        THEN NOT COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false)
-                             OR (o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time,
-                                 LEAST(COALESCE(o.end_time, 'infinity'::timestamptz), cp.as_of))
-                                IS DISTINCT FROM
-                                (n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time,
-                                 LEAST(COALESCE(n.end_time, 'infinity'::timestamptz), cp.as_of))
-                        ELSE COALESCE(n.cluster = cp.cluster AND n.start_time <= cp.as_of, false) END
+             WHERE @extschema@_internal._checkpoint_run_changed(cp.cluster, cp.as_of,
+                       o.cluster, o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time, o.end_time,
+                       n.cluster, n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time, n.end_time)
              LIMIT 1;
         ELSE
             job := '';      -- TRUNCATE
         END IF;
-        IF job IS NOT NULL AND cp.pinned THEN
-            RAISE EXCEPTION 'job % of cluster % started before the pinned usage checkpoint as of %: it cannot change',
-                            job, cp.cluster, cp.as_of
-                USING ERRCODE = '55000',
-                      HINT = 'Retention removed jobs older than that checkpoint and keeps their usage in it only; restore the archived partitions and unpin it (fairshare.usage_checkpoints.pinned) to change history before it.';
-        END IF;
         IF job IS NOT NULL THEN
-            UPDATE @extschema@.usage_checkpoints k
-               SET invalidated_at = now(),
-                   invalidated_by = CASE WHEN TG_OP = 'TRUNCATE' THEN 'TRUNCATE jobs'
-                                         ELSE format('%s on jobs: job %s, started before the checkpoint', TG_OP, job) END
-             WHERE k.cluster = cp.cluster AND k.as_of = cp.as_of AND k.invalidated_at IS NULL;
+            PERFORM @extschema@_internal._usage_checkpoint_invalidate(cp.cluster, cp.as_of, TG_OP, job);
         END IF;
     END LOOP;
     RETURN NULL;
@@ -588,6 +645,133 @@ CREATE TRIGGER invalidate_usage_checkpoints_delete AFTER DELETE ON @extschema@.j
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
 CREATE TRIGGER invalidate_usage_checkpoints_truncate AFTER TRUNCATE ON @extschema@.jobs
     FOR EACH STATEMENT EXECUTE FUNCTION @extschema@_internal._jobs_invalidate_usage_checkpoints();
+
+-- On a Citus cluster (docs/citus.md#usage-checkpoints-and-retention-on-citus):
+-- the newest valid checkpoint's instant, up to which fairshare's writers
+-- hand the runs they write to _usage_checkpoints_by_writer (a run started
+-- after every valid checkpoint changes none); NULL without Citus, where the
+-- triggers above do it, and while no checkpoint is valid.  It first takes
+-- the lock the write takes anyway (ROW EXCLUSIVE on jobs): checkpoint_usage
+-- marks its checkpoints valid under a SHARE lock, so none becomes valid
+-- between this look and the writer's commit, as none does on one server
+-- between a write and its trigger.  With a valid checkpoint, the rest of
+-- the transaction uses one connection per node (_citus_sequential): Citus
+-- refuses to write usage_checkpoints, a reference table the distributed
+-- jobs is tied to by their keys to clusters, after a parallel access to
+-- jobs in the same transaction.  A writer calls it before it reads jobs.
+CREATE FUNCTION @extschema@_internal._checkpoints_by_writer()
+RETURNS timestamptz LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    upto timestamptz;
+BEGIN
+    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+        RETURN NULL;
+    END IF;
+    LOCK TABLE @extschema@.jobs IN ROW EXCLUSIVE MODE;
+    upto := (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k WHERE k.invalidated_at IS NULL);
+    IF upto IS NOT NULL THEN
+        PERFORM @extschema@_internal._citus_sequential();
+    END IF;
+    RETURN upto;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._checkpoints_by_writer() IS
+'On a Citus cluster, takes ROW EXCLUSIVE on jobs and returns the instant of the newest valid usage checkpoint: fairshare''s writers pass the runs started by then to _usage_checkpoints_by_writer. NULL without Citus (the triggers on jobs do it) or without a valid checkpoint.';
+
+-- A run as _usage_checkpoints_by_writer reads it: the key and what a
+-- checkpoint holds of it.  A standard SQL body, inlined into the writers'
+-- queries.
+CREATE FUNCTION @extschema@_internal._checkpoint_run_json(cluster text, job_id text, submit_time timestamptz,
+    account text, user_name text, partition text, qos text, tres text, cpus integer,
+    start_time timestamptz, end_time timestamptz)
+RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE
+RETURN pg_catalog.jsonb_build_object('cluster', cluster, 'job_id', job_id, 'submit_time', submit_time,
+                                     'account', account, 'user_name', user_name, 'partition', partition,
+                                     'qos', qos, 'tres', tres, 'cpus', cpus,
+                                     'start_time', start_time, 'end_time', end_time);
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_run_json(text, text, timestamptz, text, text, text, text, text, integer, timestamptz, timestamptz) IS
+'A run as a JSON object of its key and the columns a usage checkpoint holds of it (_usage_checkpoints_by_writer).';
+
+-- The statement triggers' work, done by a writer on a Citus cluster: the
+-- runs it wrote as they were (old_runs) and as they are (new_runs), JSON
+-- arrays of _checkpoint_run_json objects (NULL: none), paired by key as
+-- the trigger pairs its transition tables; each valid checkpoint that one
+-- of them changes is marked invalid (55000 for a pinned one), saying op.
+CREATE FUNCTION @extschema@_internal._usage_checkpoints_by_writer(op text, old_runs jsonb, new_runs jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cp record;
+    job text;
+BEGIN
+    IF old_runs IS NULL AND new_runs IS NULL THEN
+        RETURN;
+    END IF;
+    FOR cp IN SELECT k.cluster, k.as_of FROM @extschema@.usage_checkpoints k
+               WHERE k.invalidated_at IS NULL ORDER BY k.cluster, k.as_of LOOP
+        SELECT COALESCE(o.job_id, n.job_id) INTO job
+          FROM jsonb_populate_recordset(NULL::@extschema@.jobs, COALESCE(old_runs, '[]')) o
+          FULL JOIN jsonb_populate_recordset(NULL::@extschema@.jobs, COALESCE(new_runs, '[]')) n
+            ON n.cluster = o.cluster AND n.job_id = o.job_id AND n.submit_time = o.submit_time
+         WHERE @extschema@_internal._checkpoint_run_changed(cp.cluster, cp.as_of,
+                   o.cluster, o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time, o.end_time,
+                   n.cluster, n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time, n.end_time)
+         ORDER BY 1
+         LIMIT 1;
+        IF job IS NOT NULL THEN
+            PERFORM @extschema@_internal._usage_checkpoint_invalidate(cp.cluster, cp.as_of, op, job);
+        END IF;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._usage_checkpoints_by_writer(text, jsonb, jsonb) IS
+'On a Citus cluster, what the triggers on jobs do on one server: marks invalid each valid usage checkpoint that the runs a writer changed (old_runs as they were, new_runs as they are) alter; 55000 for a pinned one.';
+
+-- A user's own INSERT, UPDATE or DELETE on jobs on a Citus cluster fires
+-- no trigger (docs/citus.md#usage-checkpoints-and-retention-on-citus): this
+-- marks invalid every valid checkpoint of the cluster (NULL: of every
+-- cluster) as of `since` or later (NULL: every one), which such a write to
+-- runs started at or after `since` may have changed.  Refuses (55000) while
+-- one of them is pinned by retention, before it changes anything.  Returns
+-- how many it marked.
+CREATE FUNCTION @extschema@.invalidate_usage_checkpoints(cluster text, since timestamptz DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cp record;
+    n bigint := 0;
+BEGIN
+    IF invalidate_usage_checkpoints.cluster IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = invalidate_usage_checkpoints.cluster) THEN
+        RAISE EXCEPTION 'invalidate_usage_checkpoints: cluster "%" does not exist', invalidate_usage_checkpoints.cluster
+            USING ERRCODE = '22023', HINT = 'Pass a cluster of fairshare.clusters, or NULL for every cluster.';
+    END IF;
+    IF since IS NOT NULL AND NOT isfinite(since) THEN
+        RAISE EXCEPTION 'invalidate_usage_checkpoints: since must be a finite instant or NULL, not %', since
+            USING ERRCODE = '22023',
+                  HINT = 'Pass the earliest start of the runs changed, or NULL for every checkpoint of the cluster.';
+    END IF;
+    FOR cp IN SELECT k.cluster, k.as_of FROM @extschema@.usage_checkpoints k
+               WHERE k.invalidated_at IS NULL
+                 AND (invalidate_usage_checkpoints.cluster IS NULL OR k.cluster = invalidate_usage_checkpoints.cluster)
+                 AND (since IS NULL OR k.as_of >= since)
+               ORDER BY k.pinned DESC, k.cluster, k.as_of LOOP
+        PERFORM @extschema@_internal._usage_checkpoint_invalidate(cp.cluster, cp.as_of,
+                    format('invalidate_usage_checkpoints(%L, %s)', invalidate_usage_checkpoints.cluster,
+                           COALESCE(quote_literal(since), 'NULL')), NULL);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.invalidate_usage_checkpoints(text, timestamptz) IS
+'Marks invalid the valid usage checkpoints of a cluster (NULL: every cluster) as of since or later (NULL: all): what the triggers on jobs do on one server, for a user''s own write to jobs on a Citus cluster. Refuses (55000) on a checkpoint pinned by retention. Returns how many it marked.';
 
 -- The settings a checkpoint was computed with: a cluster's decay, a
 -- partition's billing weights and mode, a QOS's UsageFactor (a job's QOS

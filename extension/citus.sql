@@ -31,14 +31,25 @@
 --     (_rollups_mark, _rollup_run_hours), and refresh_rollups gives the
 --     rollups of a single server.  A user's own INSERT, UPDATE or DELETE on
 --     jobs marks nothing: invalidate_rollups() after it.
---   * the usage checkpoints are kept valid
---     by statement triggers with transition tables on jobs (checkpoint.sql),
---     which cannot fire on the shards.  distribute() marks every checkpoint
---     invalid and drops those triggers and the settings triggers that only
---     invalidate checkpoints; checkpoint_usage then refuses to run
---     (_citus_no_checkpoints), and every report reads the jobs, spread over
---     the workers.  Pinned checkpoints (retention) hold the usage of jobs no
---     longer in the table: distribute() refuses while one exists.
+--   * the usage checkpoints are kept valid by statement triggers with
+--     transition tables on jobs (checkpoint.sql), which cannot fire on the
+--     shards.  distribute() drops them; fairshare's writers then hand the
+--     runs they write, as they were and as they are, to
+--     _usage_checkpoints_by_writer, which marks the checkpoints they
+--     change through the functions the triggers call
+--     (_checkpoint_run_changed, _usage_checkpoint_invalidate), and
+--     checkpoint_usage and retain_jobs work as on one server.  A user's own
+--     write to jobs marks nothing: invalidate_usage_checkpoints() after it.
+--     The triggers on clusters, partitions, qos and slurmctld_starts that
+--     invalidate checkpoints when the decay or billing settings change
+--     write usage_checkpoints, which a trigger on a reference table's
+--     copies cannot do (and one that reads it there deadlocks a COPY into
+--     the table): dropped too; invalidate_usage_checkpoints() after such a
+--     change.
+--     The checkpoints' rows follow their checkpoint by foreign keys with
+--     cascades between the reference tables (their triggers write another
+--     table), and no fair-share factors are cached (their triggers on the
+--     tree write another table): sprio_at computes the tree itself.
 --   * triggers on reference tables are created on every copy when
 --     citus.enable_unsafe_triggers is on at distribution time.  The ledger's
 --     append-only triggers and the bound on allocation hours read no other
@@ -83,9 +94,6 @@ $$;
 COMMENT ON FUNCTION @extschema@_internal._citus_table_kind(regclass) IS
 'How Citus holds a table: distributed, reference, local, or NULL (no Citus, or not a Citus table).';
 
--- Called first by what needs the usage checkpoints kept valid: refuses
--- once jobs is a distributed table, whose shards fire none of the
--- invalidation triggers (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead).
 -- On a Citus cluster, for the rest of the transaction: one connection per
 -- node.  A transaction that writes the distributed jobs and touches the
 -- reference tables its foreign keys point to (maintain_partitions moving
@@ -103,22 +111,6 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._citus_sequential() IS
 'On a Citus cluster, makes the rest of the transaction use one connection per node (citus.multi_shard_modify_mode); nothing otherwise.';
-
-CREATE FUNCTION @extschema@_internal._citus_no_checkpoints(caller text)
-RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NOT NULL THEN
-        RAISE EXCEPTION '%: usage checkpoints are not available when fairshare.jobs is a Citus table', caller
-            USING ERRCODE = '0A000',
-                  DETAIL = 'A checkpoint stays valid only while the triggers on jobs see every change to it; Citus fires no trigger of the distributed table on its shards.',
-                  HINT = 'Every report reads the jobs instead, spread over the workers (docs/citus.md).';
-    END IF;
-END
-$$;
-COMMENT ON FUNCTION @extschema@_internal._citus_no_checkpoints(text) IS
-'Raises 0A000 when jobs is a Citus table: usage checkpoints cannot be kept valid there.';
 
 -- Whether fairshare's planner hook (citus.c) runs for every query: the
 -- library was loaded with shared_preload_libraries after citus.
@@ -139,27 +131,35 @@ DECLARE
     bad text;
     fkeys text[] := '{}';
     dropped_triggers text[] := '{}';
-    -- the triggers that only keep usage checkpoints valid: dropped, as
-    -- checkpoints are refused on Citus
+    -- the triggers dropped: those on jobs, whose shards fire none, and
+    -- those that write another table than their own, which a trigger on
+    -- a reference table's copies cannot do.  First the usage checkpoints'
+    -- triggers on jobs: on Citus fairshare's writers invalidate the
+    -- checkpoints the runs they write change themselves
+    -- (_usage_checkpoints_by_writer, checkpoint.sql)
     checkpoint_triggers text[] := ARRAY[
         'jobs.invalidate_usage_checkpoints_insert', 'jobs.invalidate_usage_checkpoints_update',
         'jobs.invalidate_usage_checkpoints_delete', 'jobs.invalidate_usage_checkpoints_truncate',
+        -- the settings a checkpoint was computed with: their triggers
+        -- write usage_checkpoints (on Citus, invalidate_usage_checkpoints()
+        -- after a change, docs/citus.md)
         'clusters.invalidate_usage_checkpoints', 'partitions.invalidate_usage_checkpoints',
         'qos.invalidate_usage_checkpoints_insert', 'qos.invalidate_usage_checkpoints_update',
         'qos.invalidate_usage_checkpoints_delete', 'qos.invalidate_usage_checkpoints_truncate',
-        -- the fair-share factors cached with the checkpoints (sprio.sql)
+        'slurmctld_starts.invalidate_usage_checkpoints', 'slurmctld_starts.invalidate_usage_checkpoints_truncate',
+        -- the fair-share factors cached with the checkpoints (sprio.sql):
+        -- none is cached on Citus
         'accounts.drop_checkpoint_factors_insert', 'accounts.drop_checkpoint_factors_update',
         'accounts.drop_checkpoint_factors_delete', 'accounts.drop_checkpoint_factors_truncate',
         'account_users.drop_checkpoint_factors_insert', 'account_users.drop_checkpoint_factors_update',
         'account_users.drop_checkpoint_factors_delete', 'account_users.drop_checkpoint_factors_truncate',
         'clusters.drop_checkpoint_factors',
-        -- the rows that follow their checkpoint and its cached factors
+        -- the rows that follow their checkpoint and its cached factors:
+        -- on Citus, by foreign keys with cascades (added below)
         'usage_checkpoints.rows_follow_delete', 'usage_checkpoints.rows_follow_update',
         'usage_checkpoints.rows_follow_truncate',
         'usage_checkpoint_factors.rows_follow_delete', 'usage_checkpoint_factors.rows_follow_update',
         'usage_checkpoint_factors.rows_follow_truncate',
-        -- a slurmctld start invalidates the checkpoints it precedes
-        'slurmctld_starts.invalidate_usage_checkpoints', 'slurmctld_starts.invalidate_usage_checkpoints_truncate',
         -- the tree's history: its trigger writes another table, which a
         -- trigger on a reference table's copies cannot do; on Citus the
         -- tree is read as it is now (docs/citus.md)
@@ -167,6 +167,11 @@ DECLARE
         -- the settings' history likewise: on Citus the settings are read as
         -- they are now (docs/citus.md)
         'clusters.settings_history', 'partitions.settings_history', 'qos.settings_history',
+        -- a change of the settings the core rollups depend on marks every
+        -- hour of the cluster: a write to rollup_dirty from a reference
+        -- table's copies; on Citus the administrator calls
+        -- invalidate_rollups after such a change (docs/citus.md)
+        'clusters.core_settings_changed', 'partitions.core_settings_changed',
         -- and those that mark the hours of the usage rollups stale: on
         -- Citus fairshare's writers mark the hours of the runs they write
         -- themselves (_rollups_by_writer, reports.sql)
@@ -174,8 +179,7 @@ DECLARE
         'jobs.mark_rollups_truncate',
         -- the trigger that keeps retained hours out of the marks reads
         -- rollup_state, another table: refresh_rollups leaves the hours
-        -- before retained_to alone all the same (and retain_jobs refuses
-        -- on Citus)
+        -- before retained_to alone all the same
         'rollup_dirty.final_hours'];
     -- the triggers kept on every copy of a reference table: each reads
     -- nothing, or only the table it fires on
@@ -184,6 +188,14 @@ DECLARE
         'ledger.hours_bounded', 'allocations.hours_bounded', 'allocations.period_bounded',
         -- reads the cluster's accounting_start only
         'slurmctld_starts.slurmctld_start_check'];
+    -- the rows of a checkpoint and of its cached factors follow it by these
+    -- keys on Citus, as the triggers rows_follow_* do on one server
+    -- (checkpoint.sql): cascades between reference tables, which Citus runs
+    follow_keys text[] := ARRAY[
+        'ALTER TABLE @extschema@.usage_checkpoint_rows ADD CONSTRAINT usage_checkpoint_rows_follow '
+        || 'FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE',
+        'ALTER TABLE @extschema@.usage_checkpoint_factor_rows ADD CONSTRAINT usage_checkpoint_factor_rows_follow '
+        || 'FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoint_factors ON UPDATE CASCADE ON DELETE CASCADE'];
 BEGIN
     SELECT e.extversion INTO citus_version FROM pg_catalog.pg_extension e WHERE e.extname = 'citus';
     IF citus_version IS NULL THEN
@@ -232,19 +244,14 @@ BEGIN
        AND d.refobjid = ext AND d.deptype = 'e' AND c.relkind IN ('r', 'p') AND NOT c.relispartition;
 
     IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
-        -- Checkpoints: those pinned by retention hold the usage of jobs no
-        -- longer in the table, which no report on Citus could read.
-        SELECT string_agg(format('%s as of %s', k.cluster, k.as_of), ', ') INTO bad
-          FROM @extschema@.usage_checkpoints k WHERE k.pinned;
-        IF bad IS NOT NULL THEN
-            RAISE EXCEPTION 'fairshare.distribute: pinned usage checkpoints hold the usage of removed jobs: %', bad
-                USING ERRCODE = '0A000',
-                      HINT = 'Retention keeps that usage in the checkpoints only, which Citus cannot keep valid: restore the archived jobs and unpin them first.';
-        END IF;
-        UPDATE @extschema@.usage_checkpoints k
-           SET invalidated_at = now(),
-               invalidated_by = 'fairshare.distribute: jobs became a Citus table, whose shards fire no invalidation trigger'
-         WHERE k.invalidated_at IS NULL;
+        -- The checkpoints stay as they are (the runs move, unchanged);
+        -- their cached fair-share factors go, which no trigger would drop
+        -- on Citus when the tree changes (the rows with them, by their
+        -- trigger), and any row left without its checkpoint, which the
+        -- keys below would refuse.
+        DELETE FROM @extschema@.usage_checkpoint_factors;
+        DELETE FROM @extschema@.usage_checkpoint_rows x
+         WHERE NOT EXISTS (SELECT FROM @extschema@.usage_checkpoints k WHERE k.cluster = x.cluster AND k.as_of = x.as_of);
 
         -- Every trigger must be one of those known here: a trigger added
         -- later must be thought through, not silently lost.
@@ -293,7 +300,7 @@ BEGIN
         -- The workers' copies of the tables (each worker's own CREATE
         -- EXTENSION made them) still have the keys: dropping them here
         -- drops them there too, in this transaction, before they come back.
-        FOR r IN SELECT unnest(fkeys) AS cmd LOOP
+        FOR r IN SELECT unnest(fkeys || follow_keys) AS cmd LOOP
             EXECUTE regexp_replace(r.cmd, '^(ALTER TABLE \S+) ADD CONSTRAINT (\S+) .*$', '\1 DROP CONSTRAINT IF EXISTS \2');
             EXECUTE r.cmd;
         END LOOP;
@@ -317,4 +324,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.distribute(integer) IS
-'On a Citus coordinator: jobs becomes a table hash-distributed on job_id over shard_count shards, every other table of the extension a reference table; usage checkpoints are given up (Citus fires no trigger on the shards). Returns each table, how Citus holds it and its shards; calling it again only reports.';
+'On a Citus coordinator: jobs becomes a table hash-distributed on job_id over shard_count shards, every other table of the extension a reference table; fairshare''s writers then do what the triggers on jobs did (docs/citus.md). Returns each table, how Citus holds it and its shards; calling it again only reports.';

@@ -49,16 +49,17 @@
  *
  * Cost: O(n log n) time (sorts; parents are found through a hash table of
  * the ids), one pass over the partition, no recursion (explicit stacks).
- * The rows are read into 32-byte rows (TreeRow), the parents linked and the
- * lineage order walked over those; the 96-byte nodes are then built in
+ * The rows are read into 24-byte rows (TreeRow), the parents linked and the
+ * lineage order walked over those; the 64-byte nodes are then built in
  * lineage order (tree_renumber), so that the passes after the walk go
- * through them in order (docs/performance.md#fair-tree).  Working memory
- * per association: the row, its id and the hash table (in the nodes'
- * memory) while the parents are linked; the row and the node while the
- * nodes are built; plus 24 bytes of answer kept per row (peak resident
- * memory measured by test/bench: 218 bytes per association at 10^5, 196
- * at 10^6; 259 and 234 for the 144-byte node of 1.1;
- * docs/performance-history.md#fair-tree-over-106-associations-third-pass).  Bad trees
+ * through them in order (docs/performance.md#fair-tree).  The passes that
+ * still jump across large arrays prefetch where they will be AHEAD steps
+ * later.  Working memory per association: the row, its id and the hash
+ * table (in the nodes' memory) while the parents are linked; the row and
+ * the node while the nodes are built; plus 16 bytes of answer kept per row
+ * (24 for classic_factor) (peak resident memory measured by the probe of
+ * test/bench/run.sh: 170 bytes per association at 10^5, 148 at 10^6;
+ * docs/performance.md#fair-tree).  Bad trees
  * raise errors naming the row: no root or two, a cycle, a parent missing
  * from the partition, a user with children, duplicate or NULL ids,
  * negative, NaN or infinite shares or usage.
@@ -123,45 +124,75 @@ typedef enum TreeOutput
 } TreeOutput;
 
 /*
- * One association, node p of the lineage order (tree_renumber).  96 bytes:
- * the passes after the walk go from parents to children and back, which
- * in lineage order is through the array in order or near it.  The row's
- * own usage is kept only as the start of its total, and sshare's usage
- * now (Tree.live_total) only when there is one.
+ * One association, node p of the lineage order (tree_renumber).  64 bytes,
+ * one cache line: the passes after the walk go from parents to children
+ * and back, which in lineage order is through the array in order or near
+ * it; at 10^6 associations every byte of it is a byte of fresh pages the
+ * kernel faults in and zeroes, and of cache lines the passes wait for
+ * (docs/performance.md#fair-tree).  So nothing is kept twice: a node's
+ * position in lineage order is its index; what only one algorithm needs
+ * shares its bytes with what only the other does; the level shares sit
+ * where S goes until S is computed from them; the direct parent, needed
+ * only until the raw usage is summed, leaves its place to the rank; and
+ * the two flags ride in the id's offset.  The row's own usage is kept
+ * only as the start of its total, and sshare's usage now
+ * (Tree.live_total) only when there is one.
  */
 typedef struct TreeNode
 {
 	long double total;			/* raw usage: own + descendants */
-	long double efctv;			/* U (Fair Tree, a float8) or UE (classic) */
+	union
+	{
+		long double ue;			/* classic: UE */
+		struct
+		{
+			double		u;		/* Fair Tree: U */
+			double		level_fs;	/* Fair Tree: LF */
+		}			ft;
+	}			efctv;
 	double		shares;			/* raw shares (0 when use_parent) */
-	double		level_shares;	/* Σ shares of its fs sibling group */
-	double		norm_shares;	/* S */
-	double		level_fs;		/* LF (Fair Tree) */
-	Size		id_off;			/* id: offset into the id arena */
-	int32		parent;			/* direct parent; -1 for the root */
+	double		norm_shares;	/* S; before fair_tree_compute or
+								 * classic_compute, the level shares: Σ
+								 * shares of its fs sibling group
+								 * (tree_fs_groups) */
+	uint32		id_off:30;		/* id: offset into the id arena (ID_OFF_MAX) */
+	uint32		is_user:1;
+	uint32		use_parent:1;	/* shares NULL: Fairshare=parent */
+	union
+	{
+		int32		parent;		/* direct parent, -1 for the root: until
+								 * the raw usage is summed (tree_walk) */
+		uint32		rank;		/* Fair Tree rank (users; fair_tree_compute) */
+	}			up;
 	int32		fs_parent;		/* nearest non-"parent" strict ancestor */
-	int32		order;			/* position in lineage order */
 	int32		depth;			/* root 0 */
-	uint32		rank;			/* Fair Tree rank (users) */
-	bool		is_user;
-	bool		use_parent;		/* shares NULL: Fairshare=parent */
 } TreeNode;
 
 /*
- * One row as read, 32 bytes: all that linking the parents and the walk to
+ * The id and parent arenas are StringInfos, whose length stays below
+ * MaxAllocSize (2^30 - 1): every offset into them fits in 30 bits.
+ */
+#define ID_OFF_MAX		((uint32) MaxAllocSize)
+
+StaticAssertDecl(sizeof(TreeNode) <= 64, "a tree node fills at most one cache line");
+
+/*
+ * One row as read, 24 bytes: all that linking the parents and the walk to
  * lineage order need.  The nodes are built from these in lineage order
- * (tree_renumber), so the rows' array is a third of the nodes' while the
- * partition is read and the ids are indexed.
+ * (tree_renumber), so the rows' array is much smaller than the nodes'
+ * while the partition is read and the ids are indexed.
  */
 typedef struct TreeRow
 {
 	double		usage;			/* the row's own usage */
 	double		shares;			/* raw shares (0 when use_parent) */
-	Size		id_off;			/* id: offset into the id arena */
+	uint32		id_off:30;		/* id: offset into the id arena */
+	uint32		is_user:1;
+	uint32		use_parent:1;	/* shares NULL: Fairshare=parent */
 	int32		parent;			/* row of the direct parent; -1: root */
-	bool		is_user;
-	bool		use_parent;		/* shares NULL: Fairshare=parent */
 } TreeRow;
+
+StaticAssertDecl(sizeof(TreeRow) <= 24, "a tree row is 24 bytes");
 
 typedef struct Tree
 {
@@ -174,6 +205,9 @@ typedef struct Tree
 	void	   *live_base;		/* what to pfree */
 	TreeRow    *rows;			/* as read, until tree_renumber */
 	void	   *rows_base;		/* what to pfree */
+	void	   *spare;			/* the rows' memory once the nodes are built:
+								 * its pages are in already (fair_tree_compute) */
+	Size		spare_size;
 	TreeNode   *nodes;			/* in lineage order (tree_renumber) */
 	char	   *scratch;		/* the nodes' memory, lent until they are
 								 * built (tree_build) */
@@ -189,19 +223,31 @@ typedef struct Tree
 	int32	   *fs_start;
 } Tree;
 
-/* One row's answer, kept in partition-local memory. */
+/*
+ * One row's answer, kept in partition-local memory.  Only OUT_CLASSIC_FACTOR
+ * has an extra; the other outputs keep their cells SHORT_CELL bytes apart,
+ * without it (tree_window_cell): at 10^6 associations the array is
+ * allocated zeroed and written in random order, and a third less of it is
+ * a third fewer pages and cache lines (docs/performance.md#fair-tree).
+ */
 typedef struct TreeCell
 {
 	double		value;
-	double		extra;			/* classic: S beside UE, for the factor */
 	bool		isnull;
+	double		extra;			/* classic: S beside UE, for the factor */
 } TreeCell;
+
+#define SHORT_CELL		offsetof(TreeCell, extra)
 
 typedef struct TreeResults
 {
 	bool		computed;
-	TreeCell	cells[FLEXIBLE_ARRAY_MEMBER];
+	double		cells[FLEXIBLE_ARRAY_MEMBER];	/* TreeCells `stride` bytes
+												 * apart (RESULT_CELL) */
 } TreeResults;
+
+#define RESULT_CELL(res, stride, row) \
+	((TreeCell *) ((char *) (res)->cells + (Size) (stride) * (row)))
 
 #define NODE_ID(t, i)	((t)->ids + (t)->nodes[i].id_off)
 #define ROW_ID(t, i)	((t)->ids + (t)->rows[i].id_off)
@@ -213,13 +259,44 @@ tree_alloc(Size size)
 }
 
 /*
+ * An arena for the ids (or parent ids) of n rows, with room for 16 bytes
+ * each from the start: grown by doubling from 1 kB, it would be copied a
+ * dozen times at 10^6 rows; room never written is never faulted in.
+ */
+static void
+init_arena(StringInfo arena, int32 n)
+{
+	initStringInfo(arena);
+	enlargeStringInfo(arena, (int) Min((Size) Max(n, 1) * 16, (Size) 64 * 1024 * 1024));
+}
+
+/*
+ * Most passes after the read jump across arrays larger than the caches (at
+ * 10^6 associations each jump a cache miss, and the passes waited for one
+ * miss after another: docs/performance.md#fair-tree), but know where they
+ * will jump AHEAD steps before they get there: from an array they go
+ * through in order (the lineage, the hashes, the rows).  Asking for that
+ * line early lets the memory fetch many at once.  A hint only, which
+ * changes no value; the index read to compute it is always in bounds.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(addr)		__builtin_prefetch(addr, 0)
+#define PREFETCH_W(addr)	__builtin_prefetch(addr, 1)
+#else
+#define PREFETCH(addr)		((void) 0)
+#define PREFETCH_W(addr)	((void) 0)
+#endif
+#define AHEAD			32
+
+/*
  * A large array the passes jump across, on 2 MB boundaries with the kernel
  * asked for transparent huge pages: with 4 kB pages, at 10^6 associations
  * nearly every jump across the node array or the id index also missed the
  * TLB, and every page was first touched by a fault
- * (docs/performance.md#fair-tree).  Below 8 MB, just 16-byte aligned (the
- * nodes' long doubles: palloc only guarantees MAXALIGN, found by UBSan).
- * *base is what to pfree.
+ * (docs/performance.md#fair-tree).  Below 8 MB, on a 64-byte boundary:
+ * a node is then one cache line, not two (and its long doubles need 16;
+ * palloc only guarantees MAXALIGN, found by UBSan).  *base is what to
+ * pfree.
  */
 #define HUGE_PAGE		((Size) 2 * 1024 * 1024)
 
@@ -230,8 +307,8 @@ huge_alloc(Size size, void **base)
 
 	if (size < 4 * HUGE_PAGE)
 	{
-		*base = tree_alloc(size + 16);
-		return (void *) TYPEALIGN(16, *base);
+		*base = tree_alloc(size + 64);
+		return (void *) TYPEALIGN(64, *base);
 	}
 	*base = tree_alloc(size + HUGE_PAGE);
 	p = (char *) TYPEALIGN(HUGE_PAGE, *base);
@@ -274,14 +351,20 @@ lineage_strcmp(const char *a, const char *b)
 
 /*
  * The sibling sorts compare copies of the few fields they read, not the
- * nodes: a node is 96 bytes, siblings lie anywhere in the array, and at
+ * nodes: a node is a cache line, siblings lie anywhere in the array, and at
  * 10^6 associations every node a comparison read was a cache miss.  Each
  * list of siblings is copied into an array of keys, sorted, and its node
  * indexes written back.  Both orders are total (ids are unique, and so are
- * lineage positions), so the result does not depend on the sort.
+ * lineage positions), so the result does not depend on the sort; the sorts
+ * are sort_template.h's, with the comparison inlined.
+ *
+ * A lineage key carries the first 8 bytes of its id as lineage_strcmp reads
+ * them, as one number (lineage_prefix): most comparisons end there, without
+ * reading the ids, which lie in row order all over the id arena.
  */
 typedef struct LineageKey
 {
+	uint64		prefix;			/* lineage_prefix(id) */
 	const char *id;
 	int32		node;
 	bool		is_user;
@@ -290,52 +373,81 @@ typedef struct LineageKey
 typedef struct LevelFsKey
 {
 	double		level_fs;
-	int32		order;
-	int32		node;
+	int32		node;			/* also its position in lineage order */
 	bool		is_user;
 } LevelFsKey;
 
-/* Siblings in lineage order: users first, then accounts, each by id. */
-static int
-cmp_lineage(const void *a, const void *b)
+/*
+ * The first 8 bytes of an id as lineage_strcmp compares them, big-endian in
+ * one number: the id's bytes, its end as '/', then zero bytes.  If two ids'
+ * prefixes differ, they are ordered as lineage_strcmp orders the ids: at
+ * the first byte where the ids differ, either both bytes are in the ids
+ * (compared as they are), or one id has ended: its '/' against the other's
+ * byte, and if that is a '/' too, the next bytes, its 0 against the other's
+ * byte, never 0 (a byte of an id or its end's '/'), so the ended id first,
+ * as lineage_strcmp has it.  Equal prefixes leave the order to
+ * lineage_strcmp.
+ */
+static inline uint64
+lineage_prefix(const char *id)
 {
-	const LineageKey *x = (const LineageKey *) a;
-	const LineageKey *y = (const LineageKey *) b;
+	uint64		k = 0;
+	int			i;
 
+	for (i = 0; i < 8; i++)
+	{
+		unsigned char c = (unsigned char) id[i];
+
+		if (c == '\0')
+		{
+			k = (k << 8) | (unsigned char) '/';
+			/* zero bytes after it: 8 - (i + 1) of them, shifted in */
+			return (i == 7) ? k : k << (8 * (7 - i));
+		}
+		k = (k << 8) | c;
+	}
+	return k;
+}
+
+/* Siblings in lineage order: users first, then accounts, each by id. */
+static inline int
+cmp_lineage(const LineageKey *x, const LineageKey *y)
+{
 	if (x->is_user != y->is_user)
 		return x->is_user ? -1 : 1;
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
 	return lineage_strcmp(x->id, y->id);
 }
+
+#define ST_SORT sort_lineage_keys
+#define ST_ELEMENT_TYPE LineageKey
+#define ST_COMPARE(a, b) cmp_lineage(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * Fair Tree sibling order (_cmp_level_fs): larger LF first, users before
  * accounts on equal LF; then lineage order, the order of Slurm's children
  * lists, which its qsort keeps for equal elements.
  */
-static int
-cmp_level_fs(const void *a, const void *b)
+static inline int
+cmp_level_fs(const LevelFsKey *x, const LevelFsKey *y)
 {
-	const LevelFsKey *x = (const LevelFsKey *) a;
-	const LevelFsKey *y = (const LevelFsKey *) b;
-
 	if (x->level_fs != y->level_fs)
 		return x->level_fs < y->level_fs ? 1 : -1;
 	if (x->is_user != y->is_user)
 		return x->is_user ? -1 : 1;
-	return x->order < y->order ? -1 : (x->order > y->order ? 1 : 0);
+	return x->node < y->node ? -1 : (x->node > y->node ? 1 : 0);
 }
 
-/* The longest list in a grouping start[0..n]: the size of a key buffer. */
-static int32
-longest_group(const int32 *start, int32 n)
-{
-	int32		longest = 1;
-	int32		i;
-
-	for (i = 0; i < n; i++)
-		longest = Max(longest, start[i + 1] - start[i]);
-	return longest;
-}
+#define ST_SORT sort_level_fs_keys
+#define ST_ELEMENT_TYPE LevelFsKey
+#define ST_COMPARE(a, b) cmp_level_fs(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /* Raise 22023 unless x is a finite number >= 0; names the row. */
 static void
@@ -356,13 +468,13 @@ check_value(double x, const char *what, const char *id)
  * are kept, as offsets into a second arena (PARENT_NONE for NULL), until
  * tree_link_parents resolves them.
  */
-#define PARENT_NONE		((Size) -1)
+#define PARENT_NONE		((uint32) -1)	/* above every offset (ID_OFF_MAX) */
 
 /* What the row check fills (tree_read_rows). */
 typedef struct RowTarget
 {
 	Tree	   *t;
-	Size	   *parent_off;
+	uint32	   *parent_off;
 	uint32	   *id_hashes;
 	uint32	   *parent_hashes;
 } RowTarget;
@@ -384,7 +496,8 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 				 errhint("Every association needs a non-NULL id, unique within its window partition.")));
 	/* zeroed here, while it is in the cache, not in a pass of its own */
 	memset(node, 0, sizeof(TreeRow));
-	node->id_off = a->id_off;
+	Assert(a->id_off < ID_OFF_MAX);
+	node->id_off = (uint32) a->id_off;
 	rt->id_hashes[i] = a->id_hash;
 	id = ids + node->id_off;
 	if (a->is_user_null)
@@ -416,14 +529,15 @@ tree_check_row(void *state, int64 row, const FsTreeRow *a, const char *ids, cons
 			t->live_total[i] = a->live;
 		}
 	}
-	rt->parent_off[i] = a->parent_off == FS_TREE_NO_TEXT ? PARENT_NONE : a->parent_off;
+	Assert(a->parent_off == FS_TREE_NO_TEXT || a->parent_off < ID_OFF_MAX);
+	rt->parent_off[i] = a->parent_off == FS_TREE_NO_TEXT ? PARENT_NONE : (uint32) a->parent_off;
 	if (a->parent_off != FS_TREE_NO_TEXT)
 		rt->parent_hashes[i] = a->parent_hash;
 }
 
 /* Every row of the partition, read by tree.c and checked here. */
 static void
-tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_off,
+tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, uint32 *parent_off,
 			   uint32 *id_hashes, uint32 *parent_hashes)
 {
 	StringInfoData arena;
@@ -433,7 +547,7 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
 	rt.parent_off = parent_off;
 	rt.id_hashes = id_hashes;
 	rt.parent_hashes = parent_hashes;
-	initStringInfo(&arena);
+	init_arena(&arena, t->n);
 	if (t->node_form)
 		fs_tree_read_nodes(winobj, t->n, &arena, parents, tree_check_row, &rt);
 	else
@@ -445,7 +559,7 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, Size *parent_of
  * The ids in an open-addressing hash table (linear probing), at most half
  * full.  A slot holds the id's hash, its node index + 1 (0: empty) and where
  * the id sits in the arena, so that a probe reads one slot and, when the
- * hashes match, the id itself; not the node, whose 96 bytes are scattered
+ * hashes match, the id itself; not the node, whose 64 bytes are scattered
  * over a large array (at 10^6 associations each read of a node or a per-node
  * array was a cache miss, and the lookups were a sixth of the time).  16
  * bytes a slot, 32 to 64 bytes per association while the parents are
@@ -490,7 +604,7 @@ id_probe(const IdIndex *ix, const char *ids, const char *id, uint32 h)
  * find the one root, in row order.
  */
 static void
-tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
+tree_link_parents(Tree *t, const char *parents, const uint32 *parent_off,
 				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
 	IdIndex		ix;
@@ -501,13 +615,17 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 	while (slots < 2 * (uint64) Max(t->n, 1))
 		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
-	/* at most 4n slots of 16 bytes: within the nodes' 96 bytes each */
+	/* at most 4n slots of 16 bytes: within the nodes' 64 bytes each */
 	ix.slots = (IdSlot *) t->scratch;
 	memset(ix.slots, 0, sizeof(IdSlot) * slots);
 	for (i = 0; i < t->n; i++)
 	{
 		const char *id = ROW_ID(t, i);
-		IdSlot	   *s = id_probe(&ix, t->ids, id, id_hashes[i]);
+		IdSlot	   *s;
+
+		if (i + AHEAD < t->n)
+			PREFETCH_W(&ix.slots[id_hashes[i + AHEAD] & ix.mask]);
+		s = id_probe(&ix, t->ids, id, id_hashes[i]);
 
 		if (s->node != 0)
 		{
@@ -531,6 +649,8 @@ tree_link_parents(Tree *t, const char *parents, const Size *parent_off,
 		const char *pid;
 		IdSlot	   *found;
 
+		if (i + AHEAD < t->n && parent_off[i + AHEAD] != PARENT_NONE)
+			PREFETCH(&ix.slots[parent_hashes[i + AHEAD] & ix.mask]);
 		if (parent_off[i] == PARENT_NONE)
 		{
 			if (t->root >= 0)
@@ -581,7 +701,8 @@ report_cycle(Tree *t, int32 v)
  * Build the nodes from the rows in lineage order: node p is the p-th of
  * the pre-order walk and t->lineage[p] its row.  Every pass after the walk
  * goes from parents to children or back, and with the nodes in row order
- * each of those steps landed anywhere in a 96-byte-per-association array (at 10^6 associations a cache miss, and the passes
+ * each of those steps landed anywhere in a 64-byte-per-association array
+ * (at 10^6 associations a cache miss, and the passes
  * after the read were most of the time: docs/performance.md#fair-tree).
  * In lineage order a parent precedes its subtree, so depths, raw usage
  * sums, fs parents, the fs sibling groups and the ranking walk go through
@@ -598,7 +719,11 @@ tree_renumber(Tree *t)
 	int32		p;
 
 	for (p = 0; p < n; p++)
+	{
+		if (p + AHEAD < n)
+			PREFETCH_W(&pos[t->lineage[p + AHEAD]]);
 		pos[t->lineage[p]] = p;
+	}
 	t->max_depth = 0;
 	t->n_users = 0;
 	for (p = 0; p < n; p++)
@@ -606,17 +731,22 @@ tree_renumber(Tree *t)
 		const TreeRow *r = &t->rows[t->lineage[p]];
 		TreeNode   *v = &nodes[p];
 
+		/* the row 4 AHEAD, and the parent's position of the row AHEAD */
+		if (p + 4 * AHEAD < n)
+			PREFETCH(&t->rows[t->lineage[p + 4 * AHEAD]]);
+		if (p + AHEAD < n && t->rows[t->lineage[p + AHEAD]].parent >= 0)
+			PREFETCH(&pos[t->rows[t->lineage[p + AHEAD]].parent]);
+
 		memset(v, 0, sizeof(TreeNode));
 		v->total = r->usage;
 		v->shares = r->shares;
 		v->id_off = r->id_off;
 		v->is_user = r->is_user;
 		v->use_parent = r->use_parent;
-		v->order = p;
 		t->n_users += r->is_user ? 1 : 0;
 		if (r->parent < 0)
 		{
-			v->parent = v->fs_parent = -1;
+			v->up.parent = v->fs_parent = -1;
 			continue;
 		}
 		/*
@@ -624,11 +754,11 @@ tree_renumber(Tree *t)
 		 * (_set_assoc_parent_and_user; the root counts as a normal account
 		 * whatever its shares)
 		 */
-		v->parent = pos[r->parent];
-		v->depth = nodes[v->parent].depth + 1;
+		v->up.parent = pos[r->parent];
+		v->depth = nodes[v->up.parent].depth + 1;
 		t->max_depth = Max(t->max_depth, v->depth);
-		v->fs_parent = (v->parent == 0 || !nodes[v->parent].use_parent)
-			? v->parent : nodes[v->parent].fs_parent;
+		v->fs_parent = (v->up.parent == 0 || !nodes[v->up.parent].use_parent)
+			? v->up.parent : nodes[v->up.parent].fs_parent;
 	}
 	if (t->live_total != NULL)
 	{
@@ -636,12 +766,17 @@ tree_renumber(Tree *t)
 		long double *live = (long double *) TYPEALIGN(16, live_base);
 
 		for (p = 0; p < n; p++)
+		{
+			if (p + AHEAD < n)
+				PREFETCH(&t->live_total[t->lineage[p + AHEAD]]);
 			live[p] = t->live_total[t->lineage[p]];
+		}
 		pfree(t->live_base);
 		t->live_total = live;
 		t->live_base = live_base;
 	}
-	pfree(t->rows_base);
+	t->spare = t->rows;
+	t->spare_size = sizeof(TreeRow) * n;
 	t->rows = NULL;
 	t->nodes = nodes;
 	t->scratch = NULL;
@@ -680,13 +815,17 @@ tree_walk(Tree *t)
 	 * sibling lists: reading the rows in order here, not every child again
 	 * at random when its list is sorted
 	 */
-	/* in the nodes' memory (tree_build): 16n + 4(n + 1) + 4n + 4n bytes */
+	/* in the nodes' memory (tree_build): 24n + 4(n + 1) + 4n + 4n bytes */
 	t->kids = (LineageKey *) t->scratch;
 	t->kid_start = (int32 *) (t->kids + Max(n, 1));
 	memset(t->kid_start, 0, sizeof(int32) * (n + 1));
 	for (i = 0; i < n; i++)
+	{
+		if (i + AHEAD < n && t->rows[i + AHEAD].parent >= 0)
+			PREFETCH_W(&t->kid_start[t->rows[i + AHEAD].parent + 1]);
 		if (t->rows[i].parent >= 0)
 			t->kid_start[t->rows[i].parent + 1]++;
+	}
 	for (i = 0; i < n; i++)
 		t->kid_start[i + 1] += t->kid_start[i];
 	{
@@ -694,14 +833,22 @@ tree_walk(Tree *t)
 
 		memcpy(fill, t->kid_start, sizeof(int32) * n);
 		for (i = 0; i < n; i++)
+		{
+			/* the fill count 2 AHEAD, the key it points to AHEAD */
+			if (i + 2 * AHEAD < n && t->rows[i + 2 * AHEAD].parent >= 0)
+				PREFETCH(&fill[t->rows[i + 2 * AHEAD].parent]);
+			if (i + AHEAD < n && t->rows[i + AHEAD].parent >= 0)
+				PREFETCH_W(&t->kids[fill[t->rows[i + AHEAD].parent]]);
 			if (t->rows[i].parent >= 0)
 			{
 				LineageKey *key = &t->kids[fill[t->rows[i].parent]++];
 
 				key->id = ROW_ID(t, i);
+				key->prefix = lineage_prefix(key->id);
 				key->node = i;
 				key->is_user = t->rows[i].is_user;
 			}
+		}
 	}
 	for (i = 0; i < n; i++)
 	{
@@ -715,7 +862,7 @@ tree_walk(Tree *t)
 							ROW_ID(t, i), kids[0].id),
 					 errhint("Only accounts (is_user false) can be parents.")));
 		if (nk >= 2)
-			qsort(kids, nk, sizeof(LineageKey), cmp_lineage);
+			sort_lineage_keys(kids, nk);
 	}
 
 	/* pre-order walk: children pushed in reverse so the first pops first */
@@ -729,7 +876,11 @@ tree_walk(Tree *t)
 
 		t->lineage[seen++] = v;
 		for (k = t->kid_start[v + 1] - 1; k >= t->kid_start[v]; k--)
+		{
+			/* its children's list, read when it is popped */
+			PREFETCH(&t->kid_start[t->kids[k].node]);
 			stack[top++] = t->kids[k].node;
+		}
 	}
 	if (seen < n)
 	{
@@ -760,15 +911,17 @@ tree_walk(Tree *t)
 		{
 			TreeNode   *v = &t->nodes[i];
 
+			if (i >= AHEAD)
+				PREFETCH_W(&t->nodes[Max(t->nodes[i - AHEAD].up.parent, 0)]);
 			if ((v->total > (long double) DBL_MAX
 				 || (t->live_total != NULL && t->live_total[i] > (long double) DBL_MAX))
 				&& (bad < 0 || t->lineage[i] < t->lineage[bad]))
 				bad = i;
 			if (i == 0)
 				break;
-			t->nodes[v->parent].total += v->total;
+			t->nodes[v->up.parent].total += v->total;
 			if (t->live_total != NULL)
-				t->live_total[v->parent] += t->live_total[i];
+				t->live_total[v->up.parent] += t->live_total[i];
 		}
 		if (bad >= 0)
 			ereport(ERROR,
@@ -819,12 +972,17 @@ tree_fs_groups(Tree *t)
 		int32		k;
 
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
+		{
+			/* the groups lie one after the other in fs_kids */
+			if (k + AHEAD < t->fs_start[n])
+				PREFETCH_W(&t->nodes[t->fs_kids[k + AHEAD]]);
 			sum += t->nodes[t->fs_kids[k]].shares;
+		}
 		/* S = shares / sum: an infinite sum would make every S 0 */
 		if (isinf(sum) && (bad < 0 || t->lineage[i] < t->lineage[bad]))
 			bad = i;
 		for (k = t->fs_start[i]; k < t->fs_start[i + 1]; k++)
-			t->nodes[t->fs_kids[k]].level_shares = sum;
+			t->nodes[t->fs_kids[k]].norm_shares = sum;	/* level shares */
 	}
 	/* the first such parent in row order is named */
 	if (bad >= 0)
@@ -832,7 +990,7 @@ tree_fs_groups(Tree *t)
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("the shares of the children of \"%s\" add up to more than float8 holds", NODE_ID(t, bad)),
 				 errhint("Shares are relative: divide them all by the same number.")));
-	t->nodes[t->root].level_shares = 0.0;
+	t->nodes[t->root].norm_shares = 0.0;	/* level shares */
 }
 
 /* Read the partition and build the tree in the current memory context. */
@@ -856,14 +1014,14 @@ tree_build(WindowObject winobj, Tree *t)
 	}
 	{
 		StringInfoData parents;
-		Size	   *parent_off = tree_alloc(sizeof(Size) * Max(t->n, 1));
+		uint32	   *parent_off = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 		uint32	   *id_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 		uint32	   *parent_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 
-		initStringInfo(&parents);
+		init_arena(&parents, t->n);
 		tree_read_rows(winobj, t, &parents, parent_off, id_hashes, parent_hashes);
 		/*
-		 * The nodes' memory, 16-aligned (huge_alloc), holds the id index,
+		 * The nodes' memory, 64-aligned (huge_alloc), holds the id index,
 		 * then the walk's arrays, until the nodes are built in it: at 10^6
 		 * associations every fresh page cost a fault and zeroing by the
 		 * kernel (docs/performance.md#fair-tree), and only the pages touched
@@ -900,7 +1058,10 @@ fair_tree_compute(Tree *t)
 	int32		top = 0;
 	uint32		rank = (uint32) t->n_users;
 	uint32		rnt = rank;
-	int32		i;
+	LevelFsKey *keys;
+	int32		nkeys;
+	int32		i,
+				k;
 
 	/*
 	 * One pass in lineage order: the fs parent comes before its group, and
@@ -911,59 +1072,59 @@ fair_tree_compute(Tree *t)
 	{
 		TreeNode   *v = &t->nodes[i];
 		TreeNode   *p;
+		double		level_shares = v->norm_shares;	/* until S replaces it */
 		double		parent_total,
 					u;
 
-		v->norm_shares = (i != t->root && !v->use_parent && v->level_shares != 0.0)
-			? v->shares / v->level_shares : 0.0;
+		v->norm_shares = (i != t->root && !v->use_parent && level_shares != 0.0)
+			? v->shares / level_shares : 0.0;
 		if (i == t->root)
 		{
-			v->efctv = 1.0L;
-			v->level_fs = FT_NO_VAL;
+			v->efctv.ft.u = 1.0;
+			v->efctv.ft.level_fs = FT_NO_VAL;
 			continue;
 		}
 		p = &t->nodes[v->fs_parent];
 		parent_total = (double) p->total;
 		u = (parent_total == 0.0) ? 0.0 : (double) v->total / parent_total;
-		v->efctv = u;
+		v->efctv.ft.u = u;
 		if (v->use_parent)
 		{
 			/* S of the fs parent; the root's S is 0 */
 			v->norm_shares = p->norm_shares;
-			v->level_fs = v->is_user ? INFINITY : FT_NO_VAL;
+			v->efctv.ft.level_fs = v->is_user ? INFINITY : FT_NO_VAL;
 		}
 		else if (v->norm_shares == 0.0)
-			v->level_fs = 0.0;
+			v->efctv.ft.level_fs = 0.0;
 		else
-			v->level_fs = v->norm_shares / u;
+			v->efctv.ft.level_fs = v->norm_shares / u;
 	}
 
+	/*
+	 * Every fs group's sort keys, in fs_kids order, each group sorted in
+	 * place: the ranking walk then reads LF and the flag from the keys, in
+	 * order, instead of jumping to each child's node (at 10^6 associations
+	 * each jump a cache miss: docs/performance.md#fair-tree).  In the rows'
+	 * memory, whose pages are in already, when it is large enough (16 bytes
+	 * a key against 24 a row).
+	 */
+	nkeys = t->fs_start[n];		/* every node but the root */
+	keys = (t->spare != NULL && t->spare_size >= sizeof(LevelFsKey) * Max(nkeys, 1))
+		? (LevelFsKey *) t->spare
+		: tree_alloc(sizeof(LevelFsKey) * Max(nkeys, 1));
+	for (k = 0; k < nkeys; k++)
 	{
-		LevelFsKey *keys = tree_alloc(sizeof(LevelFsKey) * longest_group(t->fs_start, n));
+		const TreeNode *c = &t->nodes[t->fs_kids[k]];
 
-		for (i = 0; i < n; i++)
-		{
-			int32	   *kids = t->fs_kids + t->fs_start[i];
-			int32		len = t->fs_start[i + 1] - t->fs_start[i];
-			int32		k;
-
-			if (len < 2)
-				continue;
-			for (k = 0; k < len; k++)
-			{
-				const TreeNode *c = &t->nodes[kids[k]];
-
-				keys[k].level_fs = c->level_fs;
-				keys[k].order = c->order;
-				keys[k].node = kids[k];
-				keys[k].is_user = c->is_user;
-			}
-			qsort(keys, len, sizeof(LevelFsKey), cmp_level_fs);
-			for (k = 0; k < len; k++)
-				kids[k] = keys[k].node;
-		}
-		pfree(keys);
+		if (k + AHEAD < nkeys)
+			PREFETCH(&t->nodes[t->fs_kids[k + AHEAD]]);
+		keys[k].level_fs = c->efctv.ft.level_fs;
+		keys[k].node = t->fs_kids[k];
+		keys[k].is_user = c->is_user;
 	}
+	for (i = 0; i < n; i++)
+		if (t->fs_start[i + 1] - t->fs_start[i] >= 2)
+			sort_level_fs_keys(keys + t->fs_start[i], t->fs_start[i + 1] - t->fs_start[i]);
 
 	/* one frame per account on the current path: at most max_depth */
 	stack = tree_alloc(sizeof(RankFrame) * (t->max_depth + 1));
@@ -975,7 +1136,7 @@ fair_tree_compute(Tree *t)
 	while (top > 0)
 	{
 		RankFrame  *f = &stack[top - 1];
-		TreeNode   *c;
+		const LevelFsKey *c;
 		bool		tied;
 
 		if (f->next >= t->fs_start[f->parent + 1])
@@ -983,7 +1144,10 @@ fair_tree_compute(Tree *t)
 			top--;
 			continue;
 		}
-		c = &t->nodes[t->fs_kids[f->next]];
+		c = &keys[f->next];
+		/* the node whose rank is written AHEAD steps later */
+		if (f->next + AHEAD < t->fs_start[f->parent + 1])
+			PREFETCH_W(&t->nodes[keys[f->next + AHEAD].node]);
 		if (f->next == t->fs_start[f->parent] && f->account_tied)
 			tied = true;
 		else
@@ -994,13 +1158,15 @@ fair_tree_compute(Tree *t)
 		{
 			if (!tied)
 				rank = rnt;
-			c->rank = rank;
+			t->nodes[c->node].up.rank = rank;	/* the parent is not needed any more */
 			rnt--;
 		}
 		else
 		{
-			int32		a = t->fs_kids[f->next - 1];
+			int32		a = c->node;
 
+			/* its fs group's first keys, walked next */
+			PREFETCH(&keys[t->fs_start[a]]);
 			/* f may move when the stack grows: fill the new frame by index */
 			stack[top].parent = a;
 			stack[top].next = t->fs_start[a];
@@ -1010,6 +1176,8 @@ fair_tree_compute(Tree *t)
 		}
 	}
 	pfree(stack);
+	if ((void *) keys != t->spare)
+		pfree(keys);
 }
 
 /*
@@ -1034,12 +1202,13 @@ classic_compute(Tree *t)
 	{
 		TreeNode   *v = &t->nodes[i];	/* nodes are in lineage order */
 		TreeNode   *p;
+		double		level_shares = v->norm_shares;	/* until S replaces it */
 		long double un;
 
 		if (i == t->root)
 		{
 			v->norm_shares = 1.0;
-			v->efctv = 1.0L;
+			v->efctv.ue = 1.0L;
 			continue;
 		}
 		p = &t->nodes[v->fs_parent];
@@ -1049,18 +1218,18 @@ classic_compute(Tree *t)
 
 		if (v->use_parent)
 			v->norm_shares = p->norm_shares;
-		else if (v->level_shares == 0.0)
+		else if (level_shares == 0.0)
 			v->norm_shares = 0.0;
 		else
-			v->norm_shares = p->norm_shares * (v->shares / v->level_shares);
+			v->norm_shares = p->norm_shares * (v->shares / level_shares);
 
 		if (v->fs_parent == t->root)
-			v->efctv = un;
-		else if (v->use_parent || v->level_shares == 0.0)
-			v->efctv = p->efctv;
+			v->efctv.ue = un;
+		else if (v->use_parent || level_shares == 0.0)
+			v->efctv.ue = p->efctv.ue;
 		else
-			v->efctv = un + (p->efctv - un) *
-				((long double) v->shares / (long double) v->level_shares);
+			v->efctv.ue = un + (p->efctv.ue - un) *
+				((long double) v->shares / (long double) level_shares);
 	}
 }
 
@@ -1068,7 +1237,7 @@ classic_compute(Tree *t)
  * The answer of node p (of row t->lineage[p]) for output `what`, into
  * cell.  Callers go through the nodes in order and write each answer to its
  * row's cell: a row's node lies anywhere in the node array, and its 24-byte
- * cell costs less to reach there than a 96-byte node.
+ * cell costs less to reach there than a 64-byte node.
  */
 static void
 tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
@@ -1077,35 +1246,37 @@ tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
 	bool		is_root = (p == t->root);
 	long double root_total = t->nodes[t->root].total;
 
+	/* cell->extra only for OUT_CLASSIC_FACTOR: the others are SHORT_CELL */
 	cell->isnull = false;
-	cell->extra = 0.0;
 	switch (what)
 	{
 		case OUT_FT_RANK:
 			cell->isnull = !v->is_user;
-			cell->value = (double) v->rank;
+			cell->value = (double) v->up.rank;
 			break;
 		case OUT_FT_FACTOR:
 			cell->isnull = !v->is_user;
-			cell->value = v->rank / (double) t->n_users;
+			cell->value = v->up.rank / (double) t->n_users;
 			break;
 		case OUT_FT_LEVEL_FS:
 			/* sshare leaves LevelFS empty for the root and "parent" rows */
 			cell->isnull = is_root || v->use_parent;
-			cell->value = (double) v->level_fs;
+			cell->value = v->efctv.ft.level_fs;
 			break;
 		case OUT_FT_NORM_SHARES:
 		case OUT_CLASSIC_NORM_SHARES:
 			cell->value = v->norm_shares;
 			break;
 		case OUT_FT_EFFECTIVE_USAGE:
+			cell->value = v->efctv.ft.u;
+			break;
 		case OUT_CLASSIC_EFFECTIVE_USAGE:
-			cell->value = (double) v->efctv;
+			cell->value = (double) v->efctv.ue;
 			break;
 		case OUT_CLASSIC_FACTOR:
 			/* computed per row, with that row's dampening */
 			cell->isnull = is_root;
-			cell->value = (double) v->efctv;
+			cell->value = (double) v->efctv.ue;
 			cell->extra = v->norm_shares;
 			break;
 		case OUT_RAW_USAGE:
@@ -1121,7 +1292,7 @@ tree_cell(Tree *t, int32 p, TreeOutput what, TreeCell *cell)
 			cell->value = (double) v->depth;
 			break;
 		case OUT_ORDER:
-			cell->value = (double) (v->order + 1);
+			cell->value = (double) (p + 1);	/* its position in lineage order */
 			break;
 	}
 }
@@ -1188,8 +1359,8 @@ static TreeCell *
 tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 {
 	WindowObject winobj = PG_WINDOW_OBJECT();
-	TreeResults *res = partition_results(winobj, offsetof(TreeResults, cells),
-										 sizeof(TreeCell));
+	Size		stride = (what == OUT_CLASSIC_FACTOR) ? sizeof(TreeCell) : SHORT_CELL;
+	TreeResults *res = partition_results(winobj, offsetof(TreeResults, cells), stride);
 
 	if (!res->computed)
 	{
@@ -1217,11 +1388,15 @@ tree_window_cell(FunctionCallInfo fcinfo, TreeOutput what)
 		}
 		work = tree_begin(winobj, &t, alg, -1, tree_args(fcinfo) == 1);
 		for (i = 0; i < t.n; i++)
-			tree_cell(&t, i, what, &res->cells[t.lineage[i]]);
+		{
+			if (i + AHEAD < t.n)
+				PREFETCH_W(RESULT_CELL(res, stride, t.lineage[i + AHEAD]));
+			tree_cell(&t, i, what, RESULT_CELL(res, stride, t.lineage[i]));
+		}
 		res->computed = true;
 		tree_end(work);
 	}
-	return &res->cells[WinGetCurrentPosition(winobj)];
+	return RESULT_CELL(res, stride, WinGetCurrentPosition(winobj));
 }
 
 #define TREE_FLOAT8_WINDOW(sqlname, what) \
@@ -1420,6 +1595,9 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 		{
 			SshareCell *cell = &res->cells[t.lineage[i]];
 			TreeCell	tmp;
+
+			if (i + AHEAD < t.n)
+				PREFETCH_W(&res->cells[t.lineage[i + AHEAD]]);
 
 			tree_cell(&t, i, OUT_DEPTH, &tmp);
 			cell->depth = (int32) tmp.value;

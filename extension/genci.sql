@@ -125,14 +125,20 @@ COMMENT ON FUNCTION @extschema@.genci_midterm_penalty(float8, float8, date, date
 -- cluster between two instants: each job counts for the part of its run
 -- inside [since, until); a job without an end counts up to until; exclusive
 -- jobs and jobs in whole-node partitions pay every core of their nodes;
--- GPU-hours are billed with the cluster's gpu_hour_factor.
+-- GPU-hours are billed with the cluster's gpu_hour_factor.  Read from the
+-- rollups for the hours they hold and from the runs for the rest, the
+-- core-microseconds summed exactly and divided once
+-- (docs/regulation.md#consumption-from-the-rollups): the same figure either
+-- way, in a time that does not grow with the history.
 CREATE FUNCTION @extschema@.account_core_hours(cluster text, account text,
                                                since timestamptz, until timestamptz)
 RETURNS float8 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
-    total float8;
+    total_us numeric;
+    rolled tstzmultirange;
+    piece tstzrange;
 BEGIN
     IF NOT isfinite(since) OR NOT isfinite(until) THEN
         RAISE EXCEPTION 'account_core_hours: instants must be finite (since %, until %)', since, until
@@ -142,19 +148,31 @@ BEGIN
         RAISE EXCEPTION 'account_core_hours: until % is before since %', until, since
             USING ERRCODE = '22023', HINT = 'The window is [since, until).';
     END IF;
-    SELECT sum(@extschema@.core_hours(j.cpus, greatest(j.start_time, since),
-                                      least(coalesce(j.end_time, until), until),
-                                      j.exclusive OR p.whole_node, j.nodes, p.cores_per_node,
-                                      j.gpus, c.gpu_hour_factor))
-      INTO total
-      FROM @extschema@.jobs j
-      JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
-      JOIN @extschema@.clusters c ON c.cluster = j.cluster
-     WHERE j.cluster = cluster AND j.account = account
-       AND j.start_time IS NOT NULL
-       AND j.start_time < until
-       AND (j.end_time IS NULL OR j.end_time > since);
-    RETURN coalesce(total, 0);
+    -- core-microseconds, exact, from the rollups where they answer and
+    -- from the runs elsewhere (_core_rolled, as _rwth_usage reads them, in
+    -- statements of their own: each keeps its plan); divided once, with
+    -- enough decimals that the float8 is the quotient rounded
+    rolled := @extschema@_internal._core_rolled(cluster, since, until, ARRAY[since, until]);
+    total_us := 0;
+    IF NOT isempty(rolled) THEN
+        SELECT coalesce(sum(u.core_us), 0) INTO total_us
+          FROM @extschema@_internal._core_rollup_rows(cluster, account, rolled, ARRAY[since, until]) u;
+    END IF;
+    FOR piece IN SELECT r FROM unnest(tstzmultirange(tstzrange(since, until)) - rolled) r LOOP
+        total_us := total_us
+                    + coalesce((SELECT sum(@extschema@_internal._core_billed(j.cpus, j.exclusive OR p.whole_node, j.nodes,
+                                                                           p.cores_per_node, j.gpus, c.gpu_hour_factor)
+                                           * (EXTRACT(epoch FROM least(coalesce(j.end_time, 'infinity'), upper(piece))
+                                                                 - greatest(j.start_time, lower(piece))) * 1000000))
+                                  FROM @extschema@.jobs j
+                                  JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
+                                  JOIN @extschema@.clusters c ON c.cluster = j.cluster
+                                 WHERE j.cluster = cluster AND j.account = account
+                                   AND j.start_time IS NOT NULL
+                                   AND j.start_time < upper(piece)
+                                   AND (j.end_time IS NULL OR j.end_time > lower(piece))), 0);
+    END LOOP;
+    RETURN (round(total_us, 40) / 3600000000)::float8;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.account_core_hours(text, text, timestamptz, timestamptz) IS

@@ -522,8 +522,10 @@ BEGIN
     -- (no SET clause: a procedure with one cannot COMMIT.  Every name here
     -- is qualified, and the functions it calls set their own search_path.)
     PERFORM @extschema@_internal._jobs_owner_check('retain_jobs');
-    -- retention pins usage checkpoints, which a Citus cluster cannot keep
-    PERFORM @extschema@_internal._citus_no_checkpoints('retain_jobs');
+    -- on a Citus cluster, one connection per node: each partition's
+    -- transaction writes usage_checkpoints and rollup_state, reference
+    -- tables, after reading the distributed jobs (_citus_sequential)
+    PERFORM @extschema@_internal._citus_sequential();
     IF archive_dir IS NOT NULL THEN
         PERFORM @extschema@_internal._jobs_archive_check(archive_dir);
     END IF;
@@ -580,6 +582,8 @@ DECLARE
     file text;
     rel text;
 BEGIN
+    -- (each partition is a transaction of its own: see retain_jobs)
+    PERFORM @extschema@_internal._citus_sequential();
     LOOP
         BEGIN
             PERFORM set_config('lock_timeout',
@@ -672,9 +676,15 @@ BEGIN
     IF archive_dir IS NOT NULL THEN
         EXECUTE format('DROP TABLE %s', part);
     ELSE
-        FOR fk IN SELECT c.conname FROM pg_constraint c WHERE c.conrelid = part AND c.contype = 'f' LOOP
-            EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', part, fk.conname);
-        END LOOP;
+        -- On a Citus cluster the detached partition stays a distributed
+        -- table and keeps its foreign keys: Citus names a partition shard's
+        -- keys after its parent's shard, and cannot find them to drop
+        -- (docs/citus.md#usage-checkpoints-and-retention-on-citus)
+        IF @extschema@_internal._citus_table_kind('@extschema@.jobs'::regclass) IS NULL THEN
+            FOR fk IN SELECT c.conname FROM pg_constraint c WHERE c.conrelid = part AND c.contype = 'f' LOOP
+                EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', part, fk.conname);
+            END LOOP;
+        END IF;
         EXECUTE format('COMMENT ON TABLE %s IS %L', part,
                        format('Runs retained by retain_jobs on %s (detached from fairshare.jobs; their usage is in the pinned usage checkpoints): archive and drop.',
                               now()::date));

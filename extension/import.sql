@@ -502,6 +502,14 @@ DECLARE
     msg text;
     part record;
     months tstzrange[];
+    -- on a Citus cluster (docs/citus.md#usage-checkpoints-and-retention-on-citus):
+    -- the newest valid usage checkpoint, and the runs started by then as
+    -- stored before the write
+    ckpt_upto timestamptz := @extschema@_internal._checkpoints_by_writer();
+    ckpt_before jsonb;
+    pin_clusters text[];
+    pin_times timestamptz[];
+    done boolean := false;
 BEGIN
     -- %1$s narrows the work table's jobs (one line, for the one-by-one retry)
     stored_jobs := format($q$
@@ -567,6 +575,35 @@ BEGIN
                   WHERE w.kind = 'job') h
           GROUP BY h.cluster;
     END IF;
+    -- On a Citus cluster no trigger invalidates the usage checkpoints the
+    -- runs written change: the runs of the work table's keys started by the
+    -- newest valid checkpoint, read before writing and after, go to
+    -- _usage_checkpoints_by_writer (after writing, below).  A line that
+    -- would change a run before a pinned checkpoint is rejected first, as
+    -- the trigger's error rejects it on one server.
+    IF ckpt_upto IS NOT NULL THEN
+        ckpt_before := @extschema@_internal._import_checkpoint_runs(ckpt_upto);
+        -- (the pinned checkpoints read alone: the TEMP table is joined with
+        -- no table of the cluster)
+        SELECT COALESCE(array_agg(k.cluster), '{}'), COALESCE(array_agg(k.as_of), '{}')
+          INTO pin_clusters, pin_times
+          FROM @extschema@.usage_checkpoints k WHERE k.pinned AND k.invalidated_at IS NULL;
+        UPDATE pg_temp._fs_import_jobs w
+           SET kind = 'reject', sqlstate = '55000', reason = r.why
+          FROM (SELECT n.line_no,
+                       min(format('job %s of cluster %s started before the pinned usage checkpoint as of %s: it cannot change',
+                                  n.job_id, n.cluster, k.as_of)) AS why
+                  FROM pg_temp._fs_import_jobs n
+                 CROSS JOIN unnest(pin_clusters, pin_times) k (cluster, as_of)
+                  LEFT JOIN jsonb_populate_recordset(NULL::@extschema@.jobs, COALESCE(ckpt_before, '[]')) o
+                    ON o.cluster = n.cluster AND o.job_id = n.job_id AND o.submit_time = n.submit_time
+                 WHERE n.kind = 'job'
+                   AND @extschema@_internal._checkpoint_run_changed(k.cluster, k.as_of,
+                           o.cluster, o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time, o.end_time,
+                           n.cluster, n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time, n.end_time)
+                 GROUP BY n.line_no) r
+         WHERE w.line_no = r.line_no;
+    END IF;
 
     FOR attempt IN 1 .. 2 LOOP
         -- which jobs are stored already, looked up once before writing (a
@@ -619,11 +656,11 @@ BEGIN
             EXECUTE format(stored_jobs, '') INTO updated;
             EXECUTE format(new_jobs, '');
             GET DIAGNOSTICS imported = ROW_COUNT;
-            RETURN;
+            done := true;
         EXCEPTION WHEN OTHERS THEN
             NULL;               -- a job twice, or worse: see below
         END;
-        EXIT WHEN attempt = 2;
+        EXIT WHEN done OR attempt = 2;
         UPDATE pg_temp._fs_import_jobs w SET kind = 'duplicate'
           FROM (SELECT d.line_no,
                        row_number() OVER (PARTITION BY d.cluster, d.job_id, d.submit_time
@@ -639,10 +676,12 @@ BEGIN
     END LOOP;
 
     -- one by one
-    imported := 0;
-    updated := 0;
-    CREATE INDEX ON pg_temp._fs_import_jobs (line_no);
-    FOR one IN SELECT w.line_no FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job' ORDER BY w.line_no LOOP
+    IF NOT done THEN
+        imported := 0;
+        updated := 0;
+        CREATE INDEX ON pg_temp._fs_import_jobs (line_no);
+    END IF;
+    FOR one IN SELECT w.line_no FROM pg_temp._fs_import_jobs w WHERE w.kind = 'job' AND NOT done ORDER BY w.line_no LOOP
         DECLARE
             n bigint;
         BEGIN
@@ -658,8 +697,65 @@ BEGIN
              WHERE w.line_no = one.line_no;
         END;
     END LOOP;
+    IF ckpt_upto IS NOT NULL THEN
+        PERFORM @extschema@_internal._usage_checkpoints_by_writer('import', ckpt_before,
+                    @extschema@_internal._import_checkpoint_runs(ckpt_upto));
+    END IF;
 END
 $$;
+
+-- On a Citus cluster: the stored runs of the work table's keys (every
+-- line's, whatever its kind: the same runs before writing and after)
+-- started by `upto`, as _usage_checkpoints_by_writer reads them.  Read
+-- once into a JSON array (the jobs are not correlated with the TEMP table
+-- in the statement that builds it, docs/citus.md).
+CREATE FUNCTION @extschema@_internal._import_checkpoint_runs(upto timestamptz, keys text DEFAULT 'jobs')
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    k text[];
+    k_clusters text[];
+    k_jobs text[];
+BEGIN
+    -- the keys: of the work table's lines ('jobs'), of the stored runs
+    -- _import_close_runs closes ('runs'), of the array remainders removed
+    -- ('gone')
+    IF keys = 'jobs' THEN
+        SELECT array_agg(DISTINCT ROW(w.cluster, w.job_id, w.submit_time)::text),
+               array_agg(DISTINCT w.cluster), array_agg(DISTINCT w.job_id)
+          INTO k, k_clusters, k_jobs
+          FROM pg_temp._fs_import_jobs w WHERE w.submit_time <= upto;
+    ELSIF keys = 'runs' THEN
+        SELECT array_agg(DISTINCT ROW(r.cluster, r.job_id, r.submit_time)::text),
+               array_agg(DISTINCT r.cluster), array_agg(DISTINCT r.job_id)
+          INTO k, k_clusters, k_jobs
+          FROM pg_temp._fs_import_runs r WHERE r.line_no IS NULL AND r.close_at IS NOT NULL AND r.submit_time <= upto;
+    ELSIF keys = 'gone' THEN
+        SELECT array_agg(DISTINCT ROW(g.cluster, g.job_id, g.submit_time)::text),
+               array_agg(DISTINCT g.cluster), array_agg(DISTINCT g.job_id)
+          INTO k, k_clusters, k_jobs
+          FROM pg_temp._fs_import_gone g WHERE g.submit_time <= upto;
+    ELSE
+        RAISE EXCEPTION '_import_checkpoint_runs: no keys %', keys
+            USING ERRCODE = '22023', HINT = 'Pass jobs, runs or gone.';
+    END IF;
+    IF k IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- by the primary key's columns (cluster, job_id: job_id is the
+    -- distribution column, whose values prune the shards), then the exact keys
+    RETURN (SELECT jsonb_agg(@extschema@_internal._checkpoint_run_json(x.cluster, x.job_id, x.submit_time,
+                                 x.account, x.user_name, x.partition, x.qos, x.tres, x.cpus, x.start_time, x.end_time))
+              FROM @extschema@.jobs x
+             WHERE x.cluster = ANY (k_clusters) AND x.job_id = ANY (k_jobs)
+               AND x.start_time <= upto AND x.submit_time <= upto
+               AND ROW(x.cluster, x.job_id, x.submit_time)::text = ANY (k));
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._import_checkpoint_runs(timestamptz, text) IS
+'On a Citus cluster, the stored runs started by upto of the import''s keys (jobs: the work table''s lines; runs: the runs _import_close_runs closes; gone: the array remainders removed), as a JSON array for _usage_checkpoints_by_writer.';
 
 -- Runs of one job id.  slurmdbd keeps one row per run, as jobs
 -- does: a job id reused after MaxJobId wrapped is another job, and each run
@@ -811,6 +907,9 @@ RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    ckpt_upto timestamptz;
+    ckpt_before jsonb;
 BEGIN
     IF to_regclass('pg_temp._fs_import_runs') IS NULL THEN
         RETURN;
@@ -836,6 +935,12 @@ BEGIN
                     AND j.state IN ('PENDING', 'RUNNING', 'SUSPENDED')) h
           GROUP BY h.cluster;
     END IF;
+    -- and the usage checkpoints their new ends change, from the runs as
+    -- stored before and after (docs/citus.md#usage-checkpoints-and-retention-on-citus)
+    ckpt_upto := @extschema@_internal._checkpoints_by_writer();
+    IF ckpt_upto IS NOT NULL THEN
+        ckpt_before := @extschema@_internal._import_checkpoint_runs(ckpt_upto, 'runs');
+    END IF;
     WITH c AS (
         UPDATE @extschema@.jobs j
            SET state = CASE WHEN j.start_time IS NOT NULL AND (j.user_name, j.account) = (r.next_user, r.next_account)
@@ -852,6 +957,10 @@ BEGIN
            format('job %s: its run submitted %s was still %s in fairshare.jobs and a later run of the id came: closed as %s at %s, the later run''s Submit; an export with --duplicates gives the run''s own end',
                   c.job_id, c.submit_time, c.was, c.state, c.end_time)
       FROM c;
+    IF ckpt_upto IS NOT NULL THEN
+        PERFORM @extschema@_internal._usage_checkpoints_by_writer('import', ckpt_before,
+                    @extschema@_internal._import_checkpoint_runs(ckpt_upto, 'runs'));
+    END IF;
     DROP TABLE pg_temp._fs_import_runs;
 END
 $$;
@@ -944,10 +1053,16 @@ DECLARE
     n_remainders bigint;
     n_array_lines bigint;
     jobs_accepted bigint;
+    -- on a Citus cluster, the newest valid usage checkpoint (_checkpoints_by_writer)
+    ckpt_upto timestamptz;
 BEGIN
     IF create_missing IS NULL OR all_or_nothing IS NULL THEN
         RAISE EXCEPTION 'create_missing and all_or_nothing must not be NULL' USING ERRCODE = '22004';
     END IF;
+    -- on a Citus cluster with a valid usage checkpoint: the lock and the
+    -- one connection per node its invalidation needs, before jobs is read
+    -- (_checkpoints_by_writer)
+    ckpt_upto := @extschema@_internal._checkpoints_by_writer();
     -- The export's header: its first non-blank line.  After import_stage()
     -- and \copy that is in the table's first block: it is taken from there
     -- (a TID range scan), and the parse below, which reads every line,
@@ -1117,6 +1232,12 @@ BEGIN
                  ON j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time
               GROUP BY j.cluster;
         END IF;
+        -- and the usage checkpoints they were in (docs/citus.md#usage-checkpoints-and-retention-on-citus)
+        ckpt_upto := @extschema@_internal._checkpoints_by_writer();
+        IF ckpt_upto IS NOT NULL THEN
+            PERFORM @extschema@_internal._usage_checkpoints_by_writer('import',
+                        @extschema@_internal._import_checkpoint_runs(ckpt_upto, 'gone'), NULL);
+        END IF;
         DELETE FROM @extschema@.jobs j
          USING pg_temp._fs_import_gone g
          WHERE j.cluster = g.cluster AND j.job_id = g.job_id AND j.submit_time = g.submit_time;
@@ -1215,6 +1336,9 @@ BEGIN
 
     -- one import at a time: see import_sacct
     LOCK TABLE @extschema@.jobs IN SHARE ROW EXCLUSIVE MODE;
+    -- on a Citus cluster with a valid usage checkpoint: one connection per
+    -- node, before jobs is read (_checkpoints_by_writer)
+    PERFORM @extschema@_internal._checkpoints_by_writer();
 
     INSERT INTO @extschema@.imports (source, cluster, time_zone, staging)
     VALUES ('pbs', cluster, tz, src::text)

@@ -100,6 +100,48 @@ CREATE TABLE @extschema@.usage_monthly_by_account (
 COMMENT ON TABLE @extschema@.usage_monthly_by_account IS
 'usage_monthly summed by cluster, month and account (the reservations'' rows included): run, CPU, GPU and billing seconds, runs started and their wait. Kept by refresh_rollups().';
 
+-- The core-hours of the GENCI and RWTH reports (billing.sql core_hours:
+-- cores x elapsed time, suspended time included; exclusive runs and runs
+-- in whole-node partitions pay every core of their nodes; a GPU-hour is
+-- gpu_hour_factor core-hours when that is more) per cluster, account and
+-- hour, day or month, in core-microseconds: an exact integer, so that a
+-- report adds the rollups' sums and the runs' pieces and gets the same
+-- figure whichever part came from where (docs/regulation.md#consumption-from-the-rollups).
+-- usage_hourly's cpu_secs leaves suspended time out and knows neither the
+-- whole nodes nor the GPU factor, and its per-hour seconds are rounded:
+-- these reports cannot read it.  The settings the figure depends on
+-- (partitions.whole_node, cores_per_node, clusters.gpu_hour_factor) mark
+-- the cluster's hours stale when they change (_core_settings_changed).
+CREATE TABLE @extschema@.core_usage_hourly (
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    core_us              numeric NOT NULL,
+    -- an account's periods, read in a report's order
+    PRIMARY KEY (cluster, account, period_start)
+);
+COMMENT ON TABLE @extschema@.core_usage_hourly IS
+'Core-microseconds (core_hours: suspended time included, whole nodes, GPU factor) by hour (UTC), cluster and account, for the GENCI and RWTH reports. Kept by refresh_rollups().';
+CREATE TABLE @extschema@.core_usage_daily (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.core_usage_daily IS
+'core_usage_hourly summed by day of the cluster''s time zone. Kept by refresh_rollups().';
+CREATE TABLE @extschema@.core_usage_monthly (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+COMMENT ON TABLE @extschema@.core_usage_monthly IS
+'core_usage_hourly summed by month of the cluster''s time zone. Kept by refresh_rollups().';
+
+-- From which hour each cluster's core rollups hold every rolled hour
+-- (-infinity: since its rollups began).  A cluster without a row has none:
+-- its rollups were kept by a version without them, and the reports read
+-- its runs until refresh_rollups() has computed them, which it does at its
+-- first call (the hours retain_jobs made final before have none: their
+-- runs are gone).  The update adds no row, so it changes no data.
+CREATE TABLE @extschema@.core_rollup_state (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    core_from            timestamptz NOT NULL
+);
+COMMENT ON TABLE @extschema@.core_rollup_state IS
+'Per cluster, the hour from which core_usage_hourly/daily/monthly hold every rolled hour (-infinity: all); no row: none yet. Kept by refresh_rollups().';
+
 -- The cluster's side: what it had and what became of it, per TRES.
 CREATE TABLE @extschema@.cluster_usage_hourly (
     cluster              text NOT NULL,
@@ -225,6 +267,10 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.usage_monthly_by_account', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_rollup_state', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_hourly', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_daily', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.cluster_usage_monthly', '');
@@ -576,6 +622,29 @@ DECLARE
 BEGIN
     DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
     DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
+    DELETE FROM @extschema@.core_usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
+
+    -- the core-hours of the GENCI and RWTH reports, in core-microseconds
+    -- (core_usage_hourly): each hour's part of each run, whole (suspended
+    -- time included), times the cores core_hours bills
+    INSERT INTO @extschema@.core_usage_hourly
+    SELECT rollup_cluster, g.account, to_timestamp((g.h / 1000000)::float8), g.us
+      FROM (SELECT j.account, h.h, sum(j.cores * (LEAST(j.e_us, h.h + hour_us) - GREATEST(j.s_us, h.h))) AS us
+              FROM (SELECT x.account, @extschema@_internal._core_billed(x.cpus, x.exclusive OR p.whole_node, x.nodes,
+                                                                     p.cores_per_node, x.gpus, c.gpu_hour_factor) AS cores,
+                           (extract(epoch FROM x.start_time) * 1000000)::bigint AS s_us,
+                           (extract(epoch FROM LEAST(COALESCE(x.end_time, runs_until), runs_until)) * 1000000)::bigint AS e_us,
+                           (extract(epoch FROM GREATEST(date_trunc('hour', x.start_time), hour_from)) * 1000000)::bigint AS h0
+                      FROM @extschema@.jobs x
+                      JOIN @extschema@.partitions p ON p.cluster = x.cluster AND p.partition = x.partition
+                      JOIN @extschema@.clusters c ON c.cluster = x.cluster
+                     WHERE x.cluster = rollup_cluster AND x.start_time IS NOT NULL AND x.start_time < hour_to
+                       AND COALESCE(x.end_time, 'infinity'::timestamptz) > hour_from
+                       AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
+                    OFFSET 0) j
+             CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
+             GROUP BY j.account, h.h) g
+     WHERE g.us <> 0;
 
     -- the runs: each hour's part of each run that overlaps [hour_from, hour_to).  For a
     -- run from s to its stop e (its end, or w while it runs) and an hour h:
@@ -843,6 +912,18 @@ BEGIN
           FROM @extschema@.usage_hourly u
          WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
          GROUP BY 1, 2, 3, 4, 5, 6, 7;
+        DELETE FROM @extschema@.core_usage_daily u WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db;
+        INSERT INTO @extschema@.core_usage_daily
+        SELECT u.cluster, u.account, date_trunc('day', u.period_start, time_zone), sum(u.core_us)
+          FROM @extschema@.core_usage_hourly u
+         WHERE u.cluster = rollup_cluster AND u.period_start >= da AND u.period_start < db
+         GROUP BY 1, 2, 3;
+        DELETE FROM @extschema@.core_usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
+        INSERT INTO @extschema@.core_usage_monthly
+        SELECT u.cluster, u.account, date_trunc('month', u.period_start, time_zone), sum(u.core_us)
+          FROM @extschema@.core_usage_daily u
+         WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb
+         GROUP BY 1, 2, 3;
         DELETE FROM @extschema@.usage_monthly u WHERE u.cluster = rollup_cluster AND u.period_start >= ma AND u.period_start < mb;
         INSERT INTO @extschema@.usage_monthly
         SELECT u.cluster, date_trunc('month', u.period_start, time_zone), u.account, u.user_name, u.partition, u.qos, u.cpus,
@@ -954,6 +1035,12 @@ BEGIN
                       WHERE e.cluster = k.cluster AND st.rolled_from IS NULL),
                     (SELECT min(lower(x)) FROM unnest(m) x WHERE NOT lower_inf(x)),
                     w);
+        -- rollups kept without the core rollups (core_rollup_state): every
+        -- hour they hold is recomputed once, the core rollups with them
+        IF st.rolled_from IS NOT NULL
+           AND NOT EXISTS (SELECT FROM @extschema@.core_rollup_state x WHERE x.cluster = k.cluster) THEN
+            m := m + tstzmultirange(tstzrange(st.rolled_from, st.rolled_to));
+        END IF;
         m := (m + tstzmultirange(tstzrange(COALESCE(st.rolled_to, lo), w)))
              * tstzmultirange(tstzrange(LEAST(GREATEST(lo, st.retained_to), w), w));
         n := 0;
@@ -977,6 +1064,10 @@ BEGIN
            SET rolled_from = LEAST(s.rolled_from, EXCLUDED.rolled_from),
                rolled_to = GREATEST(s.rolled_to, EXCLUDED.rolled_to),
                refreshed_at = EXCLUDED.refreshed_at;
+        INSERT INTO @extschema@.core_rollup_state AS x (cluster, core_from)
+        VALUES (k.cluster, CASE WHEN st.rolled_from IS NULL THEN '-infinity'::timestamptz
+                                ELSE GREATEST(st.rolled_from, st.retained_to) END)
+        ON CONFLICT ON CONSTRAINT core_rollup_state_pkey DO NOTHING;
         cluster := k.cluster;
         hours_recomputed := n;
         SELECT s.rolled_from, s.rolled_to INTO rolled_from, rolled_to
@@ -1088,6 +1179,142 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
 'The rollup rows that make up [time_from, time_to) (whole hours) of a cluster (NULL: every one): whole months from usage_monthly, whole days from usage_daily, the rest from usage_hourly.';
+
+-- The whole UTC hours of [since, until), cut at cuts (see _rwth_usage),
+-- that the core rollups answer exactly: rolled since core_from
+-- (core_rollup_state), and not stale or final.
+CREATE FUNCTION @extschema@_internal._core_rolled(cluster text, since timestamptz, until timestamptz, cuts timestamptz[])
+RETURNS tstzmultirange
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+        SELECT
+               COALESCE((SELECT pg_catalog.tstzmultirange(pg_catalog.tstzrange(GREATEST(s.rolled_from, x.core_from), s.rolled_to))
+                                OPERATOR(pg_catalog.-)
+                                (COALESCE((SELECT pg_catalog.range_agg(d.hours) FROM @extschema@.rollup_dirty d
+                                            WHERE d.cluster OPERATOR(pg_catalog.=) c.cluster OR d.cluster IS NULL),
+                                          '{}'::tstzmultirange)
+                                 OPERATOR(pg_catalog.-)
+                                 CASE WHEN s.retained_to IS NOT NULL
+                                      THEN pg_catalog.tstzmultirange(pg_catalog.tstzrange(NULL, s.retained_to))
+                                      ELSE '{}'::tstzmultirange END)
+                           FROM @extschema@.rollup_state s
+                           JOIN @extschema@.core_rollup_state x ON x.cluster OPERATOR(pg_catalog.=) s.cluster
+                          WHERE s.cluster OPERATOR(pg_catalog.=) c.cluster),
+                        '{}'::tstzmultirange)
+               OPERATOR(pg_catalog.*)
+               -- the whole UTC hours of each piece
+               COALESCE((SELECT pg_catalog.range_agg(pg_catalog.tstzrange(h.a, h.b))
+                           FROM pg_catalog.generate_series(1, pg_catalog.cardinality(_core_rolled.cuts) OPERATOR(pg_catalog.-) 1) i
+                          CROSS JOIN LATERAL (SELECT pg_catalog.date_trunc('hour', GREATEST(_core_rolled.since, _core_rolled.cuts[i])
+                                                         OPERATOR(pg_catalog.-) interval '1 microsecond', 'UTC')
+                                                     OPERATOR(pg_catalog.+) interval '1 hour' AS a,
+                                                     pg_catalog.date_trunc('hour', LEAST(_core_rolled.until, _core_rolled.cuts[i OPERATOR(pg_catalog.+) 1]), 'UTC') AS b) h
+                          WHERE h.a OPERATOR(pg_catalog.<) h.b),
+                        '{}'::tstzmultirange)
+          FROM @extschema@.clusters c WHERE c.cluster OPERATOR(pg_catalog.=) _core_rolled.cluster;
+END;
+
+-- The core rollup rows of an account that make up the hours of rolled (from
+-- _core_rolled): whole months and days of the cluster's time zone from the
+-- monthly and daily rollups, the other hours from the hourly ones; k the
+-- piece of cuts each falls in.
+CREATE FUNCTION @extschema@_internal._core_rollup_rows(cluster text, account text, rolled tstzmultirange, cuts timestamptz[])
+RETURNS TABLE (k integer, core_us numeric)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    -- (each range a LATERAL scan of its own, kept apart by OFFSET 0: read
+    -- by the key, not every row of the account filtered; no WITH, which
+    -- Citus cannot plan inside a query that reads the distributed runs,
+    -- docs/citus.md)
+    SELECT pg_catalog.width_bucket(u.period_start, _core_rollup_rows.cuts), u.core_us
+      FROM @extschema@.clusters c
+     CROSS JOIN LATERAL pg_catalog.unnest(_core_rollup_rows.rolled) r(r)
+     CROSS JOIN LATERAL @extschema@_internal._rollup_bounds(c.timezone, pg_catalog.lower(r.r), pg_catalog.upper(r.r)) rr
+     CROSS JOIN LATERAL (
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_monthly x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.m0 AND x.period_start OPERATOR(pg_catalog.<) rr.m1
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.d0 AND x.period_start OPERATOR(pg_catalog.<) rr.m0
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_daily x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.m1 AND x.period_start OPERATOR(pg_catalog.<) rr.d1
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) pg_catalog.lower(r.r) AND x.period_start OPERATOR(pg_catalog.<) rr.d0
+            OFFSET 0)
+            UNION ALL
+            (SELECT x.period_start, x.core_us FROM @extschema@.core_usage_hourly x
+             WHERE x.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster
+               AND x.account OPERATOR(pg_catalog.=) _core_rollup_rows.account
+               AND x.period_start OPERATOR(pg_catalog.>=) rr.d1 AND x.period_start OPERATOR(pg_catalog.<) pg_catalog.upper(r.r)
+            OFFSET 0)) u
+     WHERE c.cluster OPERATOR(pg_catalog.=) _core_rollup_rows.cluster;
+END;
+
+-- A run's core-microseconds in each piece [cuts[k], cuts[k + 1]) of
+-- [s, e) it spans: rows (k, core_us), cores the core count core_hours bills
+-- it with (_core_billed).  Exact: whole microseconds times cores, numeric.
+CREATE FUNCTION @extschema@_internal._core_cut(cores numeric, s timestamptz, e timestamptz, cuts timestamptz[])
+RETURNS TABLE (k integer, core_us numeric)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT g.k, _core_cut.cores OPERATOR(pg_catalog.*)
+                (EXTRACT(epoch FROM LEAST(_core_cut.e, _core_cut.cuts[g.k OPERATOR(pg_catalog.+) 1])
+                                    OPERATOR(pg_catalog.-) GREATEST(_core_cut.s, _core_cut.cuts[g.k]))
+                 OPERATOR(pg_catalog.*) 1000000)
+      FROM pg_catalog.generate_series(
+                GREATEST(pg_catalog.width_bucket(_core_cut.s, _core_cut.cuts), 1),
+                -- the piece of its last microsecond: e's own, or the one
+                -- before when e is a cut (immutable, unlike
+                -- e - interval '1 microsecond', so that Citus can push
+                -- the function down)
+                LEAST(pg_catalog.width_bucket(_core_cut.e, _core_cut.cuts)
+                      OPERATOR(pg_catalog.-)
+                      CASE WHEN _core_cut.e OPERATOR(pg_catalog.=)
+                                _core_cut.cuts[pg_catalog.width_bucket(_core_cut.e, _core_cut.cuts)]
+                           THEN 1 ELSE 0 END,
+                      pg_catalog.cardinality(_core_cut.cuts) OPERATOR(pg_catalog.-) 1)) g(k)
+     WHERE _core_cut.e OPERATOR(pg_catalog.>) _core_cut.s;
+END;
+COMMENT ON FUNCTION @extschema@_internal._core_cut(numeric, timestamptz, timestamptz, timestamptz[]) IS
+'A run''s core-microseconds in each piece [cuts[k], cuts[k+1]) of [s, e) it spans.';
+
+
+-- Hours whose core-hours the settings they were billed with decide: a
+-- change of a cluster's gpu_hour_factor or of a partition's whole_node or
+-- cores_per_node marks all of the cluster's hours stale
+-- (core_usage_hourly), and the reports read the runs until refresh_rollups
+-- has recomputed them; the hours retain_jobs made final keep the settings
+-- they were rolled with (docs/regulation.md#consumption-from-the-rollups).
+CREATE FUNCTION @extschema@_internal._core_settings_changed() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    INSERT INTO @extschema@.rollup_dirty (cluster, hours)
+    SELECT NEW.cluster, '(,)'::tstzrange
+     WHERE EXISTS (SELECT FROM @extschema@.rollup_state s WHERE s.cluster = NEW.cluster);
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER core_settings_changed AFTER UPDATE OF gpu_hour_factor ON @extschema@.clusters
+    FOR EACH ROW WHEN (OLD.gpu_hour_factor IS DISTINCT FROM NEW.gpu_hour_factor)
+    EXECUTE FUNCTION @extschema@_internal._core_settings_changed();
+CREATE TRIGGER core_settings_changed AFTER UPDATE OF whole_node, cores_per_node ON @extschema@.partitions
+    FOR EACH ROW WHEN (OLD.whole_node IS DISTINCT FROM NEW.whole_node OR OLD.cores_per_node IS DISTINCT FROM NEW.cores_per_node)
+    EXECUTE FUNCTION @extschema@_internal._core_settings_changed();
 
 CREATE FUNCTION @extschema@.cluster_usage_between(cluster text, time_from timestamptz, time_to timestamptz)
 RETURNS SETOF @extschema@.cluster_usage_hourly

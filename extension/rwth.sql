@@ -7,9 +7,10 @@
 -- consumption of every project from the job table and `r_wlm_usage`, the
 -- view that prints what `r_wlm_usage -q` prints, for every project and
 -- month.  Months are calendar months in the cluster's time zone; a month
--- outside the accounting period counts 0 (passed as NULL).  What runs per
--- job or per project month is in C (rwth.c): the reports cover 10^4
--- projects × 24 months in about 1.3 s (docs/performance.md).
+-- outside the accounting period counts 0 (passed as NULL).  The months'
+-- core-hours come from the core rollups for the hours they hold and from
+-- the runs for the rest (_rwth_usage below;
+-- docs/regulation.md#consumption-from-the-rollups).
 -- ---------------------------------------------------------------------------
 
 -- available(m) = A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); a NULL previous or
@@ -74,10 +75,10 @@ COMMENT ON FUNCTION @extschema@_internal._rwth_month_starts(date, date, text) IS
 -- without an end runs to until).  The result is float8[n], the pieces of
 -- each month added in the order of the rows, as sum() adds them; NULL when
 -- no row has a piece (cpus or started NULL, or a partition not in the
--- arrays: none).  Internal to rwth_monthly_usage_at and r_wlm_usage_at:
--- with the months cut in SQL, every job became a row per month it touched
--- and was joined to its partition, and that was most of r_wlm_usage's time
--- (docs/performance.md).
+-- arrays: none).  The reports take their months from _rwth_usage
+-- instead, which reads the rollups where they hold the hours; this
+-- aggregate cuts runs at month boundaries in one pass for a caller that
+-- reads the runs alone.
 CREATE FUNCTION @extschema@_internal._rwth_month_hours_accum(float8[], timestamptz[], timestamptz, timestamptz,
                                                     text[], boolean[], integer[], float8,
                                                     text, integer, timestamptz, timestamptz, boolean,
@@ -124,13 +125,11 @@ COMMENT ON FUNCTION @extschema@_internal._rwth_running_hours(float8[], integer) 
 -- into them: the planner sees the order (no sort of the months), and leaves
 -- out what a report does not use.
 --
--- The projects' jobs are joined and aggregated per project (GROUP BY), not
--- aggregated in a LATERAL subquery per project: on a Citus cluster a
--- LATERAL aggregate over the distributed jobs cannot be pushed to the
--- workers, a grouped join is, each worker cutting its jobs' months and the
--- coordinator adding the partial sums (_rwth_month_hours_combine).  On one
--- server the join still reads each project's jobs by the index on
--- (account, cluster, start_time).
+-- Each project's months are read from the rollups for the
+-- whole hours they hold, from the runs for the rest, in exact
+-- core-microseconds divided once per month
+-- (docs/regulation.md#consumption-from-the-rollups), so the time does not
+-- grow with the history.
 CREATE FUNCTION @extschema@_internal._rwth_usage(as_of timestamptz)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
                months integer, first_month date, starts timestamptz[], allowance float8, hours float8[],
@@ -163,19 +162,56 @@ BEGIN ATOMIC
          CROSS JOIN LATERAL @extschema@_internal._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
          WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
            AND pg_catalog.timezone(c.timezone, a.period_start::timestamp) OPERATOR(pg_catalog.<=) _rwth_usage.as_of
-    ), u AS (
-        -- its jobs in the period, each cut at the month boundaries by one
-        -- aggregate per project
-        SELECT al.allocation_id,
-               @extschema@_internal._rwth_month_hours(al.starts, al.t0, al.t1, al.partitions, al.whole_node,
-                                             al.cores_per_node, al.gpu_hour_factor, j.partition, j.cpus,
-                                             j.start_time, j.end_time, j.exclusive, j.nodes, j.gpus) AS h
+    ), w AS (
+        -- the whole hours of its period the core rollups answer exactly
+        -- (_core_rolled: rolled, not stale, or final)
+        SELECT al.allocation_id, al.cluster, al.account, al.starts, al.t0, al.t1,
+               @extschema@_internal._core_rolled(al.cluster, al.t0, al.t1, al.starts) AS rolled
           FROM al
+    ), rolled AS MATERIALIZED (
+        -- core-microseconds by project and month k: the rollups' rows for
+        -- those hours
+        SELECT w.allocation_id, x.k, x.core_us
+          FROM w CROSS JOIN LATERAL @extschema@_internal._core_rollup_rows(w.cluster, w.account, w.rolled, w.starts) x
+         WHERE NOT pg_catalog.isempty(w.rolled)
+    ), runs AS MATERIALIZED (
+        -- and the runs for the rest of the period (never rolled, stale,
+        -- part of an hour at a local midnight, the hour in progress), each
+        -- run's piece billed as core_hours bills it and cut at the months
+        -- it spans, summed by project and month (on Citus, on the workers).
+        -- Apart from the rollups' part, and a join rather than a subquery
+        -- per project, so that Citus can plan each
+        -- (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead)
+        SELECT g.allocation_id, x.k, pg_catalog.sum(x.core_us) AS core_us
+          FROM (SELECT w.allocation_id, w.cluster, w.account, w.starts,
+                       pg_catalog.lower(r.r) AS lo, pg_catalog.upper(r.r) AS hi
+                  FROM w CROSS JOIN LATERAL
+                       pg_catalog.unnest(pg_catalog.tstzmultirange(pg_catalog.tstzrange(w.t0, w.t1))
+                                         OPERATOR(pg_catalog.-) w.rolled) r(r)) g
           JOIN @extschema@.jobs j
-            ON j.cluster OPERATOR(pg_catalog.=) al.cluster AND j.account OPERATOR(pg_catalog.=) al.account
-           AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) al.t1
-           AND (j.end_time IS NULL OR j.end_time OPERATOR(pg_catalog.>) al.t0)
-         GROUP BY al.allocation_id
+            ON j.cluster OPERATOR(pg_catalog.=) g.cluster AND j.account OPERATOR(pg_catalog.=) g.account
+           AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) g.hi
+           AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) g.lo
+          JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+         CROSS JOIN LATERAL @extschema@_internal._core_cut(
+                @extschema@_internal._core_billed(j.cpus, j.exclusive OR p.whole_node, j.nodes, p.cores_per_node,
+                                                  j.gpus, c.gpu_hour_factor),
+                GREATEST(j.start_time, g.lo), LEAST(COALESCE(j.end_time, 'infinity'::timestamptz), g.hi), g.starts) x
+         GROUP BY g.allocation_id, x.k
+    ), u AS (
+        -- the core-hours of each month, the exact sum divided once
+        SELECT m.allocation_id,
+               pg_catalog.array_agg((pg_catalog.round(COALESCE(m.us, 0), 40)
+                                     OPERATOR(pg_catalog./) 3600000000)::float8 ORDER BY m.k) AS h
+          FROM (SELECT al.allocation_id, g.k, s.us
+                  FROM al CROSS JOIN LATERAL pg_catalog.generate_series(1, al.n) g(k)
+                  LEFT JOIN (SELECT pc.allocation_id, pc.k, pg_catalog.sum(pc.core_us) AS us
+                               FROM (SELECT * FROM rolled UNION ALL SELECT * FROM runs) pc
+                              GROUP BY pc.allocation_id, pc.k) s
+                    ON s.allocation_id OPERATOR(pg_catalog.=) al.allocation_id AND s.k OPERATOR(pg_catalog.=) g.k) m
+         GROUP BY m.allocation_id
+        HAVING pg_catalog.count(m.us) OPERATOR(pg_catalog.>) 0
     )
     SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.n,
            al.first_month, al.starts, al.allowance, u.h, @extschema@_internal._rwth_running_hours(u.h, al.n)

@@ -521,6 +521,10 @@ DECLARE
     n_jobs bigint;
     n_deleted bigint;
     gone tstzmultirange;
+    -- on a Citus cluster: the newest valid usage checkpoint, and the runs
+    -- started by then that slurmdbd deleted (_usage_checkpoints_by_writer)
+    ckpt_upto timestamptz;
+    gone_runs jsonb;
     n_rejects bigint;
     new_job_mark bigint;
     new_assoc_mark bigint;
@@ -539,6 +543,9 @@ BEGIN
         RAISE EXCEPTION 'sync_slurmdbd: cluster "%" has no slurmdbd feed', cluster USING ERRCODE = '42704',
               HINT = 'SELECT fairshare.slurmdbd_connect(cluster, server) first (docs/slurmdbd.md).';
     END IF;
+    -- on a Citus cluster with a valid usage checkpoint: the lock and one
+    -- connection per node, before jobs is read (_checkpoints_by_writer)
+    ckpt_upto := @extschema@_internal._checkpoints_by_writer();
     PERFORM @extschema@_internal._slurmdbd_trusted_schema(f.foreign_schema, 'sync_slurmdbd');
     -- the release of the tables, before anything is read from them
     version := @extschema@_internal._slurmdbd_version(f.foreign_schema, f.slurm_version, cluster, 'sync_slurmdbd');
@@ -601,16 +608,26 @@ BEGIN
       LEFT JOIN pg_temp._fs_sdbd_tresfmt fr ON fr.raw OPERATOR(pg_catalog.=) j.tres_req;
 
     -- runs slurmdbd marked deleted: removed here too
+    ckpt_upto := @extschema@_internal._checkpoints_by_writer();
     WITH d AS (
         DELETE FROM @extschema@.jobs x USING pg_temp._fs_sdbd_work w
          WHERE w.deleted OPERATOR(pg_catalog.<>) 0 AND w.problem IS NULL AND x.cluster OPERATOR(pg_catalog.=) cluster
            AND x.job_id OPERATOR(pg_catalog.=) w.job_key
            AND x.submit_time OPERATOR(pg_catalog.=) pg_catalog.to_timestamp(w.time_submit)
-        RETURNING @extschema@_internal._rollup_run_hours(x.eligible_time, x.start_time, x.submit_time, x.end_time) AS hours)
-    SELECT count(*), pg_catalog.range_agg(d.hours) INTO n_deleted, gone FROM d;
+        RETURNING @extschema@_internal._rollup_run_hours(x.eligible_time, x.start_time, x.submit_time, x.end_time) AS hours,
+                  CASE WHEN x.start_time OPERATOR(pg_catalog.<=) ckpt_upto
+                       THEN @extschema@_internal._checkpoint_run_json(x.cluster, x.job_id, x.submit_time, x.account,
+                                x.user_name, x.partition, x.qos, x.tres, x.cpus, x.start_time, x.end_time) END AS run)
+    SELECT count(*), pg_catalog.range_agg(d.hours), pg_catalog.jsonb_agg(d.run) FILTER (WHERE d.run IS NOT NULL)
+      INTO n_deleted, gone, gone_runs FROM d;
     -- on a Citus cluster the writer marks their hours (docs/citus.md#the-usage-rollups-on-citus)
+    -- and invalidates the usage checkpoints they were in
+    -- (docs/citus.md#usage-checkpoints-and-retention-on-citus)
     IF gone IS NOT NULL AND @extschema@_internal._rollups_by_writer() THEN
         PERFORM @extschema@_internal._rollups_mark(cluster, gone);
+    END IF;
+    IF ckpt_upto IS NOT NULL THEN
+        PERFORM @extschema@_internal._usage_checkpoints_by_writer('DELETE', gone_runs, NULL);
     END IF;
 
     INSERT INTO pg_temp._fs_sdbd_rejects (job_id, reason, line)

@@ -426,6 +426,20 @@ SELECT as_of, pinned, invalidated_at IS NULL AS valid FROM usage_checkpoints WHE
 -- a pinned checkpoint is never pruned
 CALL checkpoint_usage('ck', '2024-06-10 08:00+00', keep_recent => 1, keep_days => 0);
 SELECT as_of, pinned FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+-- invalidate_usage_checkpoints: what a write no trigger sees needs (a
+-- user's own write to jobs on Citus, docs/citus.md#usage-checkpoints-and-retention-on-citus).
+-- Its arguments checked; a pinned checkpoint among those it would mark
+-- (05:00, every one of ck's) refuses, and nothing is marked
+SELECT err($$SELECT invalidate_usage_checkpoints('nosuch')$$);             -- 22023
+SELECT err($$SELECT invalidate_usage_checkpoints('ck', 'infinity')$$);     -- 22023
+SELECT err($$SELECT invalidate_usage_checkpoints('ck')$$);                 -- 55000
+SELECT err($$SELECT invalidate_usage_checkpoints(NULL, '2024-06-10 05:00+00')$$);  -- 55000
+SELECT as_of, pinned, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+-- those after the pinned one: 08:00 alone (05:00 is before the instant)
+SELECT invalidate_usage_checkpoints('ck', '2024-06-10 05:00:01+00') AS marked;   -- 1
+SELECT as_of, pinned, invalidated_at IS NULL AS valid, invalidated_by FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+-- again: nothing valid left to mark
+SELECT invalidate_usage_checkpoints('ck', '2024-06-10 05:00:01+00') AS marked;   -- 0
 UPDATE usage_checkpoints SET pinned = false WHERE cluster = 'ck';
 
 DELETE FROM jobs WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp');

@@ -257,6 +257,36 @@ SELECT id, tree_order(id, parent, 1, 0, is_user) OVER () AS lineage
                ('bob-y', 'Abc', true)) v(id, parent, is_user)
  ORDER BY 2;
 
+-- Siblings are sorted by the first 8 bytes of their ids, as one number,
+-- before the whole ids (docs/performance.md#fair-tree): ids that differ
+-- before, at and after the 8th byte, that end there, or end where another
+-- has a '/', and bytes above 127.  Lineage order is that of id || '/' as
+-- bytes, a shorter one first when it starts the other:
+--   "abc/" < "abc//" (start) < "abcdefg./" ('.' 2E < '/' 2F at byte 8)
+--   < "abcdefg/" < "abcdefg//" (start) < "abcdefg0/" ('0' 30)
+--   < "abcdefgh./" (byte 9: '.') < "abcdefgh/" < "abcdefgh/x/" (start)
+--   < "abcdefghi/" ('i') < "\xc3a92f" (é: byte C3 > 'a' 61).
+SELECT id, tree_order(id, parent, 1, 0, parent IS NOT NULL) OVER () AS lineage
+  FROM (VALUES ('root', NULL), ('abcdefgh', 'root'), ('é', 'root'), ('abcdefg/', 'root'),
+               ('abcdefghi', 'root'), ('abc/', 'root'), ('abcdefg0', 'root'), ('abcdefgh/x', 'root'),
+               ('abcdefg', 'root'), ('abcdefgh.', 'root'), ('abc', 'root'), ('abcdefg.', 'root')) v(id, parent)
+ ORDER BY 2;
+-- Every id of 1 to 9 bytes over '.', '/' and 'a' (3 + 9 + ... + 3^9 =
+-- (3^10 - 3) / 2 = 29523 siblings, even lengths users, odd accounts)
+-- under one root, 29524 rows: tree_order is 1 for the root, then users
+-- before accounts, each in the order of id || '/' as bytes.  0 differ.
+WITH RECURSIVE s(id) AS (SELECT ''::text UNION ALL
+                         SELECT s.id || c FROM s, unnest(ARRAY['.', '/', 'a']) c WHERE length(s.id) < 9),
+t AS (SELECT 'root' AS id, NULL AS parent, false AS is_user
+      UNION ALL SELECT id, 'root', length(id) % 2 = 0 FROM s WHERE id <> '')
+SELECT count(*) AS associations,
+       count(*) FILTER (WHERE got IS DISTINCT FROM want) AS out_of_order
+  FROM (SELECT tree_order(id, parent, 1, 0, is_user) OVER () AS got,
+               CASE WHEN parent IS NULL THEN 1
+                    ELSE 1 + rank() OVER (PARTITION BY parent IS NULL
+                                          ORDER BY NOT is_user, convert_to(id || '/', 'UTF8')) END AS want
+          FROM t) x;
+
 -- ===========================================================================
 -- 3. The real cluster of test/fixtures/slurm (Slurm 22.05, Fair Tree,
 --    no decay).  Tree from assoc.psv; usage per association = billing x

@@ -306,3 +306,34 @@ CREATE INDEX settings_history_key_idx ON @extschema@.settings_history (cluster, 
 CREATE UNIQUE INDEX settings_history_open_idx ON @extschema@.settings_history (cluster, table_name, name) WHERE valid_to IS NULL;
 
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.settings_history', '');
+
+-- GENCI and RWTH consumption from the rollups
+-- (docs/regulation.md#consumption-from-the-rollups): the core-microseconds
+-- per cluster, account and hour, day, month, and from which hour each
+-- cluster has them.  Empty: no cluster has them yet, the reports read the
+-- runs as before, and the next refresh_rollups() computes them for every
+-- hour its rollups hold (core_rollup_state).
+CREATE TABLE @extschema@.core_rollup_state (
+    cluster              text PRIMARY KEY REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    core_from            timestamptz NOT NULL
+);
+CREATE TABLE @extschema@.core_usage_hourly (
+    cluster              text NOT NULL,
+    account              text NOT NULL,
+    period_start         timestamptz NOT NULL,
+    core_us              numeric NOT NULL,
+    PRIMARY KEY (cluster, account, period_start)
+);
+CREATE TABLE @extschema@.core_usage_daily (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+CREATE TABLE @extschema@.core_usage_monthly (LIKE @extschema@.core_usage_hourly INCLUDING ALL);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_rollup_state', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_hourly', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_daily', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '');
+
+-- usage checkpoints and retain_jobs on Citus
+-- (docs/citus.md#usage-checkpoints-and-retention-on-citus): fairshare's
+-- writers invalidate the checkpoints there through the functions the
+-- triggers share (created by the code below), so checkpoint_usage and
+-- retain_jobs no longer refuse and their refusal goes
+DROP FUNCTION @extschema@_internal._citus_no_checkpoints(text);

@@ -166,8 +166,10 @@ CREATE OR REPLACE FUNCTION bench.clear_rollups() RETURNS void
 LANGUAGE sql AS $$
     TRUNCATE fairshare.usage_hourly, fairshare.usage_daily, fairshare.usage_monthly,
              fairshare.usage_monthly_by_account, fairshare.cluster_usage_hourly,
-             fairshare.cluster_usage_daily, fairshare.cluster_usage_monthly, fairshare.rollup_dirty;
+             fairshare.cluster_usage_daily, fairshare.cluster_usage_monthly, fairshare.core_usage_hourly,
+             fairshare.core_usage_daily, fairshare.core_usage_monthly, fairshare.rollup_dirty;
     DELETE FROM fairshare.rollup_state;
+    DELETE FROM fairshare.core_rollup_state;
 $$;
 
 -- The table of results: each median, its baseline's, the ratio, the target.

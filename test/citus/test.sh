@@ -12,6 +12,11 @@
 #          the demo's GENCI, RWTH, MetaCentrum and import scripts run on both
 #          and print the same; test/snapshot.sql (every table's rows, every
 #          report as of the load's instant) compared
+#          with usage checkpoints made on both, invalidated by a late import,
+#          by a direct UPDATE and by a decay change (+ invalidate_usage_checkpoints)
+#   retain test/citus/retention.sql: two chained checkpoints, a late import
+#          before them, retain_jobs, an import into the retained history;
+#          the checkpoints and usage reports compared after each
 #   bench  test/bench/centre.sql at BENCH_SCALE (default 0.1: 10^6 jobs)
 #          loaded on the single server and copied into the coordinator's
 #          distributed tables through Citus; the GENCI regulation run on
@@ -57,7 +62,10 @@ compare() {  # compare SCENARIO SINGLE CITUS
 }
 # the columns that record when and by whom a row was written: they differ
 # between two servers that ran the same statements a few seconds apart
-skip='ledger.recorded_at,regulation_checks.checked_at,regulation_notifications.created_at,imports.started_at,usage_checkpoints.created_at,rollup_state.refreshed_at,rollup_dirty.marked_at'
+# (and why a checkpoint was invalidated: on one server the trigger names the
+# statement, on Citus the writer; whether it is valid is compared, by
+# test/citus/usage.sql)
+skip='ledger.recorded_at,regulation_checks.checked_at,regulation_notifications.created_at,imports.started_at,usage_checkpoints.created_at,usage_checkpoints.invalidated_at,usage_checkpoints.invalidated_by,rollup_state.refreshed_at,rollup_dirty.marked_at'
 
 echo "== Citus $(val coordinator demo "SELECT extversion FROM pg_extension WHERE extname = 'citus'"): coordinator :$port_coordinator, workers :$port_worker1 :$port_worker2; single server :$port_single"
 
@@ -148,6 +156,31 @@ oracle_cpu() { val "$1" demo "SELECT sum(cpu_secs) FROM fairshare.usage_hourly W
 expect coordinator demo 22023 "refresh_rollups on Citus still validates its arguments (an infinite up_to)" "SELECT * FROM fairshare.refresh_rollups(NULL, 'infinity')"
 refresh "first refresh"
 before=$(oracle_cpu coordinator)
+# usage checkpoints (docs/citus.md#usage-checkpoints-and-retention-on-citus):
+# made on both as of the load's instant; the checkpoints (valid or not,
+# chained from which) and every usage report as of then, read from them,
+# compared (test/citus/usage.sql)
+usage() {  # usage STEP
+  local node
+  for node in single coordinator; do
+    rows "$node" demo test/citus/usage.sql "$work/usage.$node" -v as_of="$as_of"
+    cat "$work/usage.$node.err"
+  done
+  compare "demo, $1" "$work/usage.single" "$work/usage.coordinator"
+}
+checkpoint() {  # checkpoint: checkpoint_usage of every cluster as of as_of on both
+  local node
+  for node in single coordinator; do
+    q "$node" demo -c 'SET client_min_messages = warning' -c "CALL fairshare.checkpoint_usage(NULL, '$as_of')" > "$work/ckpt.$node" 2>&1
+  done
+}
+checkpoint
+v=$(val coordinator demo "SELECT count(*) FILTER (WHERE invalidated_at IS NULL) || ' of ' || (SELECT count(*) FROM fairshare.clusters)
+                            FROM fairshare.usage_checkpoints")
+if [ "${v% of *}" = "${v#* of }" ] && [ "${v% of *}" -gt 0 ]; then
+  tap ok "demo: checkpoint_usage on Citus: a valid checkpoint of each of the ${v#* of } clusters"
+else cat "$work/ckpt.coordinator" > "$work/out"; tap not "demo: checkpoint_usage on Citus: $v valid" "$work/out"; fi
+usage "checkpoint_usage"
 # a late import of past runs into hours already rolled up: marked by the
 # import itself on Citus (no trigger there), recomputed by the next refresh
 for node in single coordinator; do
@@ -158,6 +191,12 @@ if diff "$work/late.single" "$work/late.coordinator" > "$work/diff" && grep -q '
 else
   cat "$work/late.coordinator" "$work/diff" > "$work/out"; tap not "demo: a late import's marks on Citus" "$work/out"
 fi
+# the late runs started before the checkpoints: oracle's invalid on both
+# (by the import on Citus, by the trigger on one server), the others valid
+v=$(val coordinator demo "SELECT string_agg(cluster, ',' ORDER BY cluster) FROM fairshare.usage_checkpoints WHERE invalidated_at IS NOT NULL")
+[ "$v" = oracle ] && tap ok "demo: the late import invalidated oracle's checkpoint on Citus, and only it" \
+                  || tap not "demo: checkpoints invalid on Citus after the late import: '$v', not oracle"
+usage "after a late import"
 refresh "after a late import"
 after=$(oracle_cpu coordinator)
 # 9001: 9000 s x 8 CPUs = 72,000; run 1: 3600 s more x 8 CPUs = 28,800;
@@ -166,8 +205,11 @@ if [ "$((after - before))" = 100800 ]; then
   tap ok "demo: the late runs reached the rollups on Citus: oracle's cpu_secs $before -> $after (+100800 = 9000 s x 8 + 3600 s x 8)"
 else tap not "demo: oracle's cpu_secs on Citus $before -> $after, not +100800"; fi
 # a user's own UPDATE of the distributed jobs marks nothing on Citus (the
-# triggers do on one server): invalidate_rollups() after it, as docs/citus.md
-# says, and the next refresh gives the same rollups
+# triggers do on one server): invalidate_rollups() and
+# invalidate_usage_checkpoints() after it, as docs/citus.md says, and the
+# next refresh gives the same rollups, the checkpoints the same validity.
+# The checkpoints made again first (oracle's valid again)
+checkpoint
 for node in single coordinator; do
   # (a constant: Citus refuses a STABLE timestamptz + interval of a column)
   val "$node" demo "UPDATE fairshare.jobs SET end_time = '2026-11-21 13:35:00+00'
@@ -178,13 +220,25 @@ v=$(val coordinator demo "SELECT count(*) || ' marks, ' || (SELECT count(*) FROM
                             FROM fairshare.rollup_dirty")
 if [ "$v" = '0 marks, 1 run updated' ]; then tap ok "demo: a direct UPDATE of jobs on Citus marks no hour (docs/citus.md)"
 else tap not "demo: a direct UPDATE of jobs on Citus: $v"; fi
+v=$(val coordinator demo "SELECT count(*) FROM fairshare.usage_checkpoints WHERE invalidated_at IS NULL AND cluster = 'oracle'")
+[ "$v" = 1 ] && tap ok "demo: a direct UPDATE of jobs on Citus leaves oracle's checkpoint valid (docs/citus.md)" \
+             || tap not "demo: a direct UPDATE of jobs on Citus: $v valid checkpoints of oracle, not 1"
 val coordinator demo "SELECT fairshare.invalidate_rollups('oracle', '2026-11-21 10:00+00', '2026-11-21 14:00+00')" > /dev/null
+# run 9001 started 2026-11-21 10:05: one checkpoint as of then or later
+v=$(val coordinator demo "SELECT fairshare.invalidate_usage_checkpoints('oracle', '2026-11-21 10:05+00')")
+[ "$v" = 1 ] && tap ok "demo: invalidate_usage_checkpoints('oracle', run 9001's start) marks oracle's 1 checkpoint" \
+             || tap not "demo: invalidate_usage_checkpoints marked $v checkpoints, not 1"
+usage "after a direct UPDATE and invalidate_usage_checkpoints"
 refresh "after a direct UPDATE and invalidate_rollups"
 # run 9001 one hour longer: 3600 s x 8 CPUs = 28,800 more
 v=$(oracle_cpu coordinator)
 if [ "$((v - after))" = 28800 ]; then
   tap ok "demo: invalidate_rollups brought the direct UPDATE into the rollups on Citus (+28800 = 3600 s x 8)"
 else tap not "demo: oracle's cpu_secs on Citus $after -> $v, not +28800"; fi
+# the fair-share factors cached with the checkpoints, which Citus does not
+# keep (sprio_at computes the tree itself there, and gave the same rows
+# above): emptied on the single server before its tables are compared
+val single demo "DELETE FROM fairshare.usage_checkpoint_factors" > /dev/null
 rows single demo test/snapshot.sql "$work/demo.single" -v as_of="$as_of" -v skip_columns="$skip"
 rows coordinator demo test/snapshot.sql "$work/demo.citus" -v as_of="$as_of" -v skip_columns="$skip"
 cat "$work/demo.single.err" "$work/demo.citus.err"
@@ -211,14 +265,93 @@ else
   tap not "pg_dump of the coordinator restored on a single server" "$work/out"
 fi
 
+# ---------------------------------------------------------------- retention
+# (docs/citus.md#usage-checkpoints-and-retention-on-citus)
+echo "== retention"
+q single retain -c 'CREATE EXTENSION fairshare' && q coordinator retain -c 'CREATE EXTENSION fairshare' || exit 1
+q single retain -f test/citus/retention.sql >/dev/null || exit 1
+copy_tables retain || exit 1
+q coordinator retain -c 'SET client_min_messages = warning' -c 'SELECT count(*) FROM fairshare.distribute()' >/dev/null || exit 1
+r_as_of='2024-06-01 00:00+00'
+retained() {  # retained STEP: the checkpoints and usage reports as of r_as_of compared
+  local node
+  for node in single coordinator; do
+    rows "$node" retain test/citus/usage.sql "$work/ret.$node" -v as_of="$r_as_of"
+    cat "$work/ret.$node.err"
+  done
+  compare "retention, $1" "$work/ret.single" "$work/ret.coordinator"
+}
+checkpoints() {  # checkpoints: hx's as of 2024-03-15, then 2024-05-01 (chained), on both
+  local node
+  for node in single coordinator; do
+    q "$node" retain -c 'SET client_min_messages = warning' \
+      -c "CALL fairshare.checkpoint_usage('hx', '2024-03-15 00:00+00')" \
+      -c "CALL fairshare.checkpoint_usage('hx', '2024-05-01 00:00+00')" > "$work/ret.ckpt.$node" 2>&1
+  done
+}
+for node in single coordinator; do
+  q "$node" retain -c 'SET client_min_messages = warning' -c 'CALL fairshare.maintain_partitions()' \
+    -c "SELECT * FROM fairshare.refresh_rollups('hx', '$r_as_of')" > "$work/ret.setup.$node" 2>&1
+done
+checkpoints
+chain="SELECT string_agg(as_of || ' from ' || COALESCE(computed_from::text, 'the jobs'), '; ' ORDER BY as_of)
+         FROM fairshare.usage_checkpoints WHERE invalidated_at IS NULL"
+v=$(val coordinator retain "$chain")
+if [ "$v" = '2024-03-15 00:00:00+00 from the jobs; 2024-05-01 00:00:00+00 from 2024-03-15 00:00:00+00' ]; then
+  tap ok "retention: two checkpoints of hx on Citus, the second chained from the first"
+else cat "$work/ret.ckpt.coordinator" > "$work/out"; tap not "retention: the checkpoints on Citus: '$v'" "$work/out"; fi
+retained "two chained checkpoints"
+# a late import of a run started 2024-02-20, before both checkpoints: both
+# invalid, on both servers
+for node in single coordinator; do
+  q "$node" retain -A -t -v job_id=11 -v t_start=2024-02-20T10:00:00 -v t_end=2024-02-20T12:00:00 \
+    -f test/citus/retention_import.sql > "$work/late11.$node" 2>&1
+done
+v=$(val coordinator retain "SELECT count(*) FILTER (WHERE invalidated_at IS NOT NULL) || ' of ' || count(*) FROM fairshare.usage_checkpoints")
+if diff "$work/late11.single" "$work/late11.coordinator" > "$work/diff" && grep -qx 'import|2|1|0|0' "$work/late11.coordinator" \
+   && [ "$v" = '2 of 2' ]; then
+  tap ok "retention: a late import of a run before both checkpoints invalidates both on Citus, as on the single server"
+else cat "$work/late11.coordinator" "$work/diff" > "$work/out"; echo "invalid: $v" >> "$work/out"
+  tap not "retention: a late import before the checkpoints" "$work/out"; fi
+retained "after a late import before both checkpoints"
+# made again, then the months before February go: January's runs ended
+# by 2024-02-02 00:00, so the checkpoint of 2024-03-15 is pinned
+checkpoints
+for node in single coordinator; do
+  q "$node" retain -c 'SET client_min_messages = warning' -c "CALL fairshare.retain_jobs('2024-02-01')" > "$work/retain.$node" 2>&1
+  val "$node" retain "SELECT string_agg(relation::text, ' ' ORDER BY month_start NULLS FIRST)
+                        FROM fairshare.job_partitions() WHERE month_start IS NULL OR month_start < '2024-03-01'" >> "$work/retain.$node" 2>&1
+done
+if diff "$work/retain.single" "$work/retain.coordinator" > "$work/diff" \
+   && grep -qx 'fairshare.jobs_default fairshare.jobs_p2024_02' "$work/retain.coordinator"; then
+  tap ok "retention: retain_jobs('2024-02-01') on Citus detaches November 2023 to January 2024, as on the single server"
+else cat "$work/retain.coordinator" "$work/diff" > "$work/out"; tap not "retention: retain_jobs on Citus" "$work/out"; fi
+v=$(val coordinator retain "SELECT string_agg(as_of::text, ',') FROM fairshare.usage_checkpoints WHERE pinned")
+[ "$v" = '2024-03-15 00:00:00+00' ] && tap ok "retention: the checkpoint of 2024-03-15 pinned on Citus" \
+                                   || tap not "retention: pinned on Citus: '$v'"
+retained "after retain_jobs"
+# a run started in January, before the pinned checkpoint: rejected on both
+for node in single coordinator; do
+  q "$node" retain -A -t -v job_id=12 -v t_start=2024-01-10T10:00:00 -v t_end=2024-01-10T12:00:00 \
+    -f test/citus/retention_import.sql > "$work/late12.$node" 2>&1
+done
+if diff "$work/late12.single" "$work/late12.coordinator" > "$work/diff" && grep -q '^rejects|12|55000|' "$work/late12.coordinator"; then
+  tap ok "retention: an import of a run before the pinned checkpoint is rejected on Citus (55000), as on the single server"
+else cat "$work/late12.coordinator" "$work/diff" > "$work/out"; tap not "retention: an import into the retained history" "$work/out"; fi
+retained "after an import into the retained history"
+
 # ---------------------------------------------------------------- what Citus cannot do
 echo "== on Citus"
-expect coordinator demo 0A000 "checkpoint_usage refuses: no trigger keeps a checkpoint valid on the shards" \
-  "CALL fairshare.checkpoint_usage()"
-v=$(val coordinator demo "SELECT count(*) FILTER (WHERE invalidated_at IS NULL) FROM fairshare.usage_checkpoints")
-[ "$v" = 0 ] && tap ok "no valid usage checkpoint on Citus" || tap not "$v valid usage checkpoints on Citus"
-expect coordinator demo 0A000 "retain_jobs refuses: it pins usage checkpoints" \
-  "CALL fairshare.retain_jobs('2026-09-01')"
+# a change of a cluster's decay settings: its trigger invalidates the
+# cluster's checkpoints on one server, invalidate_usage_checkpoints on
+# Citus (docs/citus.md); then the same checkpoints and usage
+for node in single coordinator; do
+  val "$node" demo "UPDATE fairshare.clusters SET decay_half_life = decay_half_life + interval '1 day' WHERE cluster = 'cali'" > /dev/null
+done
+v=$(val coordinator demo "SELECT fairshare.invalidate_usage_checkpoints('cali')")
+[ "$v" = 1 ] && tap ok "demo: after a change of cali's decay on Citus, invalidate_usage_checkpoints('cali') marks its 1 checkpoint" \
+             || tap not "demo: invalidate_usage_checkpoints('cali') after a decay change marked $v checkpoints, not 1"
+usage "after a decay change and invalidate_usage_checkpoints"
 expect coordinator demo 55000 "the ledger stays append-only on every copy (UPDATE)" \
   "UPDATE fairshare.ledger SET hours = hours + 1"
 expect coordinator demo 55000 "the ledger stays append-only on every copy (TRUNCATE)" "TRUNCATE fairshare.ledger"
@@ -289,7 +422,17 @@ plan_shape "$work/usage.plan" decayed_usage "of association usage (sshare, sprio
 grep -Eq "Query: .*sum\(" "$work/usage.plan" && grep -Eq 'sum\(remote_scan\.' "$work/usage.plan" \
   && tap ok "EXPLAIN of association usage: the job counts summed on the workers, the sums added on the coordinator" \
   || tap not "EXPLAIN of association usage: job counts" "$work/usage.plan"
-plan_shape "$work/rwth.plan" _rwth_month_hours "of the RWTH core-hours per month (r_wlm_usage_at)"
+# the RWTH months: the runs the core rollups do not answer, billed and cut
+# at the months on the workers and summed there by project and month
+# (numeric sum), the sums added on the coordinator
+{ grep -q 'Custom Scan (Citus Adaptive)' "$work/rwth.plan" \
+    && grep -Eq 'Task Count: (3[2-9]|[4-9][0-9]|[0-9]{3,})' "$work/rwth.plan" \
+    && grep -Eq "Query: .*sum\(.*(FROM|JOIN) fairshare\.jobs_[0-9]+ " "$work/rwth.plan" \
+    && grep -Eq 'sum\(remote_scan\.' "$work/rwth.plan" \
+    && perl -ne 'if (/^(\s*)->\s+Task\b/) { $t = length($1) } elsif (/^(\s*)->\s+.*Scan.* on fairshare\.jobs/) {
+                   exit 1 unless defined $t && length($1) > $t }' "$work/rwth.plan"; } \
+  && tap ok "EXPLAIN of the RWTH core-hours per month (r_wlm_usage_at): each project's months summed on the workers over every shard, the sums added on the coordinator" \
+  || tap not "EXPLAIN of the RWTH core-hours per month: not summed on the workers" "$work/rwth.plan"
 
 # ---------------------------------------------------------------- bench
 echo "== benchmark centre at BENCH_SCALE=$scale"
