@@ -623,6 +623,9 @@ BEGIN
              WHERE @extschema@_internal._checkpoint_run_changed(cp.cluster, cp.as_of,
                        o.cluster, o.account, o.user_name, o.partition, o.qos, o.tres, o.cpus, o.start_time, o.end_time,
                        n.cluster, n.account, n.user_name, n.partition, n.qos, n.tres, n.cpus, n.start_time, n.end_time)
+             -- the first by id: the same run named whatever order the
+             -- join returns the rows in
+             ORDER BY 1
              LIMIT 1;
         ELSE
             job := '';      -- TRUNCATE
