@@ -99,3 +99,37 @@ SELECT count(*) AS versions FROM settings_history;
 -- A plain user reads the settings' history as it reads the settings
 -- (sprio_at reads it for my_sprio_at).
 SELECT has_table_privilege('fairshare_user', 'fairshare.settings_history', 'SELECT') AS user_reads_history;
+
+-- sshare_at reads the fair-share algorithm and the dampening as of as_of.
+-- Root → a (1 share) → ua, b (1 share) → ub; ua ran 1 CPU for 1 h, ub
+-- nothing; no decay in an hour worth printing (half-life 100 days).
+INSERT INTO clusters (cluster, decay_half_life) VALUES ('fa', '100 days');
+INSERT INTO partitions (cluster, partition, billing_weights, nodes, cores_per_node, mem_per_node_mb)
+VALUES ('fa', 'p', 'CPU=1', 1, 4, 1024);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
+  ('fa', 'root', NULL, 1), ('fa', 'a', 'root', 1), ('fa', 'b', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('fa', 'a', 'ua', 1), ('fa', 'b', 'ub', 1);
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
+                  start_time, end_time, cpus, mem_mb, nodes)
+VALUES ('fa', '1', 'ua', 'a', 'p', 'COMPLETED', '2026-06-01 10:00+00', '2026-06-01 10:00+00',
+        '2026-06-01 10:00+00', '2026-06-01 11:00+00', 1, 0, 1);
+CREATE TEMP TABLE fa_before AS SELECT * FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'fa';
+-- Classic from 12:30 on, with dampening 2 from 13:00 on.
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2026-06-01 12:30+00';
+UPDATE clusters SET fairshare_algorithm = 'classic' WHERE cluster = 'fa';
+SET LOCAL fairshare.tree_change_at = '2026-06-01 13:00+00';
+UPDATE clusters SET fairshare_dampening = 2 WHERE cluster = 'fa';
+COMMIT;
+-- Before the change: Fair Tree's answer, every column as it was.
+SELECT count(*) AS differing FROM (SELECT * FROM fa_before EXCEPT SELECT * FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'fa') d;
+SELECT user_name, algorithm, fairshare FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'fa' AND user_name IS NOT NULL ORDER BY 1;
+-- After it, classic: FairShare = 2^(-EffectvUsage / NormShares / dampening).
+-- ua has all the usage: EffectvUsage 1, NormShares 1/2: 2^(-1 / 0.5) = 0.25
+-- at 12:45 (dampening 1), 2^(-1 / 0.5 / 2) = 0.5 at 13:15 (dampening 2);
+-- ub none: 2^0 = 1 both times.
+SELECT a.t, s.user_name, s.algorithm, s.effectv_usage, s.norm_shares, s.fairshare
+  FROM (VALUES ('2026-06-01 12:45+00'::timestamptz), ('2026-06-01 13:15+00')) a (t), sshare_at(a.t) s
+ WHERE s.cluster = 'fa' AND s.user_name IS NOT NULL ORDER BY 1, 2;
+DELETE FROM jobs WHERE cluster = 'fa';
+DELETE FROM clusters WHERE cluster = 'fa';
