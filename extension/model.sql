@@ -557,10 +557,7 @@ COMMENT ON FUNCTION @extschema@_internal._cluster_at(text, timestamptz) IS
 -- Every cluster's row as of an instant (_cluster_at of each).
 CREATE FUNCTION @extschema@_internal._clusters_at(as_of timestamptz)
 RETURNS SETOF @extschema@.clusters
-LANGUAGE sql STABLE PARALLEL SAFE ROWS 10
--- not inlined (the SET clause): a report plans a scan of a few rows, not
--- its three branches at the tables' default estimates (docs/history.md#the-history-of-the-settings)
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     -- nothing changed after as_of (a one-time test): the live rows
     SELECT c.* FROM @extschema@.clusters c
@@ -585,10 +582,7 @@ COMMENT ON FUNCTION @extschema@_internal._clusters_at(timestamptz) IS
 -- the versions of partitions deleted since.
 CREATE FUNCTION @extschema@_internal._partitions_at(cluster text, as_of timestamptz)
 RETURNS SETOF @extschema@.partitions
-LANGUAGE sql STABLE PARALLEL SAFE ROWS 10
--- not inlined (the SET clause): a report plans a scan of a few rows, not
--- its three branches at the tables' default estimates (docs/history.md#the-history-of-the-settings)
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     -- nothing changed after as_of (a one-time test): the live rows
     SELECT p.* FROM @extschema@.partitions p
@@ -627,10 +621,7 @@ COMMENT ON FUNCTION @extschema@_internal._partitions_at(text, timestamptz) IS
 -- The same for the QOS.
 CREATE FUNCTION @extschema@_internal._qos_at(cluster text, as_of timestamptz)
 RETURNS SETOF @extschema@.qos
-LANGUAGE sql STABLE PARALLEL SAFE ROWS 10
--- not inlined (the SET clause): a report plans a scan of a few rows, not
--- its three branches at the tables' default estimates (docs/history.md#the-history-of-the-settings)
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     -- nothing changed after as_of (a one-time test): the live rows
     SELECT q.* FROM @extschema@.qos q
