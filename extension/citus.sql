@@ -164,6 +164,9 @@ DECLARE
         -- trigger on a reference table's copies cannot do; on Citus the
         -- tree is read as it is now (docs/citus.md)
         'accounts.tree_history', 'account_users.tree_history',
+        -- the settings' history likewise: on Citus the settings are read as
+        -- they are now (docs/citus.md)
+        'clusters.settings_history', 'partitions.settings_history', 'qos.settings_history',
         -- a change of the settings the core rollups depend on marks every
         -- hour of the cluster: a write to rollup_dirty from a reference
         -- table's copies; on Citus the administrator calls

@@ -407,6 +407,256 @@ CREATE TRIGGER tree_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.acco
 CREATE TRIGGER tree_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.account_users
     FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._tree_history();
 
+-- The history of the policy settings (docs/history.md#the-history-of-the-settings):
+-- every version of a cluster's, a partition's or a QOS's settings, valid
+-- over [valid_from, valid_to), the row's columns as jsonb without its key
+-- (and, for a cluster, without the state the passes write and its
+-- description).  Written only on a change, as the tree's history.
+CREATE TABLE @extschema@.settings_history (
+    -- a cluster's history goes with it, and follows its renaming
+    cluster     text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    table_name  text NOT NULL CHECK (table_name IN ('clusters', 'partitions', 'qos')),
+    -- the partition or the QOS; '' for the cluster's own row
+    name        text NOT NULL,
+    settings    jsonb NOT NULL,
+    valid_from  timestamptz NOT NULL,
+    valid_to    timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+COMMENT ON TABLE @extschema@.settings_history IS
+'Every version of the settings of each cluster, partition and QOS, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers settings_history of clusters, partitions and qos.';
+CREATE INDEX settings_history_key_idx ON @extschema@.settings_history (cluster, table_name, name, valid_from);
+CREATE UNIQUE INDEX settings_history_open_idx ON @extschema@.settings_history (cluster, table_name, name) WHERE valid_to IS NULL;
+
+-- A row's settings as stored in settings_history: its columns but its key,
+-- and for a cluster but the state its passes and resets write and the
+-- description (a change of those is no change of policy).
+CREATE FUNCTION @extschema@_internal._settings_of(table_name text, r jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT CASE WHEN _settings_of.table_name OPERATOR(pg_catalog.=) 'clusters'
+                THEN _settings_of.r OPERATOR(pg_catalog.-) ARRAY['cluster', 'priority_last_decay', 'usage_last_reset', 'description']
+                ELSE _settings_of.r OPERATOR(pg_catalog.-) ARRAY['cluster', 'partition', 'qos'] END;
+END;
+COMMENT ON FUNCTION @extschema@_internal._settings_of(text, jsonb) IS
+'The settings of a clusters, partitions or qos row as settings_history keeps them: its columns without the key (and a cluster''s state and description).';
+
+-- One row's change into settings_history, as _tree_history does for the
+-- tree: a row never changed has no version and is read live for every
+-- instant; its first change writes its old settings from -infinity to the
+-- instant, and its new ones from the instant on.  The instant is
+-- _tree_change_instant(): now() or fairshare.tree_change_at.
+CREATE FUNCTION @extschema@_internal._settings_history() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    t timestamptz := @extschema@_internal._tree_change_instant();
+    tbl text := TG_TABLE_NAME;
+    oj jsonb; nj jsonb;
+    ok_ text; onm text; os jsonb;
+    nk text; nnm text; ns jsonb;
+    o record;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        oj := to_jsonb(OLD);
+        ok_ := oj ->> 'cluster'; onm := coalesce(oj ->> 'partition', oj ->> 'qos', '');
+        os := @extschema@_internal._settings_of(tbl, oj);
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        nj := to_jsonb(NEW);
+        nk := nj ->> 'cluster'; nnm := coalesce(nj ->> 'partition', nj ->> 'qos', '');
+        ns := @extschema@_internal._settings_of(tbl, nj);
+    END IF;
+    IF TG_OP = 'DELETE' AND (tbl = 'clusters' OR NOT EXISTS (SELECT FROM @extschema@.clusters c WHERE c.cluster = ok_)) THEN
+        -- the cluster deleted: its history goes with it (ON DELETE CASCADE)
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'UPDATE' AND (nk <> ok_ OR (nnm = onm AND ns = os)) THEN
+        -- a cluster renamed (its history follows by its foreign key), or
+        -- nothing of the policy changed
+        RETURN NULL;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        SELECT h.ctid, h.valid_from, h.settings = ns AS same INTO o
+          FROM @extschema@.settings_history h
+         WHERE h.cluster = nk AND h.table_name = tbl AND h.name = nnm AND h.valid_to IS NULL;
+        IF o.same THEN
+            RETURN NULL;
+        END IF;
+    ELSE
+        SELECT h.ctid, h.valid_from INTO o FROM @extschema@.settings_history h
+         WHERE h.cluster = ok_ AND h.table_name = tbl AND h.name = onm AND h.valid_to IS NULL;
+        IF o.ctid IS NULL AND NOT EXISTS (SELECT FROM @extschema@.settings_history h
+                                           WHERE h.cluster = ok_ AND h.table_name = tbl AND h.name = onm) THEN
+            INSERT INTO @extschema@.settings_history (cluster, table_name, name, settings, valid_from, valid_to)
+            VALUES (ok_, tbl, onm, os, '-infinity', t);
+        END IF;
+    END IF;
+    -- close the open version (never backwards; one closed at its own start
+    -- is removed)
+    IF o.ctid IS NOT NULL THEN
+        t := greatest(t, o.valid_from);
+        IF o.valid_from = t THEN
+            DELETE FROM @extschema@.settings_history h WHERE h.ctid = o.ctid;
+        ELSE
+            UPDATE @extschema@.settings_history h SET valid_to = t WHERE h.ctid = o.ctid;
+        END IF;
+    END IF;
+    IF TG_OP = 'UPDATE' OR (TG_OP = 'INSERT' AND EXISTS (SELECT FROM @extschema@.settings_history h
+                                                          WHERE h.cluster = nk AND h.table_name = tbl AND h.name = nnm)) THEN
+        INSERT INTO @extschema@.settings_history (cluster, table_name, name, settings, valid_from)
+        VALUES (nk, tbl, nnm, ns,
+                greatest(t, (SELECT max(h.valid_to) FROM @extschema@.settings_history h
+                              WHERE h.cluster = nk AND h.table_name = tbl AND h.name = nnm)));
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER settings_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.clusters
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._settings_history();
+CREATE TRIGGER settings_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.partitions
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._settings_history();
+CREATE TRIGGER settings_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.qos
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._settings_history();
+
+-- Whether any setting changed after an instant (a version started or
+-- ended after it; the history holds only changes, a few rows).  When none
+-- did, the readers below are the live tables.
+CREATE FUNCTION @extschema@_internal._settings_changed_after(as_of timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.settings_history h
+                    WHERE h.valid_from OPERATOR(pg_catalog.>) _settings_changed_after.as_of
+                       OR h.valid_to OPERATOR(pg_catalog.>) _settings_changed_after.as_of);
+END;
+COMMENT ON FUNCTION @extschema@_internal._settings_changed_after(timestamptz) IS
+'Whether settings_history has a version that started or ended after an instant: when not, the settings as of it are the live rows.';
+
+-- A cluster's row as of an instant: the live row with the settings of the
+-- version valid at as_of laid over it; the live row itself when its
+-- settings never changed or did not change after as_of (one index probe).
+CREATE FUNCTION @extschema@_internal._cluster_at(cluster text, as_of timestamptz)
+RETURNS @extschema@.clusters
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT (pg_catalog.jsonb_populate_record(c, COALESCE(
+               (SELECT h.settings FROM @extschema@.settings_history h
+                 WHERE h.cluster OPERATOR(pg_catalog.=) c.cluster
+                   AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
+                   AND h.valid_from OPERATOR(pg_catalog.<=) _cluster_at.as_of
+                   AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _cluster_at.as_of)),
+               '{}'::jsonb))).*
+      FROM @extschema@.clusters c
+     WHERE c.cluster OPERATOR(pg_catalog.=) _cluster_at.cluster;
+END;
+COMMENT ON FUNCTION @extschema@_internal._cluster_at(text, timestamptz) IS
+'A cluster''s row with its settings as of an instant (settings_history''s version valid at it laid over the live row; the live row when nothing changed after it).';
+
+-- Every cluster's row as of an instant (_cluster_at of each).
+CREATE FUNCTION @extschema@_internal._clusters_at(as_of timestamptz)
+RETURNS SETOF @extschema@.clusters
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    -- nothing changed after as_of (a one-time test): the live rows
+    SELECT c.* FROM @extschema@.clusters c
+     WHERE NOT @extschema@_internal._settings_changed_after(_clusters_at.as_of)
+    UNION ALL
+    -- r.*, not (f(...)).*, which would call f once per column
+    SELECT r.*
+      FROM @extschema@.clusters c
+      LEFT JOIN @extschema@.settings_history h
+        ON h.cluster OPERATOR(pg_catalog.=) c.cluster
+       AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
+       AND h.valid_from OPERATOR(pg_catalog.<=) _clusters_at.as_of
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _clusters_at.as_of)
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c, COALESCE(h.settings, '{}'::jsonb)) r
+     WHERE @extschema@_internal._settings_changed_after(_clusters_at.as_of);
+END;
+COMMENT ON FUNCTION @extschema@_internal._clusters_at(timestamptz) IS
+'Every cluster''s row with its settings as of an instant (_cluster_at of each).';
+
+-- A cluster's partitions (every cluster's with cluster NULL) as of an
+-- instant: the live rows whose settings never changed, the versions valid at as_of laid over the others, and
+-- the versions of partitions deleted since.
+CREATE FUNCTION @extschema@_internal._partitions_at(cluster text, as_of timestamptz)
+RETURNS SETOF @extschema@.partitions
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    -- nothing changed after as_of (a one-time test): the live rows
+    SELECT p.* FROM @extschema@.partitions p
+     WHERE (_partitions_at.cluster IS NULL OR p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster)
+       AND NOT @extschema@_internal._settings_changed_after(_partitions_at.as_of)
+    UNION ALL
+    SELECT r.*
+      FROM @extschema@.partitions p
+      LEFT JOIN @extschema@.settings_history v
+        ON v.cluster OPERATOR(pg_catalog.=) p.cluster AND v.table_name OPERATOR(pg_catalog.=) 'partitions'
+       AND v.name OPERATOR(pg_catalog.=) p.partition
+       AND v.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
+       AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(p, COALESCE(v.settings, '{}'::jsonb)) r
+     WHERE (_partitions_at.cluster IS NULL OR p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster)
+       AND @extschema@_internal._settings_changed_after(_partitions_at.as_of)
+       AND (v.settings IS NOT NULL
+            OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
+                            WHERE h.cluster OPERATOR(pg_catalog.=) p.cluster AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
+                              AND h.name OPERATOR(pg_catalog.=) p.partition))
+    UNION ALL
+    SELECT r.*
+      FROM @extschema@.settings_history h
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.partitions,
+               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'partition', h.name)) r
+     WHERE (_partitions_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
+       AND h.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
+       AND @extschema@_internal._settings_changed_after(_partitions_at.as_of)
+       AND NOT EXISTS (SELECT FROM @extschema@.partitions p
+                        WHERE p.cluster OPERATOR(pg_catalog.=) h.cluster AND p.partition OPERATOR(pg_catalog.=) h.name);
+END;
+COMMENT ON FUNCTION @extschema@_internal._partitions_at(text, timestamptz) IS
+'A cluster''s partitions (cluster NULL: every cluster''s) with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
+
+-- The same for the QOS.
+CREATE FUNCTION @extschema@_internal._qos_at(cluster text, as_of timestamptz)
+RETURNS SETOF @extschema@.qos
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    -- nothing changed after as_of (a one-time test): the live rows
+    SELECT q.* FROM @extschema@.qos q
+     WHERE (_qos_at.cluster IS NULL OR q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster)
+       AND NOT @extschema@_internal._settings_changed_after(_qos_at.as_of)
+    UNION ALL
+    SELECT r.*
+      FROM @extschema@.qos q
+      LEFT JOIN @extschema@.settings_history v
+        ON v.cluster OPERATOR(pg_catalog.=) q.cluster AND v.table_name OPERATOR(pg_catalog.=) 'qos'
+       AND v.name OPERATOR(pg_catalog.=) q.qos
+       AND v.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
+       AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(q, COALESCE(v.settings, '{}'::jsonb)) r
+     WHERE (_qos_at.cluster IS NULL OR q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster)
+       AND @extschema@_internal._settings_changed_after(_qos_at.as_of)
+       AND (v.settings IS NOT NULL
+            OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
+                            WHERE h.cluster OPERATOR(pg_catalog.=) q.cluster AND h.table_name OPERATOR(pg_catalog.=) 'qos'
+                              AND h.name OPERATOR(pg_catalog.=) q.qos))
+    UNION ALL
+    SELECT r.*
+      FROM @extschema@.settings_history h
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.qos,
+               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'qos', h.name)) r
+     WHERE (_qos_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _qos_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'qos'
+       AND h.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
+       AND @extschema@_internal._settings_changed_after(_qos_at.as_of)
+       AND NOT EXISTS (SELECT FROM @extschema@.qos q
+                        WHERE q.cluster OPERATOR(pg_catalog.=) h.cluster AND q.qos OPERATOR(pg_catalog.=) h.name);
+END;
+COMMENT ON FUNCTION @extschema@_internal._qos_at(text, timestamptz) IS
+'A cluster''s QOS (cluster NULL: every cluster''s) with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
+
 -- Whether the tree changed after an instant (a version started or ended
 -- after it): four index probes (the newest valid_from and valid_to of each
 -- history).  When it did not, the live tables are the tree as of that
@@ -697,6 +947,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.accounts', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_users', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_history', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_user_history', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.settings_history', '');
 -- (jobs is partitioned: its rows are its partitions')
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs_default', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations', '');

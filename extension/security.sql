@@ -268,6 +268,8 @@ DECLARE
     -- column, filtered to the caller's rows
     user_relations text[] := ARRAY[
         'clusters', 'partitions', 'qos', 'pbs_settings', 'slurmctld_starts',
+        -- their history, which sprio_at reads (docs/history.md#the-history-of-the-settings)
+        'settings_history',
         'job_billing', 'association_usage', 'metacentrum_job_usage', 'metacentrum_user_usage',
         -- the BI forms of what a plain user reads already: the usage
         -- rollups (its own rows) and the PBS job usage

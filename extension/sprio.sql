@@ -148,15 +148,15 @@ BEGIN
                GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
                -- PriorityMaxAge as the explanation prints it, once per cluster
                @extschema@_internal._slurm_duration(@extschema@_internal._interval_seconds(c.priority_max_age)) AS max_age_text,
-               (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
+               (SELECT pg_catalog.max(q.priority) FROM @extschema@_internal._qos_at(c.cluster, _sprio_rows.as_of) q
                  WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos
-          FROM @extschema@.clusters c
-          LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
+          FROM @extschema@_internal._clusters_at(_sprio_rows.as_of) c
+          LEFT JOIN @extschema@_internal._partitions_at(NULL, _sprio_rows.as_of) p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
          WHERE (pg_catalog.isfinite(_sprio_rows.as_of)
                 OR @extschema@_internal._raise('22008', pg_catalog.format('sprio_at: as_of must be a finite timestamp, not %s',
                                                                  _sprio_rows.as_of),
                                       'Pass a real instant for as_of.', false))
-         GROUP BY c.cluster, c.total_nodes, c.total_cpus
+         GROUP BY c.cluster, c.total_nodes, c.total_cpus, c.priority_max_age
     ), pending AS (
         -- pending at as_of: submitted and eligible by then, neither started
         -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
@@ -204,11 +204,12 @@ BEGIN
                CASE WHEN c.weight_qos OPERATOR(pg_catalog.=) 0 OR q.priority IS NULL THEN 0::float8
                     ELSE @extschema@.qos_factor(q.priority, z.max_qos) END AS f_qos
           FROM pending j
-          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          -- the settings as of as_of (docs/history.md#the-history-of-the-settings)
+          JOIN @extschema@_internal._clusters_at(_sprio_rows.as_of) c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
           JOIN sizes z ON z.cluster OPERATOR(pg_catalog.=) j.cluster
-          JOIN @extschema@.partitions p
+          JOIN @extschema@_internal._partitions_at(NULL, _sprio_rows.as_of) p
             ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
-          LEFT JOIN @extschema@.qos q
+          LEFT JOIN @extschema@_internal._qos_at(NULL, _sprio_rows.as_of) q
             ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
           LEFT JOIN shares sh
             ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.account OPERATOR(pg_catalog.=) j.account
@@ -772,13 +773,13 @@ BEGIN ATOMIC
                GREATEST(pg_catalog.max(p.priority_job_factor), 1) AS max_pjf,
                -- PriorityMaxAge as the explanation prints it, once per cluster
                @extschema@_internal._slurm_duration(@extschema@_internal._interval_seconds(c.priority_max_age)) AS max_age_text,
-               (SELECT pg_catalog.max(q.priority) FROM @extschema@.qos q
+               (SELECT pg_catalog.max(q.priority) FROM @extschema@_internal._qos_at(c.cluster, sprio_at.as_of) q
                  WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos,
                -- the checkpoint whose factors the cluster's jobs read
                (SELECT k.as_of FROM cp k WHERE k.cluster OPERATOR(pg_catalog.=) c.cluster) AS cp_as_of
-          FROM @extschema@.clusters c
-          LEFT JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
-         GROUP BY c.cluster, c.total_nodes, c.total_cpus
+          FROM @extschema@_internal._clusters_at(sprio_at.as_of) c
+          LEFT JOIN @extschema@_internal._partitions_at(NULL, sprio_at.as_of) p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
+         GROUP BY c.cluster, c.total_nodes, c.total_cpus, c.priority_max_age
     ), pending AS (
         -- pending at as_of: submitted and eligible by then, neither started
         -- nor ended (cancelled) by then.  A job ends after it starts (a CHECK
@@ -813,11 +814,12 @@ BEGIN ATOMIC
                CASE WHEN c.weight_qos OPERATOR(pg_catalog.=) 0 OR q.priority IS NULL THEN 0::float8
                     ELSE @extschema@.qos_factor(q.priority, z.max_qos) END AS f_qos
           FROM pending j
-          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          -- the settings as of as_of (docs/history.md#the-history-of-the-settings)
+          JOIN @extschema@_internal._clusters_at(sprio_at.as_of) c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
           JOIN sizes z ON z.cluster OPERATOR(pg_catalog.=) j.cluster
-          JOIN @extschema@.partitions p
+          JOIN @extschema@_internal._partitions_at(NULL, sprio_at.as_of) p
             ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
-          LEFT JOIN @extschema@.qos q
+          LEFT JOIN @extschema@_internal._qos_at(NULL, sprio_at.as_of) q
             ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos
           -- sshare_at's FairShare, cached with the checkpoint: the table
           -- itself, on its whole key, so that the planner sees its rows

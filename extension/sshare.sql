@@ -104,7 +104,8 @@ BEGIN ATOMIC
            'a:' OPERATOR(pg_catalog.||) a.parent_account,
            a.shares, 0::float8, false, 0::float8
       FROM @extschema@_internal._accounts_at(_association_tree.as_of, _association_tree.at_last_pass) a
-      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+      -- the algorithm as of as_of (docs/history.md#the-history-of-the-settings)
+      JOIN @extschema@_internal._clusters_at(_association_tree.as_of) c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
      WHERE @extschema@_internal._check_as_of(_association_tree.as_of)
     UNION ALL
     SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
@@ -114,7 +115,7 @@ BEGIN ATOMIC
            'a:' OPERATOR(pg_catalog.||) au.account,
            au.shares, COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
       FROM @extschema@_internal._account_users_at(_association_tree.as_of, _association_tree.at_last_pass) au
-      JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
+      JOIN @extschema@_internal._clusters_at(_association_tree.as_of) c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
       LEFT JOIN @extschema@_internal._association_usage(_association_tree.as_of, false, NULL) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account
@@ -254,7 +255,7 @@ BEGIN
                EXISTS (SELECT FROM @extschema@.partitions p
                         WHERE p.cluster OPERATOR(pg_catalog.=) c.cluster
                           AND p.gpus_per_node OPERATOR(pg_catalog.>) 0) AS has_gpu
-          FROM @extschema@.clusters c
+          FROM @extschema@_internal._clusters_at(_tres_run_mins_at.as_of) c
          WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     ), running AS (
         -- the jobs running at as_of and the seconds left of their time limit
@@ -364,7 +365,7 @@ BEGIN ATOMIC
                  WHERE l.cluster OPERATOR(pg_catalog.=) c.cluster AND l.account IS NOT NULL) AS lines,
                (SELECT l.tres_run_mins FROM lines l
                  WHERE l.cluster OPERATOR(pg_catalog.=) c.cluster AND l.account IS NULL) AS zero
-          FROM @extschema@.clusters c
+          FROM @extschema@_internal._clusters_at(sshare_at.as_of) c
          WHERE c.fairshare_algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
     ), r AS (
         SELECT t.cluster, t.account, t.user_name, t.parent, t.algorithm, t.shares, t.id,
@@ -373,10 +374,10 @@ BEGIN ATOMIC
                    ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
                    t.algorithm,
                    -- a subquery, not a join: a join with clusters would leave
-                   -- the planner guessing 1/200 of the rows (docs/performance.md)
+                   -- the planner guessing 1/200 of the rows (docs/performance.md);
+                   -- the dampening as of as_of
                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
-                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                        THEN (SELECT c.fairshare_dampening FROM @extschema@_internal._cluster_at(t.cluster, sshare_at.as_of) c) END)
                  OVER (PARTITION BY t.cluster) AS f
           FROM @extschema@.association_tree_at(sshare_at.as_of) t
           -- The limits are joined here, below the window, on the three
@@ -415,8 +416,7 @@ BEGIN ATOMIC
                                    ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
                                    t.algorithm,
                                    CASE WHEN t.algorithm OPERATOR(pg_catalog.=) 'classic'
-                                        THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                                               WHERE c.cluster OPERATOR(pg_catalog.=) t.cluster) END)
+                                        THEN (SELECT c.fairshare_dampening FROM @extschema@_internal._cluster_at(t.cluster, sshare_at.as_of) c) END)
                                  OVER (PARTITION BY t.cluster) AS f
                           FROM @extschema@_internal._association_tree(sshare_at.as_of, true) t
                          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])

@@ -297,12 +297,20 @@ SELECT fairshare_internal._usage_reset_at('WEEKLY', NULL, 'Europe/Paris', 'exact
 -- ---------------------------------------------------------------------------
 -- 6. Classic: sshare prints the root's FairShare, 2^(-(1/1)/d): 0.500000
 -- ---------------------------------------------------------------------------
+-- (the settings are read as of as_of: the changes are recorded at 12:00,
+-- before it, docs/history.md#the-history-of-the-settings; the versions
+-- the earlier sections wrote start at the real instant of their change,
+-- and a version never starts before the last one, so they are set aside:
+-- a row without versions is its live row at every instant)
+DELETE FROM settings_history WHERE cluster = 'sp';
+SET fairshare.tree_change_at = '2024-06-01 12:00:00+00';
 UPDATE clusters SET fairshare_algorithm = 'classic' WHERE cluster = 'sp';
 SELECT account, user_name, round(fairshare::numeric, 6) AS fairshare
   FROM sshare_at('2024-06-01 12:05:00+00') WHERE cluster = 'sp' AND depth = 0;
 UPDATE clusters SET fairshare_dampening = 2 WHERE cluster = 'sp';     -- 2^(-1/2) = 0.707107
 SELECT account, user_name, round(fairshare::numeric, 6) AS fairshare
   FROM sshare_at('2024-06-01 12:05:00+00') WHERE cluster = 'sp' AND depth = 0;
+RESET fairshare.tree_change_at;
 
 -- ---------------------------------------------------------------------------
 -- 7. slurmctld restarts (docs/decay.md#slurmctld-restarts).  A start is a

@@ -284,6 +284,29 @@ CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_ch
 -- are created by the code below
 DROP FUNCTION @extschema@_internal._citus_no_rollups(text);
 
+-- The history of the policy settings (docs/history.md#the-history-of-the-settings):
+-- the table settings_history, empty at the upgrade (the history begins
+-- there); its triggers settings_history on clusters, partitions and qos and
+-- its readers _cluster_at, _partitions_at, _qos_at are created by the code
+-- below.
+CREATE TABLE @extschema@.settings_history (
+    -- a cluster's history goes with it, and follows its renaming
+    cluster     text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    table_name  text NOT NULL CHECK (table_name IN ('clusters', 'partitions', 'qos')),
+    -- the partition or the QOS; '' for the cluster's own row
+    name        text NOT NULL,
+    settings    jsonb NOT NULL,
+    valid_from  timestamptz NOT NULL,
+    valid_to    timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+COMMENT ON TABLE @extschema@.settings_history IS
+'Every version of the settings of each cluster, partition and QOS, valid over [valid_from, valid_to) (valid_to NULL: in force now); written by the triggers settings_history of clusters, partitions and qos.';
+CREATE INDEX settings_history_key_idx ON @extschema@.settings_history (cluster, table_name, name, valid_from);
+CREATE UNIQUE INDEX settings_history_open_idx ON @extschema@.settings_history (cluster, table_name, name) WHERE valid_to IS NULL;
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.settings_history', '');
+
 -- GENCI and RWTH consumption from the rollups
 -- (docs/regulation.md#consumption-from-the-rollups): the core-microseconds
 -- per cluster, account and hour, day, month, and from which hour each
