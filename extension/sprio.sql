@@ -481,6 +481,49 @@ CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_ch
 COMMENT ON TABLE @extschema@.usage_checkpoint_factor_rows IS
 'sshare_at''s FairShare of every user association as of each usage checkpoint of usage_checkpoint_factors: what sprio_at reads instead of computing the tree.';
 
+-- _association_tree(as_of, true)'s rows for the clusters with a valid
+-- usage checkpoint at as_of itself and a decay other than 'slurm_passes',
+-- with the usage read from that checkpoint's rows as they are: what
+-- _association_usage gives as of the checkpoint's own instant (its rows
+-- times a decay of 1, plus empty spans), without computing it again
+-- (_checkpoint_factors, below).  Other clusters have no rows here.
+CREATE FUNCTION @extschema@_internal._checkpoint_tree(as_of timestamptz)
+RETURNS TABLE (cluster text, algorithm text, account text, user_name text, parent text,
+               id text, parent_id text, shares integer, usage float8, is_user boolean,
+               raw_usage float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH cps AS (
+        SELECT c.cluster, c.fairshare_algorithm
+          FROM @extschema@.clusters c
+          JOIN @extschema@.usage_checkpoints k
+            ON k.cluster OPERATOR(pg_catalog.=) c.cluster AND k.as_of OPERATOR(pg_catalog.=) _checkpoint_tree.as_of
+         WHERE k.invalidated_at IS NULL AND c.decay_mode OPERATOR(pg_catalog.<>) 'slurm_passes'
+           AND @extschema@_internal._check_as_of(_checkpoint_tree.as_of))
+    SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
+           'a:' OPERATOR(pg_catalog.||) a.account,
+           'a:' OPERATOR(pg_catalog.||) a.parent_account,
+           a.shares, 0::float8, false, 0::float8
+      FROM @extschema@_internal._accounts_at(_checkpoint_tree.as_of, true) a
+      JOIN cps c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+    UNION ALL
+    SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
+           'u:' OPERATOR(pg_catalog.||) pg_catalog.length(au.account)::text
+                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
+                OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
+           'a:' OPERATOR(pg_catalog.||) au.account,
+           au.shares, COALESCE(r.raw_usage, 0), true, COALESCE(r.raw_usage, 0)
+      FROM @extschema@_internal._account_users_at(_checkpoint_tree.as_of, true) au
+      JOIN cps c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
+      LEFT JOIN @extschema@.usage_checkpoint_rows r
+        ON r.cluster OPERATOR(pg_catalog.=) au.cluster
+       AND r.as_of OPERATOR(pg_catalog.=) _checkpoint_tree.as_of
+       AND r.account OPERATOR(pg_catalog.=) au.account
+       AND r.user_name OPERATOR(pg_catalog.=) au.user_name;
+END;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_tree(timestamptz) IS
+'_association_tree(as_of, true)''s rows for the clusters with a valid usage checkpoint at as_of and a decay other than slurm_passes, the usage read from that checkpoint''s rows: the tree _checkpoint_factors computes the cached factors with.';
+
 -- Store the factors of the checkpoints as of an instant (one cluster, or
 -- every cluster for NULL): called by checkpoint_usage once its checkpoints
 -- are valid, so that sshare_at(as_of) starts from them.
@@ -489,14 +532,25 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    -- the clusters concerned (of fairshare.clusters: the caller checked it)
+    of_clusters text[];
+    -- one of them decays by slurmctld's passes: its tree usage is read
+    -- through _association_usage (below)
+    passes boolean;
 BEGIN
+    SELECT COALESCE(array_agg(c.cluster), '{}'),
+           COALESCE(bool_or(c.decay_mode = 'slurm_passes'), false)
+      INTO of_clusters, passes
+      FROM @extschema@.clusters c
+     WHERE _checkpoint_factors.cluster IS NULL OR c.cluster = _checkpoint_factors.cluster;
+    -- (cluster = ANY: an index condition on (cluster, as_of); an OR of
+    -- "cluster IS NULL" read the whole table)
     DELETE FROM @extschema@.usage_checkpoint_factors f
-     WHERE (_checkpoint_factors.cluster IS NULL OR f.cluster = _checkpoint_factors.cluster)
-       AND f.as_of = _checkpoint_factors.as_of;
+     WHERE f.cluster = ANY (of_clusters) AND f.as_of = _checkpoint_factors.as_of;
     -- and any row left at the instant without its factors
     DELETE FROM @extschema@.usage_checkpoint_factor_rows r
-     WHERE (_checkpoint_factors.cluster IS NULL OR r.cluster = _checkpoint_factors.cluster)
-       AND r.as_of = _checkpoint_factors.as_of;
+     WHERE r.cluster = ANY (of_clusters) AND r.as_of = _checkpoint_factors.as_of;
     INSERT INTO @extschema@.usage_checkpoint_factors (cluster, as_of, valid_before)
     SELECT k.cluster, k.as_of,
            CASE WHEN c.decay_mode = 'slurm_passes'
@@ -506,7 +560,7 @@ BEGIN
                 ELSE k.as_of + interval '1 microsecond' END
       FROM @extschema@.usage_checkpoints k
       JOIN @extschema@.clusters c ON c.cluster = k.cluster
-     WHERE (_checkpoint_factors.cluster IS NULL OR k.cluster = _checkpoint_factors.cluster)
+     WHERE k.cluster = ANY (of_clusters)
        AND k.as_of = _checkpoint_factors.as_of AND k.invalidated_at IS NULL
        AND c.fairshare_algorithm IN ('fair_tree', 'classic');
     -- sshare_at's FairShare, from the same tree function over the same
@@ -515,6 +569,19 @@ BEGIN
     -- planned as a nested loop (docs/performance.md).  The window is
     -- partitioned by cluster, so keeping one cluster's rows changes nothing
     -- in its answers.
+    --
+    -- The tree's usage is the checkpoint's own rows, read as they are
+    -- (tree_from_rows): as of its own instant, _association_usage gives
+    -- every association of a cluster with a valid checkpoint there its row
+    -- times the decay from T0 to T0, which is 1 in every mode but
+    -- 'slurm_passes', plus the runs' parts after T0, which are empty
+    -- [T0, T0] spans (0), so the same numbers; computing it again read
+    -- every row through a hash join, 0.12 s of a chained checkpoint's
+    -- 0.81 s at 10^5 associations (docs/performance.md#where-a-chained-checkpoints-time-goes).
+    -- With 'slurm_passes' the usage of the tree is the last pass's and the
+    -- runs' parts start at that pass: read through _association_usage as
+    -- sshare_at reads it (_association_tree).  passes is a constant of
+    -- each call's plan: the branch not taken is not run.
     INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
     SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, (s.f).fairshare
       FROM (SELECT t.cluster, t.account, t.user_name,
@@ -527,8 +594,18 @@ BEGIN
                      OVER (PARTITION BY t.cluster) AS f
               -- the tree sshare_at computes FairShare with: as of as_of, or of
               -- the last pass for slurm_passes (docs/slurm.md#the-tree-changes)
-              FROM @extschema@_internal._association_tree(_checkpoint_factors.as_of, true) t
+              FROM (SELECT x.cluster, x.algorithm, x.account, x.user_name, x.id, x.parent_id, x.shares,
+                           x.usage, x.is_user, x.raw_usage
+                      FROM @extschema@_internal._association_tree(_checkpoint_factors.as_of, true) x
+                     WHERE passes
+                    UNION ALL
+                    SELECT x.cluster, x.algorithm, x.account, x.user_name, x.id, x.parent_id, x.shares,
+                           x.usage, x.is_user, x.raw_usage
+                      FROM @extschema@_internal._checkpoint_tree(_checkpoint_factors.as_of) x
+                     WHERE NOT passes) t
              WHERE t.algorithm = ANY (ARRAY['fair_tree', 'classic'])
+               -- (one cluster: a constant of the plan, so that the window's
+               -- rows need no sort)
                AND (_checkpoint_factors.cluster IS NULL OR t.cluster = _checkpoint_factors.cluster)) s
      WHERE s.user_name IS NOT NULL
        AND EXISTS (SELECT FROM @extschema@.usage_checkpoint_factors f

@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(68);
+SELECT plan(69);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -253,8 +253,9 @@ SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_check
 -- checkpoint chained from is still the newest valid one and the runs read
 -- are unchanged (_checkpoint_runs_read); any other case computes again.
 -- track_functions counts _association_usage's calls in this transaction:
--- one for the rows, one for the factors (association_tree_at); a second
--- computation of the rows would be a third.
+-- one for the rows; the factors read the rows written (_checkpoint_tree),
+-- not the usage again; a second computation of the rows would be a second
+-- call (and a third: the rows written again).
 -- Cluster tshort, no decay, CPU billing: usage = CPUs × seconds.
 --   u1: job 1, 1 CPU, 00:00-00:10 = 600
 --   u2: job 3, 1 CPU, 00:00-00:05 = 300; job 2, 2 CPUs, running from 00:15
@@ -286,8 +287,16 @@ SELECT COALESCE((SELECT calls FROM pg_stat_xact_user_functions
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:30+00');
 SELECT is((SELECT calls FROM pg_stat_xact_user_functions
             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
-          - (SELECT n FROM usage_calls), 2::bigint,
-          'under the lock, nothing changed: the usage computed once for the rows, once for the factors');
+          - (SELECT n FROM usage_calls), 1::bigint,
+          'under the lock, nothing changed: the usage computed once, for the rows (the factors read them)');
+-- the factors from the rows written equal sshare_at's FairShare, computed
+-- from the tree and the usage as of the checkpoint (no decay: u1 600, u2
+-- 2100 of 2700, 1 share each)
+SELECT set_eq($$SELECT account, user_name, fairshare FROM fairshare.usage_checkpoint_factor_rows
+                 WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:30+00'$$,
+              $$SELECT account, user_name, fairshare FROM fairshare.sshare_at('2026-03-01 00:30+00')
+                 WHERE cluster = 'tshort' AND user_name IS NOT NULL$$,
+              'the factors at 00:30, from the rows written, are sshare_at''s FairShare');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
                     WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:30+00' ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2100, 2)$$,
@@ -322,7 +331,7 @@ CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:35+00');
 DROP TRIGGER late_nice ON fairshare.usage_checkpoint_rows;
 SELECT is((SELECT calls FROM pg_stat_xact_user_functions
             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
-          - (SELECT n FROM usage_calls), 2::bigint,
+          - (SELECT n FROM usage_calls), 1::bigint,
           'under the lock, only a nice written in between: the rows stand (usage computed once for them)');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
                     WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:35+00' ORDER BY user_name$$,
@@ -342,7 +351,7 @@ CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:40+00');
 DROP TRIGGER late_end ON fairshare.usage_checkpoint_rows;
 SELECT cmp_ok((SELECT calls FROM pg_stat_xact_user_functions
                 WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
-              - (SELECT n FROM usage_calls), '>', 2::bigint,
+              - (SELECT n FROM usage_calls), '>', 1::bigint,
               'under the lock, a run read has ended in between: the usage computed again');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
                     WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
