@@ -494,8 +494,9 @@ RETURNS TABLE (cluster text, algorithm text, account text, user_name text, paren
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH cps AS (
+        -- the algorithm as of as_of (docs/history.md#the-history-of-the-settings)
         SELECT c.cluster, c.fairshare_algorithm
-          FROM @extschema@.clusters c
+          FROM @extschema@_internal._clusters_at(_checkpoint_tree.as_of) c
           JOIN @extschema@.usage_checkpoints k
             ON k.cluster OPERATOR(pg_catalog.=) c.cluster AND k.as_of OPERATOR(pg_catalog.=) _checkpoint_tree.as_of
          WHERE k.invalidated_at IS NULL AND c.decay_mode OPERATOR(pg_catalog.<>) 'slurm_passes'
@@ -589,8 +590,8 @@ BEGIN
                        ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
                        t.algorithm,
                        CASE WHEN t.algorithm = 'classic'
-                            THEN (SELECT c.fairshare_dampening FROM @extschema@.clusters c
-                                   WHERE c.cluster = t.cluster) END)
+                            THEN (SELECT c.fairshare_dampening
+                                    FROM @extschema@_internal._cluster_at(t.cluster, _checkpoint_factors.as_of) c) END)
                      OVER (PARTITION BY t.cluster) AS f
               -- the tree sshare_at computes FairShare with: as of as_of, or of
               -- the last pass for slurm_passes (docs/slurm.md#the-tree-changes)

@@ -114,22 +114,35 @@ INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_
 VALUES ('fa', '1', 'ua', 'a', 'p', 'COMPLETED', '2026-06-01 10:00+00', '2026-06-01 10:00+00',
         '2026-06-01 10:00+00', '2026-06-01 11:00+00', 1, 0, 1);
 CREATE TEMP TABLE fa_before AS SELECT * FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'fa';
--- Classic from 12:30 on, with dampening 2 from 13:00 on.
+-- Classic from 12:30 on, with dampening 3 from 13:00 on.
 BEGIN;
 SET LOCAL fairshare.tree_change_at = '2026-06-01 12:30+00';
 UPDATE clusters SET fairshare_algorithm = 'classic' WHERE cluster = 'fa';
 SET LOCAL fairshare.tree_change_at = '2026-06-01 13:00+00';
-UPDATE clusters SET fairshare_dampening = 2 WHERE cluster = 'fa';
+UPDATE clusters SET fairshare_dampening = 3 WHERE cluster = 'fa';
 COMMIT;
 -- Before the change: Fair Tree's answer, every column as it was.
 SELECT count(*) AS differing FROM (SELECT * FROM fa_before EXCEPT SELECT * FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'fa') d;
 SELECT user_name, algorithm, fairshare FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'fa' AND user_name IS NOT NULL ORDER BY 1;
 -- After it, classic: FairShare = 2^(-EffectvUsage / NormShares / dampening).
 -- ua has all the usage: EffectvUsage 1, NormShares 1/2: 2^(-1 / 0.5) = 0.25
--- at 12:45 (dampening 1), 2^(-1 / 0.5 / 2) = 0.5 at 13:15 (dampening 2);
--- ub none: 2^0 = 1 both times.
+-- at 12:45 (dampening 1), 2^(-1 / 0.5 / 3) = 2^(-2/3) = 0.629960524947437
+-- at 13:15 (dampening 3); ub none: 2^0 = 1 both times.
 SELECT a.t, s.user_name, s.algorithm, s.effectv_usage, s.norm_shares, s.fairshare
   FROM (VALUES ('2026-06-01 12:45+00'::timestamptz), ('2026-06-01 13:15+00')) a (t), sshare_at(a.t) s
  WHERE s.cluster = 'fa' AND s.user_name IS NOT NULL ORDER BY 1, 2;
+-- The fair-share factors cached with a checkpoint are computed with the
+-- settings as of its instant too (sprio_at reads them): the same 0.5 / 1
+-- (Fair Tree), 0.25 / 1 and 0.629961 / 1 as sshare_at at each instant
+-- (today's settings, classic with dampening 3, would give 0.629961 for
+-- ua at all three).
+CALL checkpoint_usage('fa', '2026-06-01 12:00+00');
+CALL checkpoint_usage('fa', '2026-06-01 12:45+00');
+CALL checkpoint_usage('fa', '2026-06-01 13:15+00');
+SELECT f.as_of, f.user_name, round(f.fairshare::numeric, 6) AS cached,
+       f.fairshare = s.fairshare AS as_sshare_at
+  FROM usage_checkpoint_factor_rows f
+  JOIN LATERAL sshare_at(f.as_of) s ON s.cluster = f.cluster AND s.account = f.account AND s.user_name = f.user_name
+ WHERE f.cluster = 'fa' ORDER BY 1, 2;
 DELETE FROM jobs WHERE cluster = 'fa';
 DELETE FROM clusters WHERE cluster = 'fa';
