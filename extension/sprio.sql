@@ -494,9 +494,12 @@ RETURNS TABLE (cluster text, algorithm text, account text, user_name text, paren
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH cps AS (
-        -- the algorithm as of as_of (docs/history.md#the-history-of-the-settings)
-        SELECT c.cluster, c.fairshare_algorithm
-          FROM @extschema@_internal._clusters_at(_checkpoint_tree.as_of) c
+        -- the algorithm as of as_of (docs/history.md#the-history-of-the-settings);
+        -- the decay mode as it is, as _checkpoint_factors and the usage read it
+        SELECT c.cluster,
+               (SELECT x.fairshare_algorithm
+                  FROM @extschema@_internal._cluster_at(c.cluster, _checkpoint_tree.as_of) x) AS fairshare_algorithm
+          FROM @extschema@.clusters c
           JOIN @extschema@.usage_checkpoints k
             ON k.cluster OPERATOR(pg_catalog.=) c.cluster AND k.as_of OPERATOR(pg_catalog.=) _checkpoint_tree.as_of
          WHERE k.invalidated_at IS NULL AND c.decay_mode OPERATOR(pg_catalog.<>) 'slurm_passes'
