@@ -78,6 +78,9 @@ SELECT is((SELECT fairshare_factor FROM fairshare.sprio_at('2026-01-01 10:00:00+
 SELECT is((SELECT priority FROM fairshare.sprio WHERE job_id = 'j1'), 2000::bigint,
           'the sprio view is sprio_at(now())');
 SELECT is((SELECT pg_catalog.count(*)::int FROM fairshare.sprio_at(NULL)), 0, 'NULL as_of gives no rows');
+-- The settings below are changed as of 2026-01-01 00:00, before the
+-- instants read (sprio_at reads them as of as_of: docs/history.md#the-history-of-the-settings).
+SET LOCAL fairshare.tree_change_at = '2026-01-01 00:00:00+00';
 -- Cluster size left NULL: summed over the partitions, 2 + 2 nodes, 2×8 + 2×8 CPUs.
 -- j1 (1 node, 4 CPUs): (1/4 + 4/32)/2 = 0.1875 × 1000 = 187.5
 UPDATE fairshare.clusters SET total_nodes = NULL, total_cpus = NULL, weight_job_size = 1000 WHERE cluster = 'tap';
