@@ -520,6 +520,153 @@ CREATE TRIGGER settings_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.
 CREATE TRIGGER settings_history AFTER INSERT OR UPDATE OR DELETE ON @extschema@.qos
     FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._settings_history();
 
+-- The policy lab (docs/history.md#the-policy-lab): a named scenario
+-- holds overrides of the settings; a report given a scenario answers as
+-- if they had been in force, over the real history, without touching the
+-- live settings.  The readers below lay the scenario of the setting
+-- fairshare.scenario (set only for the duration of a report that takes a
+-- scenario, lab.sql) over the settings as of as_of.
+CREATE TABLE @extschema@.scenarios (
+    -- a name, never code: only compared, never spliced into a statement
+    scenario     text PRIMARY KEY CHECK (scenario OPERATOR(pg_catalog.~) '^[A-Za-z0-9_.-]{1,64}$'),
+    description  text,
+    created_by   name NOT NULL DEFAULT CURRENT_USER,
+    created_at   timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE @extschema@.scenarios IS
+'Named scenarios of the policy lab: sets of overrides of the policy settings (scenario_settings) that the reports taking a scenario read instead of the live ones.';
+
+-- The settings a scenario may override, each with its check: the same
+-- domain as the live column (model.sql's CHECKs).  Other columns are
+-- refused (0A000): the billing weights, UsageFactor and the decay other
+-- than the half-life would need the usage read through the scenario too.
+CREATE FUNCTION @extschema@_internal._scenario_settings_check(table_name text, settings jsonb)
+RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    allowed text[] := CASE table_name
+        WHEN 'clusters' THEN ARRAY['fairshare_algorithm', 'fairshare_dampening', 'decay_half_life',
+                                   'weight_fairshare', 'weight_age', 'weight_job_size', 'weight_partition',
+                                   'weight_qos', 'priority_max_age', 'favor_small']
+        WHEN 'partitions' THEN ARRAY['priority_job_factor']
+        WHEN 'qos' THEN ARRAY['priority'] END;
+    k text;
+    c @extschema@.clusters;
+    p @extschema@.partitions;
+    q @extschema@.qos;
+BEGIN
+    IF allowed IS NULL THEN
+        RAISE EXCEPTION 'scenario_settings: table_name must be clusters, partitions or qos, not %', table_name
+            USING ERRCODE = '22023', HINT = 'A scenario overrides settings of clusters, partitions and qos.';
+    END IF;
+    IF jsonb_typeof(settings) IS DISTINCT FROM 'object' OR settings = '{}'::jsonb THEN
+        RAISE EXCEPTION 'scenario_settings: settings must be a non-empty JSON object, not %', settings
+            USING ERRCODE = '22023', HINT = 'For example {"decay_half_life": "14 days"}.';
+    END IF;
+    FOR k IN SELECT jsonb_object_keys(settings) LOOP
+        IF NOT k = ANY (allowed) THEN
+            RAISE EXCEPTION 'scenario_settings: % of % cannot be overridden by a scenario', k, table_name
+                USING ERRCODE = '0A000',
+                      HINT = format('A scenario overrides %s of %s (docs/history.md#the-policy-lab).',
+                                    array_to_string(allowed, ', '), table_name);
+        END IF;
+        IF jsonb_typeof(settings -> k) = 'null' THEN
+            RAISE EXCEPTION 'scenario_settings: % of % must have a value, not null', k, table_name
+                USING ERRCODE = '22004', HINT = 'Leave the key out to keep the live value.';
+        END IF;
+    END LOOP;
+    -- each value as the column's type (a value that is not raises 22P02/22007)
+    IF table_name = 'clusters' THEN
+        c := jsonb_populate_record(NULL::@extschema@.clusters, settings);
+        IF c.fairshare_algorithm IS NOT NULL AND c.fairshare_algorithm NOT IN ('fair_tree', 'classic') THEN
+            RAISE EXCEPTION 'scenario_settings: fairshare_algorithm % is not fair_tree or classic', c.fairshare_algorithm
+                USING ERRCODE = '22023', HINT = 'A scenario compares the two algorithms of sshare.';
+        END IF;
+        IF NOT (c.fairshare_dampening > 0 AND c.fairshare_dampening < 'Infinity') THEN
+            RAISE EXCEPTION 'scenario_settings: fairshare_dampening % is not a positive finite number', c.fairshare_dampening
+                USING ERRCODE = '22023', HINT = 'As clusters.fairshare_dampening.';
+        END IF;
+        IF c.decay_half_life < '0'::interval OR c.priority_max_age < '0'::interval THEN
+            RAISE EXCEPTION 'scenario_settings: decay_half_life % and priority_max_age % must not be negative',
+                            c.decay_half_life, c.priority_max_age
+                USING ERRCODE = '22023', HINT = 'As the columns of clusters.';
+        END IF;
+        IF NOT (c.weight_fairshare BETWEEN 0 AND 4294967295 AND c.weight_age BETWEEN 0 AND 4294967295
+                AND c.weight_job_size BETWEEN 0 AND 4294967295 AND c.weight_partition BETWEEN 0 AND 4294967295
+                AND c.weight_qos BETWEEN 0 AND 4294967295) THEN
+            RAISE EXCEPTION 'scenario_settings: a weight of % is outside 0 to 4294967295', settings
+                USING ERRCODE = '22023', HINT = 'Slurm''s priority weights are 32-bit unsigned integers.';
+        END IF;
+    ELSIF table_name = 'partitions' THEN
+        p := jsonb_populate_record(NULL::@extschema@.partitions, settings);
+        IF NOT p.priority_job_factor BETWEEN 0 AND 65535 THEN
+            RAISE EXCEPTION 'scenario_settings: priority_job_factor % is outside 0 to 65535', p.priority_job_factor
+                USING ERRCODE = '22023', HINT = 'Slurm''s PriorityJobFactor is a 16-bit unsigned integer.';
+        END IF;
+    ELSE
+        q := jsonb_populate_record(NULL::@extschema@.qos, settings);
+        IF q.priority < 0 THEN
+            RAISE EXCEPTION 'scenario_settings: QOS priority % is negative', q.priority
+                USING ERRCODE = '22023', HINT = 'As qos.priority.';
+        END IF;
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._scenario_settings_check(text, jsonb) IS
+'Whether a scenario''s overrides are settings a scenario may override, each in its column''s domain; raises 22023/0A000/22004 naming the bad key or value otherwise.';
+
+CREATE TABLE @extschema@.scenario_settings (
+    scenario    text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
+    cluster     text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    table_name  text NOT NULL,
+    -- the partition or the QOS; '' for the cluster's own row
+    name        text NOT NULL DEFAULT '',
+    settings    jsonb NOT NULL,
+    PRIMARY KEY (scenario, cluster, table_name, name),
+    CHECK ((table_name OPERATOR(pg_catalog.=) 'clusters') = (name OPERATOR(pg_catalog.=) ''))
+);
+COMMENT ON TABLE @extschema@.scenario_settings IS
+'A scenario''s overrides: for a cluster, one of its partitions or QOS, the settings (a JSON object of columns) laid over the settings as of each instant.';
+-- each row checked as it is written (a trigger, not a CHECK: the message
+-- names the bad key or value)
+CREATE FUNCTION @extschema@_internal._scenario_settings_valid() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM @extschema@_internal._scenario_settings_check(NEW.table_name, NEW.settings);
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER scenario_settings_valid BEFORE INSERT OR UPDATE ON @extschema@.scenario_settings
+    FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._scenario_settings_valid();
+
+-- The scenario the reports read now: fairshare.scenario, set by the
+-- reports that take one for their own duration; NULL outside them.
+CREATE FUNCTION @extschema@_internal._scenario()
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT NULLIF(pg_catalog.current_setting('fairshare.scenario', true), '');
+END;
+COMMENT ON FUNCTION @extschema@_internal._scenario() IS
+'The scenario of the report running (the setting fairshare.scenario), NULL for the live settings.';
+
+-- A row's overrides in the current scenario ('{}' for none).
+CREATE FUNCTION @extschema@_internal._scenario_settings(cluster text, table_name text, name text)
+RETURNS jsonb
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT COALESCE((SELECT s.settings FROM @extschema@.scenario_settings s
+                      WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
+                        AND s.cluster OPERATOR(pg_catalog.=) _scenario_settings.cluster
+                        AND s.table_name OPERATOR(pg_catalog.=) _scenario_settings.table_name
+                        AND s.name OPERATOR(pg_catalog.=) _scenario_settings.name), '{}'::jsonb);
+END;
+COMMENT ON FUNCTION @extschema@_internal._scenario_settings(text, text, text) IS
+'A cluster''s, partition''s or QOS''s overrides in the scenario of the report running ({} for none or outside a scenario).';
+
 -- Whether any setting changed after an instant (a version started or
 -- ended after it; the history holds only changes, a few rows).  When none
 -- did, the readers below are the live tables.
@@ -547,7 +694,9 @@ BEGIN ATOMIC
                    AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
                    AND h.valid_from OPERATOR(pg_catalog.<=) _cluster_at.as_of
                    AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _cluster_at.as_of)),
-               '{}'::jsonb))).*
+               '{}'::jsonb)
+             -- the scenario's overrides over them (docs/history.md#the-policy-lab)
+             OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(c.cluster, 'clusters', ''))).*
       FROM @extschema@.clusters c
      WHERE c.cluster OPERATOR(pg_catalog.=) _cluster_at.cluster;
 END;
@@ -561,7 +710,7 @@ LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     -- nothing changed after as_of (a one-time test): the live rows
     SELECT c.* FROM @extschema@.clusters c
-     WHERE NOT @extschema@_internal._settings_changed_after(_clusters_at.as_of)
+     WHERE NOT @extschema@_internal._settings_changed_after(_clusters_at.as_of) AND @extschema@_internal._scenario() IS NULL
     UNION ALL
     -- r.*, not (f(...)).*, which would call f once per column
     SELECT r.*
@@ -571,8 +720,9 @@ BEGIN ATOMIC
        AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
        AND h.valid_from OPERATOR(pg_catalog.<=) _clusters_at.as_of
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _clusters_at.as_of)
-      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c, COALESCE(h.settings, '{}'::jsonb)) r
-     WHERE @extschema@_internal._settings_changed_after(_clusters_at.as_of);
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c, COALESCE(h.settings, '{}'::jsonb)
+               OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(c.cluster, 'clusters', '')) r
+     WHERE @extschema@_internal._settings_changed_after(_clusters_at.as_of) OR @extschema@_internal._scenario() IS NOT NULL;
 END;
 COMMENT ON FUNCTION @extschema@_internal._clusters_at(timestamptz) IS
 'Every cluster''s row with its settings as of an instant (_cluster_at of each).';
@@ -587,7 +737,7 @@ BEGIN ATOMIC
     -- nothing changed after as_of (a one-time test): the live rows
     SELECT p.* FROM @extschema@.partitions p
      WHERE (_partitions_at.cluster IS NULL OR p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster)
-       AND NOT @extschema@_internal._settings_changed_after(_partitions_at.as_of)
+       AND NOT @extschema@_internal._settings_changed_after(_partitions_at.as_of) AND @extschema@_internal._scenario() IS NULL
     UNION ALL
     SELECT r.*
       FROM @extschema@.partitions p
@@ -596,9 +746,10 @@ BEGIN ATOMIC
        AND v.name OPERATOR(pg_catalog.=) p.partition
        AND v.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
        AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
-      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(p, COALESCE(v.settings, '{}'::jsonb)) r
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(p, COALESCE(v.settings, '{}'::jsonb)
+               OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(p.cluster, 'partitions', p.partition)) r
      WHERE (_partitions_at.cluster IS NULL OR p.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster)
-       AND @extschema@_internal._settings_changed_after(_partitions_at.as_of)
+       AND (@extschema@_internal._settings_changed_after(_partitions_at.as_of) OR @extschema@_internal._scenario() IS NOT NULL)
        AND (v.settings IS NOT NULL
             OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
                             WHERE h.cluster OPERATOR(pg_catalog.=) p.cluster AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
@@ -607,11 +758,12 @@ BEGIN ATOMIC
     SELECT r.*
       FROM @extschema@.settings_history h
       CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.partitions,
-               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'partition', h.name)) r
+               h.settings OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(h.cluster, 'partitions', h.name)
+                 OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'partition', h.name)) r
      WHERE (_partitions_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _partitions_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'partitions'
        AND h.valid_from OPERATOR(pg_catalog.<=) _partitions_at.as_of
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _partitions_at.as_of)
-       AND @extschema@_internal._settings_changed_after(_partitions_at.as_of)
+       AND (@extschema@_internal._settings_changed_after(_partitions_at.as_of) OR @extschema@_internal._scenario() IS NOT NULL)
        AND NOT EXISTS (SELECT FROM @extschema@.partitions p
                         WHERE p.cluster OPERATOR(pg_catalog.=) h.cluster AND p.partition OPERATOR(pg_catalog.=) h.name);
 END;
@@ -626,7 +778,7 @@ BEGIN ATOMIC
     -- nothing changed after as_of (a one-time test): the live rows
     SELECT q.* FROM @extschema@.qos q
      WHERE (_qos_at.cluster IS NULL OR q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster)
-       AND NOT @extschema@_internal._settings_changed_after(_qos_at.as_of)
+       AND NOT @extschema@_internal._settings_changed_after(_qos_at.as_of) AND @extschema@_internal._scenario() IS NULL
     UNION ALL
     SELECT r.*
       FROM @extschema@.qos q
@@ -635,9 +787,10 @@ BEGIN ATOMIC
        AND v.name OPERATOR(pg_catalog.=) q.qos
        AND v.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
        AND (v.valid_to IS NULL OR v.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
-      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(q, COALESCE(v.settings, '{}'::jsonb)) r
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(q, COALESCE(v.settings, '{}'::jsonb)
+               OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(q.cluster, 'qos', q.qos)) r
      WHERE (_qos_at.cluster IS NULL OR q.cluster OPERATOR(pg_catalog.=) _qos_at.cluster)
-       AND @extschema@_internal._settings_changed_after(_qos_at.as_of)
+       AND (@extschema@_internal._settings_changed_after(_qos_at.as_of) OR @extschema@_internal._scenario() IS NOT NULL)
        AND (v.settings IS NOT NULL
             OR NOT EXISTS (SELECT FROM @extschema@.settings_history h
                             WHERE h.cluster OPERATOR(pg_catalog.=) q.cluster AND h.table_name OPERATOR(pg_catalog.=) 'qos'
@@ -646,16 +799,36 @@ BEGIN ATOMIC
     SELECT r.*
       FROM @extschema@.settings_history h
       CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::@extschema@.qos,
-               h.settings OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'qos', h.name)) r
+               h.settings OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(h.cluster, 'qos', h.name)
+                 OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('cluster', h.cluster, 'qos', h.name)) r
      WHERE (_qos_at.cluster IS NULL OR h.cluster OPERATOR(pg_catalog.=) _qos_at.cluster) AND h.table_name OPERATOR(pg_catalog.=) 'qos'
        AND h.valid_from OPERATOR(pg_catalog.<=) _qos_at.as_of
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _qos_at.as_of)
-       AND @extschema@_internal._settings_changed_after(_qos_at.as_of)
+       AND (@extschema@_internal._settings_changed_after(_qos_at.as_of) OR @extschema@_internal._scenario() IS NOT NULL)
        AND NOT EXISTS (SELECT FROM @extschema@.qos q
                         WHERE q.cluster OPERATOR(pg_catalog.=) h.cluster AND q.qos OPERATOR(pg_catalog.=) h.name);
 END;
 COMMENT ON FUNCTION @extschema@_internal._qos_at(text, timestamptz) IS
 'A cluster''s QOS (cluster NULL: every cluster''s) with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
+
+-- Every cluster's live row with the current scenario's overrides laid over
+-- it (the live rows outside a scenario): what the usage reads its
+-- half-life from, as it reads the decay as it is now
+-- (docs/history.md#the-policy-lab).
+CREATE FUNCTION @extschema@_internal._clusters_scenario()
+RETURNS SETOF @extschema@.clusters
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT c.* FROM @extschema@.clusters c
+     WHERE @extschema@_internal._scenario() IS NULL
+    UNION ALL
+    SELECT r.*
+      FROM @extschema@.clusters c
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c, @extschema@_internal._scenario_settings(c.cluster, 'clusters', '')) r
+     WHERE @extschema@_internal._scenario() IS NOT NULL;
+END;
+COMMENT ON FUNCTION @extschema@_internal._clusters_scenario() IS
+'Every cluster''s live row with the overrides of the scenario of the report running (the live rows outside a scenario).';
 
 -- Whether the tree changed after an instant (a version started or ended
 -- after it): four index probes (the newest valid_from and valid_to of each
@@ -948,6 +1121,8 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_users', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_history', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_user_history', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.settings_history', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenarios', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_settings', '');
 -- (jobs is partitioned: its rows are its partitions')
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs_default', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations', '');

@@ -125,6 +125,8 @@ BEGIN
       FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
               FROM @extschema@.usage_checkpoints x
              WHERE x.invalidated_at IS NULL AND x.as_of <= _sprio_rows.as_of
+               -- a scenario's factors are computed (docs/history.md#the-policy-lab)
+               AND @extschema@_internal._scenario() IS NULL
              ORDER BY x.cluster, x.as_of DESC) k
       JOIN @extschema@.clusters c ON c.cluster = k.cluster
       JOIN @extschema@.usage_checkpoint_factors f
@@ -703,6 +705,9 @@ BEGIN ATOMIC
       FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
               FROM @extschema@.usage_checkpoints x
              WHERE x.invalidated_at IS NULL AND x.as_of OPERATOR(pg_catalog.<=) _sprio_cached_checkpoints.as_of
+               -- the factors were cached with the live settings: a
+               -- scenario's are computed (docs/history.md#the-policy-lab)
+               AND @extschema@_internal._scenario() IS NULL
              ORDER BY x.cluster, x.as_of DESC) k
       JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) k.cluster
       JOIN @extschema@.usage_checkpoint_factors f

@@ -285,6 +285,9 @@ BEGIN
                   FROM @extschema@.usage_checkpoints x
                  WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
                    AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
+                   -- a scenario's other half-life: the checkpoint's usage was
+                   -- decayed with the live one, so every job is read
+                   AND NOT @extschema@_internal._scenario_settings(x.cluster, 'clusters', '') ? 'decay_half_life'
                  ORDER BY x.cluster, x.as_of DESC) k
           JOIN @extschema@.clusters c ON c.cluster = k.cluster
          CROSS JOIN LATERAL (
@@ -351,7 +354,9 @@ BEGIN
                        cp_from[array_position(cp_clusters, b.cluster)] AS cp_from,
                        CASE WHEN any_rs THEN rs_from[array_position(rs_clusters, b.cluster)] END AS reset_from
                   FROM @extschema@.job_billing b
-                  JOIN @extschema@.clusters c ON c.cluster = b.cluster
+                  -- the half-life of the scenario of the report running, if
+                  -- any (docs/history.md#the-policy-lab)
+                  JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = b.cluster
                   -- the cluster's slurmctld starts, one array per cluster,
                   -- hash-joined: the same array for each of its jobs (an
                   -- array made per row, a slice of one of every start,

@@ -337,3 +337,24 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.core_usage_monthly', '')
 -- triggers share (created by the code below), so checkpoint_usage and
 -- retain_jobs no longer refuse and their refusal goes
 DROP FUNCTION @extschema@_internal._citus_no_checkpoints(text);
+
+-- the policy lab (docs/history.md#the-policy-lab): the scenarios and their
+-- overrides, empty; the trigger that checks each override and the reports
+-- that take a scenario are created by the code below
+CREATE TABLE @extschema@.scenarios (
+    scenario     text PRIMARY KEY CHECK (scenario OPERATOR(pg_catalog.~) '^[A-Za-z0-9_.-]{1,64}$'),
+    description  text,
+    created_by   name NOT NULL DEFAULT CURRENT_USER,
+    created_at   timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+CREATE TABLE @extschema@.scenario_settings (
+    scenario    text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
+    cluster     text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    table_name  text NOT NULL,
+    name        text NOT NULL DEFAULT '',
+    settings    jsonb NOT NULL,
+    PRIMARY KEY (scenario, cluster, table_name, name),
+    CHECK ((table_name OPERATOR(pg_catalog.=) 'clusters') = (name OPERATOR(pg_catalog.=) ''))
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenarios', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_settings', '');

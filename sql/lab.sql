@@ -1,0 +1,150 @@
+-- The policy lab (docs/history.md#the-policy-lab): scenarios of settings
+-- laid over the real history, without touching the live settings.
+SET search_path = fairshare, public;
+SET extra_float_digits = 0;
+SET timezone = 'UTC';
+
+-- Root → a (1 share) → ua, b (1 share) → ub; ua ran 1 CPU from 10:00 to
+-- 11:00, ub nothing; a job of ub pending since 11:00.  Fair Tree, decay
+-- exact with a half-life of 100 days, weights fair share 1000, age 0.
+INSERT INTO clusters (cluster, decay_half_life, weight_fairshare, weight_age, priority_max_age)
+VALUES ('lab', '100 days', 1000, 0, '1 hour');
+INSERT INTO partitions (cluster, partition, billing_weights, nodes, cores_per_node, mem_per_node_mb)
+VALUES ('lab', 'p', 'CPU=1', 1, 4, 1024);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
+  ('lab', 'root', NULL, 1), ('lab', 'a', 'root', 1), ('lab', 'b', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('lab', 'a', 'ua', 1), ('lab', 'b', 'ub', 1);
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
+                  start_time, end_time, cpus, mem_mb, nodes) VALUES
+  ('lab', '1', 'ua', 'a', 'p', 'COMPLETED', '2026-06-01 10:00+00', '2026-06-01 10:00+00',
+   '2026-06-01 10:00+00', '2026-06-01 11:00+00', 1, 0, 1),
+  ('lab', '2', 'ub', 'b', 'p', 'PENDING', '2026-06-01 11:00+00', '2026-06-01 11:00+00', NULL, NULL, 1, 0, 1),
+  ('lab', '3', 'ua', 'a', 'p', 'PENDING', '2026-06-01 11:30+00', '2026-06-01 11:30+00', NULL, NULL, 1, 0, 1);
+
+INSERT INTO scenarios (scenario, description) VALUES
+  ('same', 'no override: the live settings'),
+  ('classic', 'classic fair share instead of Fair Tree'),
+  ('hour', 'a half-life of one hour'),
+  ('age', 'the age weighted, PriorityMaxAge 1 hour');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES
+  ('classic', 'lab', 'clusters', '{"fairshare_algorithm": "classic"}'),
+  ('hour', 'lab', 'clusters', '{"decay_half_life": "1 hour"}'),
+  ('age', 'lab', 'clusters', '{"weight_age": 4000}');
+
+-- A checkpoint of the live settings at 11:30, which the live reports
+-- start from.
+CALL checkpoint_usage('lab', '2026-06-01 11:30+00');
+
+-- A scenario without overrides gives exactly the live reports, every
+-- column, both ways.
+SELECT count(*) AS differing FROM (
+  (SELECT * FROM sshare_at('2026-06-01 12:00+00') EXCEPT ALL SELECT * FROM sshare_at('2026-06-01 12:00+00', 'same'))
+  UNION ALL
+  (SELECT * FROM sshare_at('2026-06-01 12:00+00', 'same') EXCEPT ALL SELECT * FROM sshare_at('2026-06-01 12:00+00'))) d;
+SELECT count(*) AS differing FROM (
+  (SELECT * FROM sprio_at('2026-06-01 12:00+00') EXCEPT ALL SELECT * FROM sprio_at('2026-06-01 12:00+00', 'same'))
+  UNION ALL
+  (SELECT * FROM sprio_at('2026-06-01 12:00+00', 'same') EXCEPT ALL SELECT * FROM sprio_at('2026-06-01 12:00+00'))) d;
+
+-- Each scenario equals the live reports of a copy of the cluster whose
+-- live settings are the scenario's (lab_classic, lab_hour, lab_age: the
+-- same partition, tree and jobs), every column but the cluster's name
+-- (each row as jsonb without it):
+-- classic, a half-life of one hour (the checkpoint of the live half-life
+-- set aside), the age weighted.
+INSERT INTO clusters
+SELECT (jsonb_populate_record(c, jsonb_build_object('cluster', 'lab_' || s.scenario) || x.settings)).*
+  FROM clusters c, scenario_settings x, scenarios s
+ WHERE c.cluster = 'lab' AND x.scenario = s.scenario AND x.cluster = 'lab';
+INSERT INTO partitions SELECT (jsonb_populate_record(p, jsonb_build_object('cluster', c.cluster))).*
+  FROM partitions p, clusters c WHERE p.cluster = 'lab' AND c.cluster LIKE 'lab_%';
+INSERT INTO accounts SELECT (jsonb_populate_record(a, jsonb_build_object('cluster', c.cluster))).*
+  FROM accounts a, clusters c WHERE a.cluster = 'lab' AND c.cluster LIKE 'lab_%' ORDER BY c.cluster, a.parent_account NULLS FIRST;
+INSERT INTO account_users SELECT (jsonb_populate_record(u, jsonb_build_object('cluster', c.cluster))).*
+  FROM account_users u, clusters c WHERE u.cluster = 'lab' AND c.cluster LIKE 'lab_%';
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
+                  start_time, end_time, cpus, mem_mb, nodes)
+SELECT c.cluster, j.job_id, j.user_name, j.account, j.partition, j.state, j.submit_time, j.eligible_time,
+       j.start_time, j.end_time, j.cpus, j.mem_mb, j.nodes
+  FROM jobs j, clusters c WHERE j.cluster = 'lab' AND c.cluster LIKE 'lab_%';
+SELECT cluster, fairshare_algorithm, decay_half_life, weight_age FROM clusters WHERE cluster LIKE 'lab%' ORDER BY 1;
+CREATE TEMP TABLE lab_scenario AS
+SELECT x.scenario, to_jsonb(s) - 'cluster' AS r
+  FROM scenarios x, sshare_at('2026-06-01 12:00+00', x.scenario) s
+ WHERE x.scenario <> 'same' AND s.cluster = 'lab';
+CREATE TEMP TABLE lab_live AS
+SELECT substr(s.cluster, 5) AS scenario, to_jsonb(s) - 'cluster' AS r
+  FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster LIKE 'lab_%';
+CREATE TEMP TABLE lab_scenario_sprio AS
+SELECT x.scenario, to_jsonb(s) - 'cluster' AS r
+  FROM scenarios x, sprio_at('2026-06-01 12:00+00', x.scenario) s
+ WHERE x.scenario <> 'same' AND s.cluster = 'lab';
+CREATE TEMP TABLE lab_live_sprio AS
+SELECT substr(s.cluster, 5) AS scenario, to_jsonb(s) - 'cluster' AS r
+  FROM sprio_at('2026-06-01 12:00+00') s WHERE s.cluster LIKE 'lab_%';
+SELECT scenario, count(*) AS rows FROM lab_live GROUP BY 1 ORDER BY 1;
+SELECT scenario, count(*) AS rows FROM lab_live_sprio GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS differing FROM (
+  (SELECT * FROM lab_scenario EXCEPT ALL SELECT * FROM lab_live)
+  UNION ALL (SELECT * FROM lab_live EXCEPT ALL SELECT * FROM lab_scenario)) d;
+SELECT count(*) AS differing FROM (
+  (SELECT * FROM lab_scenario_sprio EXCEPT ALL SELECT * FROM lab_live_sprio)
+  UNION ALL (SELECT * FROM lab_live_sprio EXCEPT ALL SELECT * FROM lab_scenario_sprio)) d;
+
+-- The numbers, at 12:00.  ua's RawUsage, 3600 CPU-seconds from 10:00 to
+-- 11:00 decayed continuously: with a half-life h, the integral over ages
+-- 1 h to 2 h of 2^(-age/h) times 1 CPU, h/ln 2 × (2^(-1 h/h) − 2^(-2 h/h)):
+--   h = 1 hour:   3600/ln 2 × (2^-1 − 2^-2) = 5193.7021 × 0.25 = 1298.4255
+--   h = 100 days: 8640000/ln 2 × (2^(-1/2400) − 2^(-2/2400)) = 3598.4408
+-- Fair Tree: ub (no usage) ranks first: FairShare 1, ua 0.5; classic:
+-- 2^(-EffectvUsage / NormShares) = 2^(-1 / 0.5) = 0.25 for ua, 1 for ub.
+SELECT user_name, round(raw_usage::numeric, 4) AS live_raw_usage, fairshare AS live_fairshare
+  FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'lab' AND user_name IS NOT NULL ORDER BY 1;
+SELECT x.scenario, s.user_name, round(s.raw_usage::numeric, 4) AS raw_usage, s.algorithm, s.fairshare
+  FROM (VALUES ('classic'), ('hour')) x (scenario), sshare_at('2026-06-01 12:00+00', x.scenario) s
+ WHERE s.cluster = 'lab' AND s.user_name IS NOT NULL ORDER BY 1, 2;
+-- The live settings are untouched: Fair Tree, 100 days.
+SELECT fairshare_algorithm, decay_half_life FROM clusters WHERE cluster = 'lab';
+SELECT count(*) AS versions FROM settings_history WHERE cluster = 'lab' AND valid_from > '2026-06-02';
+
+-- sprio, age weighted: job 2 pending 1 h of PriorityMaxAge 1 h: age 1 ×
+-- 4000 = 4000, + FairShare 1 × 1000 = 5000; job 3 pending 30 min: 0.5 ×
+-- 4000 = 2000, + 0.5 × 1000 = 2500.  Live (weight_age 0): 1000 and 500.
+SELECT * FROM scenario_sprio_compare('2026-06-01 12:00+00', 'age') WHERE cluster = 'lab';
+SELECT * FROM scenario_sshare_compare('2026-06-01 12:00+00', 'classic') WHERE cluster = 'lab' AND user_name IS NOT NULL;
+
+-- The scenario holds only for the report: after it (and after one that
+-- failed), the session reads the live settings.
+SELECT count(*) > 0 AS ran FROM sshare_at('2026-06-01 12:00+00', 'classic');
+SELECT COALESCE(current_setting('fairshare.scenario', true), '') AS scenario_after;
+DO $$
+BEGIN
+    PERFORM * FROM fairshare.sprio_at('infinity', 'classic');
+EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow THEN
+    RAISE NOTICE 'sprio_at(infinity, classic) failed: %', SQLSTATE;
+END $$;
+SELECT COALESCE(current_setting('fairshare.scenario', true), '') AS scenario_after_error;
+SELECT algorithm FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'lab' AND depth = 0;
+
+-- Refused: an unknown scenario, none, and overrides a scenario cannot hold
+-- (each with its SQLSTATE and the bad key or value named).
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+SELECT * FROM sshare_at('2026-06-01 12:00+00', 'nosuch');
+SELECT * FROM sprio_at('2026-06-01 12:00+00', NULL);
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"timezone": "Europe/Paris"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"weight_age": -1}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"weight_age": "lots"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"fairshare_algorithm": "pbs"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"decay_half_life": null}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '[1]');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'jobs', 'x', '{"cpus": 1}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"priority_job_factor": 70000}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"billing_weights": "CPU=2"}');
+INSERT INTO scenarios (scenario, created_at) VALUES ('a; DROP TABLE jobs', '2026-06-01 00:00+00');
+\set VERBOSITY terse
+\set SHOW_CONTEXT errors
+
+DELETE FROM jobs WHERE cluster LIKE 'lab%';
+DELETE FROM scenarios;
+DELETE FROM clusters WHERE cluster LIKE 'lab%';
