@@ -5,35 +5,37 @@
 -- The settings readers (model.sql) lay the scenario's overrides over the
 -- settings as of as_of; the usage reads its half-life; the fair-share
 -- factors cached with the checkpoints (live settings) are not read.
+-- They write nothing (STABLE): a reader runs a scenario an administrator
+-- defined.  PARALLEL RESTRICTED: a parallel worker cannot set the setting.
 
--- Enter a scenario for the rest of the calling function: checked first.
-CREATE FUNCTION @extschema@_internal._scenario_enter(scenario text)
-RETURNS void
-LANGUAGE plpgsql VOLATILE
+-- A scenario a report may run: named, and defined.
+CREATE FUNCTION @extschema@_internal._scenario_check(scenario text)
+RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     IF scenario IS NULL THEN
         RAISE EXCEPTION 'the scenario must not be NULL'
             USING ERRCODE = '22004', HINT = 'Name a scenario of fairshare.scenarios, or call the report without one for the live settings.';
     END IF;
-    IF NOT EXISTS (SELECT FROM @extschema@.scenarios s WHERE s.scenario = _scenario_enter.scenario) THEN
+    IF NOT EXISTS (SELECT FROM @extschema@.scenarios s WHERE s.scenario = _scenario_check.scenario) THEN
         RAISE EXCEPTION 'scenario "%" does not exist', scenario
             USING ERRCODE = '42704', HINT = 'The scenarios are the rows of fairshare.scenarios.';
     END IF;
-    PERFORM set_config('fairshare.scenario', scenario, true);
+    RETURN scenario;
 END
 $$;
-COMMENT ON FUNCTION @extschema@_internal._scenario_enter(text) IS
-'Check a scenario and set fairshare.scenario to it (local: the calling report''s SET clause restores it).';
+COMMENT ON FUNCTION @extschema@_internal._scenario_check(text) IS
+'The scenario, checked: not NULL (22004) and a row of fairshare.scenarios (42704).';
 
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz, scenario text)
 RETURNS SETOF @extschema@.sshare
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp
 SET fairshare.scenario = ''
 AS $$
 BEGIN
-    PERFORM @extschema@_internal._scenario_enter(scenario);
+    PERFORM set_config('fairshare.scenario', @extschema@_internal._scenario_check(scenario), true);
     RETURN QUERY SELECT * FROM @extschema@.sshare_at(as_of);
 END
 $$;
@@ -42,12 +44,12 @@ COMMENT ON FUNCTION @extschema@.sshare_at(timestamptz, text) IS
 
 CREATE FUNCTION @extschema@.sprio_at(as_of timestamptz, scenario text)
 RETURNS SETOF @extschema@.sprio
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp
 SET fairshare.scenario = ''
 AS $$
 BEGIN
-    PERFORM @extschema@_internal._scenario_enter(scenario);
+    PERFORM set_config('fairshare.scenario', @extschema@_internal._scenario_check(scenario), true);
     RETURN QUERY SELECT * FROM @extschema@.sprio_at(as_of);
 END
 $$;
@@ -60,7 +62,8 @@ CREATE FUNCTION @extschema@.scenario_sshare_compare(as_of timestamptz, scenario 
 RETURNS TABLE (cluster text, account text, user_name text,
                live_raw_usage float8, scenario_raw_usage float8,
                live_fairshare float8, scenario_fairshare float8)
-LANGUAGE sql VOLATILE
+LANGUAGE sql STABLE PARALLEL RESTRICTED
+SET fairshare.scenario = ''
 BEGIN ATOMIC
     SELECT COALESCE(l.cluster, s.cluster), COALESCE(l.account, s.account), COALESCE(l.user_name, s.user_name),
            l.raw_usage, s.raw_usage, l.fairshare, s.fairshare
@@ -80,7 +83,8 @@ COMMENT ON FUNCTION @extschema@.scenario_sshare_compare(timestamptz, text) IS
 CREATE FUNCTION @extschema@.scenario_sprio_compare(as_of timestamptz, scenario text)
 RETURNS TABLE (cluster text, partition text, job_id text, user_name text, account text,
                live_priority bigint, scenario_priority bigint, live_place bigint, scenario_place bigint)
-LANGUAGE sql VOLATILE
+LANGUAGE sql STABLE PARALLEL RESTRICTED
+SET fairshare.scenario = ''
 BEGIN ATOMIC
     WITH l AS (
         SELECT p.cluster, p.partition, p.job_id, p.user_name, p.account, p.priority,

@@ -262,7 +262,10 @@ DECLARE
         'my_sshare_at(timestamp with time zone)',
         'my_sprio_at(timestamp with time zone)',
         'my_pbsfs_at(timestamp with time zone)',
-        'my_allocation_statements(date, timestamp with time zone)'];
+        'my_allocation_statements(date, timestamp with time zone)',
+        -- the scenario of the report running, read by the usage and the
+        -- settings readers every report goes through (none outside the lab)
+        '_scenario()', '_scenario_settings(text, text, text)', '_clusters_scenario()'];
     -- what a plain user may read: the configuration those functions need,
     -- the views over them, and (added below) every table with a user_name
     -- column, filtered to the caller's rows
@@ -270,6 +273,9 @@ DECLARE
         'clusters', 'partitions', 'qos', 'pbs_settings', 'slurmctld_starts',
         -- their history, which sprio_at reads (docs/history.md#the-history-of-the-settings)
         'settings_history',
+        -- the lab's overrides, which the readers consult (none apply
+        -- outside a scenario's report)
+        'scenario_settings',
         'job_billing', 'association_usage', 'metacentrum_job_usage', 'metacentrum_user_usage',
         -- the BI forms of what a plain user reads already: the usage
         -- rollups (its own rows) and the PBS job usage

@@ -35,12 +35,16 @@ SELECT n.nspname, count(p.oid) FILTER (WHERE p.proname LIKE '\_%') > 100 AS many
  WHERE n.nspname IN ('fairshare', 'fairshare_internal')
  GROUP BY 1 ORDER BY 1;
 
--- functions that only compute are PARALLEL SAFE (docs/design.md#two-layers)
+-- functions that only compute are PARALLEL SAFE (docs/design.md#two-layers),
+-- but the lab's reports, which set fairshare.scenario for their duration
+-- (a setting a parallel worker cannot change) and say so by their SET
+-- clause (docs/history.md#the-policy-lab): PARALLEL RESTRICTED
 SELECT p.oid::regprocedure AS not_parallel_safe
   FROM pg_proc p
  WHERE p.pronamespace IN ('fairshare'::regnamespace, 'fairshare_internal'::regnamespace)
    AND p.provolatile <> 'v' AND p.proparallel <> 's' AND p.prokind <> 'p'
    AND p.prorettype <> 'trigger'::regtype
+   AND NOT (p.proparallel = 'r' AND 'fairshare.scenario=' = ANY (p.proconfig))
  ORDER BY 1;
 
 -- no SECURITY DEFINER function without a fixed search_path

@@ -145,6 +145,15 @@ INSERT INTO scenarios (scenario, created_at) VALUES ('a; DROP TABLE jobs', '2026
 \set VERBOSITY terse
 \set SHOW_CONTEXT errors
 
+-- A reader runs a scenario an administrator defined, and changes none.
+CREATE ROLE regress_lab_reader IN ROLE fairshare_reader;
+SET ROLE regress_lab_reader;
+SELECT user_name, fairshare FROM sshare_at('2026-06-01 12:00+00', 'classic') WHERE cluster = 'lab' AND user_name IS NOT NULL ORDER BY 1;
+INSERT INTO scenarios (scenario) VALUES ('mine');
+UPDATE scenario_settings SET settings = '{"fairshare_algorithm": "fair_tree"}' WHERE scenario = 'classic';
+RESET ROLE;
+DROP ROLE regress_lab_reader;
+
 DELETE FROM jobs WHERE cluster LIKE 'lab%';
 DELETE FROM scenarios;
 DELETE FROM clusters WHERE cluster LIKE 'lab%';
