@@ -187,7 +187,9 @@ DECLARE
         'ledger.ledger_append_only', 'ledger.ledger_no_truncate', 'accounts.accounts_no_cycle',
         'ledger.hours_bounded', 'allocations.hours_bounded', 'allocations.period_bounded',
         -- reads the cluster's accounting_start only
-        'slurmctld_starts.slurmctld_start_check'];
+        'slurmctld_starts.slurmctld_start_check',
+        -- checks the override's keys and values, reads no table
+        'scenario_settings.scenario_settings_valid'];
     -- the rows of a checkpoint and of its cached factors follow it by these
     -- keys on Citus, as the triggers rows_follow_* do on one server
     -- (checkpoint.sql): cascades between reference tables, which Citus runs
