@@ -168,6 +168,20 @@ END;
 COMMENT ON FUNCTION @extschema@.my_sshare_at(timestamptz) IS
 'The caller''s user associations of sshare_at(as_of): fair share computed over every user, only the caller''s rows returned (Slurm PrivateData=usage). STRICT: NULL as_of gives no rows.';
 
+-- The same under a scenario of the policy lab (docs/history.md#the-policy-lab):
+-- the caller's rows of sshare_at(as_of, scenario).
+CREATE FUNCTION @extschema@.my_sshare_at(as_of timestamptz, scenario text)
+RETURNS SETOF @extschema@.sshare
+LANGUAGE sql STABLE PARALLEL RESTRICTED SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+BEGIN ATOMIC
+    SELECT s.* FROM @extschema@.sshare_at(my_sshare_at.as_of, my_sshare_at.scenario) s
+     WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
+END;
+COMMENT ON FUNCTION @extschema@.my_sshare_at(timestamptz, text) IS
+'The caller''s user associations of sshare_at(as_of, scenario): a scenario of the policy lab, computed over every user, only the caller''s rows returned.';
+
 CREATE VIEW @extschema@.my_sshare AS
 SELECT * FROM @extschema@.my_sshare_at(pg_catalog.now());
 COMMENT ON VIEW @extschema@.my_sshare IS 'my_sshare_at(now()): the caller''s sshare rows.';
@@ -202,6 +216,19 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION @extschema@.my_sprio_at(timestamptz) IS
 'The caller''s pending jobs of sprio_at(as_of), their priority computed over every user''s usage (Slurm PrivateData=jobs). STRICT: NULL as_of gives no rows.';
+
+-- The caller's pending jobs of sprio_at(as_of, scenario).
+CREATE FUNCTION @extschema@.my_sprio_at(as_of timestamptz, scenario text)
+RETURNS SETOF @extschema@.sprio
+LANGUAGE sql STABLE PARALLEL RESTRICTED SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+BEGIN ATOMIC
+    SELECT s.* FROM @extschema@.sprio_at(my_sprio_at.as_of, my_sprio_at.scenario) s
+     WHERE s.user_name OPERATOR(pg_catalog.=) @extschema@.my_user_name();
+END;
+COMMENT ON FUNCTION @extschema@.my_sprio_at(timestamptz, text) IS
+'The caller''s pending jobs of sprio_at(as_of, scenario): a scenario of the policy lab, priorities computed over every user, only the caller''s jobs returned.';
 
 CREATE VIEW @extschema@.my_sprio AS
 SELECT * FROM @extschema@.my_sprio_at(pg_catalog.now());
@@ -261,6 +288,8 @@ DECLARE
         'my_user_name()',
         'my_sshare_at(timestamp with time zone)',
         'my_sprio_at(timestamp with time zone)',
+        'my_sshare_at(timestamp with time zone, text)',
+        'my_sprio_at(timestamp with time zone, text)',
         'my_pbsfs_at(timestamp with time zone)',
         'my_allocation_statements(date, timestamp with time zone)',
         -- the scenario of the report running, read by the usage and the

@@ -4,8 +4,8 @@ SET search_path = fairshare, public;
 SET extra_float_digits = 0;
 SET timezone = 'UTC';
 
--- Root → a (1 share) → ua, b (1 share) → ub; ua ran 1 CPU from 10:00 to
--- 11:00, ub nothing; a job of ub pending since 11:00.  Fair Tree, decay
+-- Root → a (1 share) → regress_lab_ua, b (1 share) → regress_lab_ub; regress_lab_ua ran 1 CPU from 10:00 to
+-- 11:00, regress_lab_ub nothing; a job of regress_lab_ub pending since 11:00.  Fair Tree, decay
 -- exact with a half-life of 100 days, weights fair share 1000, age 0.
 INSERT INTO clusters (cluster, decay_half_life, weight_fairshare, weight_age, priority_max_age)
 VALUES ('lab', '100 days', 1000, 0, '1 hour');
@@ -13,13 +13,13 @@ INSERT INTO partitions (cluster, partition, billing_weights, nodes, cores_per_no
 VALUES ('lab', 'p', 'CPU=1', 1, 4, 1024);
 INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
   ('lab', 'root', NULL, 1), ('lab', 'a', 'root', 1), ('lab', 'b', 'root', 1);
-INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('lab', 'a', 'ua', 1), ('lab', 'b', 'ub', 1);
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('lab', 'a', 'regress_lab_ua', 1), ('lab', 'b', 'regress_lab_ub', 1);
 INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
                   start_time, end_time, cpus, mem_mb, nodes) VALUES
-  ('lab', '1', 'ua', 'a', 'p', 'COMPLETED', '2026-06-01 10:00+00', '2026-06-01 10:00+00',
+  ('lab', '1', 'regress_lab_ua', 'a', 'p', 'COMPLETED', '2026-06-01 10:00+00', '2026-06-01 10:00+00',
    '2026-06-01 10:00+00', '2026-06-01 11:00+00', 1, 0, 1),
-  ('lab', '2', 'ub', 'b', 'p', 'PENDING', '2026-06-01 11:00+00', '2026-06-01 11:00+00', NULL, NULL, 1, 0, 1),
-  ('lab', '3', 'ua', 'a', 'p', 'PENDING', '2026-06-01 11:30+00', '2026-06-01 11:30+00', NULL, NULL, 1, 0, 1);
+  ('lab', '2', 'regress_lab_ub', 'b', 'p', 'PENDING', '2026-06-01 11:00+00', '2026-06-01 11:00+00', NULL, NULL, 1, 0, 1),
+  ('lab', '3', 'regress_lab_ua', 'a', 'p', 'PENDING', '2026-06-01 11:30+00', '2026-06-01 11:30+00', NULL, NULL, 1, 0, 1);
 
 INSERT INTO scenarios (scenario, description) VALUES
   ('same', 'no override: the live settings'),
@@ -91,13 +91,13 @@ SELECT count(*) AS differing FROM (
   (SELECT * FROM lab_scenario_sprio EXCEPT ALL SELECT * FROM lab_live_sprio)
   UNION ALL (SELECT * FROM lab_live_sprio EXCEPT ALL SELECT * FROM lab_scenario_sprio)) d;
 
--- The numbers, at 12:00.  ua's RawUsage, 3600 CPU-seconds from 10:00 to
+-- The numbers, at 12:00.  regress_lab_ua's RawUsage, 3600 CPU-seconds from 10:00 to
 -- 11:00 decayed continuously: with a half-life h, the integral over ages
 -- 1 h to 2 h of 2^(-age/h) times 1 CPU, h/ln 2 × (2^(-1 h/h) − 2^(-2 h/h)):
 --   h = 1 hour:   3600/ln 2 × (2^-1 − 2^-2) = 5193.7021 × 0.25 = 1298.4255
 --   h = 100 days: 8640000/ln 2 × (2^(-1/2400) − 2^(-2/2400)) = 3598.4408
--- Fair Tree: ub (no usage) ranks first: FairShare 1, ua 0.5; classic:
--- 2^(-EffectvUsage / NormShares) = 2^(-1 / 0.5) = 0.25 for ua, 1 for ub.
+-- Fair Tree: regress_lab_ub (no usage) ranks first: FairShare 1, regress_lab_ua 0.5; classic:
+-- 2^(-EffectvUsage / NormShares) = 2^(-1 / 0.5) = 0.25 for regress_lab_ua, 1 for regress_lab_ub.
 SELECT user_name, round(raw_usage::numeric, 4) AS live_raw_usage, fairshare AS live_fairshare
   FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'lab' AND user_name IS NOT NULL ORDER BY 1;
 SELECT x.scenario, s.user_name, round(s.raw_usage::numeric, 4) AS raw_usage, s.algorithm, s.fairshare
@@ -153,6 +153,18 @@ INSERT INTO scenarios (scenario) VALUES ('mine');
 UPDATE scenario_settings SET settings = '{"fairshare_algorithm": "fair_tree"}' WHERE scenario = 'classic';
 RESET ROLE;
 DROP ROLE regress_lab_reader;
+
+-- A plain user runs a scenario through my_sshare_at / my_sprio_at and sees
+-- only their own rows, computed over every user (classic: 0.25 for
+-- regress_lab_ua as above); the scenario reports themselves are not theirs.
+CREATE ROLE regress_lab_ua IN ROLE fairshare_user;
+SET ROLE regress_lab_ua;
+SELECT user_name, fairshare FROM my_sshare_at('2026-06-01 12:00+00', 'classic') WHERE cluster = 'lab' ORDER BY 1;
+-- (job 3, the caller's: 2500 as above)
+SELECT job_id, priority FROM my_sprio_at('2026-06-01 12:00+00', 'age') WHERE cluster = 'lab' ORDER BY 1;
+SELECT count(*) FROM sshare_at('2026-06-01 12:00+00', 'classic');
+RESET ROLE;
+DROP ROLE regress_lab_ua;
 
 DELETE FROM jobs WHERE cluster LIKE 'lab%';
 DELETE FROM scenarios;
