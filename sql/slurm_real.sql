@@ -53,7 +53,7 @@ $$;
 
 -- Every cell of sshare_N.txt against sshare_at at capture N's instant.
 -- One row per cell: scenario, capture, association, column, Slurm's, ours.
-CREATE FUNCTION pg_temp.compare(scen text)
+CREATE FUNCTION pg_temp.compare(scen text, lab text DEFAULT NULL)
 RETURNS TABLE (capture integer, account text, user_name text, col text, slurm text, ours text)
 LANGUAGE sql AS $$
     WITH inst AS (
@@ -82,7 +82,10 @@ LANGUAGE sql AS $$
                  'LevelFS', pg_temp.f6(s.level_fs),
                  'GrpTRESMins', COALESCE(s.grp_tres_mins, ''),
                  'TRESRunMins', s.tres_run_mins) AS o
-          FROM inst i CROSS JOIN LATERAL fairshare.sshare_at(i.at) s
+          -- lab: the same under a scenario of the policy lab instead
+          FROM inst i CROSS JOIN LATERAL (SELECT * FROM fairshare.sshare_at(i.at) WHERE lab IS NULL
+                                          UNION ALL
+                                          SELECT * FROM fairshare.sshare_at(i.at, lab) WHERE lab IS NOT NULL) s
          WHERE s.cluster = 'oracle'
     )
     SELECT c.capture, c.account, c.user_name, c.col, c.slurm, o.o ->> c.col
@@ -96,7 +99,7 @@ $$;
 -- accrue age (the jobs wait in a partition that is down, where Slurm counts
 -- no age): FAIRSHARE, JOBSIZE (the node and CPU counts of slurm_cluster_size),
 -- PARTITION, QOS, NICE, each weighted factor rounded as sprio prints it.
-CREATE FUNCTION pg_temp.compare_sprio(scen text)
+CREATE FUNCTION pg_temp.compare_sprio(scen text, lab text DEFAULT NULL)
 RETURNS TABLE (capture integer, job_id text, col text, slurm text, ours text)
 LANGUAGE sql AS $$
     WITH inst AS (
@@ -126,7 +129,9 @@ LANGUAGE sql AS $$
                jsonb_build_object('FAIRSHARE', p.fairshare::text, 'JOBSIZE', p.job_size::text,
                                   'PARTITION', p.partition_prio::text, 'PARTITION_NAME', p.partition,
                                   'QOS', p.qos_prio::text, 'NICE', p.nice::text) AS o
-          FROM inst i CROSS JOIN LATERAL fairshare.sprio_at(i.at) p
+          FROM inst i CROSS JOIN LATERAL (SELECT * FROM fairshare.sprio_at(i.at) WHERE lab IS NULL
+                                          UNION ALL
+                                          SELECT * FROM fairshare.sprio_at(i.at, lab) WHERE lab IS NOT NULL) p
          WHERE p.cluster = 'oracle'
     )
     SELECT c.capture, c.job_id, c.col, c.slurm, o.o ->> c.col
@@ -200,6 +205,22 @@ SELECT * FROM pg_temp.compare_sprio('classic') WHERE slurm IS DISTINCT FROM ours
 -- (partitions std, big, low and parked share it: summed over them, 4 nodes
 -- and 256 CPUs)
 SELECT job_id, col, slurm, ours FROM pg_temp.compare_sprio('classic') WHERE col = 'JOBSIZE';
+-- The policy lab (docs/history.md#the-policy-lab): the same cluster run by
+-- Fair Tree (recorded from 2000 on, before every capture), and a scenario
+-- of classic over it: the scenario's sshare and sprio equal the real
+-- classic capture cell for cell, while the live cluster stays Fair Tree
+-- (whose FairShare differs from classic's).
+SET LOCAL fairshare.tree_change_at = '2000-01-01 00:00+00';
+UPDATE clusters SET fairshare_algorithm = 'fair_tree' WHERE cluster = 'oracle';
+INSERT INTO scenarios (scenario) VALUES ('classic');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings)
+VALUES ('classic', 'oracle', 'clusters', '{"fairshare_algorithm": "classic"}');
+SELECT count(*) AS cells, count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare('classic', 'classic');
+SELECT count(*) AS cells, count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) AS differ
+  FROM pg_temp.compare_sprio('classic', 'classic');
+SELECT count(*) FILTER (WHERE slurm IS DISTINCT FROM ours) > 0 AS live_fair_tree_differs
+  FROM pg_temp.compare('classic') WHERE col = 'FairShare';
 ROLLBACK;
 
 -- ===========================================================================
