@@ -6,7 +6,9 @@
 -- settings as of as_of; the usage reads its half-life; the fair-share
 -- factors cached with the checkpoints (live settings) are not read.
 -- They write nothing (STABLE): a reader runs a scenario an administrator
--- defined.  PARALLEL RESTRICTED: a parallel worker cannot set the setting.
+-- defined.  PARALLEL RESTRICTED: a parallel worker cannot set the setting;
+-- the leader can, as a SET clause does (_scenario_enter, lab.c), also
+-- while the query calling the report runs parallel workers.
 
 -- A scenario a report may run: named, and defined.
 CREATE FUNCTION @extschema@_internal._scenario_check(scenario text)
@@ -28,6 +30,16 @@ $$;
 COMMENT ON FUNCTION @extschema@_internal._scenario_check(text) IS
 'The scenario, checked: not NULL (22004) and a row of fairshare.scenarios (42704).';
 
+-- Sets fairshare.scenario for the calling function's duration, as its SET
+-- clause does: set_config() is refused in a parallel query's leader, this
+-- is not (lab.c).  The caller has SET fairshare.scenario in its definition.
+CREATE FUNCTION @extschema@_internal._scenario_enter(scenario text)
+RETURNS text
+LANGUAGE C VOLATILE PARALLEL RESTRICTED
+AS 'MODULE_PATHNAME', 'fs_lab_scenario_enter';
+COMMENT ON FUNCTION @extschema@_internal._scenario_enter(text) IS
+'Sets fairshare.scenario until the calling function (with SET fairshare.scenario in its definition) ends; allowed in a parallel query''s leader, where set_config() is not.';
+
 CREATE FUNCTION @extschema@.sshare_at(as_of timestamptz, scenario text)
 RETURNS SETOF @extschema@.sshare
 LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
@@ -35,7 +47,7 @@ SET search_path = pg_catalog, pg_temp
 SET fairshare.scenario = ''
 AS $$
 BEGIN
-    PERFORM set_config('fairshare.scenario', @extschema@_internal._scenario_check(scenario), true);
+    PERFORM @extschema@_internal._scenario_enter(@extschema@_internal._scenario_check(scenario));
     RETURN QUERY SELECT * FROM @extschema@.sshare_at(as_of);
 END
 $$;
@@ -49,7 +61,7 @@ SET search_path = pg_catalog, pg_temp
 SET fairshare.scenario = ''
 AS $$
 BEGIN
-    PERFORM set_config('fairshare.scenario', @extschema@_internal._scenario_check(scenario), true);
+    PERFORM @extschema@_internal._scenario_enter(@extschema@_internal._scenario_check(scenario));
     RETURN QUERY SELECT * FROM @extschema@.sprio_at(as_of);
 END
 $$;

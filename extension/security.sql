@@ -369,6 +369,10 @@ BEGIN
             EXECUTE pg_catalog.format('GRANT EXECUTE ON ROUTINE %s TO fairshare_admin, fairshare_reader, fairshare_user', r.sig);
         END IF;
     END LOOP;
+    -- The one VOLATILE routine a reader runs: it sets fairshare.scenario for
+    -- the duration of the scenario report calling it, as the report's SET
+    -- clause does, and writes nothing (lab.c).
+    EXECUTE 'GRANT EXECUTE ON ROUTINE @extschema@_internal._scenario_enter(text) TO fairshare_reader';
 
     -- Relations.
     FOR r IN

@@ -126,6 +126,23 @@ END $$;
 SELECT COALESCE(current_setting('fairshare.scenario', true), '') AS scenario_after_error;
 SELECT algorithm FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'lab' AND depth = 0;
 
+-- A scenario's report runs in a query that runs parallel workers (its
+-- leader is then in parallel mode, where set_config() is refused): the
+-- comparisons, which join the live answer with the scenario's, and a
+-- caller's own join, with parallel plans made cheap; the same rows.
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET min_parallel_index_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT * FROM scenario_sprio_compare('2026-06-01 12:00+00', 'age') WHERE cluster = 'lab';
+SELECT * FROM scenario_sshare_compare('2026-06-01 12:00+00', 'classic') WHERE cluster = 'lab' AND user_name IS NOT NULL;
+SELECT l.user_name, l.fairshare AS live, s.fairshare AS classic
+  FROM sshare_at('2026-06-01 12:00+00') l
+  JOIN sshare_at('2026-06-01 12:00+00', 'classic') s USING (cluster, account, user_name)
+ WHERE l.cluster = 'lab' AND l.user_name IS NOT NULL ORDER BY 1;
+SELECT COALESCE(current_setting('fairshare.scenario', true), '') AS scenario_after_parallel;
+RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
+RESET min_parallel_index_scan_size; RESET max_parallel_workers_per_gather;
+
 -- Refused: an unknown scenario, none, and overrides a scenario cannot hold
 -- (each with its SQLSTATE and the bad key or value named).
 \set VERBOSITY default

@@ -1,0 +1,76 @@
+-- Demo report: the policy lab (docs/history.md#the-policy-lab).  PROTEUS's
+-- admins ask what a shorter memory would do: a 7-day half-life instead of
+-- 21 days, and the age factor worth 20000 instead of 5000 (fair share
+-- 75000 instead of 90000).  The scenario is read over the real history;
+-- the live settings are not touched.
+\set QUIET on
+\pset footer off
+SET search_path = public, fairshare;
+
+-- The lab's tables came with fairshare 1.3: a database still on an older
+-- version (the upgrade suite loads the demo into 1.2 first) has no lab.
+SELECT to_regclass('fairshare.scenarios') IS NOT NULL AS has_lab \gset
+\if :has_lab
+
+INSERT INTO fairshare.scenarios (scenario, description)
+VALUES ('proteus_short_memory', '7-day half-life, age weighed 20000, fair share 75000')
+ON CONFLICT (scenario) DO NOTHING;
+INSERT INTO fairshare.scenario_settings (scenario, cluster, table_name, settings)
+VALUES ('proteus_short_memory', 'proteus', 'clusters',
+        '{"decay_half_life": "7 days", "weight_age": 20000, "weight_fairshare": 75000}')
+ON CONFLICT (scenario, cluster, table_name, name) DO NOTHING;
+
+-- One evaluation of each comparison, as of the top of the hour.
+SELECT date_trunc('hour', now()) AS lab_as_of \gset
+CREATE TEMP TABLE lab_sshare AS
+SELECT * FROM fairshare.scenario_sshare_compare(:'lab_as_of', 'proteus_short_memory') WHERE cluster = 'proteus';
+CREATE TEMP TABLE lab_sprio AS
+SELECT * FROM fairshare.scenario_sprio_compare(:'lab_as_of', 'proteus_short_memory') WHERE cluster = 'proteus';
+
+\echo
+\echo '=== The policy lab: scenario proteus_short_memory, its overrides over the live settings of proteus ==='
+SELECT s.scenario, s.cluster, o.key AS setting, l.value AS live, o.value AS scenario_value
+  FROM fairshare.scenario_settings s
+  CROSS JOIN LATERAL jsonb_each_text(s.settings) o
+  JOIN fairshare.clusters c ON c.cluster = s.cluster
+  CROSS JOIN LATERAL jsonb_each_text(to_jsonb(c)) l
+ WHERE s.scenario = 'proteus_short_memory' AND l.key = o.key
+ ORDER BY o.key;
+
+\echo
+\echo '=== The users whose FairShare the scenario changes most (RawUsage: the 7-day half-life forgets faster) ==='
+SELECT account, user_name, round(live_raw_usage) AS live_raw_usage, round(scenario_raw_usage) AS scenario_raw_usage,
+       round(live_fairshare::numeric, 6) AS live_fairshare, round(scenario_fairshare::numeric, 6) AS scenario_fairshare,
+       round((scenario_fairshare - live_fairshare)::numeric, 6) AS change
+  FROM lab_sshare
+ WHERE user_name IS NOT NULL
+ ORDER BY abs(scenario_fairshare - live_fairshare) DESC, account, user_name
+ LIMIT 8;
+
+\echo
+\echo '=== The pending queue of each partition: how much the order changes (Spearman: the correlation of the two ranks, ties at their mean rank) ==='
+WITH r AS (
+  SELECT partition, live_place, scenario_place,
+         live_place + (count(*) OVER (PARTITION BY partition, live_priority) - 1) / 2.0 AS live_rank,
+         scenario_place + (count(*) OVER (PARTITION BY partition, scenario_priority) - 1) / 2.0 AS scenario_rank
+    FROM lab_sprio)
+SELECT partition, count(*) AS pending,
+       count(*) FILTER (WHERE scenario_place < live_place) AS earlier,
+       count(*) FILTER (WHERE scenario_place > live_place) AS later,
+       count(*) FILTER (WHERE scenario_place = live_place) AS same_place,
+       CASE WHEN stddev_pop(live_rank) > 0 AND stddev_pop(scenario_rank) > 0
+            THEN round(corr(live_rank, scenario_rank)::numeric, 4) END AS spearman
+  FROM r
+ GROUP BY partition
+ ORDER BY partition;
+
+\echo
+\echo '=== The jobs that would be considered earliest compared with today: the 8 that gain the most places ==='
+SELECT partition, job_id, user_name, account, live_priority, scenario_priority, live_place, scenario_place,
+       live_place - scenario_place AS places_gained
+  FROM lab_sprio
+ ORDER BY live_place - scenario_place DESC, partition, job_id
+ LIMIT 8;
+
+DROP TABLE lab_sshare, lab_sprio;
+\endif
