@@ -113,3 +113,107 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION @extschema@.scenario_sprio_compare(timestamptz, text) IS
 'The pending jobs at as_of with their priority and their place in their partition''s queue under the live settings and under a scenario.';
+
+-- PROTEUS's start_next (sprio.sql) as if the scenario's settings had been in
+-- force: the queue order of sprio_at(as_of, scenario) in the free resources.
+CREATE FUNCTION @extschema@.start_next(free jsonb, as_of timestamptz, backfill boolean, scenario text)
+RETURNS TABLE (
+    queue_position bigint,
+    cluster        text,
+    partition      text,
+    job_id         text,
+    user_name      text,
+    account        text,
+    priority       bigint,
+    submit_time    timestamptz,
+    cpus           integer,
+    mem_mb         bigint,
+    gpus           integer,
+    starts         boolean,
+    start_order    integer,
+    cpus_left      numeric,
+    mem_mb_left    numeric,
+    gpus_left      numeric,
+    reason         text)
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+AS $$
+BEGIN
+    PERFORM @extschema@_internal._scenario_enter(@extschema@_internal._scenario_check(scenario));
+    RETURN QUERY SELECT * FROM @extschema@.start_next(free, as_of, backfill);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.start_next(jsonb, timestamptz, boolean, text) IS
+'start_next(free, as_of, backfill) as if the scenario''s settings had been in force (the policy lab): the queue in the scenario''s order.';
+
+-- A past period replayed: at each instant from from_time to to_time by
+-- step, each partition's pending queue under the live settings and under
+-- the scenario (scenario_sprio_compare): how many jobs move earlier or
+-- later, and the Spearman correlation of the two orders (the Pearson
+-- correlation of the ranks, tied jobs at their mean rank; NULL when one
+-- order is all ties, as for a single job).  The instants are counted
+-- before any is read: at most 10000, each after the one before (a step of
+-- months and days may not move forward from some day of the month).
+CREATE FUNCTION @extschema@.scenario_replay(from_time timestamptz, to_time timestamptz,
+                                             step interval, scenario text)
+RETURNS TABLE (as_of timestamptz, cluster text, partition text, pending bigint,
+               earlier bigint, later bigint, same_place bigint, spearman float8)
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+AS $$
+DECLARE
+    max_instants CONSTANT integer := 10000;
+    instants     integer := 0;
+    t            timestamptz;
+BEGIN
+    IF from_time IS NULL OR to_time IS NULL OR step IS NULL THEN
+        RAISE EXCEPTION 'scenario_replay: from_time, to_time and step must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Give the period and the step between two instants, for example ''1 hour''.';
+    END IF;
+    IF NOT isfinite(from_time) OR NOT isfinite(to_time) OR to_time < from_time THEN
+        RAISE EXCEPTION 'scenario_replay: the period % to % is not a finite period', from_time, to_time
+            USING ERRCODE = '22023', HINT = 'Give two finite instants, from_time no later than to_time.';
+    END IF;
+    IF step <= interval '0' THEN
+        RAISE EXCEPTION 'scenario_replay: step % does not move forward', step
+            USING ERRCODE = '22023', HINT = 'Give a positive step, for example ''1 hour''.';
+    END IF;
+    PERFORM @extschema@_internal._scenario_check(scenario);
+    -- the instants generate_series will make, counted here one by one up to
+    -- the bound (a function scan would make them all before any LIMIT)
+    t := from_time;
+    WHILE t <= to_time LOOP
+        instants := instants + 1;
+        IF instants > max_instants THEN
+            RAISE EXCEPTION 'scenario_replay: % to % by % is more than % instants', from_time, to_time, step, max_instants
+                USING ERRCODE = '54000', HINT = 'Replay a shorter period or take a longer step.';
+        END IF;
+        IF t + step <= t THEN
+            RAISE EXCEPTION 'scenario_replay: step % does not move forward from %', step, t
+                USING ERRCODE = '22023', HINT = 'Give a step of hours or days, or of whole months.';
+        END IF;
+        t := t + step;
+    END LOOP;
+    RETURN QUERY
+    WITH c AS (
+        SELECT t.t AS as_of, x.cluster, x.partition, x.live_place, x.scenario_place,
+               x.live_place + (count(*) OVER (PARTITION BY t.t, x.cluster, x.partition, x.live_priority) - 1) / 2.0 AS live_rank,
+               x.scenario_place + (count(*) OVER (PARTITION BY t.t, x.cluster, x.partition, x.scenario_priority) - 1) / 2.0 AS scenario_rank
+          FROM generate_series(from_time, to_time, step) t (t),
+               LATERAL @extschema@.scenario_sprio_compare(t.t, scenario_replay.scenario) x
+    )
+    SELECT c.as_of, c.cluster, c.partition, count(*),
+           count(*) FILTER (WHERE c.scenario_place < c.live_place),
+           count(*) FILTER (WHERE c.scenario_place > c.live_place),
+           count(*) FILTER (WHERE c.scenario_place = c.live_place),
+           CASE WHEN stddev_pop(c.live_rank) > 0 AND stddev_pop(c.scenario_rank) > 0
+                THEN corr(c.live_rank::float8, c.scenario_rank::float8) END
+      FROM c
+     GROUP BY c.as_of, c.cluster, c.partition
+     ORDER BY c.as_of, c.cluster, c.partition;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.scenario_replay(timestamptz, timestamptz, interval, text) IS
+'A past period replayed instant by instant (from_time to to_time by step, at most 10000 instants): each partition''s pending jobs, how many the scenario moves earlier or later in the queue, and the Spearman correlation of the live and the scenario''s orders.';

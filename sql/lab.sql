@@ -126,6 +126,45 @@ END $$;
 SELECT COALESCE(current_setting('fairshare.scenario', true), '') AS scenario_after_error;
 SELECT algorithm FROM sshare_at('2026-06-01 12:00+00') WHERE cluster = 'lab' AND depth = 0;
 
+-- A past period replayed, and start_next, under the age scenario, with a
+-- job 4 of regress_lab_ua pending since 10:30 (rolled back after).
+-- FairShare: regress_lab_ua 0.5, regress_lab_ub 1 throughout.  Live: 1000 ×
+-- FairShare (job 2: 1000, jobs 3 and 4: 500, tied); age: + 4000 × age / 1 h.
+--   11:00  job 2 1000, job 4 500 + 2000 = 2500: swapped, Spearman −1
+--   11:30  job 2 1000 + 2000 = 3000, job 4 500 + 4000 = 4500, job 3 500:
+--          live places 1, 2, 2 (mean ranks 1, 2.5, 2.5), scenario 2, 1, 3:
+--          job 4 earlier, jobs 2 and 3 later; deviations (−1, .5, .5) and
+--          (0, −1, 1), covariance 0: Spearman 0
+--   12:00  job 2 5000, job 4 4500, job 3 2500: live 1, 2, 2 (mean ranks 1,
+--          2.5, 2.5), scenario 1, 2, 3: job 3 later; deviations (−1, .5, .5)
+--          and (−1, 0, 1): 1.5 / √(1.5 × 2) = √3/2 = 0.866025403784439
+BEGIN;
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
+                  start_time, end_time, cpus, mem_mb, nodes) VALUES
+  ('lab', '4', 'regress_lab_ua', 'a', 'p', 'PENDING', '2026-06-01 10:30+00', '2026-06-01 10:30+00', NULL, NULL, 1, 0, 1);
+SELECT * FROM scenario_replay('2026-06-01 11:00+00', '2026-06-01 12:00+00', '30 minutes', 'age') WHERE cluster = 'lab';
+-- one CPU free at 11:00: job 2 starts under the live settings, job 4 under the scenario
+SELECT queue_position, job_id, priority, starts FROM start_next('[{"cluster": "lab", "partition": "p", "cpus": 1}]', '2026-06-01 11:00+00', true)
+ WHERE cluster = 'lab' ORDER BY queue_position;
+SELECT queue_position, job_id, priority, starts FROM start_next('[{"cluster": "lab", "partition": "p", "cpus": 1}]', '2026-06-01 11:00+00', true, 'age')
+ WHERE cluster = 'lab' ORDER BY queue_position;
+ROLLBACK;
+-- the replay's bounds: each refused with its SQLSTATE, the bad value named
+\set SHOW_CONTEXT never
+SELECT * FROM scenario_replay('2026-06-01 12:00+00', '2026-06-01 11:00+00', '1 hour', 'age');
+SELECT * FROM scenario_replay('2026-06-01 11:00+00', '2026-06-01 12:00+00', '0', 'age');
+SELECT * FROM scenario_replay('2026-06-01 11:00+00', '2026-06-01 12:00+00', '1 month -31 days', 'age');
+-- a step that compares as positive (a month taken as 30 days) but does not
+-- move forward from 31 January (+ 1 month = 28 February, − 29 days = 30
+-- January): refused, the instant named
+SELECT * FROM scenario_replay('2026-01-31 00:00+00', '2026-03-01 00:00+00', '1 month -29 days', 'age');
+SELECT * FROM scenario_replay('2026-01-01 00:00+00', '2026-12-31 00:00+00', '1 minute', 'age');
+SELECT * FROM scenario_replay('2026-06-01 11:00+00', 'infinity', '1 hour', 'age');
+SELECT * FROM scenario_replay('2026-06-01 11:00+00', '2026-06-01 12:00+00', '1 hour', 'nope');
+SELECT * FROM scenario_replay(NULL, '2026-06-01 12:00+00', '1 hour', 'age');
+SELECT * FROM start_next('[]', '2026-06-01 11:00+00', true, NULL);
+\set SHOW_CONTEXT errors
+
 -- A scenario's report runs in a query that runs parallel workers (its
 -- leader is then in parallel mode, where set_config() is refused): the
 -- comparisons, which join the live answer with the scenario's, and a

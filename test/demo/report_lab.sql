@@ -72,5 +72,15 @@ SELECT partition, job_id, user_name, account, live_priority, scenario_priority, 
  ORDER BY live_place - scenario_place DESC, partition, job_id
  LIMIT 8;
 
+\echo
+\echo '=== The last day replayed hour by hour: pending jobs of proteus moved by the scenario, and the Spearman correlation of the two orders (mean over partitions of 2 jobs or more) ==='
+SELECT to_char(as_of, 'YYYY-MM-DD HH24:MI') AS as_of, sum(pending) AS pending, sum(earlier) AS earlier,
+       sum(later) AS later, round(avg(spearman)::numeric, 4) AS mean_spearman,
+       round(min(spearman)::numeric, 4) AS min_spearman
+  FROM fairshare.scenario_replay(:'lab_as_of'::timestamptz - interval '1 day', :'lab_as_of', '1 hour', 'proteus_short_memory')
+ WHERE cluster = 'proteus'
+ GROUP BY as_of
+ ORDER BY as_of;
+
 DROP TABLE lab_sshare, lab_sprio;
 \endif
