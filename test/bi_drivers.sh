@@ -145,6 +145,7 @@ SELECT name || E'\t' || format(sql, t0, t0 - interval '30 days', date_trunc('mon
   ('my_user_name', $$SELECT fairshare.my_user_name() AS my_user_name$$),
   ('pbsfs_at', $$SELECT * FROM fairshare.pbsfs_at('2024-07-01 00:00+00')$$),
   ('r_wlm_usage_at', $$SELECT * FROM fairshare.r_wlm_usage_at('2026-07-01 00:00+02')$$),
+  ('scenario_replay', $$SELECT * FROM fairshare.scenario_replay(%1$L::timestamptz - interval '6 hours', %1$L, '1 hour', 'proteus_short_memory')$$),
   ('scenario_sprio_compare', $$SELECT * FROM fairshare.scenario_sprio_compare(%1$L, 'proteus_short_memory')$$),
   ('scenario_sshare_compare', $$SELECT * FROM fairshare.scenario_sshare_compare(%1$L, 'proteus_short_memory')$$),
   ('rwth_monthly_usage_at', $$SELECT * FROM fairshare.rwth_monthly_usage_at('2026-04-16 00:00+02')$$),
@@ -160,6 +161,7 @@ SELECT name || E'\t' || format(sql, t0, t0 - interval '30 days', date_trunc('mon
   ('sshare_at_scenario', $$SELECT * FROM fairshare.sshare_at(%1$L, 'proteus_short_memory')$$),
   ('sshare_explain', $$SELECT * FROM fairshare.sshare_explain('cali', 'fs_bi_reader', 'ana.martin', %1$L)$$),
   ('start_next', $$SELECT * FROM fairshare.start_next('[{"cluster": "proteus", "partition": "metis", "cpus": 48, "mem_mb": 196608}, {"cluster": "cali", "partition": "normal", "cpus": 64}]', %1$L, true)$$),
+  ('start_next_scenario', $$SELECT * FROM fairshare.start_next('[{"cluster": "proteus", "partition": "metis", "cpus": 48, "mem_mb": 196608}]', %1$L, true, 'proteus_short_memory')$$),
   ('usage_between', $$SELECT * FROM fairshare.usage_between('proteus', %2$L, %1$L)$$),
   ('usage_buckets', $$SELECT * FROM fairshare.usage_buckets('proteus', NULL, %2$L, %1$L, 'day')$$),
   ('usage_buckets_month', $$SELECT * FROM fairshare.usage_buckets('claix', 'rwth1001', '2026-01-01 00:00+01', '2026-07-01 00:00+02', 'month')$$)
