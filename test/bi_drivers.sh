@@ -111,6 +111,28 @@ SQL
 t0=$(q -c "SELECT date_trunc('hour', now())::text")
 ok "the demo centre loaded (test/demo/), its rollups refreshed, role $role in fairshare_reader; reports as of $t0"
 
+# the policy lab over the demo: a scenario without overrides gives exactly
+# the live reports, every column of every row (sshare_at, sprio_at,
+# start_next), and moves no job in a replay (docs/history.md#the-policy-lab)
+same=$(q -v t0="$t0" <<'SQL'
+INSERT INTO fairshare.scenarios (scenario, description) VALUES ('bi_same', 'no override');
+SELECT '[{"cluster": "proteus", "partition": "metis", "cpus": 48, "mem_mb": 196608}, {"cluster": "cali", "partition": "normal", "cpus": 64}]' AS free \gset
+SELECT (SELECT count(*) FROM fairshare.sshare_at(:'t0')) || ' ' ||
+       (SELECT count(*) FROM ((SELECT * FROM fairshare.sshare_at(:'t0') EXCEPT ALL SELECT * FROM fairshare.sshare_at(:'t0', 'bi_same'))
+                    UNION ALL (SELECT * FROM fairshare.sshare_at(:'t0', 'bi_same') EXCEPT ALL SELECT * FROM fairshare.sshare_at(:'t0'))) d) || ' ' ||
+       (SELECT count(*) FROM fairshare.sprio_at(:'t0')) || ' ' ||
+       (SELECT count(*) FROM ((SELECT * FROM fairshare.sprio_at(:'t0') EXCEPT ALL SELECT * FROM fairshare.sprio_at(:'t0', 'bi_same'))
+                    UNION ALL (SELECT * FROM fairshare.sprio_at(:'t0', 'bi_same') EXCEPT ALL SELECT * FROM fairshare.sprio_at(:'t0'))) d) || ' ' ||
+       (SELECT count(*) FROM ((SELECT * FROM fairshare.start_next(:'free', :'t0', true) EXCEPT ALL SELECT * FROM fairshare.start_next(:'free', :'t0', true, 'bi_same'))
+                    UNION ALL (SELECT * FROM fairshare.start_next(:'free', :'t0', true, 'bi_same') EXCEPT ALL SELECT * FROM fairshare.start_next(:'free', :'t0', true))) d) || ' ' ||
+       (SELECT count(*) FILTER (WHERE earlier + later > 0) FROM fairshare.scenario_replay(:'t0'::timestamptz - interval '3 hours', :'t0', '1 hour', 'bi_same'));
+SQL
+) || bail "the demo under a scenario without overrides"
+read -r n_sshare d_sshare n_sprio d_sprio d_next moved <<< "$same"
+[ "${n_sshare:-0}" -gt 0 ] && [ "${n_sprio:-0}" -gt 0 ] && [ "$d_sshare $d_sprio $d_next $moved" = "0 0 0 0" ] \
+  && ok "the demo under a scenario without overrides: sshare_at ($n_sshare rows), sprio_at ($n_sprio rows) and start_next the live ones, every column; no job moved in 3 hours replayed" \
+  || fail "the demo under a scenario without overrides differs from the live reports: '$same' (rows, differing: sshare, sprio; differing: start_next; partitions with jobs moved)"
+
 # 3. the queries: every view of the extension, from the catalog, and a call
 # of each report function.  Arguments: the demo's own dates (report_*.sql)
 # for the GENCI, RWTH, MetaCentrum and statement data; the last 30 days
