@@ -197,7 +197,7 @@ INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES (
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'jobs', 'x', '{"cpus": 1}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"priority_job_factor": 70000}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"billing_weights": "CPU=2"}');
-INSERT INTO scenarios (scenario, created_at) VALUES ('a; DROP TABLE jobs', '2026-06-01 00:00+00');
+INSERT INTO scenarios (scenario, created_by, created_at) VALUES ('a; DROP TABLE jobs', 'regress_lab_admin', '2026-06-01 00:00+00');
 \set VERBOSITY terse
 \set SHOW_CONTEXT errors
 
