@@ -5,9 +5,8 @@
 -- The settings readers (model.sql) lay the scenario's overrides over the
 -- settings as of as_of; the usage reads its half-life; the fair-share
 -- factors cached with the checkpoints (live settings) are not read.
--- They are PL/pgSQL planned for each call's instant (plan_cache_mode
--- force_custom_plan): a plan made for any instant, as a SQL function's is,
--- read the queue of sprio_at three times slower (docs/history.md).
+-- They are PL/pgSQL, planned for each call's instant (plan_cache_mode
+-- force_custom_plan), as the live reports are when called with a constant.
 -- They write nothing (STABLE): a reader runs a scenario an administrator
 -- defined.  PARALLEL RESTRICTED: a parallel worker cannot set the setting;
 -- the leader can, as a SET clause does (_scenario_enter, lab.c), also

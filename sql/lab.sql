@@ -163,6 +163,7 @@ SELECT * FROM scenario_replay('2026-06-01 11:00+00', 'infinity', '1 hour', 'age'
 SELECT * FROM scenario_replay('2026-06-01 11:00+00', '2026-06-01 12:00+00', '1 hour', 'nope');
 SELECT * FROM scenario_replay(NULL, '2026-06-01 12:00+00', '1 hour', 'age');
 SELECT * FROM start_next('[]', '2026-06-01 11:00+00', true, NULL);
+SELECT fairshare_internal._scenario_enter(NULL);
 \set SHOW_CONTEXT errors
 
 -- A scenario's report runs in a query that runs parallel workers (its

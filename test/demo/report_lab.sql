@@ -49,19 +49,10 @@ SELECT account, user_name, round(live_raw_usage) AS live_raw_usage, round(scenar
 
 \echo
 \echo '=== The pending queue of each partition: how much the order changes (Spearman: the correlation of the two ranks, ties at their mean rank) ==='
-WITH r AS (
-  SELECT partition, live_place, scenario_place,
-         live_place + (count(*) OVER (PARTITION BY partition, live_priority) - 1) / 2.0 AS live_rank,
-         scenario_place + (count(*) OVER (PARTITION BY partition, scenario_priority) - 1) / 2.0 AS scenario_rank
-    FROM lab_sprio)
-SELECT partition, count(*) AS pending,
-       count(*) FILTER (WHERE scenario_place < live_place) AS earlier,
-       count(*) FILTER (WHERE scenario_place > live_place) AS later,
-       count(*) FILTER (WHERE scenario_place = live_place) AS same_place,
-       CASE WHEN stddev_pop(live_rank) > 0 AND stddev_pop(scenario_rank) > 0
-            THEN round(corr(live_rank, scenario_rank)::numeric, 4) END AS spearman
-  FROM r
- GROUP BY partition
+-- scenario_replay over the one instant: its per-partition counts and Spearman
+SELECT partition, pending, earlier, later, same_place, round(spearman::numeric, 4) AS spearman
+  FROM fairshare.scenario_replay(:'lab_as_of', :'lab_as_of', '1 hour', 'proteus_short_memory')
+ WHERE cluster = 'proteus'
  ORDER BY partition;
 
 \echo
