@@ -83,13 +83,25 @@ span_eq_ci(Span s, const char *lit)
 }
 
 /* A value quoted into a reason, cut at 80 bytes so one bad field cannot
- * make a reject row of megabytes. */
+ * make a reject row of megabytes.  The cut falls between two characters of
+ * the database encoding: cut inside one, the reason would not be valid text
+ * (the line itself was checked whole, span_invalid_at). */
 static char *
 span_show(Span s)
 {
-	if (s.len > 80)
-		return psprintf("%.*s...", 80, s.p);
-	return pnstrdup(s.p, s.len);
+	int			cut = 0;
+
+	if (s.len <= 80)
+		return pnstrdup(s.p, s.len);
+	for (;;)
+	{
+		int			n = pg_encoding_mblen(GetDatabaseEncoding(), s.p + cut);
+
+		if (n <= 0 || cut + n > 80)
+			break;
+		cut += n;
+	}
+	return psprintf("%.*s...", cut, s.p);
 }
 
 /*

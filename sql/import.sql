@@ -327,3 +327,12 @@ SELECT kind, mem_mb FROM fairshare_internal._pbs_record('11/21/2026 09:00:00;Q;3
 SELECT import_id, source, cluster, time_zone, lines_read, imported, updated, unchanged,
        removed, folded, skipped, rejected
   FROM imports ORDER BY import_id;
+
+-- a bad value quoted into the reason is cut at 80 bytes between two
+-- characters: 79 digits then é (2 bytes, the 80th and 81st) are cut before
+-- é, so the reason stays valid UTF-8 (cut at byte 80, it held half of é)
+SELECT import_stage();
+INSERT INTO import_staging (line) VALUES (repeat('1', 79) || 'é' || repeat('2', 10) || ';E;3001.pbs01;user=alice');
+SELECT lines_read, rejected FROM import_pbs('hydra', 'Europe/Paris');
+SELECT sqlstate, reason, octet_length(reason) AS bytes, reason = convert_from(convert_to(reason, 'UTF8'), 'UTF8') AS valid_text
+  FROM import_rejects WHERE import_id = (SELECT max(import_id) FROM imports);
