@@ -102,10 +102,17 @@ BEGIN ATOMIC
     SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
            'a:' OPERATOR(pg_catalog.||) a.account,
            'a:' OPERATOR(pg_catalog.||) a.parent_account,
-           a.shares, 0::float8, false, 0::float8
+           -- the shares of the scenario of the report running, if it has
+           -- some for this account (docs/history.md#the-policy-lab)
+           CASE WHEN o.account IS NULL THEN a.shares ELSE o.shares END, 0::float8, false, 0::float8
       FROM @extschema@_internal._accounts_at(_association_tree.as_of, _association_tree.at_last_pass) a
       -- the algorithm as of as_of (docs/history.md#the-history-of-the-settings)
       JOIN @extschema@_internal._clusters_at(_association_tree.as_of) c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+      LEFT JOIN @extschema@.scenario_shares o
+        ON o.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
+       AND o.cluster OPERATOR(pg_catalog.=) a.cluster
+       AND o.account OPERATOR(pg_catalog.=) a.account
+       AND o.user_name OPERATOR(pg_catalog.=) ''
      WHERE @extschema@_internal._check_as_of(_association_tree.as_of)
     UNION ALL
     SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
@@ -113,9 +120,15 @@ BEGIN ATOMIC
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
            'a:' OPERATOR(pg_catalog.||) au.account,
-           au.shares, COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
+           CASE WHEN o.account IS NULL THEN au.shares ELSE o.shares END,
+           COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
       FROM @extschema@_internal._account_users_at(_association_tree.as_of, _association_tree.at_last_pass) au
       JOIN @extschema@_internal._clusters_at(_association_tree.as_of) c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
+      LEFT JOIN @extschema@.scenario_shares o
+        ON o.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
+       AND o.cluster OPERATOR(pg_catalog.=) au.cluster
+       AND o.account OPERATOR(pg_catalog.=) au.account
+       AND o.user_name OPERATOR(pg_catalog.=) au.user_name
       LEFT JOIN @extschema@_internal._association_usage(_association_tree.as_of, false, NULL) u
         ON u.cluster OPERATOR(pg_catalog.=) au.cluster
        AND u.account OPERATOR(pg_catalog.=) au.account

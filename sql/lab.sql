@@ -223,6 +223,88 @@ SELECT count(*) FROM sshare_at('2026-06-01 12:00+00', 'classic');
 RESET ROLE;
 DROP ROLE regress_lab_ua;
 
-DELETE FROM jobs WHERE cluster LIKE 'lab%';
+-- A scenario's shares: an account's and a user association's shares laid
+-- over the tree (scenario_shares), here on a classic cluster shr:
+-- root → a (1) → regress_lab_u1 (1), regress_lab_u2 (1); b (1) → regress_lab_u3 (1).
+-- regress_lab_u1 ran 1 CPU from 10:00 to 11:00 (all the usage); a job of
+-- regress_lab_u2 pending since 11:00.  The scenario 'shares': a 3 shares,
+-- regress_lab_u1 3 shares, and an account the tree does not hold (nothing).
+INSERT INTO clusters (cluster, fairshare_algorithm, decay_half_life, weight_fairshare, weight_age, priority_max_age)
+VALUES ('shr', 'classic', '100 days', 1000, 0, '1 hour'), ('shr_copy', 'classic', '100 days', 1000, 0, '1 hour');
+INSERT INTO partitions (cluster, partition, billing_weights, nodes, cores_per_node, mem_per_node_mb)
+VALUES ('shr', 'p', 'CPU=1', 1, 4, 1024), ('shr_copy', 'p', 'CPU=1', 1, 4, 1024);
+-- (the copy shr_copy gets the scenario's shares as its live ones, from
+-- its first instant: a later UPDATE would be the tree's history, and the
+-- copy as of 12:00 would read the shares before it)
+INSERT INTO accounts (cluster, account, parent_account, shares)
+SELECT c, a, p, CASE WHEN c = 'shr_copy' AND a = 'a' THEN 3 ELSE 1 END
+  FROM (VALUES ('shr'), ('shr_copy')) c (c),
+       (VALUES ('root', NULL), ('a', 'root'), ('b', 'root')) x (a, p) ORDER BY 1, 2 DESC;
+INSERT INTO account_users (cluster, account, user_name, shares)
+SELECT c, a, u, CASE WHEN c = 'shr_copy' AND u = 'regress_lab_u1' THEN 3 ELSE 1 END
+  FROM (VALUES ('shr'), ('shr_copy')) c (c),
+       (VALUES ('a', 'regress_lab_u1'), ('a', 'regress_lab_u2'), ('b', 'regress_lab_u3')) x (a, u);
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
+                  start_time, end_time, cpus, mem_mb, nodes)
+SELECT c, j, u, a, 'p', st, sb, sb, s, e, 1, 0, 1 FROM (VALUES ('shr'), ('shr_copy')) c (c),
+       (VALUES ('1', 'regress_lab_u1', 'a', 'COMPLETED', timestamptz '2026-06-01 10:00+00',
+                timestamptz '2026-06-01 10:00+00', timestamptz '2026-06-01 11:00+00'),
+               ('2', 'regress_lab_u2', 'a', 'PENDING', '2026-06-01 11:00+00', NULL, NULL)) x (j, u, a, st, sb, s, e);
+INSERT INTO scenarios (scenario, description) VALUES ('shares', 'a and regress_lab_u1 with 3 shares');
+INSERT INTO scenario_shares (scenario, cluster, account, user_name, shares) VALUES
+  ('shares', 'shr', 'a', '', 3), ('shares', 'shr', 'a', 'regress_lab_u1', 3), ('shares', 'shr', 'gone', '', 5);
+
+-- Classic, at 12:00 (Slurm's classic: NormShares the product of the
+-- levels' shares; EffectvUsage the usage's share under root, below it
+-- usage + (parent's − usage) × shares / the level's shares; FairShare
+-- 2^(−EffectvUsage / NormShares)).  u1 has all the usage: a's and u1's
+-- EffectvUsage are 1, b's and u3's 0 (FairShare 1 both ways).
+-- Live: a 1/2, 2^(−1/0.5) = 0.25; u1 and u2 1/2 × 1/2 = 0.25; u1
+-- 2^(−1/0.25) = 0.0625; u2 0 + (1 − 0) × 1/2 = 0.5, 2^(−0.5/0.25) = 0.25.
+-- 'shares': a 3/4, 2^(−1/0.75) = 2^(−4/3) = 0.396850262992; u1 3/4 × 3/4
+-- = 0.5625, 2^(−1/0.5625) = 2^(−16/9) = 0.291632259894; u2 3/4 × 1/4 =
+-- 0.1875, EffectvUsage 1 × 1/4 = 0.25, 2^(−0.25/0.1875) = 2^(−4/3) again.
+SELECT 'live' AS scenario, s.account, s.user_name, s.raw_shares, round(s.norm_shares::numeric, 6) AS norm_shares,
+       round(s.effectv_usage::numeric, 6) AS effectv_usage, round(s.fairshare::numeric, 12) AS fairshare
+  FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr' AND s.depth > 0
+UNION ALL
+SELECT 'shares', s.account, s.user_name, s.raw_shares, round(s.norm_shares::numeric, 6),
+       round(s.effectv_usage::numeric, 6), round(s.fairshare::numeric, 12)
+  FROM sshare_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr' AND s.depth > 0
+ ORDER BY 1, 2, 3 NULLS FIRST;
+-- sprio: job 2's fair-share part, 1000 × u2's FairShare: 250 live;
+-- 396.850262992 under 'shares', printed 397, and the priority, the sum
+-- truncated as slurmctld does, 396
+SELECT 'live' AS scenario, s.job_id, s.fairshare, s.priority
+  FROM sprio_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr'
+UNION ALL
+SELECT 'shares', s.job_id, s.fairshare, s.priority
+  FROM sprio_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr'
+ ORDER BY 1, 2;
+-- and every column equals the live reports of the copy whose live shares
+-- are the scenario's
+SELECT count(*) AS differing FROM (
+  ((SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr')
+   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy'))
+  UNION ALL
+  ((SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy')
+   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr'))) d;
+SELECT count(*) AS differing FROM (
+  ((SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr')
+   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy'))
+  UNION ALL
+  ((SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy')
+   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr'))) d;
+-- the live shares are untouched
+SELECT account, shares FROM accounts WHERE cluster = 'shr' ORDER BY 1;
+-- refused: negative shares, root's own shares, an unknown scenario or cluster
+\set VERBOSITY default
+INSERT INTO scenario_shares (scenario, cluster, account, user_name, shares) VALUES ('shares', 'shr', 'b', '', -1);
+INSERT INTO scenario_shares (scenario, cluster, account, shares) VALUES ('shares', 'shr', 'root', 2);
+INSERT INTO scenario_shares (scenario, cluster, account, shares) VALUES ('nosuch', 'shr', 'b', 2);
+INSERT INTO scenario_shares (scenario, cluster, account, shares) VALUES ('shares', 'nosuch', 'b', 2);
+\set VERBOSITY terse
+
+DELETE FROM jobs WHERE cluster LIKE 'lab%' OR cluster LIKE 'shr%';
 DELETE FROM scenarios;
-DELETE FROM clusters WHERE cluster LIKE 'lab%';
+DELETE FROM clusters WHERE cluster LIKE 'lab%' OR cluster LIKE 'shr%';

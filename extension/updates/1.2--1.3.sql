@@ -358,3 +358,14 @@ CREATE TABLE @extschema@.scenario_settings (
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenarios', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_settings', '');
+CREATE TABLE @extschema@.scenario_shares (
+    scenario   text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
+    cluster    text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account    text NOT NULL CHECK (account OPERATOR(pg_catalog.<>) ''),
+    user_name  text NOT NULL DEFAULT '',
+    shares     integer CHECK (shares OPERATOR(pg_catalog.>=) 0),
+    PRIMARY KEY (scenario, cluster, account, user_name),
+    CONSTRAINT scenario_shares_not_root CHECK (account OPERATOR(pg_catalog.<>) 'root'
+                                               OR user_name OPERATOR(pg_catalog.<>) '')
+);
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_shares', '');

@@ -73,5 +73,42 @@ SELECT to_char(as_of, 'YYYY-MM-DD HH24:MI') AS as_of, sum(pending) AS pending, s
  GROUP BY as_of
  ORDER BY as_of;
 
+-- A second scenario: shares.  geofisica's share of proteus doubled (5 of
+-- 100 shares under root to 10), the rest as it is.
+INSERT INTO fairshare.scenarios (scenario, description)
+VALUES ('proteus_geofisica_10', 'geofisica with 10 shares instead of 5')
+ON CONFLICT (scenario) DO NOTHING;
+INSERT INTO fairshare.scenario_shares (scenario, cluster, account, shares)
+VALUES ('proteus_geofisica_10', 'proteus', 'geofisica', 10)
+ON CONFLICT (scenario, cluster, account, user_name) DO NOTHING;
+
+\echo
+\echo '=== Scenario proteus_geofisica_10: the accounts of proteus under root, their NormShares and Fair Tree LevelFS (NormShares / EffectvUsage) live and with geofisica at 10 shares instead of 5 ==='
+SELECT l.account, l.raw_shares AS live_shares, x.raw_shares AS scenario_shares,
+       round(l.norm_shares::numeric, 6) AS live_norm_shares, round(x.norm_shares::numeric, 6) AS scenario_norm_shares,
+       round(l.level_fs::numeric, 6) AS live_level_fs, round(x.level_fs::numeric, 6) AS scenario_level_fs
+  FROM fairshare.sshare_at(:'lab_as_of') l
+  JOIN fairshare.sshare_at(:'lab_as_of', 'proteus_geofisica_10') x
+    ON x.cluster = l.cluster AND x.account = l.account AND x.user_name IS NULL
+ WHERE l.cluster = 'proteus' AND l.user_name IS NULL AND l.depth = 1
+ ORDER BY l.account;
+
+\echo
+\echo '=== ... the 8 users whose FairShare it changes most ==='
+SELECT account, user_name, round(live_fairshare::numeric, 6) AS live_fairshare,
+       round(scenario_fairshare::numeric, 6) AS scenario_fairshare,
+       round((scenario_fairshare - live_fairshare)::numeric, 6) AS change
+  FROM fairshare.scenario_sshare_compare(:'lab_as_of', 'proteus_geofisica_10')
+ WHERE cluster = 'proteus' AND user_name IS NOT NULL
+ ORDER BY abs(scenario_fairshare - live_fairshare) DESC, account, user_name
+ LIMIT 8;
+
+\echo
+\echo '=== ... and for each partition, how many pending jobs it moves in the queue ==='
+SELECT partition, pending, earlier, later, same_place, round(spearman::numeric, 4) AS spearman
+  FROM fairshare.scenario_replay(:'lab_as_of', :'lab_as_of', '1 hour', 'proteus_geofisica_10')
+ WHERE cluster = 'proteus'
+ ORDER BY partition;
+
 DROP TABLE lab_sshare, lab_sprio;
 \endif
