@@ -642,27 +642,35 @@ $$;
 CREATE TRIGGER scenario_settings_valid BEFORE INSERT OR UPDATE ON @extschema@.scenario_settings
     FOR EACH ROW EXECUTE FUNCTION @extschema@_internal._scenario_settings_valid();
 
--- A scenario's shares: an association's raw shares in the scenario, laid
--- over its shares as of each instant (NULL: Fairshare=parent, as in
--- accounts and account_users).  An override of an association the tree
--- does not hold at an instant does nothing there
--- (docs/history.md#the-policy-lab).  Plain columns, checked as the live
--- ones: no trigger, so that a distributed cluster keeps the checks on
--- every copy of the table.
-CREATE TABLE @extschema@.scenario_shares (
-    scenario   text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
-    cluster    text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
-    account    text NOT NULL CHECK (account OPERATOR(pg_catalog.<>) ''),
+-- A scenario's tree: an association's raw shares, or an account's parent,
+-- in the scenario, laid over the tree as of each instant
+-- (docs/history.md#the-policy-lab).  NULL keeps the live value;
+-- fairshare_parent sets Fairshare=parent (the live tables' NULL shares).
+-- An override of an association the tree does not hold at an instant, or
+-- a move under an account it does not hold then, does nothing there.
+-- Plain columns, checked as the live ones: no trigger, so that a
+-- distributed cluster keeps the checks on every copy of the table.
+CREATE TABLE @extschema@.scenario_tree (
+    scenario          text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
+    cluster           text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account           text NOT NULL CHECK (account OPERATOR(pg_catalog.<>) ''),
     -- the user of a user association; '' for the account's own association
-    user_name  text NOT NULL DEFAULT '',
-    shares     integer CHECK (shares OPERATOR(pg_catalog.>=) 0),
+    user_name         text NOT NULL DEFAULT '',
+    shares            integer CHECK (shares OPERATOR(pg_catalog.>=) 0),
+    fairshare_parent  boolean NOT NULL DEFAULT false,
+    -- an account's new parent (user associations stay in their account)
+    parent_account    text CHECK (parent_account OPERATOR(pg_catalog.<>) ''),
     PRIMARY KEY (scenario, cluster, account, user_name),
-    -- root's own shares enter no factor: an override of them would do nothing
-    CONSTRAINT scenario_shares_not_root CHECK (account OPERATOR(pg_catalog.<>) 'root'
-                                               OR user_name OPERATOR(pg_catalog.<>) '')
+    -- root is neither shared nor moved: its shares enter no factor
+    CONSTRAINT scenario_tree_not_root CHECK (account OPERATOR(pg_catalog.<>) 'root'
+                                             OR user_name OPERATOR(pg_catalog.<>) ''),
+    CONSTRAINT scenario_tree_overrides CHECK (shares IS NOT NULL OR fairshare_parent OR parent_account IS NOT NULL),
+    CONSTRAINT scenario_tree_shares_or_parent CHECK (NOT (fairshare_parent AND shares IS NOT NULL)),
+    CONSTRAINT scenario_tree_move_accounts CHECK (parent_account IS NULL OR user_name OPERATOR(pg_catalog.=) ''),
+    CONSTRAINT scenario_tree_not_own_parent CHECK (parent_account OPERATOR(pg_catalog.<>) account)
 );
-COMMENT ON TABLE @extschema@.scenario_shares IS
-'A scenario''s shares: an account''s (user_name '''') or a user association''s raw shares in the scenario (NULL: Fairshare=parent), laid over the tree as of each instant.';
+COMMENT ON TABLE @extschema@.scenario_tree IS
+'A scenario''s tree: an account''s (user_name '''') or a user association''s raw shares (fairshare_parent: Fairshare=parent), or an account''s parent, in the scenario, laid over the tree as of each instant; NULL keeps the live value.';
 
 -- The scenario the reports read now: fairshare.scenario, set by the
 -- reports that take one for their own duration; NULL outside them.
@@ -1148,7 +1156,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.account_user_history', '
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.settings_history', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenarios', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_settings', '');
-SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_shares', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_tree', '');
 -- (jobs is partitioned: its rows are its partitions')
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.jobs_default', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.allocations', '');

@@ -99,20 +99,25 @@ RETURNS TABLE (cluster text, algorithm text, account text, user_name text, paren
                raw_usage float8)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, a.parent_account,
+    SELECT a.cluster, c.fairshare_algorithm, a.account, NULL::text, COALESCE(m.account, a.parent_account),
            'a:' OPERATOR(pg_catalog.||) a.account,
-           'a:' OPERATOR(pg_catalog.||) a.parent_account,
-           -- the shares of the scenario of the report running, if it has
-           -- some for this account (docs/history.md#the-policy-lab)
-           CASE WHEN o.account IS NULL THEN a.shares ELSE o.shares END, 0::float8, false, 0::float8
+           'a:' OPERATOR(pg_catalog.||) COALESCE(m.account, a.parent_account),
+           CASE WHEN o.fairshare_parent THEN NULL ELSE COALESCE(o.shares, a.shares) END,
+           0::float8, false, 0::float8
       FROM @extschema@_internal._accounts_at(_association_tree.as_of, _association_tree.at_last_pass) a
       -- the algorithm as of as_of (docs/history.md#the-history-of-the-settings)
       JOIN @extschema@_internal._clusters_at(_association_tree.as_of) c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
-      LEFT JOIN @extschema@.scenario_shares o
+      -- the shares and the parent of the scenario of the report running,
+      -- if it has some for this account (docs/history.md#the-policy-lab);
+      -- the new parent only if the tree holds it at this instant
+      LEFT JOIN @extschema@.scenario_tree o
         ON o.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
        AND o.cluster OPERATOR(pg_catalog.=) a.cluster
        AND o.account OPERATOR(pg_catalog.=) a.account
        AND o.user_name OPERATOR(pg_catalog.=) ''
+      LEFT JOIN @extschema@_internal._accounts_at(_association_tree.as_of, _association_tree.at_last_pass) m
+        ON m.cluster OPERATOR(pg_catalog.=) o.cluster
+       AND m.account OPERATOR(pg_catalog.=) o.parent_account
      WHERE @extschema@_internal._check_as_of(_association_tree.as_of)
     UNION ALL
     SELECT au.cluster, c.fairshare_algorithm, au.account, au.user_name, au.account,
@@ -120,11 +125,11 @@ BEGIN ATOMIC
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.account
                 OPERATOR(pg_catalog.||) ':' OPERATOR(pg_catalog.||) au.user_name,
            'a:' OPERATOR(pg_catalog.||) au.account,
-           CASE WHEN o.account IS NULL THEN au.shares ELSE o.shares END,
+           CASE WHEN o.fairshare_parent THEN NULL ELSE COALESCE(o.shares, au.shares) END,
            COALESCE(u.pass_usage, 0), true, COALESCE(u.raw_usage, 0)
       FROM @extschema@_internal._account_users_at(_association_tree.as_of, _association_tree.at_last_pass) au
       JOIN @extschema@_internal._clusters_at(_association_tree.as_of) c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@.scenario_shares o
+      LEFT JOIN @extschema@.scenario_tree o
         ON o.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
        AND o.cluster OPERATOR(pg_catalog.=) au.cluster
        AND o.account OPERATOR(pg_catalog.=) au.account

@@ -223,36 +223,48 @@ SELECT count(*) FROM sshare_at('2026-06-01 12:00+00', 'classic');
 RESET ROLE;
 DROP ROLE regress_lab_ua;
 
--- A scenario's shares: an account's and a user association's shares laid
--- over the tree (scenario_shares), here on a classic cluster shr:
+-- A scenario's tree (scenario_tree): an account's and a user
+-- association's shares, Fairshare=parent, an account moved, laid over the
+-- tree; here on a classic cluster shr:
 -- root → a (1) → regress_lab_u1 (1), regress_lab_u2 (1); b (1) → regress_lab_u3 (1).
 -- regress_lab_u1 ran 1 CPU from 10:00 to 11:00 (all the usage); a job of
--- regress_lab_u2 pending since 11:00.  The scenario 'shares': a 3 shares,
--- regress_lab_u1 3 shares, and an account the tree does not hold (nothing).
+-- regress_lab_u2 pending since 11:00.  Scenarios:
+--   'shares'    a 3 shares, regress_lab_u1 3 shares, and an account the
+--               tree does not hold (nothing);
+--   'move'      b moved under a, regress_lab_u2 Fairshare=parent;
+--   'move_gone' b moved under an account the tree does not hold (nothing).
+-- The copies shr_shares and shr_move hold those trees as their live ones,
+-- from their first instant (a later UPDATE would be the tree's history,
+-- and a copy as of 12:00 would read the tree before it).
 INSERT INTO clusters (cluster, fairshare_algorithm, decay_half_life, weight_fairshare, weight_age, priority_max_age)
-VALUES ('shr', 'classic', '100 days', 1000, 0, '1 hour'), ('shr_copy', 'classic', '100 days', 1000, 0, '1 hour');
+SELECT c, 'classic', '100 days', 1000, 0, '1 hour' FROM unnest(ARRAY['shr', 'shr_shares', 'shr_move']) c;
 INSERT INTO partitions (cluster, partition, billing_weights, nodes, cores_per_node, mem_per_node_mb)
-VALUES ('shr', 'p', 'CPU=1', 1, 4, 1024), ('shr_copy', 'p', 'CPU=1', 1, 4, 1024);
--- (the copy shr_copy gets the scenario's shares as its live ones, from
--- its first instant: a later UPDATE would be the tree's history, and the
--- copy as of 12:00 would read the shares before it)
+SELECT c, 'p', 'CPU=1', 1, 4, 1024 FROM unnest(ARRAY['shr', 'shr_shares', 'shr_move']) c;
 INSERT INTO accounts (cluster, account, parent_account, shares)
-SELECT c, a, p, CASE WHEN c = 'shr_copy' AND a = 'a' THEN 3 ELSE 1 END
-  FROM (VALUES ('shr'), ('shr_copy')) c (c),
-       (VALUES ('root', NULL), ('a', 'root'), ('b', 'root')) x (a, p) ORDER BY 1, 2 DESC;
+SELECT c, a, CASE WHEN c = 'shr_move' AND a = 'b' THEN 'a' ELSE p END,
+       CASE WHEN c = 'shr_shares' AND a = 'a' THEN 3 ELSE 1 END
+  FROM unnest(ARRAY['shr', 'shr_shares', 'shr_move']) c,
+       (VALUES (1, 'root', NULL), (2, 'a', 'root'), (3, 'b', 'root')) x (o, a, p) ORDER BY c, o;
 INSERT INTO account_users (cluster, account, user_name, shares)
-SELECT c, a, u, CASE WHEN c = 'shr_copy' AND u = 'regress_lab_u1' THEN 3 ELSE 1 END
-  FROM (VALUES ('shr'), ('shr_copy')) c (c),
+SELECT c, a, u, CASE WHEN c = 'shr_shares' AND u = 'regress_lab_u1' THEN 3
+                     WHEN c = 'shr_move' AND u = 'regress_lab_u2' THEN NULL ELSE 1 END
+  FROM unnest(ARRAY['shr', 'shr_shares', 'shr_move']) c,
        (VALUES ('a', 'regress_lab_u1'), ('a', 'regress_lab_u2'), ('b', 'regress_lab_u3')) x (a, u);
 INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time,
                   start_time, end_time, cpus, mem_mb, nodes)
-SELECT c, j, u, a, 'p', st, sb, sb, s, e, 1, 0, 1 FROM (VALUES ('shr'), ('shr_copy')) c (c),
+SELECT c, j, u, a, 'p', st, sb, sb, s, e, 1, 0, 1 FROM unnest(ARRAY['shr', 'shr_shares', 'shr_move']) c,
        (VALUES ('1', 'regress_lab_u1', 'a', 'COMPLETED', timestamptz '2026-06-01 10:00+00',
                 timestamptz '2026-06-01 10:00+00', timestamptz '2026-06-01 11:00+00'),
                ('2', 'regress_lab_u2', 'a', 'PENDING', '2026-06-01 11:00+00', NULL, NULL)) x (j, u, a, st, sb, s, e);
-INSERT INTO scenarios (scenario, description) VALUES ('shares', 'a and regress_lab_u1 with 3 shares');
-INSERT INTO scenario_shares (scenario, cluster, account, user_name, shares) VALUES
-  ('shares', 'shr', 'a', '', 3), ('shares', 'shr', 'a', 'regress_lab_u1', 3), ('shares', 'shr', 'gone', '', 5);
+INSERT INTO scenarios (scenario, description) VALUES
+  ('shares', 'a and regress_lab_u1 with 3 shares'),
+  ('move', 'b under a, regress_lab_u2 Fairshare=parent'),
+  ('move_gone', 'b under an account that is not in the tree');
+INSERT INTO scenario_tree (scenario, cluster, account, user_name, shares, fairshare_parent, parent_account) VALUES
+  ('shares', 'shr', 'a', '', 3, false, NULL), ('shares', 'shr', 'a', 'regress_lab_u1', 3, false, NULL),
+  ('shares', 'shr', 'gone', '', 5, false, NULL),
+  ('move', 'shr', 'b', '', NULL, false, 'a'), ('move', 'shr', 'a', 'regress_lab_u2', NULL, true, NULL),
+  ('move_gone', 'shr', 'b', '', NULL, false, 'gone');
 
 -- Classic, at 12:00 (Slurm's classic: NormShares the product of the
 -- levels' shares; EffectvUsage the usage's share under root, below it
@@ -272,38 +284,73 @@ SELECT 'shares', s.account, s.user_name, s.raw_shares, round(s.norm_shares::nume
        round(s.effectv_usage::numeric, 6), round(s.fairshare::numeric, 12)
   FROM sshare_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr' AND s.depth > 0
  ORDER BY 1, 2, 3 NULLS FIRST;
+-- 'move': b under a.  root → a (1) → u1 (1), b (1) → u3 (1); u2
+-- Fairshare=parent is not one of a's shares: a's level holds u1 and b, 1
+-- share each.  a alone under root: NormShares 1, EffectvUsage 1,
+-- 2^(−1/1) = 0.5; u1 1 × 1/2 = 0.5, EffectvUsage 1, 2^(−1/0.5) = 0.25;
+-- b 0.5, EffectvUsage 0 + (1 − 0) × 1/2 = 0.5, 2^(−0.5/0.5) = 0.5; u3 (b's
+-- only child) NormShares 0.5, EffectvUsage 0.5, 0.5.  u2 takes a's
+-- NormShares, EffectvUsage and factor, 0.5.
+SELECT s.account, s.user_name, s.parent, s.depth, s.raw_shares, round(s.norm_shares::numeric, 6) AS norm_shares,
+       round(s.effectv_usage::numeric, 6) AS effectv_usage, round(s.fairshare::numeric, 12) AS fairshare
+  FROM sshare_at('2026-06-01 12:00+00', 'move') s WHERE s.cluster = 'shr' AND s.depth > 0
+ ORDER BY s.tree_order;
 -- sprio: job 2's fair-share part, 1000 × u2's FairShare: 250 live;
 -- 396.850262992 under 'shares', printed 397, and the priority, the sum
--- truncated as slurmctld does, 396
+-- truncated as slurmctld does, 396; 500 under 'move'
 SELECT 'live' AS scenario, s.job_id, s.fairshare, s.priority
   FROM sprio_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr'
 UNION ALL
-SELECT 'shares', s.job_id, s.fairshare, s.priority
-  FROM sprio_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr'
+SELECT x.scenario, s.job_id, s.fairshare, s.priority
+  FROM (VALUES ('move'), ('shares')) x (scenario), sprio_at('2026-06-01 12:00+00', x.scenario) s WHERE s.cluster = 'shr'
  ORDER BY 1, 2;
--- and every column equals the live reports of the copy whose live shares
--- are the scenario's
-SELECT count(*) AS differing FROM (
-  ((SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr')
-   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy'))
-  UNION ALL
-  ((SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy')
-   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sshare_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr'))) d;
-SELECT count(*) AS differing FROM (
-  ((SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr')
-   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy'))
-  UNION ALL
-  ((SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00') s WHERE s.cluster = 'shr_copy')
-   EXCEPT ALL (SELECT to_jsonb(s) - 'cluster' FROM sprio_at('2026-06-01 12:00+00', 'shares') s WHERE s.cluster = 'shr'))) d;
--- the live shares are untouched
-SELECT account, shares FROM accounts WHERE cluster = 'shr' ORDER BY 1;
--- refused: negative shares, root's own shares, an unknown scenario or cluster
+-- and every column equals the live reports of the copy whose live tree is
+-- the scenario's ('move_gone': shr's own live reports)
+-- (each report read once: the scenarios' rows of shr, the copies' live rows)
+CREATE TEMP TABLE shr_pairs (scenario, copy) AS
+VALUES ('shares', 'shr_shares'), ('move', 'shr_move'), ('move_gone', 'shr');
+CREATE TEMP TABLE shr_got AS
+SELECT p.scenario, 'sshare' AS report, to_jsonb(s) - 'cluster' AS r
+  FROM shr_pairs p, sshare_at('2026-06-01 12:00+00', p.scenario) s WHERE s.cluster = 'shr'
+UNION ALL
+SELECT p.scenario, 'sprio', to_jsonb(s) - 'cluster'
+  FROM shr_pairs p, sprio_at('2026-06-01 12:00+00', p.scenario) s WHERE s.cluster = 'shr';
+CREATE TEMP TABLE shr_want AS
+SELECT p.scenario, 'sshare' AS report, to_jsonb(s) - 'cluster' AS r
+  FROM sshare_at('2026-06-01 12:00+00') s JOIN shr_pairs p ON p.copy = s.cluster
+UNION ALL
+SELECT p.scenario, 'sprio', to_jsonb(s) - 'cluster'
+  FROM sprio_at('2026-06-01 12:00+00') s JOIN shr_pairs p ON p.copy = s.cluster;
+SELECT p.scenario, p.copy, r.report,
+       (SELECT count(*) FROM shr_want w WHERE w.scenario = p.scenario AND w.report = r.report) AS rows,
+       (SELECT count(*) FROM (
+          (SELECT g.r FROM shr_got g WHERE g.scenario = p.scenario AND g.report = r.report
+           EXCEPT ALL SELECT w.r FROM shr_want w WHERE w.scenario = p.scenario AND w.report = r.report)
+          UNION ALL
+          (SELECT w.r FROM shr_want w WHERE w.scenario = p.scenario AND w.report = r.report
+           EXCEPT ALL SELECT g.r FROM shr_got g WHERE g.scenario = p.scenario AND g.report = r.report)) d) AS differing
+  FROM shr_pairs p, (VALUES ('sprio'), ('sshare')) r (report) ORDER BY 1, 3;
+-- the live tree is untouched
+SELECT account, parent_account, shares FROM accounts WHERE cluster = 'shr' ORDER BY 1;
+-- a move that closes a cycle at the instant read: the report names it
+INSERT INTO scenarios (scenario) VALUES ('cycle');
+INSERT INTO scenario_tree (scenario, cluster, account, parent_account) VALUES ('cycle', 'shr', 'a', 'b'), ('cycle', 'shr', 'b', 'a');
 \set VERBOSITY default
-INSERT INTO scenario_shares (scenario, cluster, account, user_name, shares) VALUES ('shares', 'shr', 'b', '', -1);
-INSERT INTO scenario_shares (scenario, cluster, account, shares) VALUES ('shares', 'shr', 'root', 2);
-INSERT INTO scenario_shares (scenario, cluster, account, shares) VALUES ('nosuch', 'shr', 'b', 2);
-INSERT INTO scenario_shares (scenario, cluster, account, shares) VALUES ('shares', 'nosuch', 'b', 2);
+\set SHOW_CONTEXT never
+SELECT count(*) FROM sshare_at('2026-06-01 12:00+00', 'cycle');
+-- refused: negative shares, root's own, no override, shares with
+-- Fairshare=parent, a user association moved, an account its own parent,
+-- an unknown scenario or cluster
+INSERT INTO scenario_tree (scenario, cluster, account, user_name, shares) VALUES ('shares', 'shr', 'b', '', -1);
+INSERT INTO scenario_tree (scenario, cluster, account, shares) VALUES ('shares', 'shr', 'root', 2);
+INSERT INTO scenario_tree (scenario, cluster, account) VALUES ('shares', 'shr', 'b');
+INSERT INTO scenario_tree (scenario, cluster, account, shares, fairshare_parent) VALUES ('shares', 'shr', 'b', 2, true);
+INSERT INTO scenario_tree (scenario, cluster, account, user_name, parent_account) VALUES ('shares', 'shr', 'b', 'regress_lab_u3', 'a');
+INSERT INTO scenario_tree (scenario, cluster, account, parent_account) VALUES ('shares', 'shr', 'b', 'b');
+INSERT INTO scenario_tree (scenario, cluster, account, shares) VALUES ('nosuch', 'shr', 'b', 2);
+INSERT INTO scenario_tree (scenario, cluster, account, shares) VALUES ('shares', 'nosuch', 'b', 2);
 \set VERBOSITY terse
+\set SHOW_CONTEXT errors
 
 DELETE FROM jobs WHERE cluster LIKE 'lab%' OR cluster LIKE 'shr%';
 DELETE FROM scenarios;

@@ -358,14 +358,20 @@ CREATE TABLE @extschema@.scenario_settings (
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenarios', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_settings', '');
-CREATE TABLE @extschema@.scenario_shares (
-    scenario   text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
-    cluster    text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
-    account    text NOT NULL CHECK (account OPERATOR(pg_catalog.<>) ''),
-    user_name  text NOT NULL DEFAULT '',
-    shares     integer CHECK (shares OPERATOR(pg_catalog.>=) 0),
+CREATE TABLE @extschema@.scenario_tree (
+    scenario          text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
+    cluster           text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account           text NOT NULL CHECK (account OPERATOR(pg_catalog.<>) ''),
+    user_name         text NOT NULL DEFAULT '',
+    shares            integer CHECK (shares OPERATOR(pg_catalog.>=) 0),
+    fairshare_parent  boolean NOT NULL DEFAULT false,
+    parent_account    text CHECK (parent_account OPERATOR(pg_catalog.<>) ''),
     PRIMARY KEY (scenario, cluster, account, user_name),
-    CONSTRAINT scenario_shares_not_root CHECK (account OPERATOR(pg_catalog.<>) 'root'
-                                               OR user_name OPERATOR(pg_catalog.<>) '')
+    CONSTRAINT scenario_tree_not_root CHECK (account OPERATOR(pg_catalog.<>) 'root'
+                                             OR user_name OPERATOR(pg_catalog.<>) ''),
+    CONSTRAINT scenario_tree_overrides CHECK (shares IS NOT NULL OR fairshare_parent OR parent_account IS NOT NULL),
+    CONSTRAINT scenario_tree_shares_or_parent CHECK (NOT (fairshare_parent AND shares IS NOT NULL)),
+    CONSTRAINT scenario_tree_move_accounts CHECK (parent_account IS NULL OR user_name OPERATOR(pg_catalog.=) ''),
+    CONSTRAINT scenario_tree_not_own_parent CHECK (parent_account OPERATOR(pg_catalog.<>) account)
 );
-SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_shares', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_tree', '');

@@ -78,7 +78,7 @@ SELECT to_char(as_of, 'YYYY-MM-DD HH24:MI') AS as_of, sum(pending) AS pending, s
 INSERT INTO fairshare.scenarios (scenario, description)
 VALUES ('proteus_geofisica_10', 'geofisica with 10 shares instead of 5')
 ON CONFLICT (scenario) DO NOTHING;
-INSERT INTO fairshare.scenario_shares (scenario, cluster, account, shares)
+INSERT INTO fairshare.scenario_tree (scenario, cluster, account, shares)
 VALUES ('proteus_geofisica_10', 'proteus', 'geofisica', 10)
 ON CONFLICT (scenario, cluster, account, user_name) DO NOTHING;
 
