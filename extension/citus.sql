@@ -164,6 +164,8 @@ DECLARE
         -- trigger on a reference table's copies cannot do; on Citus the
         -- tree is read as it is now (docs/citus.md)
         'accounts.tree_history', 'account_users.tree_history',
+        -- and the limits' (docs/citus.md)
+        'accounts.limit_history', 'account_users.limit_history',
         -- the settings' history likewise: on Citus the settings are read as
         -- they are now (docs/citus.md)
         'clusters.settings_history', 'partitions.settings_history', 'qos.settings_history',

@@ -347,15 +347,11 @@ RETURNS TABLE (cluster text, account text, user_name text, parent text, depth in
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH lim AS (
-        -- GrpTRESMins: the association's limit as it is now (limits keep no
-        -- history); an account's line has user_name '' here
-        SELECT a.cluster, a.account, ''::text AS user_name, a.grp_tres_mins
-          FROM @extschema@.accounts a
-         WHERE a.grp_tres_mins IS NOT NULL
-        UNION ALL
-        SELECT u.cluster, u.account, u.user_name, u.grp_tres_mins
-          FROM @extschema@.account_users u
-         WHERE u.grp_tres_mins IS NOT NULL
+        -- GrpTRESMins: the association's limit as of as_of
+        -- (docs/history.md#the-history-of-the-limits); an account's line
+        -- has user_name '' here
+        SELECT l.cluster, l.account, l.user_name, l.grp_tres_mins
+          FROM @extschema@_internal._limits_at(sshare_at.as_of) l
     ), lines AS MATERIALIZED (
         SELECT m.cluster, m.account, m.user_name, m.tres_run_mins
           FROM @extschema@_internal._tres_run_mins_at(sshare_at.as_of) m

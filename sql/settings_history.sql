@@ -146,3 +146,46 @@ SELECT f.as_of, f.user_name, round(f.fairshare::numeric, 6) AS cached,
  WHERE f.cluster = 'fa' ORDER BY 1, 2;
 DELETE FROM jobs WHERE cluster = 'fa';
 DELETE FROM clusters WHERE cluster = 'fa';
+
+-- The limits (docs/history.md#the-history-of-the-limits): GrpTRESMins as
+-- of as_of.  root → a (billing=3600 from the start) → u (no limit); b.
+INSERT INTO clusters (cluster) VALUES ('lm');
+INSERT INTO accounts (cluster, account, parent_account, shares, grp_tres_mins) VALUES
+  ('lm', 'root', NULL, 1, NULL), ('lm', 'a', 'root', 1, 'billing=3600'), ('lm', 'b', 'root', 1, NULL);
+INSERT INTO account_users (cluster, account, user_name, shares) VALUES ('lm', 'a', 'u', 1);
+-- made with a limit, and a change of something else (the shares): no version
+UPDATE accounts SET shares = 2 WHERE cluster = 'lm' AND account = 'b';
+SELECT count(*) AS limit_versions FROM limit_history WHERE cluster = 'lm';
+-- 12:00:10 a's limit cpu=60,billing=7200; 12:00:20 u's limit billing=600
+-- and b's billing=100, then b's again at the same instant, billing=200
+-- (the second replaces the first); 12:00:30 b's removed (NULL).
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2026-06-01 12:00:10+00';
+UPDATE accounts SET grp_tres_mins = 'cpu=60,billing=7200' WHERE cluster = 'lm' AND account = 'a';
+COMMIT;
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2026-06-01 12:00:20+00';
+UPDATE account_users SET grp_tres_mins = 'billing=600' WHERE cluster = 'lm' AND user_name = 'u';
+UPDATE accounts SET grp_tres_mins = 'billing=100' WHERE cluster = 'lm' AND account = 'b';
+UPDATE accounts SET grp_tres_mins = 'billing=200' WHERE cluster = 'lm' AND account = 'b';
+COMMIT;
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2026-06-01 12:00:30+00';
+UPDATE accounts SET grp_tres_mins = NULL WHERE cluster = 'lm' AND account = 'b';
+COMMIT;
+SELECT account, user_name, grp_tres_mins, valid_from, valid_to
+  FROM limit_history WHERE cluster = 'lm' ORDER BY account, user_name, valid_from;
+-- sshare's GrpTRESMins at each instant, and now (the live limits)
+SELECT t.t AS as_of, s.account, COALESCE(s.user_name, '') AS user_name, s.grp_tres_mins
+  FROM (VALUES (timestamptz '2026-06-01 12:00:05+00'), ('2026-06-01 12:00:15+00'),
+               ('2026-06-01 12:00:25+00'), ('2026-06-01 12:00:35+00')) t (t),
+       sshare_at(t.t) s
+ WHERE s.cluster = 'lm' AND s.depth > 0 ORDER BY 1, 2, 3;
+SELECT count(*) AS differing FROM (
+  (SELECT account, user_name, grp_tres_mins FROM sshare_at(now()) WHERE cluster = 'lm'
+   EXCEPT ALL
+   SELECT account, NULL, fairshare_internal._grp_tres_mins_text(grp_tres_mins) FROM accounts WHERE cluster = 'lm'
+   EXCEPT ALL
+   SELECT account, user_name, fairshare_internal._grp_tres_mins_text(grp_tres_mins) FROM account_users WHERE cluster = 'lm')) d;
+DELETE FROM clusters WHERE cluster = 'lm';
+SELECT count(*) AS limit_versions_left FROM limit_history WHERE cluster = 'lm';

@@ -221,6 +221,14 @@ SELECT h.account, h.shares, h.valid_from, h.valid_to,
   JOIN captured.assoc_table x ON x.acct = h.account AND x."user" = ''
  WHERE h.cluster = 'oracle' ORDER BY h.account, h.valid_from;
 SELECT count(*) AS user_versions FROM account_user_history WHERE cluster = 'oracle';
+-- the limits keep their history at slurmdbd's mod_time of each row
+-- (docs/history.md#the-history-of-the-limits): sshare_at reads them after
+-- the last change, as the real sshare was taken after it
+SELECT h.account, h.user_name, h.grp_tres_mins, h.valid_from = to_timestamp(x.mod_time) AS at_mod_time, h.valid_to
+  FROM limit_history h
+  JOIN captured.assoc_table x ON x.acct = h.account AND x."user" = h.user_name
+ WHERE h.cluster = 'oracle' AND h.valid_to IS NULL ORDER BY 1, 2;
+SELECT to_timestamp(max(mod_time)) + interval '1 minute' AS after_limits FROM captured.assoc_table \gset
 CREATE TEMP TABLE assoc_after (account text, user_name text, parent text, fairshare text, grp_tres_mins text);
 \copy assoc_after FROM 'test/fixtures/slurm/feed/assoc_after.txt' (FORMAT csv, DELIMITER '|')
 -- every association of sacctmgr's listing, its GrpTRESMins and sshare_at's
@@ -229,7 +237,7 @@ SELECT a.account, COALESCE(a.user_name, '') AS user_name, COALESCE(a.grp_tres_mi
        COALESCE(s.grp_tres_mins, '') AS sshare_at,
        COALESCE(a.grp_tres_mins, '') IS DISTINCT FROM COALESCE(s.grp_tres_mins, '') AS differing
   FROM assoc_after a
-  LEFT JOIN sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s
+  LEFT JOIN sshare_at(:'after_limits') s
     ON s.cluster = 'oracle' AND s.account = a.account AND s.user_name IS NOT DISTINCT FROM a.user_name
  ORDER BY 1, 2;
 -- and the real sshare's GrpTRESMins column, every row
@@ -241,7 +249,7 @@ SELECT btrim(t.account) AS account, COALESCE(t.user_name, '') AS user_name, COAL
        COALESCE(s.grp_tres_mins, '') AS sshare_at,
        COALESCE(t.grp_tres_mins, '') IS DISTINCT FROM COALESCE(s.grp_tres_mins, '') AS differing
   FROM sshare_after t
-  LEFT JOIN sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute') s
+  LEFT JOIN sshare_at(:'after_limits') s
     ON s.cluster = 'oracle' AND s.account = btrim(t.account) AND s.user_name IS NOT DISTINCT FROM t.user_name
  ORDER BY s.tree_order;
 -- several TRES on a user association, in slurmdbd's id order (billing 5
@@ -253,7 +261,8 @@ SELECT account, user_name, grp_tres_mins FROM account_users WHERE cluster = 'ora
 -- set by hand (a centre without the feed): names in any order, each TRES
 -- once (the last one given counts, as sacctmgr)
 UPDATE account_users SET grp_tres_mins = 'gres/gpu=30,billing=50,cpu=10,billing=70' WHERE cluster = 'oracle' AND account = 'phys' AND user_name = 'carol';
-SELECT account, user_name, grp_tres_mins FROM sshare_at((SELECT max(end_time) FROM fed) + interval '1 minute')
+-- (now: the change by hand is recorded at now())
+SELECT account, user_name, grp_tres_mins FROM sshare_at(now())
  WHERE cluster = 'oracle' AND grp_tres_mins IS NOT NULL ORDER BY tree_order;
 -- malformed limits are refused
 \set VERBOSITY default

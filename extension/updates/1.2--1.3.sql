@@ -375,3 +375,19 @@ CREATE TABLE @extschema@.scenario_tree (
     CONSTRAINT scenario_tree_not_own_parent CHECK (parent_account OPERATOR(pg_catalog.<>) account)
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_tree', '');
+
+-- the history of the limits (docs/history.md#the-history-of-the-limits),
+-- empty: an updated centre's starts at the update; its triggers and
+-- reader are created by the code below
+CREATE TABLE @extschema@.limit_history (
+    cluster        text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
+    account        text NOT NULL,
+    user_name      text NOT NULL,
+    grp_tres_mins  text,
+    valid_from     timestamptz NOT NULL,
+    valid_to       timestamptz,
+    CHECK (valid_to OPERATOR(pg_catalog.>) valid_from)
+);
+CREATE INDEX limit_history_key_idx ON @extschema@.limit_history (cluster, account, user_name, valid_from);
+CREATE UNIQUE INDEX limit_history_open_idx ON @extschema@.limit_history (cluster, account, user_name) WHERE valid_to IS NULL;
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.limit_history', '');
