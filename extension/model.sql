@@ -538,8 +538,8 @@ COMMENT ON TABLE @extschema@.scenarios IS
 
 -- The settings a scenario may override, each with its check: the same
 -- domain as the live column (model.sql's CHECKs).  Other columns are
--- refused (0A000): the billing weights, UsageFactor and the decay other
--- than the half-life would need the usage read through the scenario too.
+-- refused (0A000): the decay other than the half-life would need the
+-- passes and resets read through the scenario too.
 CREATE FUNCTION @extschema@_internal._scenario_settings_check(table_name text, settings jsonb)
 RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -549,8 +549,8 @@ DECLARE
         WHEN 'clusters' THEN ARRAY['fairshare_algorithm', 'fairshare_dampening', 'decay_half_life',
                                    'weight_fairshare', 'weight_age', 'weight_job_size', 'weight_partition',
                                    'weight_qos', 'priority_max_age', 'favor_small']
-        WHEN 'partitions' THEN ARRAY['priority_job_factor']
-        WHEN 'qos' THEN ARRAY['priority'] END;
+        WHEN 'partitions' THEN ARRAY['priority_job_factor', 'billing_weights', 'billing_mode']
+        WHEN 'qos' THEN ARRAY['priority', 'usage_factor'] END;
     k text;
     c @extschema@.clusters;
     p @extschema@.partitions;
@@ -604,11 +604,23 @@ BEGIN
             RAISE EXCEPTION 'scenario_settings: priority_job_factor % is outside 0 to 65535', p.priority_job_factor
                 USING ERRCODE = '22023', HINT = 'Slurm''s PriorityJobFactor is a 16-bit unsigned integer.';
         END IF;
+        IF settings ? 'billing_weights' AND NOT @extschema@.tres_weights_valid(p.billing_weights) THEN
+            RAISE EXCEPTION 'scenario_settings: billing_weights % are not TRESBillingWeights', p.billing_weights
+                USING ERRCODE = '22023', HINT = 'As partitions.billing_weights, for example ''CPU=1.0,Mem=0.25G,GRES/gpu=2.0''.';
+        END IF;
+        IF p.billing_mode NOT IN ('sum', 'max_tres', 'max_tres_gres') THEN
+            RAISE EXCEPTION 'scenario_settings: billing_mode % is not sum, max_tres or max_tres_gres', p.billing_mode
+                USING ERRCODE = '22023', HINT = 'As partitions.billing_mode.';
+        END IF;
     ELSE
         q := jsonb_populate_record(NULL::@extschema@.qos, settings);
         IF q.priority < 0 THEN
             RAISE EXCEPTION 'scenario_settings: QOS priority % is negative', q.priority
                 USING ERRCODE = '22023', HINT = 'As qos.priority.';
+        END IF;
+        IF NOT (q.usage_factor >= 0 AND q.usage_factor < 'Infinity') THEN
+            RAISE EXCEPTION 'scenario_settings: usage_factor % is not a finite number >= 0', q.usage_factor
+                USING ERRCODE = '22023', HINT = 'As qos.usage_factor (Slurm''s UsageFactor).';
         END IF;
     END IF;
     RETURN true;
@@ -862,6 +874,23 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION @extschema@_internal._clusters_scenario() IS
 'Every cluster''s live row with the overrides of the scenario of the report running (the live rows outside a scenario).';
+
+-- Whether the current scenario changes a cluster's usage: another
+-- half-life, billing weights or mode of a partition, UsageFactor of a QOS.
+-- The cluster's usage checkpoints, computed with the live ones, are then
+-- set aside and every job is read (docs/history.md#the-policy-lab).
+CREATE FUNCTION @extschema@_internal._scenario_changes_usage(cluster text)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.scenario_settings s
+                    WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
+                      AND s.cluster OPERATOR(pg_catalog.=) _scenario_changes_usage.cluster
+                      AND s.settings OPERATOR(pg_catalog.?|) ARRAY['decay_half_life', 'billing_weights',
+                                                                    'billing_mode', 'usage_factor']);
+END;
+COMMENT ON FUNCTION @extschema@_internal._scenario_changes_usage(text) IS
+'Whether the scenario of the report running overrides a setting a cluster''s usage is computed with (half-life, billing weights or mode, UsageFactor): its usage checkpoints are then set aside.';
 
 -- Whether the tree changed after an instant (a version started or ended
 -- after it): four index probes (the newest valid_from and valid_to of each

@@ -243,8 +243,24 @@ DECLARE
     any_rs boolean;
     any_ps boolean;
     any_st boolean;
+    -- the billing overrides of the scenario of the report running, if any
+    -- (docs/history.md#the-policy-lab): {cluster: {partition: settings}}
+    -- and {cluster: {qos: settings}}, NULL without
+    sc_part jsonb;
+    sc_qos jsonb;
+    any_bill boolean;
 BEGIN
     PERFORM @extschema@_internal._check_as_of(_association_usage.as_of);
+    SELECT jsonb_object_agg(x.cluster, x.o) FILTER (WHERE x.table_name = 'partitions'),
+           jsonb_object_agg(x.cluster, x.o) FILTER (WHERE x.table_name = 'qos')
+      INTO sc_part, sc_qos
+      FROM (SELECT s.cluster, s.table_name, jsonb_object_agg(s.name, s.settings) AS o
+              FROM @extschema@.scenario_settings s
+             WHERE s.scenario = @extschema@_internal._scenario()
+               AND s.table_name IN ('partitions', 'qos')
+               AND s.settings ?| ARRAY['billing_weights', 'billing_mode', 'usage_factor']
+             GROUP BY s.cluster, s.table_name) x;
+    any_bill := sc_part IS NOT NULL OR sc_qos IS NOT NULL;
     -- per cluster: its last pass and its last reset, once
     SELECT COALESCE(array_agg(x.cluster ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
            COALESCE(array_agg(x.reset_at ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
@@ -285,9 +301,10 @@ BEGIN
                   FROM @extschema@.usage_checkpoints x
                  WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
                    AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
-                   -- a scenario's other half-life: the checkpoint's usage was
-                   -- decayed with the live one, so every job is read
-                   AND NOT @extschema@_internal._scenario_settings(x.cluster, 'clusters', '') ? 'decay_half_life'
+                   -- a scenario's other half-life, billing or UsageFactor:
+                   -- the checkpoint's usage was computed with the live ones,
+                   -- so every job is read
+                   AND NOT @extschema@_internal._scenario_changes_usage(x.cluster)
                  ORDER BY x.cluster, x.as_of DESC) k
           JOIN @extschema@.clusters c ON c.cluster = k.cluster
          CROSS JOIN LATERAL (
@@ -353,7 +370,28 @@ BEGIN
                        cp_times[array_position(cp_clusters, b.cluster)] AS t0,
                        cp_from[array_position(cp_clusters, b.cluster)] AS cp_from,
                        CASE WHEN any_rs THEN rs_from[array_position(rs_clusters, b.cluster)] END AS reset_from
-                  FROM @extschema@.job_billing b
+                  -- job_billing's billing, with the billing weights, mode
+                  -- and UsageFactor of the scenario of the report running
+                  -- where it has some (docs/history.md#the-policy-lab);
+                  -- any_bill is a constant of the custom plan: without
+                  -- such a scenario the expression is job_billing's
+                  FROM (SELECT j.cluster, j.account, j.user_name, j.start_time, j.end_time,
+                               @extschema@.tres_billing(
+                                   COALESCE(j.tres, 'cpu=' || j.cpus),
+                                   CASE WHEN any_bill
+                                        THEN COALESCE(sc_part -> j.cluster -> j.partition ->> 'billing_weights',
+                                                      p.billing_weights)
+                                        ELSE p.billing_weights END,
+                                   CASE WHEN any_bill
+                                        THEN COALESCE(sc_part -> j.cluster -> j.partition ->> 'billing_mode',
+                                                      p.billing_mode)
+                                        ELSE p.billing_mode END)
+                                 * COALESCE(CASE WHEN any_bill
+                                                 THEN (sc_qos -> j.cluster -> j.qos ->> 'usage_factor')::float8 END,
+                                            q.usage_factor, 1) AS billing
+                          FROM @extschema@.jobs j
+                          JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
+                          LEFT JOIN @extschema@.qos q ON q.cluster = j.cluster AND q.qos = j.qos) b
                   -- the half-life of the scenario of the report running, if
                   -- any (docs/history.md#the-policy-lab)
                   JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = b.cluster

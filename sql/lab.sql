@@ -197,7 +197,7 @@ INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES (
 INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '[1]');
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'jobs', 'x', '{"cpus": 1}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"priority_job_factor": 70000}');
-INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"billing_weights": "CPU=2"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"nodes": 4}');
 INSERT INTO scenarios (scenario, created_by, created_at) VALUES ('a; DROP TABLE jobs', 'regress_lab_admin', '2026-06-01 00:00+00');
 \set VERBOSITY terse
 \set SHOW_CONTEXT errors
@@ -352,6 +352,87 @@ INSERT INTO scenario_tree (scenario, cluster, account, shares) VALUES ('shares',
 \set VERBOSITY terse
 \set SHOW_CONTEXT errors
 
-DELETE FROM jobs WHERE cluster LIKE 'lab%' OR cluster LIKE 'shr%';
+-- Billing weights and UsageFactor (scenario_settings of a partition and a
+-- QOS), read by the usage; here on a classic cluster bil: root → a (1) →
+-- regress_lab_u1; b (1) → regress_lab_u2, each of whom ran 1 CPU for an hour
+-- (10:00 to 11:00), u1 in partition p (CPU=1) with QOS half (UsageFactor
+-- 1), u2 in partition q (CPU=1).  A checkpoint of the live billing at
+-- 11:30, which a scenario that changes the usage sets aside.  Scenarios:
+--   'bill'  q's billing weights CPU=3: u2's usage × 3;
+--   'uf'    half's UsageFactor 0.5: u1's usage × 0.5.
+-- The copies bil_bill and bil_uf hold those as their live settings.
+INSERT INTO clusters (cluster, fairshare_algorithm, decay_half_life, weight_fairshare, weight_age, priority_max_age)
+SELECT c, 'classic', '100 days', 1000, 0, '1 hour' FROM unnest(ARRAY['bil', 'bil_bill', 'bil_uf']) c;
+INSERT INTO partitions (cluster, partition, billing_weights, nodes, cores_per_node, mem_per_node_mb)
+SELECT c, x, CASE WHEN c = 'bil_bill' AND x = 'q' THEN 'CPU=3' ELSE 'CPU=1' END, 1, 4, 1024
+  FROM unnest(ARRAY['bil', 'bil_bill', 'bil_uf']) c, unnest(ARRAY['p', 'q']) x;
+INSERT INTO qos (cluster, qos, usage_factor)
+SELECT c, 'half', CASE WHEN c = 'bil_uf' THEN 0.5 ELSE 1 END FROM unnest(ARRAY['bil', 'bil_bill', 'bil_uf']) c;
+INSERT INTO accounts (cluster, account, parent_account, shares)
+SELECT c, a, p, 1 FROM unnest(ARRAY['bil', 'bil_bill', 'bil_uf']) c,
+       (VALUES (1, 'root', NULL), (2, 'a', 'root'), (3, 'b', 'root')) x (o, a, p) ORDER BY c, o;
+INSERT INTO account_users (cluster, account, user_name, shares)
+SELECT c, a, u, 1 FROM unnest(ARRAY['bil', 'bil_bill', 'bil_uf']) c,
+       (VALUES ('a', 'regress_lab_u1'), ('b', 'regress_lab_u2')) x (a, u);
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, qos, state, submit_time, eligible_time,
+                  start_time, end_time, cpus, mem_mb, nodes)
+SELECT c, j, u, a, pt, qs, 'COMPLETED', '2026-06-01 10:00+00', '2026-06-01 10:00+00',
+       '2026-06-01 10:00+00', '2026-06-01 11:00+00', 1, 0, 1
+  FROM unnest(ARRAY['bil', 'bil_bill', 'bil_uf']) c,
+       (VALUES ('1', 'regress_lab_u1', 'a', 'p', 'half'), ('2', 'regress_lab_u2', 'b', 'q', NULL)) x (j, u, a, pt, qs);
+CALL checkpoint_usage('bil', '2026-06-01 11:30+00');
+INSERT INTO scenarios (scenario, description) VALUES
+  ('bill', 'q billed CPU=3'), ('uf', 'QOS half at UsageFactor 0.5');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES
+  ('bill', 'bil', 'partitions', 'q', '{"billing_weights": "CPU=3"}'),
+  ('uf', 'bil', 'qos', 'half', '{"usage_factor": 0.5}');
+-- Classic at 12:00, RawUsage 3600 CPU-s at 100 days = 3598.4408 (above).
+-- Live: a and b half the usage each, EffectvUsage 0.5 over NormShares
+-- 0.5, FairShare 2^(−1) = 0.5 for both users.
+-- 'bill': u2 3 × 3598.44075 = 10795.3223; a 1/4, b 3/4 of the usage:
+-- u1 2^(−0.25/0.5) = 0.707106781187, u2 2^(−0.75/0.5) = 0.353553390593.
+-- 'uf': u1 0.5 × 3598.4408 = 1799.2204; a 1/3, b 2/3: u1 2^(−2/3) =
+-- 0.629960524947, u2 2^(−4/3) = 0.396850262992.
+SELECT 'live' AS scenario, s.user_name, round(s.raw_usage::numeric, 4) AS raw_usage,
+       round(s.effectv_usage::numeric, 6) AS effectv_usage, round(s.fairshare::numeric, 12) AS fairshare
+  FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster = 'bil' AND s.user_name IS NOT NULL
+UNION ALL
+SELECT x.scenario, s.user_name, round(s.raw_usage::numeric, 4), round(s.effectv_usage::numeric, 6),
+       round(s.fairshare::numeric, 12)
+  FROM (VALUES ('bill'), ('uf')) x (scenario), sshare_at('2026-06-01 12:00+00', x.scenario) s
+ WHERE s.cluster = 'bil' AND s.user_name IS NOT NULL
+ ORDER BY 1, 2;
+-- every column equals the live sshare_at of the copy whose live billing
+-- is the scenario's (the copies have no checkpoint: from the jobs)
+CREATE TEMP TABLE bil_got AS
+SELECT x.scenario, to_jsonb(s) - 'cluster' AS r
+  FROM (VALUES ('bill'), ('uf')) x (scenario), sshare_at('2026-06-01 12:00+00', x.scenario) s WHERE s.cluster = 'bil';
+CREATE TEMP TABLE bil_want AS
+SELECT substr(s.cluster, 5) AS scenario, to_jsonb(s) - 'cluster' AS r
+  FROM sshare_at('2026-06-01 12:00+00') s WHERE s.cluster IN ('bil_bill', 'bil_uf');
+SELECT x.scenario, (SELECT count(*) FROM bil_want w WHERE w.scenario = x.scenario) AS rows,
+       (SELECT count(*) FROM (
+          (SELECT g.r FROM bil_got g WHERE g.scenario = x.scenario
+           EXCEPT ALL SELECT w.r FROM bil_want w WHERE w.scenario = x.scenario)
+          UNION ALL
+          (SELECT w.r FROM bil_want w WHERE w.scenario = x.scenario
+           EXCEPT ALL SELECT g.r FROM bil_got g WHERE g.scenario = x.scenario)) d) AS differing
+  FROM (VALUES ('bill'), ('uf')) x (scenario) ORDER BY 1;
+-- the live billing is untouched, and so is the live checkpoint
+SELECT partition, billing_weights FROM partitions WHERE cluster = 'bil' ORDER BY 1;
+SELECT qos, usage_factor FROM qos WHERE cluster = 'bil';
+SELECT as_of, invalidated_at FROM usage_checkpoints WHERE cluster = 'bil';
+-- refused: weights that are not TRESBillingWeights, an unknown mode, a
+-- negative or infinite UsageFactor
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('bill', 'bil', 'partitions', 'p', '{"billing_weights": "CPU=x"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('bill', 'bil', 'partitions', 'p', '{"billing_mode": "min"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('bill', 'bil', 'qos', 'x', '{"usage_factor": -1}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('bill', 'bil', 'qos', 'x', '{"usage_factor": "Infinity"}');
+\set VERBOSITY terse
+\set SHOW_CONTEXT errors
+
+DELETE FROM jobs WHERE cluster LIKE 'lab%' OR cluster LIKE 'shr%' OR cluster LIKE 'bil%';
 DELETE FROM scenarios;
-DELETE FROM clusters WHERE cluster LIKE 'lab%' OR cluster LIKE 'shr%';
+DELETE FROM clusters WHERE cluster LIKE 'lab%' OR cluster LIKE 'shr%' OR cluster LIKE 'bil%';
