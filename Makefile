@@ -18,7 +18,7 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard extension/*.c)))
 # function, procedure, aggregate, view, trigger, comment and grant of the
 # pieces, re-created (tools/sql_code.pl; CONTRIBUTING.md#upgrades).
 SQL_ORDER  = head billing decay model limits usage checkpoint fair_tree pbs metacentrum \
-             priority sshare sprio lab import nice history citus reports genci rwth \
+             priority sshare sprio import nice history citus reports genci rwth lab \
              efficiency statements slurmdbd security
 SQL_PIECES = $(wildcard $(addprefix extension/,$(addsuffix .sql,$(SQL_ORDER))))
 UPDATES    = $(wildcard extension/updates/*--$(EXTVERSION).sql)

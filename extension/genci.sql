@@ -428,14 +428,26 @@ BEGIN
         SELECT u.*, g.net, g.why
           FROM (SELECT al.cluster, al.account, al.allocation_id, al.period_start, al.period_end, al.hours,
                        al.justification_filed, al.second_half_declared,
-                       CASE WHEN al.hours >= coalesce(c.regulation_threshold, 0) THEN 'monthly' ELSE 'mid-term' END AS regime,
-                       coalesce(s.variant, 'genci') AS variant,
-                       coalesce(s.midterm_cap, 0.40) AS cap,
-                       coalesce(s.midterm_used_limit, 0.30) AS used_limit,
+                       -- the settings, with the overrides of the scenario of
+                       -- the report running, if any (docs/history.md#the-policy-lab)
+                       CASE WHEN al.hours >= coalesce((o.c ->> 'regulation_threshold')::float8,
+                                                      c.regulation_threshold, 0)
+                            THEN 'monthly' ELSE 'mid-term' END AS regime,
+                       coalesce(o.g ->> 'variant', s.variant, 'genci') AS variant,
+                       coalesce((o.g ->> 'midterm_cap')::float8, s.midterm_cap, 0.40) AS cap,
+                       coalesce((o.g ->> 'midterm_used_limit')::float8, s.midterm_used_limit, 0.30) AS used_limit,
                        @extschema@.allocation_consumption(al.allocation_id, $1) AS used
                   FROM @extschema@.allocations al
                   JOIN @extschema@.clusters c ON c.cluster = al.cluster
                   LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
+                  -- outside a scenario no row: _scenario() is NULL
+                  LEFT JOIN (SELECT x.cluster,
+                                    pg_catalog.jsonb_object_agg(x.table_name, x.settings) -> 'clusters' AS c,
+                                    pg_catalog.jsonb_object_agg(x.table_name, x.settings) -> 'genci_settings' AS g
+                               FROM @extschema@.scenario_settings x
+                              WHERE x.scenario = @extschema@_internal._scenario()
+                                AND x.table_name IN ('clusters', 'genci_settings')
+                              GROUP BY x.cluster) o ON o.cluster = al.cluster
                  WHERE al.policy = 'genci'
                 OFFSET 0) u
          CROSS JOIN LATERAL @extschema@_internal._genci_refusal(u.allocation_id, $1, u.used) g

@@ -72,6 +72,23 @@ $$;
 COMMENT ON FUNCTION @extschema@.sprio_at(timestamptz, text) IS
 'sprio_at(as_of) as if the scenario''s settings had been in force (the policy lab); the live settings are not touched.';
 
+-- The GENCI report under a scenario: another monthly variant, mid-term
+-- cap or used limit (genci_settings), or regime threshold (clusters).
+CREATE FUNCTION @extschema@.genci_report_at(as_of date, scenario text)
+RETURNS SETOF @extschema@.genci_report
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+SET plan_cache_mode = force_custom_plan
+AS $$
+BEGIN
+    PERFORM @extschema@_internal._scenario_enter(@extschema@_internal._scenario_check(scenario));
+    RETURN QUERY SELECT * FROM @extschema@.genci_report_at(as_of);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.genci_report_at(date, text) IS
+'genci_report_at(as_of) as if the scenario''s GENCI settings (variant, mid-term cap and used limit, regime threshold) had been in force (the policy lab); the live settings and the ledger are not touched.';
+
 -- Each association side by side: its usage and fair-share factor under the
 -- live settings and under the scenario.
 CREATE FUNCTION @extschema@.scenario_sshare_compare(as_of timestamptz, scenario text)

@@ -548,7 +548,9 @@ DECLARE
     allowed text[] := CASE table_name
         WHEN 'clusters' THEN ARRAY['fairshare_algorithm', 'fairshare_dampening', 'decay_half_life',
                                    'weight_fairshare', 'weight_age', 'weight_job_size', 'weight_partition',
-                                   'weight_qos', 'priority_max_age', 'favor_small']
+                                   'weight_qos', 'priority_max_age', 'favor_small', 'regulation_threshold']
+        -- the GENCI regulation's settings of the cluster (genci.sql)
+        WHEN 'genci_settings' THEN ARRAY['variant', 'midterm_cap', 'midterm_used_limit']
         WHEN 'partitions' THEN ARRAY['priority_job_factor', 'billing_weights', 'billing_mode']
         WHEN 'qos' THEN ARRAY['priority', 'usage_factor'] END;
     k text;
@@ -557,8 +559,8 @@ DECLARE
     q @extschema@.qos;
 BEGIN
     IF allowed IS NULL THEN
-        RAISE EXCEPTION 'scenario_settings: table_name must be clusters, partitions or qos, not %', table_name
-            USING ERRCODE = '22023', HINT = 'A scenario overrides settings of clusters, partitions and qos.';
+        RAISE EXCEPTION 'scenario_settings: table_name must be clusters, partitions, qos or genci_settings, not %', table_name
+            USING ERRCODE = '22023', HINT = 'A scenario overrides settings of clusters, partitions, qos and genci_settings.';
     END IF;
     IF jsonb_typeof(settings) IS DISTINCT FROM 'object' OR settings = '{}'::jsonb THEN
         RAISE EXCEPTION 'scenario_settings: settings must be a non-empty JSON object, not %', settings
@@ -592,6 +594,10 @@ BEGIN
                             c.decay_half_life, c.priority_max_age
                 USING ERRCODE = '22023', HINT = 'As the columns of clusters.';
         END IF;
+        IF NOT (c.regulation_threshold >= 0 AND c.regulation_threshold < 'Infinity') THEN
+            RAISE EXCEPTION 'scenario_settings: regulation_threshold % is not a finite number >= 0', c.regulation_threshold
+                USING ERRCODE = '22023', HINT = 'As clusters.regulation_threshold (hours).';
+        END IF;
         IF NOT (c.weight_fairshare BETWEEN 0 AND 4294967295 AND c.weight_age BETWEEN 0 AND 4294967295
                 AND c.weight_job_size BETWEEN 0 AND 4294967295 AND c.weight_partition BETWEEN 0 AND 4294967295
                 AND c.weight_qos BETWEEN 0 AND 4294967295) THEN
@@ -612,6 +618,19 @@ BEGIN
             RAISE EXCEPTION 'scenario_settings: billing_mode % is not sum, max_tres or max_tres_gres', p.billing_mode
                 USING ERRCODE = '22023', HINT = 'As partitions.billing_mode.';
         END IF;
+    ELSIF table_name = 'genci_settings' THEN
+        -- (read by name at run time: genci_settings comes with genci.sql)
+        IF settings ? 'variant' AND (jsonb_typeof(settings -> 'variant') <> 'string'
+                                     OR settings ->> 'variant' NOT IN ('genci', 'tgcc')) THEN
+            RAISE EXCEPTION 'scenario_settings: variant % is not genci or tgcc', settings -> 'variant'
+                USING ERRCODE = '22023', HINT = 'As genci_settings.variant.';
+        END IF;
+        FOR k IN SELECT unnest(ARRAY['midterm_cap', 'midterm_used_limit']) LOOP
+            IF settings ? k AND NOT ((settings ->> k)::float8 >= 0 AND (settings ->> k)::float8 <= 1) THEN
+                RAISE EXCEPTION 'scenario_settings: % % is not a fraction from 0 to 1', k, settings -> k
+                    USING ERRCODE = '22023', HINT = 'As genci_settings.' || k || '.';
+            END IF;
+        END LOOP;
     ELSE
         q := jsonb_populate_record(NULL::@extschema@.qos, settings);
         IF q.priority < 0 THEN
@@ -633,11 +652,13 @@ CREATE TABLE @extschema@.scenario_settings (
     scenario    text NOT NULL REFERENCES @extschema@.scenarios ON UPDATE CASCADE ON DELETE CASCADE,
     cluster     text NOT NULL REFERENCES @extschema@.clusters ON UPDATE CASCADE ON DELETE CASCADE,
     table_name  text NOT NULL,
-    -- the partition or the QOS; '' for the cluster's own row
+    -- the partition or the QOS; '' for the cluster's own row and its
+    -- GENCI settings
     name        text NOT NULL DEFAULT '',
     settings    jsonb NOT NULL,
     PRIMARY KEY (scenario, cluster, table_name, name),
-    CHECK ((table_name OPERATOR(pg_catalog.=) 'clusters') = (name OPERATOR(pg_catalog.=) ''))
+    CONSTRAINT scenario_settings_check
+        CHECK ((table_name OPERATOR(pg_catalog.=) ANY (ARRAY['clusters', 'genci_settings'])) = (name OPERATOR(pg_catalog.=) ''))
 );
 COMMENT ON TABLE @extschema@.scenario_settings IS
 'A scenario''s overrides: for a cluster, one of its partitions or QOS, the settings (a JSON object of columns) laid over the settings as of each instant.';

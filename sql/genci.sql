@@ -342,6 +342,70 @@ SELECT r.check_day, r.rule, r.consumed, r.lag, r.lag / 12000 AS lag_days, r.stat
   FROM regulation_checks r JOIN allocations a USING (allocation_id) WHERE a.cluster = 'g_tgcc' ORDER BY r.check_day;
 SELECT n.check_day, n.kind, n.hours FROM regulation_notifications n WHERE n.cluster = 'g_tgcc' ORDER BY n.check_day;
 
+-- The policy lab (docs/history.md#the-policy-lab): the report as if other
+-- GENCI settings had been in force, the live ones and the ledger untouched.
+INSERT INTO scenarios (scenario) VALUES ('mid50'), ('tgcc_as_genci'), ('low_threshold');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES
+  ('mid50', 'g_mid', 'genci_settings', '{"midterm_cap": 0.5, "midterm_used_limit": 0.4}'),
+  ('tgcc_as_genci', 'g_tgcc', 'genci_settings', '{"variant": "genci"}'),
+  ('low_threshold', 'g_mid', 'clusters', '{"regulation_threshold": 500000}');
+-- mid50 on 1 Oct 2017: 50 % = 300 000, A × 5 / 12 = 250 000.
+--   under:     min(300 000, 250 000 − 20 000) = 230 000, as live;
+--   late_just: min(300 000, 250 000) = 250 000 (live 240 000);
+--   busy:      33.3 % ≤ 40 %: now due, min(300 000, 250 000 − 200 000) = 50 000 (live nothing).
+SELECT r.account, r.regime, r.consumed, r.exempt, r.penalty AS scenario_penalty, l.penalty AS live_penalty
+  FROM genci_report_at('2017-10-01', 'mid50') r
+  JOIN genci_report_at('2017-10-01') l USING (allocation_id)
+ WHERE r.cluster = 'g_mid' ORDER BY r.account;
+-- low_threshold: 600 000 h ≥ 500 000: the monthly regime instead of mid-term
+SELECT DISTINCT regime FROM genci_report_at('2017-10-01', 'low_threshold') WHERE cluster = 'g_mid';
+-- tgcc_as_genci on 15 Aug: the genci rule (lag in months, one month's
+-- worth taken: 4 380 000 / 12 = 365 000) instead of tgcc's (days, 30 days'
+-- worth: 30 × 12 000 = 360 000)
+SELECT r.variant, r.status, r.penalty, l.variant AS live_variant, l.penalty AS live_penalty
+  FROM genci_report_at('2017-08-15', 'tgcc_as_genci') r JOIN genci_report_at('2017-08-15') l USING (allocation_id)
+ WHERE r.cluster = 'g_tgcc';
+-- each equals the live report with those settings made live (then undone),
+-- every column
+CREATE TEMP TABLE g_lab (scenario text, d date, cluster text);
+INSERT INTO g_lab VALUES ('mid50', '2017-10-01', 'g_mid'), ('low_threshold', '2017-10-01', 'g_mid'),
+                         ('tgcc_as_genci', '2017-08-15', 'g_tgcc');
+CREATE TEMP TABLE g_got AS
+SELECT x.scenario, to_jsonb(r) AS r FROM g_lab x, genci_report_at(x.d, x.scenario) r WHERE r.cluster = x.cluster;
+-- (each compared inside its savepoint: the undo takes the live rows too)
+CREATE FUNCTION pg_temp.g_differing(scen text, d date, cl text) RETURNS TABLE (scenario text, rows bigint, differing bigint)
+LANGUAGE sql AS $$
+    SELECT scen, (SELECT count(*) FROM fairshare.genci_report_at(d) r WHERE r.cluster = cl),
+           (SELECT count(*) FROM (
+              (SELECT g.r FROM g_got g WHERE g.scenario = scen
+               EXCEPT ALL SELECT to_jsonb(r) FROM fairshare.genci_report_at(d) r WHERE r.cluster = cl)
+              UNION ALL
+              (SELECT to_jsonb(r) FROM fairshare.genci_report_at(d) r WHERE r.cluster = cl
+               EXCEPT ALL SELECT g.r FROM g_got g WHERE g.scenario = scen)) x) $$;
+SAVEPOINT lab;
+INSERT INTO genci_settings (cluster, midterm_cap, midterm_used_limit) VALUES ('g_mid', 0.5, 0.4);
+SELECT * FROM pg_temp.g_differing('mid50', '2017-10-01', 'g_mid');
+ROLLBACK TO SAVEPOINT lab;
+UPDATE clusters SET regulation_threshold = 500000 WHERE cluster = 'g_mid';
+SELECT * FROM pg_temp.g_differing('low_threshold', '2017-10-01', 'g_mid');
+ROLLBACK TO SAVEPOINT lab;
+UPDATE genci_settings SET variant = 'genci' WHERE cluster = 'g_tgcc';
+SELECT * FROM pg_temp.g_differing('tgcc_as_genci', '2017-08-15', 'g_tgcc');
+ROLLBACK TO SAVEPOINT lab;
+-- refused: another variant, a cap above 1, a negative threshold, a key of
+-- no GENCI setting
+\set VERBOSITY default
+SAVEPOINT lab;
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('mid50', 'g_tgcc', 'genci_settings', '{"variant": "idris"}');
+ROLLBACK TO SAVEPOINT lab;
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('mid50', 'g_tgcc', 'genci_settings', '{"midterm_cap": 1.5}');
+ROLLBACK TO SAVEPOINT lab;
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('mid50', 'g_tgcc', 'clusters', '{"regulation_threshold": -1}');
+ROLLBACK TO SAVEPOINT lab;
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('mid50', 'g_tgcc', 'genci_settings', '{"cluster": "x"}');
+ROLLBACK TO SAVEPOINT lab;
+\set VERBOSITY terse
+
 -- Refused: a day that has not begun, a cluster that does not exist, an infinite day.
 SAVEPOINT s;
 CALL apply_genci_regulation('2999-01-01', 'g_tgcc');

@@ -158,6 +158,7 @@ SELECT name || E'\t' || format(sql, t0, t0 - interval '30 days', date_trunc('mon
   ('cluster_usage_between', $$SELECT * FROM fairshare.cluster_usage_between('proteus', %2$L, %1$L)$$),
   ('cluster_utilisation_svg', $$SELECT fairshare.cluster_utilisation_svg('ada', '2026-03-01 00:00+01', '2026-04-01 00:00+02') AS svg$$),
   ('genci_report_at', $$SELECT * FROM fairshare.genci_report_at('2026-04-16')$$),
+  ('genci_report_at_scenario', $$SELECT * FROM fairshare.genci_report_at('2026-04-16', 'ada_tgcc')$$),
   ('metacentrum_job_usage_at', $$SELECT * FROM fairshare.metacentrum_job_usage_at('2024-07-01 00:00+00')$$),
   ('metacentrum_user_usage_at', $$SELECT * FROM fairshare.metacentrum_user_usage_at('2024-07-01 00:00+00')$$),
   ('my_allocation_statements', $$SELECT * FROM fairshare.my_allocation_statements('2026-03-01', '2026-04-16 00:00+02')$$),

@@ -354,7 +354,8 @@ CREATE TABLE @extschema@.scenario_settings (
     name        text NOT NULL DEFAULT '',
     settings    jsonb NOT NULL,
     PRIMARY KEY (scenario, cluster, table_name, name),
-    CHECK ((table_name OPERATOR(pg_catalog.=) 'clusters') = (name OPERATOR(pg_catalog.=) ''))
+    CONSTRAINT scenario_settings_check
+        CHECK ((table_name OPERATOR(pg_catalog.=) ANY (ARRAY['clusters', 'genci_settings'])) = (name OPERATOR(pg_catalog.=) ''))
 );
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenarios', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.scenario_settings', '');

@@ -110,5 +110,25 @@ SELECT partition, pending, earlier, later, same_place, round(spearman::numeric, 
  WHERE cluster = 'proteus'
  ORDER BY partition;
 
+-- A third scenario: the GENCI regulation of ada under TGCC's monthly rule
+-- (the lag in days, 30 days' worth taken above 60 days) instead of GENCI's
+-- (in months, one month's worth); the report of the demo's check day,
+-- read from the same ledger (report_genci.sql ran the regulation).
+INSERT INTO fairshare.scenarios (scenario, description)
+VALUES ('ada_tgcc', 'the GENCI regulation of ada under TGCC''s monthly rule')
+ON CONFLICT (scenario) DO NOTHING;
+INSERT INTO fairshare.scenario_settings (scenario, cluster, table_name, settings)
+VALUES ('ada_tgcc', 'ada', 'genci_settings', '{"variant": "tgcc"}')
+ON CONFLICT (scenario, cluster, table_name, name) DO NOTHING;
+
+\echo
+\echo '=== Scenario ada_tgcc: the GENCI report of ada on 15 Apr 2026 under GENCI''s monthly rule (live) and TGCC''s ==='
+SELECT l.account, l.regime, round(l.lag_days::numeric, 1) AS lag_days, l.status,
+       round(l.penalty) AS live_due, round(s.penalty) AS tgcc_due
+  FROM fairshare.genci_report_at('2026-04-15') l
+  JOIN fairshare.genci_report_at('2026-04-15', 'ada_tgcc') s USING (allocation_id)
+ WHERE l.cluster = 'ada'
+ ORDER BY l.account;
+
 DROP TABLE lab_sshare, lab_sprio;
 \endif
