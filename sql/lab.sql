@@ -332,12 +332,20 @@ SELECT p.scenario, p.copy, r.report,
   FROM shr_pairs p, (VALUES ('sprio'), ('sshare')) r (report) ORDER BY 1, 3;
 -- the live tree is untouched
 SELECT account, parent_account, shares FROM accounts WHERE cluster = 'shr' ORDER BY 1;
--- a move that closes a cycle at the instant read: the report names it
+-- a move that closes a cycle at the instant read: the report fails naming
+-- one of the two accounts (which one depends on the order the rows are read)
 INSERT INTO scenarios (scenario) VALUES ('cycle');
 INSERT INTO scenario_tree (scenario, cluster, account, parent_account) VALUES ('cycle', 'shr', 'a', 'b'), ('cycle', 'shr', 'b', 'a');
+DO $$
+BEGIN
+    PERFORM count(*) FROM fairshare.sshare_at('2026-06-01 12:00+00', 'cycle');
+    RAISE NOTICE 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE '%: %', SQLSTATE,
+        regexp_replace(SQLERRM, '^association "a:[ab]" is its own ancestor', 'association "a:a" or "a:b" is its own ancestor');
+END $$;
 \set VERBOSITY default
 \set SHOW_CONTEXT never
-SELECT count(*) FROM sshare_at('2026-06-01 12:00+00', 'cycle');
 -- refused: negative shares, root's own, no override, shares with
 -- Fairshare=parent, a user association moved, an account its own parent,
 -- an unknown scenario or cluster
