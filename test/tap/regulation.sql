@@ -11,7 +11,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
-SELECT plan(124);
+SELECT plan(125);
 
 -- ---------------------------------------------------------------------------
 -- The product card's signatures, and the rest of the API
@@ -62,8 +62,13 @@ SELECT is(
         AND p.proname IN ('theoretical_consumption', 'genci_penalty', 'genci_status', 'genci_midterm_status',
                           'genci_midterm_penalty', 'genci_period_months', 'genci_allocation_month',
                           'account_core_hours', 'allocation_consumption', 'genci_report_at',
-                          'rwth_available_quota', 'rwth_quota_status', 'rwth_monthly_usage_at', 'r_wlm_usage_at')),
-    NULL, 'every regulation function is PARALLEL SAFE');
+                          'rwth_available_quota', 'rwth_quota_status', 'rwth_monthly_usage_at', 'r_wlm_usage_at')
+        -- the policy lab's form taking a scenario sets it in the leader
+        -- (docs/history.md#the-policy-lab): PARALLEL RESTRICTED, below
+        AND NOT 'scenario' = ANY (COALESCE(p.proargnames, '{}'))),
+    NULL, 'every regulation function is PARALLEL SAFE (but the policy lab''s scenario form)');
+SELECT is((SELECT p.proparallel::text FROM pg_proc p WHERE p.oid = 'fairshare.genci_report_at(date, text)'::regprocedure),
+          'r', 'genci_report_at(as_of, scenario) is PARALLEL RESTRICTED, as every report of the policy lab');
 SELECT ok(
     (SELECT bool_and(('fairshare.' || t)::regclass::oid = ANY (e.extconfig))
        FROM pg_extension e,
