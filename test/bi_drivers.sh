@@ -168,7 +168,7 @@ SELECT name || E'\t' || format(sql, t0, t0 - interval '30 days', date_trunc('mon
   ('my_user_name', $$SELECT fairshare.my_user_name() AS my_user_name$$),
   ('pbsfs_at', $$SELECT * FROM fairshare.pbsfs_at('2024-07-01 00:00+00')$$),
   ('r_wlm_usage_at', $$SELECT * FROM fairshare.r_wlm_usage_at('2026-07-01 00:00+02')$$),
-  ('scenario_replay', $$SELECT * FROM fairshare.scenario_replay(%1$L::timestamptz - interval '6 hours', %1$L, '1 hour', 'proteus_short_memory')$$),
+  ('scenario_replay', $$SELECT * FROM fairshare.scenario_replay(%1$L::timestamptz - interval '2 hours', %1$L, '1 hour', 'proteus_short_memory')$$),
   ('scenario_sprio_compare', $$SELECT * FROM fairshare.scenario_sprio_compare(%1$L, 'proteus_short_memory')$$),
   ('scenario_sshare_compare', $$SELECT * FROM fairshare.scenario_sshare_compare(%1$L, 'proteus_short_memory')$$),
   ('rwth_monthly_usage_at', $$SELECT * FROM fairshare.rwth_monthly_usage_at('2026-04-16 00:00+02')$$),

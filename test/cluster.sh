@@ -40,7 +40,7 @@ if [ "${FAIRSHARE_IN_CLUSTER:-}" = here ]; then
   log=$(mktemp)
   FAIRSHARE_IN_CLUSTER=1 bash "$0" "$@" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
-  case "$mode" in test|slurm-24.11) summarize "$log" "$status" ;; esac
+  case "$mode" in test|slurm-22.05|slurm-24.11) summarize "$log" "$status" ;; esac
   rm -f "$log"
   exit "$status"
 fi
@@ -48,9 +48,9 @@ fi
 if [ -z "${FAIRSHARE_IN_CLUSTER:-}" ]; then
   # re-enter this script inside the throwaway cluster
   export FAIRSHARE_IN_CLUSTER=1
-  if [ "$mode" != test ] && [ "$mode" != slurm-24.11 ]; then
-    exec pg_virtualenv -t -v "$PGV" -o max_worker_processes=8 -o max_parallel_workers=4 bash "$0" "$@"
-  fi
+  case "$mode" in test|slurm-22.05|slurm-24.11) ;; *)
+    exec pg_virtualenv -t -v "$PGV" -o max_worker_processes=8 -o max_parallel_workers=4 bash "$0" "$@" ;;
+  esac
   # pg_virtualenv prints "Dropping cluster" last: summarize after it
   log=$(mktemp)
   pg_virtualenv -t -v "$PGV" -o max_worker_processes=8 -o max_parallel_workers=4 \
@@ -79,25 +79,33 @@ test)
   tap test/upgrade.sh
   echo "== test/retention.sh"
   tap test/retention.sh
-  # a server of its own, started with pg_cron
-  echo "== test/cron.sh"
-  tap test/cron.sh
-  # the charts in headless Chromium (needs chromium and python3)
-  echo "== test/charts.sh"
-  tap test/charts.sh
-  echo "== test/meta.sh"
-  tap test/meta.sh
   echo "== test/apply_decisions.sh"
   tap test/apply_decisions.sh
-  # the benchmark driver at its smallest scale, in any order, with a failure
-  echo "== test/bench_check.sh"
-  tap test/bench_check.sh
-  echo "== test/docs_check.sh"
-  tap test/docs_check.sh
-  # every view and report through pgjdbc and psqlODBC, as a reader (needs
-  # the JDK and the drivers test/run.sh installs)
-  echo "== test/bi_drivers.sh"
-  tap test/bi_drivers.sh
+  # FAIRSHARE_SUITES=server (test/sanitize.sh): only the suites that drive
+  # the server's code; the five below drive a client (pg_cron, Chromium, the
+  # benchmark driver, the JDBC and ODBC drivers) or read files, over the
+  # reports the suites above already run (docs/development.md#tests)
+  if [ "${FAIRSHARE_SUITES:-all}" = all ]; then
+    # a server of its own, started with pg_cron
+    echo "== test/cron.sh"
+    tap test/cron.sh
+    # the charts in headless Chromium (needs chromium and python3)
+    echo "== test/charts.sh"
+    tap test/charts.sh
+    echo "== test/meta.sh"
+    tap test/meta.sh
+    # the benchmark driver at its smallest scale, in any order, with a failure
+    echo "== test/bench_check.sh"
+    tap test/bench_check.sh
+    echo "== test/docs_check.sh"
+    tap test/docs_check.sh
+    # every view and report through pgjdbc and psqlODBC, as a reader (needs
+    # the JDK and the drivers test/run.sh installs)
+    echo "== test/bi_drivers.sh"
+    tap test/bi_drivers.sh
+  else
+    echo "# FAIRSHARE_SUITES=${FAIRSHARE_SUITES}: cron.sh, charts.sh, meta.sh, bench_check.sh, docs_check.sh and bi_drivers.sh not run here"
+  fi
   # a real Slurm 22.05, MariaDB and mysql_fdw (root; test/run.sh sets
   # FAIRSHARE_SLURM=1 in CI); it kills one backend with kill -9 too
   if [ "${FAIRSHARE_SLURM:-0}" = 1 ]; then
@@ -112,6 +120,30 @@ test)
   tap test/kill_checkpoint.sh
   echo "== test/kill_partitions.sh"
   tap test/kill_partitions.sh
+  exit "$status"
+  ;;
+slurm-22.05)
+  # the live feed and the decisions against a real Slurm 22.05 on this
+  # machine (test/slurm/feed.sh; it installs and starts Slurm, MariaDB and
+  # munge), the loop `bash test/run.sh test` runs as root, alone: CI's
+  # stage for it (docs/development.md#tests).  In CI what is missing is a
+  # failure; elsewhere it is said, and the test is not run.
+  status=0
+  missing=""
+  [ "$(id -u)" = 0 ] || missing="root (it installs and starts Slurm and MariaDB)"
+  [ -f "$("${PG_CONFIG:-pg_config}" --pkglibdir)/mysql_fdw.so" ] || missing="$missing${missing:+, }mysql_fdw"
+  if [ -n "$missing" ]; then
+    if [ -n "${CI:-}" ]; then
+      echo "not ok 1 - test/slurm/feed.sh cannot run, it needs: $missing"
+      exit 1
+    fi
+    echo "# test/slurm/feed.sh skipped (not in CI), it needs: $missing"
+    exit 0
+  fi
+  echo "== test/slurm/feed.sh"
+  t0=$SECONDS
+  tap test/slurm/feed.sh
+  echo "# test/slurm/feed.sh: $((SECONDS - t0)) s"
   exit "$status"
   ;;
 slurm-24.11)
@@ -176,5 +208,5 @@ bench)
   bash test/bench/run.sh
   ;;
 *)
-  echo "usage: $0 test|demo|bench|slurm-24.11" >&2; exit 2 ;;
+  echo "usage: $0 test|demo|bench|slurm-22.05|slurm-24.11" >&2; exit 2 ;;
 esac

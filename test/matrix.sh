@@ -9,8 +9,9 @@
 #      package's build dependencies (apt-get build-dep); then, on a copy of
 #      the repo, `bash test/run.sh test` as on a machine of that release:
 #      build with -Werror, pg_regress, isolation, pgTAP, dump/restore, upgrade;
-#   3. in the same root, `dpkg-buildpackage -us -uc` on another copy (the
-#      build runs `make installcheck` against the staged files, dh_pgxs_test);
+#   3. in the same root, `dpkg-buildpackage -us -uc` on another copy, with
+#      DEB_BUILD_OPTIONS=nocheck (the build's own installcheck, dh_pgxs_test,
+#      is the one step 4 runs against the installed package);
 #   4. a fresh root from the tar file of step 1: `apt-get install
 #      ./postgresql-N-fairshare_*.deb` (which brings postgresql-N), the
 #      packaged cluster started (pg_ctlcluster N main start), CREATE EXTENSION
@@ -247,7 +248,9 @@ run_major() {
   echo "== PostgreSQL $v: dpkg-buildpackage -us -uc"
   rm -rf "$root/build"; copy_repo "$root/build/fairshare"
   {
-    in_root "$root" offline "cd /build/fairshare && dpkg-buildpackage -us -uc"
+    # nocheck: the build's own installcheck (dh_pgxs_test, against the
+    # staged files) is the one step 4 runs against the installed package
+    in_root "$root" offline "cd /build/fairshare && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc"
     rc=$?
     deb=$(cd "$root/build" && ls postgresql-"$v"-fairshare_*.deb 2>/dev/null | head -1)
     if [ $rc -eq 0 ] && [ -n "$deb" ]; then

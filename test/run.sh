@@ -14,6 +14,10 @@
 #                           installed, a coordinator and two workers started, and
 #                           every report compared with a single server's
 #                           (test/citus/run.sh; CI runs it: .ci/run)
+#   bash test/run.sh slurm-22.05  the same set-up, then only the live feed and
+#                           the decisions against a real Slurm 22.05 on this machine
+#                           (test/slurm/feed.sh, which `test` runs as root too;
+#                           root; CI runs it as a stage of its own: .ci/run)
 #   bash test/run.sh slurm-24.11  the same set-up, then the live feed and the
 #                           decisions against a real Slurm 24.11 (test/slurm/feed.sh
 #                           with SLURM_VERSION=24.11, in the Debian trixie root of
@@ -31,7 +35,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-test}
-case "$mode" in demo|test|bench|bench-slurm|checks|matrix|citus|slurm-24.11) ;; *) echo "usage: $0 demo|test|bench|bench-slurm|checks|matrix|citus|slurm-24.11" >&2; exit 2 ;; esac
+case "$mode" in demo|test|bench|bench-slurm|checks|matrix|citus|slurm-22.05|slurm-24.11) ;; *) echo "usage: $0 demo|test|bench|bench-slurm|checks|matrix|citus|slurm-22.05|slurm-24.11" >&2; exit 2 ;; esac
 shift || true
 if [ "$mode" = matrix ]; then exec bash test/matrix.sh "$@"; fi
 
@@ -76,6 +80,7 @@ case "$mode" in
   # and the mysql client; trixie.sh makes the root with debootstrap and
   # runs it in a network namespace of its own (ip, iproute2)
   slurm-24.11) pkgs="$pkgs postgresql-$PGV-mysql-fdw socat mariadb-client debootstrap iproute2" ;;
+  slurm-22.05) pkgs="$pkgs postgresql-$PGV-mysql-fdw" ;;
 esac
 # (test/slurm/cluster.sh installs Slurm, MariaDB and munge itself)
 if [ "$mode" = test ] && [ "$FAIRSHARE_SLURM" = 1 ]; then pkgs="$pkgs postgresql-$PGV-mysql-fdw"; fi

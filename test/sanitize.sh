@@ -2,8 +2,11 @@
 # `make sanitize`: builds fairshare with AddressSanitizer and
 # UndefinedBehaviorSanitizer (gcc; every report fatal), installs it into a
 # private copy of PostgreSQL, starts that server with the ASan runtime
-# preloaded, and runs every suite against it (test/cluster.sh test:
-# pg_regress, isolation, pgTAP, dump/restore, upgrade).  Fails on any
+# preloaded, and runs the suites that drive the server's code against it
+# (test/cluster.sh test with FAIRSHARE_SUITES=server: pg_regress, isolation,
+# pgTAP, the Slurm comparisons, dump/restore, upgrade, retention, the kill -9
+# tests; not those that drive a client over the same reports, such as
+# bi_drivers.sh; FAIRSHARE_SUITES=all runs them too).  Fails on any
 # sanitizer report, any backend that died, or any failing suite.
 #
 # - Every palloc of the extension's code is its own malloc of exactly the
@@ -131,7 +134,7 @@ export PGHOST=/tmp PGPORT=$port PGUSER=postgres PGDATABASE=postgres
 # here and are not crashes)
 export FAIRSHARE_KILLED_PIDS=$work/logs/killed_pids
 : > "$FAIRSHARE_KILLED_PIDS"
-FAIRSHARE_IN_CLUSTER=here bash "$src/test/cluster.sh" test
+FAIRSHARE_SUITES=${FAIRSHARE_SUITES:-server} FAIRSHARE_IN_CLUSTER=here bash "$src/test/cluster.sh" test
 status=$?
 run_as "$pgbin/pg_ctl" -D "$work/data" -m fast -w stop >/dev/null
 
