@@ -68,6 +68,20 @@ test)
   if [ -f regression.diffs ]; then cat regression.diffs; fi
   if [ -f output_iso/regression.diffs ]; then cat output_iso/regression.diffs; fi
   make -s prove_installcheck 2>&1 || status=1
+  # beside the suites below, in the background: bi_drivers.sh, the longest
+  # suite (about 4 minutes, one backend busy at a time), then
+  # bench_check.sh, each on a database (and bi_drivers.sh a role) of its
+  # own; their output is printed after the suites below, before the live
+  # feed and the kill -9 tests (docs/development.md#tests)
+  bg_pid="" bg=""
+  if [ "${FAIRSHARE_SUITES:-all}" = all ]; then
+    bg=$(mktemp -d)
+    {
+      bash test/bi_drivers.sh > "$bg/bi_drivers" 2>&1; echo $? > "$bg/bi_drivers.rc"
+      bash test/bench_check.sh > "$bg/bench_check" 2>&1; echo $? > "$bg/bench_check.rc"
+    } &
+    bg_pid=$!
+  fi
   # the six suites that compare with real Slurm, against Slurm 24.11's
   # captures and their own expected outputs (docs/slurm.md#slurm-2411); a
   # database of its own, after the pgTAP suites have used contrib_regression
@@ -82,9 +96,10 @@ test)
   echo "== test/apply_decisions.sh"
   tap test/apply_decisions.sh
   # FAIRSHARE_SUITES=server (test/sanitize.sh): only the suites that drive
-  # the server's code; the five below drive a client (pg_cron, Chromium, the
-  # benchmark driver, the JDBC and ODBC drivers) or read files, over the
-  # reports the suites above already run (docs/development.md#tests)
+  # the server's code; the four below and the two started above drive a
+  # client (pg_cron, Chromium, the JDBC and ODBC drivers, the benchmark
+  # driver) or read files, over the reports the suites above already run
+  # (docs/development.md#tests)
   if [ "${FAIRSHARE_SUITES:-all}" = all ]; then
     # a server of its own, started with pg_cron
     echo "== test/cron.sh"
@@ -94,20 +109,23 @@ test)
     tap test/charts.sh
     echo "== test/meta.sh"
     tap test/meta.sh
-    # the benchmark driver at its smallest scale, in any order, with a failure
-    echo "== test/bench_check.sh"
-    tap test/bench_check.sh
     echo "== test/docs_check.sh"
     tap test/docs_check.sh
-    # every view and report through pgjdbc and psqlODBC, as a reader (needs
-    # the JDK and the drivers test/run.sh installs)
-    echo "== test/bi_drivers.sh"
-    tap test/bi_drivers.sh
+    # started above: every view and report through pgjdbc and psqlODBC, as
+    # a reader (needs the JDK and the drivers test/run.sh installs); the
+    # benchmark driver at its smallest scale, in any order, with a failure
+    wait "$bg_pid"
+    for t in bi_drivers bench_check; do
+      echo "== test/$t.sh (run beside the suites from compare.sh on)"
+      cat "$bg/$t" >&2
+      if [ "$(cat "$bg/$t.rc" 2>/dev/null)" != 0 ] || grep -q '^not ok' "$bg/$t"; then status=1; fi
+    done
+    rm -rf "$bg"
   else
     echo "# FAIRSHARE_SUITES=${FAIRSHARE_SUITES}: cron.sh, charts.sh, meta.sh, bench_check.sh, docs_check.sh and bi_drivers.sh not run here"
   fi
   # a real Slurm 22.05, MariaDB and mysql_fdw (root; test/run.sh sets
-  # FAIRSHARE_SLURM=1 in CI); it kills one backend with kill -9 too
+  # FAIRSHARE_SLURM=1 as root); it kills one backend with kill -9 too
   if [ "${FAIRSHARE_SLURM:-0}" = 1 ]; then
     echo "== test/slurm/feed.sh"
     tap test/slurm/feed.sh

@@ -15,15 +15,18 @@
 #   4. a fresh root from the tar file of step 1: `apt-get install
 #      ./postgresql-N-fairshare_*.deb` (which brings postgresql-N), the
 #      packaged cluster started (pg_ctlcluster N main start), CREATE EXTENSION
-#      fairshare, and `make installcheck` against it with the packaged files.
+#      fairshare, `make installcheck` and the pgTAP suites against it with
+#      the packaged files.
 # Prints every step's output, a line per major, and last one line
 # "N passed, M failed" summed over all majors.
 #
 # Needs root (debootstrap, chroot, mount) and a Debian mirror: the host's
 # first one (as the shared tools' fresh-machine.sh finds it) or $MATRIX_MIRROR.
-# MATRIX_SUITE_ELSEWHERE="15": majors whose step 2 (the suite) the caller
-# runs itself on a machine of that release (CI: the host is a fresh bookworm
-# and runs the README's test command there twice); steps 1, 3 and 4 still run.
+# MATRIX_SUITE_MAJORS="18": the majors whose step 2 (the whole suite) runs
+# (default: every major); the others still get steps 1, 3 and 4, where
+# pg_regress, isolation and pgTAP run against their package.  CI runs the
+# whole suite on the newest major here and on the host's own major itself,
+# and leaves it out for those between, to stay within its time.
 # Roots are made under $MATRIX_DIR (default: a new directory in /var/tmp, about
 # 2.5 GB per major) and removed at the end, mounts and processes first
 # (MATRIX_KEEP=1 keeps the files).  Nothing is reused across runs.  The tests
@@ -224,10 +227,8 @@ run_major() {
 
   ts=$SECONDS
   log=$dir/logs/$v-suite.log
-  if [[ " ${MATRIX_SUITE_ELSEWHERE:-} " == *" $v "* ]]; then
-    # the caller runs the README's test command on this major on a machine
-    # of this release itself (.ci/run: the host, as a user and as root)
-    echo "== PostgreSQL $v: bash test/run.sh test is run by the caller on this $suite machine, not here"
+  if [ -n "${MATRIX_SUITE_MAJORS:-}" ] && [[ " $MATRIX_SUITE_MAJORS " != *" $v "* ]]; then
+    echo "== PostgreSQL $v: bash test/run.sh test not run here (MATRIX_SUITE_MAJORS=$MATRIX_SUITE_MAJORS); pg_regress, isolation and pgTAP run against its package below"
   else
     echo "== PostgreSQL $v: bash test/run.sh test"
     in_root "$root" offline "cd /usr/src/fairshare && bash test/run.sh test" 2>&1 | tee "$log"
@@ -273,8 +274,9 @@ run_major() {
       tap $? "a fresh $suite root"
       in_root "$proot" online "apt-get install -y -q --no-install-recommends /tmp/debs/$deb"
       tap $? "apt-get install ./$deb (brings postgresql-$v)"
-      in_root "$proot" online "apt-get install -y -q --no-install-recommends make postgresql-server-dev-$v"
-      tap $? "make and postgresql-server-dev-$v for PGXS's installcheck"
+      in_root "$proot" online "apt-get install -y -q --no-install-recommends make postgresql-server-dev-$v \
+          postgresql-$v-pgtap libtap-parser-sourcehandler-pgtap-perl"
+      tap $? "make, postgresql-server-dev-$v, pgTAP and pg_prove for PGXS's installcheck and the pgTAP suites"
       # every file of the extension comes from the package
       in_root "$proot" offline "set -e
         files=\$(ls /usr/share/postgresql/$v/extension/fairshare* /usr/lib/postgresql/$v/lib/fairshare.so)
@@ -296,8 +298,12 @@ run_major() {
         cd /var/lib/postgresql/fairshare && runuser -u postgres -- make installcheck PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config
         rc=\$?; [ \$rc -eq 0 ] || cat regression.diffs output_iso/regression.diffs 2>/dev/null
         ls *.so 2>/dev/null && rc=1   # nothing built: the packaged module was tested
-        pg_ctlcluster $v main stop; exit \$rc"
+        exit \$rc"
       tap $? "make installcheck against the packaged server (postgresql-$v-fairshare)"
+      in_root "$proot" offline "$up && cd /var/lib/postgresql/fairshare &&
+        runuser -u postgres -- env PGDATABASE=contrib_regression make -s prove_installcheck PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config
+        rc=\$?; pg_ctlcluster $v main stop; exit \$rc"
+      tap $? "the pgTAP suites against the packaged server (postgresql-$v-fairshare)"
     } 2>&1 | tee -a "$log"
     release_root "$proot"
   fi
