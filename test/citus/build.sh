@@ -26,7 +26,13 @@ if [ -f "$($PG_CONFIG --pkglibdir)/citus.so" ] && [ "$installed" = "$CITUS_EXTVE
   exit 0
 fi
 
-if [ -z "$CITUS_SRC" ]; then
+# CITUS_BUILD_DEPS_ONLY=1: only the build dependencies below, installed
+# (.ci/run, so that the build itself can run beside other stages without an
+# apt-get of its own)
+deps_only=${CITUS_BUILD_DEPS_ONLY:-}
+if [ -n "$deps_only" ]; then
+  src=deps
+elif [ -z "$CITUS_SRC" ]; then
   src=none
 elif [ -f "$CITUS_SRC/citus-$CITUS_VERSION.tar.xz" ]; then
   src=tarball
@@ -55,6 +61,7 @@ if [ -n "$missing" ]; then
   $SUDO apt-get update -q
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 fi
+[ -z "$deps_only" ] || exit 0
 
 build=$(mktemp -d "${TMPDIR:-/tmp}/citus-build.XXXXXX")
 trap 'rm -rf "$build"' EXIT
