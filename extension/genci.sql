@@ -165,8 +165,12 @@ BEGIN
                                            * (EXTRACT(epoch FROM least(coalesce(j.end_time, 'infinity'), upper(piece))
                                                                  - greatest(j.start_time, lower(piece))) * 1000000))
                                   FROM @extschema@.jobs j
-                                  JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
-                                  JOIN @extschema@.clusters c ON c.cluster = j.cluster
+                                  -- the node shapes and GPU factor of the
+                                  -- scenario of the report running, if any
+                                  -- (docs/history.md#the-policy-lab)
+                                  JOIN @extschema@_internal._partitions_scenario() p
+                                    ON p.cluster = j.cluster AND p.partition = j.partition
+                                  JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = j.cluster
                                  WHERE j.cluster = cluster AND j.account = account
                                    AND j.start_time IS NOT NULL
                                    AND j.start_time < upper(piece)

@@ -3,7 +3,7 @@
 -- own duration: the function's SET clause puts the setting back when it
 -- returns or fails, so nothing after it in the session reads the scenario.
 -- The settings readers (model.sql) lay the scenario's overrides over the
--- settings as of as_of; the usage reads its half-life; the fair-share
+-- settings as of as_of; the usage reads its decay and billing; the fair-share
 -- factors cached with the checkpoints (live settings) are not read.
 -- They are PL/pgSQL, planned for each call's instant (plan_cache_mode
 -- force_custom_plan), as the live reports are when called with a constant.
@@ -88,6 +88,69 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@.genci_report_at(date, text) IS
 'genci_report_at(as_of) as if the scenario''s GENCI settings (variant, mid-term cap and used limit, regime threshold) had been in force (the policy lab); the live settings and the ledger are not touched.';
+
+-- The RWTH reports under a scenario: another GPU-hour factor (clusters) or
+-- node shape (a partition's whole_node, cores_per_node) bills the
+-- core-hours differently, read from the runs (the core rollups were summed
+-- with the live settings: _scenario_changes_core).
+CREATE FUNCTION @extschema@.rwth_monthly_usage_at(as_of timestamptz, scenario text)
+RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
+               month date, month_no integer, months integer, allowance float8, consumed float8)
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+SET plan_cache_mode = force_custom_plan
+AS $$
+BEGIN
+    PERFORM @extschema@_internal._scenario_enter(@extschema@_internal._scenario_check(scenario));
+    RETURN QUERY SELECT * FROM @extschema@.rwth_monthly_usage_at(as_of);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.rwth_monthly_usage_at(timestamptz, text) IS
+'rwth_monthly_usage_at(as_of) as if the scenario''s GPU-hour factor and node shapes had been in force (the policy lab); the live settings are not touched.';
+
+CREATE FUNCTION @extschema@.r_wlm_usage_at(as_of timestamptz, scenario text)
+RETURNS TABLE (cluster text, project text, allocation_id bigint, month date,
+               period_start date, period_end date, state text, monthly float8,
+               remaining_prev float8, consumed float8, consumable_pct float8, consumable float8,
+               balance_pct float8, available_pct float8, consumed_total float8,
+               allowance_total float8, low_priority boolean, blocked boolean)
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+SET plan_cache_mode = force_custom_plan
+AS $$
+BEGIN
+    PERFORM @extschema@_internal._scenario_enter(@extschema@_internal._scenario_check(scenario));
+    RETURN QUERY SELECT * FROM @extschema@.r_wlm_usage_at(as_of);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.r_wlm_usage_at(timestamptz, text) IS
+'r_wlm_usage_at(as_of) as if the scenario''s GPU-hour factor and node shapes had been in force (the policy lab); the live settings are not touched.';
+
+-- Each RWTH project month side by side: its consumption and state under
+-- the live settings and under the scenario.
+CREATE FUNCTION @extschema@.scenario_rwth_compare(as_of timestamptz, scenario text)
+RETURNS TABLE (cluster text, project text, month date,
+               live_consumed float8, scenario_consumed float8,
+               live_consumable float8, scenario_consumable float8,
+               live_state text, scenario_state text)
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+SET fairshare.scenario = ''
+SET plan_cache_mode = force_custom_plan
+AS $$
+BEGIN
+    RETURN QUERY
+    SELECT l.cluster, l.project, l.month, l.consumed, s.consumed, l.consumable, s.consumable, l.state, s.state
+      FROM @extschema@.r_wlm_usage_at(as_of) l
+      JOIN @extschema@.r_wlm_usage_at(as_of, scenario) s
+        ON s.allocation_id = l.allocation_id AND s.month = l.month
+     ORDER BY l.cluster, l.project, l.month;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.scenario_rwth_compare(timestamptz, text) IS
+'Each RWTH project month as of an instant: consumed core-hours, consumable core-hours and state under the live settings and under the scenario (the policy lab).';
 
 -- Each association side by side: its usage and fair-share factor under the
 -- live settings and under the scenario.

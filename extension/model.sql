@@ -538,8 +538,8 @@ COMMENT ON TABLE @extschema@.scenarios IS
 
 -- The settings a scenario may override, each with its check: the same
 -- domain as the live column (model.sql's CHECKs).  Other columns are
--- refused (0A000): the decay other than the half-life would need the
--- passes and resets read through the scenario too.
+-- refused (0A000): names, sizes and the instant of slurmctld's last pass
+-- are facts of the cluster, not its policy.
 CREATE FUNCTION @extschema@_internal._scenario_settings_check(table_name text, settings jsonb)
 RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -547,11 +547,15 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     allowed text[] := CASE table_name
         WHEN 'clusters' THEN ARRAY['fairshare_algorithm', 'fairshare_dampening', 'decay_half_life',
+                                   'decay_mode', 'decay_interval', 'decay_factor', 'priority_calc_period',
+                                   'usage_reset_period', 'usage_last_reset',
                                    'weight_fairshare', 'weight_age', 'weight_job_size', 'weight_partition',
-                                   'weight_qos', 'priority_max_age', 'favor_small', 'regulation_threshold']
+                                   'weight_qos', 'priority_max_age', 'favor_small', 'regulation_threshold',
+                                   'gpu_hour_factor']
         -- the GENCI regulation's settings of the cluster (genci.sql)
         WHEN 'genci_settings' THEN ARRAY['variant', 'midterm_cap', 'midterm_used_limit']
-        WHEN 'partitions' THEN ARRAY['priority_job_factor', 'billing_weights', 'billing_mode']
+        WHEN 'partitions' THEN ARRAY['priority_job_factor', 'billing_weights', 'billing_mode',
+                                     'whole_node', 'cores_per_node']
         WHEN 'qos' THEN ARRAY['priority', 'usage_factor'] END;
     k text;
     c @extschema@.clusters;
@@ -589,6 +593,33 @@ BEGIN
             RAISE EXCEPTION 'scenario_settings: fairshare_dampening % is not a positive finite number', c.fairshare_dampening
                 USING ERRCODE = '22023', HINT = 'As clusters.fairshare_dampening.';
         END IF;
+        IF c.decay_mode IS NOT NULL AND c.decay_mode NOT IN ('exact', 'slurm', 'step', 'slurm_passes') THEN
+            RAISE EXCEPTION 'scenario_settings: decay_mode % is not exact, slurm, step or slurm_passes', c.decay_mode
+                USING ERRCODE = '22023', HINT = 'As clusters.decay_mode (docs/decay.md).';
+        END IF;
+        IF c.decay_interval <= '0'::interval THEN
+            RAISE EXCEPTION 'scenario_settings: decay_interval % is not a positive interval', c.decay_interval
+                USING ERRCODE = '22023', HINT = 'As clusters.decay_interval (decay_mode step).';
+        END IF;
+        IF NOT (c.decay_factor BETWEEN 0 AND 1) THEN
+            RAISE EXCEPTION 'scenario_settings: decay_factor % is not a fraction from 0 to 1', c.decay_factor
+                USING ERRCODE = '22023', HINT = 'As clusters.decay_factor (decay_mode step).';
+        END IF;
+        IF settings ? 'priority_calc_period' THEN
+            PERFORM @extschema@_internal._check_calc_period(c.priority_calc_period);
+        END IF;
+        -- a reset period with its instant (NOW needs one), checked together
+        IF settings ?| ARRAY['usage_reset_period', 'usage_last_reset'] THEN
+            IF NOT settings ? 'usage_reset_period' THEN
+                RAISE EXCEPTION 'scenario_settings: usage_last_reset % needs usage_reset_period beside it', c.usage_last_reset
+                    USING ERRCODE = '22023', HINT = 'For example {"usage_reset_period": "NOW", "usage_last_reset": "2026-01-01 00:00+00"}.';
+            END IF;
+            IF NOT isfinite(COALESCE(c.usage_last_reset, 'epoch')) THEN
+                RAISE EXCEPTION 'scenario_settings: usage_last_reset % is not a finite instant', c.usage_last_reset
+                    USING ERRCODE = '22008', HINT = 'As clusters.usage_last_reset.';
+            END IF;
+            PERFORM @extschema@_internal._check_usage_reset(c.usage_reset_period, c.usage_last_reset);
+        END IF;
         IF c.decay_half_life < '0'::interval OR c.priority_max_age < '0'::interval THEN
             RAISE EXCEPTION 'scenario_settings: decay_half_life % and priority_max_age % must not be negative',
                             c.decay_half_life, c.priority_max_age
@@ -597,6 +628,10 @@ BEGIN
         IF NOT (c.regulation_threshold >= 0 AND c.regulation_threshold < 'Infinity') THEN
             RAISE EXCEPTION 'scenario_settings: regulation_threshold % is not a finite number >= 0', c.regulation_threshold
                 USING ERRCODE = '22023', HINT = 'As clusters.regulation_threshold (hours).';
+        END IF;
+        IF NOT (c.gpu_hour_factor >= 0 AND c.gpu_hour_factor < 'Infinity') THEN
+            RAISE EXCEPTION 'scenario_settings: gpu_hour_factor % is not a finite number >= 0', c.gpu_hour_factor
+                USING ERRCODE = '22023', HINT = 'As clusters.gpu_hour_factor (core-hours a GPU-hour is billed as).';
         END IF;
         IF NOT (c.weight_fairshare BETWEEN 0 AND 4294967295 AND c.weight_age BETWEEN 0 AND 4294967295
                 AND c.weight_job_size BETWEEN 0 AND 4294967295 AND c.weight_partition BETWEEN 0 AND 4294967295
@@ -617,6 +652,10 @@ BEGIN
         IF p.billing_mode NOT IN ('sum', 'max_tres', 'max_tres_gres') THEN
             RAISE EXCEPTION 'scenario_settings: billing_mode % is not sum, max_tres or max_tres_gres', p.billing_mode
                 USING ERRCODE = '22023', HINT = 'As partitions.billing_mode.';
+        END IF;
+        IF p.cores_per_node <= 0 THEN
+            RAISE EXCEPTION 'scenario_settings: cores_per_node % is not a positive number of cores', p.cores_per_node
+                USING ERRCODE = '22023', HINT = 'As partitions.cores_per_node.';
         END IF;
     ELSIF table_name = 'genci_settings' THEN
         -- (read by name at run time: genci_settings comes with genci.sql)
@@ -878,9 +917,9 @@ COMMENT ON FUNCTION @extschema@_internal._qos_at(text, timestamptz) IS
 'A cluster''s QOS (cluster NULL: every cluster''s) with their settings as of an instant, from settings_history where they changed after it, else the live rows.';
 
 -- Every cluster's live row with the current scenario's overrides laid over
--- it (the live rows outside a scenario): what the usage reads its
--- half-life from, as it reads the decay as it is now
--- (docs/history.md#the-policy-lab).
+-- it (the live rows outside a scenario): what the usage reads its decay
+-- from, as it reads the decay as it is now, and the core-hours of GENCI
+-- and RWTH their GPU-hour factor (docs/history.md#the-policy-lab).
 CREATE FUNCTION @extschema@_internal._clusters_scenario()
 RETURNS SETOF @extschema@.clusters
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -896,8 +935,9 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._clusters_scenario() IS
 'Every cluster''s live row with the overrides of the scenario of the report running (the live rows outside a scenario).';
 
--- Whether the current scenario changes a cluster's usage: another
--- half-life, billing weights or mode of a partition, UsageFactor of a QOS.
+-- Whether the current scenario changes a cluster's usage: another decay
+-- (half-life, mode, interval and factor, PriorityCalcPeriod, reset
+-- period), billing weights or mode of a partition, UsageFactor of a QOS.
 -- The cluster's usage checkpoints, computed with the live ones, are then
 -- set aside and every job is read (docs/history.md#the-policy-lab).
 CREATE FUNCTION @extschema@_internal._scenario_changes_usage(cluster text)
@@ -907,11 +947,71 @@ BEGIN ATOMIC
     SELECT EXISTS (SELECT FROM @extschema@.scenario_settings s
                     WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
                       AND s.cluster OPERATOR(pg_catalog.=) _scenario_changes_usage.cluster
-                      AND s.settings OPERATOR(pg_catalog.?|) ARRAY['decay_half_life', 'billing_weights',
-                                                                    'billing_mode', 'usage_factor']);
+                      AND s.settings OPERATOR(pg_catalog.?|) ARRAY['decay_half_life', 'decay_mode', 'decay_interval',
+                                                                    'decay_factor', 'priority_calc_period',
+                                                                    'usage_reset_period', 'usage_last_reset',
+                                                                    'billing_weights', 'billing_mode', 'usage_factor']);
 END;
 COMMENT ON FUNCTION @extschema@_internal._scenario_changes_usage(text) IS
-'Whether the scenario of the report running overrides a setting a cluster''s usage is computed with (half-life, billing weights or mode, UsageFactor): its usage checkpoints are then set aside.';
+'Whether the scenario of the report running overrides a setting a cluster''s usage is computed with (the decay, billing weights or mode, UsageFactor): its usage checkpoints are then set aside.';
+
+-- Every cluster's decay mode and PriorityCalcPeriod with the current
+-- scenario's overrides (the live ones outside a scenario), for the readers
+-- of the tree that the reports inline: a left join on scenario_settings'
+-- key, not _clusters_scenario's two branches, which counted twice in the
+-- reports' estimated cost and made PostgreSQL JIT-compile them
+-- (docs/history.md#the-policy-lab).
+CREATE FUNCTION @extschema@_internal._clusters_decay()
+RETURNS TABLE (cluster text, decay_mode text, priority_calc_period interval, priority_last_decay timestamptz)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT c.cluster,
+           COALESCE(o.settings OPERATOR(pg_catalog.->>) 'decay_mode', c.decay_mode),
+           COALESCE((o.settings OPERATOR(pg_catalog.->>) 'priority_calc_period')::interval, c.priority_calc_period),
+           c.priority_last_decay
+      FROM @extschema@.clusters c
+      LEFT JOIN @extschema@.scenario_settings o
+        ON o.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
+       AND o.cluster OPERATOR(pg_catalog.=) c.cluster
+       AND o.table_name OPERATOR(pg_catalog.=) 'clusters' AND o.name OPERATOR(pg_catalog.=) '';
+END;
+COMMENT ON FUNCTION @extschema@_internal._clusters_decay() IS
+'Every cluster''s decay mode, PriorityCalcPeriod and last pass, with the overrides of the scenario of the report running.';
+
+-- Every partition's live row with the current scenario's overrides laid
+-- over it (the live rows outside a scenario): what the core-hours of GENCI
+-- and RWTH read the node shapes from (docs/history.md#the-policy-lab).
+CREATE FUNCTION @extschema@_internal._partitions_scenario()
+RETURNS SETOF @extschema@.partitions
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT p.* FROM @extschema@.partitions p
+     WHERE @extschema@_internal._scenario() IS NULL
+    UNION ALL
+    SELECT r.*
+      FROM @extschema@.partitions p
+      CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(p, @extschema@_internal._scenario_settings(p.cluster, 'partitions', p.partition)) r
+     WHERE @extschema@_internal._scenario() IS NOT NULL;
+END;
+COMMENT ON FUNCTION @extschema@_internal._partitions_scenario() IS
+'Every partition''s live row with the overrides of the scenario of the report running (the live rows outside a scenario).';
+
+-- Whether the current scenario changes a cluster's core-hours (GENCI and
+-- RWTH consumption): another gpu_hour_factor, or a partition's whole_node
+-- or cores_per_node.  The core rollups, summed with the live ones, are then
+-- set aside and every run of the window is read
+-- (docs/history.md#the-policy-lab).
+CREATE FUNCTION @extschema@_internal._scenario_changes_core(cluster text)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT EXISTS (SELECT FROM @extschema@.scenario_settings s
+                    WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
+                      AND s.cluster OPERATOR(pg_catalog.=) _scenario_changes_core.cluster
+                      AND s.settings OPERATOR(pg_catalog.?|) ARRAY['gpu_hour_factor', 'whole_node', 'cores_per_node']);
+END;
+COMMENT ON FUNCTION @extschema@_internal._scenario_changes_core(text) IS
+'Whether the scenario of the report running overrides a setting a cluster''s core-hours are computed with (gpu_hour_factor, a partition''s whole_node or cores_per_node): its core rollups are then set aside.';
 
 -- Whether the tree changed after an instant (a version started or ended
 -- after it): four index probes (the newest valid_from and valid_to of each

@@ -1182,7 +1182,9 @@ COMMENT ON FUNCTION @extschema@.usage_between(text, timestamptz, timestamptz) IS
 
 -- The whole UTC hours of [since, until), cut at cuts (see _rwth_usage),
 -- that the core rollups answer exactly: rolled since core_from
--- (core_rollup_state), and not stale or final.
+-- (core_rollup_state), and not stale or final; none under a scenario of
+-- the policy lab that changes the cluster's core-hours
+-- (docs/history.md#the-policy-lab).
 CREATE FUNCTION @extschema@_internal._core_rolled(cluster text, since timestamptz, until timestamptz, cuts timestamptz[])
 RETURNS tstzmultirange
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -1199,7 +1201,10 @@ BEGIN ATOMIC
                                       ELSE '{}'::tstzmultirange END)
                            FROM @extschema@.rollup_state s
                            JOIN @extschema@.core_rollup_state x ON x.cluster OPERATOR(pg_catalog.=) s.cluster
-                          WHERE s.cluster OPERATOR(pg_catalog.=) c.cluster),
+                          WHERE s.cluster OPERATOR(pg_catalog.=) c.cluster
+                            -- a scenario's other node shapes or GPU factor:
+                            -- the rollups were summed with the live ones
+                            AND NOT @extschema@_internal._scenario_changes_core(c.cluster)),
                         '{}'::tstzmultirange)
                OPERATOR(pg_catalog.*)
                -- the whole UTC hours of each piece

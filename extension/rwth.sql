@@ -151,13 +151,15 @@ BEGIN ATOMIC
                                                          pg_catalog.timezone(c.timezone, _rwth_usage.as_of)::date)
                         OPERATOR(pg_catalog./) (pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1)) AS allowance
           FROM @extschema@.allocations a
-          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
+          -- the settings of the scenario of the report running, if any
+          -- (docs/history.md#the-policy-lab)
+          JOIN @extschema@_internal._clusters_scenario() c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
           -- the cluster's partitions, for the jobs' whole nodes
           LEFT JOIN (SELECT p.cluster,
                             pg_catalog.array_agg(p.partition ORDER BY p.partition) AS partitions,
                             pg_catalog.array_agg(p.whole_node ORDER BY p.partition) AS whole_node,
                             pg_catalog.array_agg(p.cores_per_node ORDER BY p.partition) AS cores_per_node
-                       FROM @extschema@.partitions p GROUP BY p.cluster) pt
+                       FROM @extschema@_internal._partitions_scenario() p GROUP BY p.cluster) pt
             ON pt.cluster OPERATOR(pg_catalog.=) a.cluster
          CROSS JOIN LATERAL @extschema@_internal._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
          WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
@@ -192,8 +194,9 @@ BEGIN ATOMIC
             ON j.cluster OPERATOR(pg_catalog.=) g.cluster AND j.account OPERATOR(pg_catalog.=) g.account
            AND j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<) g.hi
            AND COALESCE(j.end_time, 'infinity'::timestamptz) OPERATOR(pg_catalog.>) g.lo
-          JOIN @extschema@.partitions p ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
-          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
+          JOIN @extschema@_internal._partitions_scenario() p
+            ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+          JOIN @extschema@_internal._clusters_scenario() c ON c.cluster OPERATOR(pg_catalog.=) j.cluster
          CROSS JOIN LATERAL @extschema@_internal._core_cut(
                 @extschema@_internal._core_billed(j.cpus, j.exclusive OR p.whole_node, j.nodes, p.cores_per_node,
                                                   j.gpus, c.gpu_hour_factor),

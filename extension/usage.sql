@@ -279,7 +279,9 @@ BEGIN
                    @extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                c.decay_mode, c.priority_calc_period, c.priority_last_decay,
                                                _association_usage.as_of, st.starts) AS reset_at
-              FROM @extschema@.clusters c
+              -- the decay of the scenario of the report running, if any
+              -- (docs/history.md#the-policy-lab)
+              FROM @extschema@_internal._clusters_scenario() c
              CROSS JOIN LATERAL (SELECT CASE WHEN c.decay_mode = 'slurm_passes'
                                              THEN @extschema@_internal._slurmctld_starts(c.cluster) END AS starts) st
              WHERE _association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster) x;

@@ -69,6 +69,18 @@ SELECT account, consumed FROM genci_report_at('2024-04-01') WHERE cluster = 'k_i
 -- RWTH per local month: January 30 + 480 = 510, February 80,
 -- March 9 + 8 + 6.5 = 23.5, April (begun at as_of) 0
 SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30') WHERE cluster = 'k_ist' ORDER BY month;
+-- The policy lab (docs/history.md#the-policy-lab): a scenario with nodes of
+-- 16 cores sets the rollups aside (summed with 8) and reads every run: the
+-- exclusive run 3 pays 10 h × 16 = 160, GENCI 30 + 480 + 160 + 9 + 8 + 6.5
+-- = 693.5 and RWTH's February 160 (from the rollups they would stay 613.5
+-- and 80).  The live reports after it: 613.5 and 80 again.
+INSERT INTO scenarios (scenario) VALUES ('k16');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings)
+VALUES ('k16', 'k_ist', 'partitions', 'p', '{"cores_per_node": 16}');
+SELECT account, consumed FROM genci_report_at('2024-04-01', 'k16') WHERE cluster = 'k_ist';
+SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30', 'k16') WHERE cluster = 'k_ist' ORDER BY month;
+SELECT account, consumed FROM genci_report_at('2024-04-01') WHERE cluster = 'k_ist';
+SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30') WHERE cluster = 'k_ist' AND month = '2024-02-01';
 -- a window inside one hour, 2024-01-10 00:10 .. 00:40 UTC: run 2 alone,
 -- 30 min × 2 = 1 (no whole hour: all from the runs)
 SELECT account_core_hours('k_ist', 'gacc', '2024-01-10 00:10+00', '2024-01-10 00:40+00') AS in_one_hour;

@@ -25,11 +25,19 @@ INSERT INTO scenarios (scenario, description) VALUES
   ('same', 'no override: the live settings'),
   ('classic', 'classic fair share instead of Fair Tree'),
   ('hour', 'a half-life of one hour'),
-  ('age', 'the age weighted, PriorityMaxAge 1 hour');
+  ('age', 'the age weighted, PriorityMaxAge 1 hour'),
+  ('passes', 'slurmctld''s passes every 7 minutes'),
+  ('slurm', 'Slurm''s per-second decay factor'),
+  ('step', 'PBS''s steps: halved every 30 minutes'),
+  ('reset', 'the usage reset at 10:30 (PriorityUsageResetPeriod NOW)');
 INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES
   ('classic', 'lab', 'clusters', '{"fairshare_algorithm": "classic"}'),
   ('hour', 'lab', 'clusters', '{"decay_half_life": "1 hour"}'),
-  ('age', 'lab', 'clusters', '{"weight_age": 4000}');
+  ('age', 'lab', 'clusters', '{"weight_age": 4000}'),
+  ('passes', 'lab', 'clusters', '{"decay_mode": "slurm_passes", "priority_calc_period": "7 minutes"}'),
+  ('slurm', 'lab', 'clusters', '{"decay_mode": "slurm"}'),
+  ('step', 'lab', 'clusters', '{"decay_mode": "step", "decay_interval": "30 minutes", "decay_factor": 0.5}'),
+  ('reset', 'lab', 'clusters', '{"usage_reset_period": "NOW", "usage_last_reset": "2026-06-01 10:30+00"}');
 
 -- A checkpoint of the live settings at 11:30, which the live reports
 -- start from.
@@ -51,7 +59,9 @@ SELECT count(*) AS differing FROM (
 -- same partition, tree and jobs), every column but the cluster's name
 -- (each row as jsonb without it):
 -- classic, a half-life of one hour (the checkpoint of the live half-life
--- set aside), the age weighted.
+-- set aside), the age weighted, and the other decays: slurmctld's passes
+-- every 7 minutes, Slurm's per-second factor, PBS's steps, a reset (each
+-- with the checkpoint set aside).
 INSERT INTO clusters
 SELECT (jsonb_populate_record(c, jsonb_build_object('cluster', 'lab_' || s.scenario) || x.settings)).*
   FROM clusters c, scenario_settings x, scenarios s
@@ -67,7 +77,8 @@ INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_
 SELECT c.cluster, j.job_id, j.user_name, j.account, j.partition, j.state, j.submit_time, j.eligible_time,
        j.start_time, j.end_time, j.cpus, j.mem_mb, j.nodes
   FROM jobs j, clusters c WHERE j.cluster = 'lab' AND c.cluster LIKE 'lab_%';
-SELECT cluster, fairshare_algorithm, decay_half_life, weight_age FROM clusters WHERE cluster LIKE 'lab%' ORDER BY 1;
+SELECT cluster, fairshare_algorithm, decay_mode, decay_half_life, priority_calc_period, decay_interval,
+       usage_reset_period, weight_age FROM clusters WHERE cluster LIKE 'lab%' ORDER BY 1;
 CREATE TEMP TABLE lab_scenario AS
 SELECT x.scenario, to_jsonb(s) - 'cluster' AS r
   FROM scenarios x, sshare_at('2026-06-01 12:00+00', x.scenario) s
@@ -103,6 +114,17 @@ SELECT user_name, round(raw_usage::numeric, 4) AS live_raw_usage, fairshare AS l
 SELECT x.scenario, s.user_name, round(s.raw_usage::numeric, 4) AS raw_usage, s.algorithm, s.fairshare
   FROM (VALUES ('classic'), ('hour')) x (scenario), sshare_at('2026-06-01 12:00+00', x.scenario) s
  WHERE s.cluster = 'lab' AND s.user_name IS NOT NULL ORDER BY 1, 2;
+-- The decays, regress_lab_ua's RawUsage at 12:00:
+--   reset at 10:30: the run counts from 10:30, ages 1 h to 1.5 h:
+--     8640000/ln 2 × (2^(-1/2400) − 2^(-1.5/2400)) = 1799.3503
+--   steps of 30 minutes halving the usage at each step after it was used
+--     (docs/decay.md), up to 12:00 included: 10:00-10:30 halved 4 times,
+--     10:30-11:00 3 times: 1800 / 16 + 1800 / 8 = 112.5 + 225 = 337.5
+--   passes every 7 minutes, and Slurm's per-second factor: within 0.03 of
+--     the exact 3598.4408
+SELECT x.scenario, round(s.raw_usage::numeric, 4) AS raw_usage
+  FROM (VALUES ('reset'), ('step'), ('passes'), ('slurm')) x (scenario), sshare_at('2026-06-01 12:00+00', x.scenario) s
+ WHERE s.cluster = 'lab' AND s.user_name = 'regress_lab_ua' ORDER BY 1;
 -- The live settings are untouched: Fair Tree, 100 days.
 SELECT fairshare_algorithm, decay_half_life FROM clusters WHERE cluster = 'lab';
 SELECT count(*) AS versions FROM settings_history WHERE cluster = 'lab' AND valid_from > '2026-06-02';
@@ -198,6 +220,14 @@ INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES (
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'jobs', 'x', '{"cpus": 1}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"priority_job_factor": 70000}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"nodes": 4}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"decay_mode": "linear"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"priority_calc_period": "0 s"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"decay_factor": 1.5}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"usage_reset_period": "NOW"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"usage_reset_period": "HOURLY"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"usage_last_reset": "2026-06-01 10:30+00"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"usage_reset_period": "NOW", "usage_last_reset": "infinity"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"priority_last_decay": "2026-06-01 10:30+00"}');
 INSERT INTO scenarios (scenario, created_by, created_at) VALUES ('a; DROP TABLE jobs', 'regress_lab_admin', '2026-06-01 00:00+00');
 \set VERBOSITY terse
 \set SHOW_CONTEXT errors

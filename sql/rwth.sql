@@ -159,6 +159,77 @@ SELECT account, month, consumed FROM rwth_monthly_usage_at('2024-02-01 00:30+01'
 SELECT count(*) AS months FROM r_wlm_usage WHERE cluster = 'r_claix';             -- 4 + 6
 SELECT count(*) AS months FROM rwth_monthly_usage WHERE cluster = 'r_claix';      -- 4 + 6
 
+-- The policy lab (docs/history.md#the-policy-lab): the reports as if another
+-- GPU-hour factor or node shape had been in force, the live settings untouched.
+INSERT INTO scenarios (scenario) VALUES ('gpu12'), ('jara_shared'), ('wide_jara'), ('same_rwth');
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES
+  ('gpu12', 'r_claix', 'clusters', '', '{"gpu_hour_factor": 12}'),
+  ('jara_shared', 'r_claix', 'partitions', 'jara', '{"whole_node": false}'),
+  ('wide_jara', 'r_claix', 'partitions', 'jara', '{"cores_per_node": 64}'),
+  ('same_rwth', 'r_claix', 'clusters', '', '{"gpu_hour_factor": 24}');
+-- gpu12: job 6 pays max(4, 2 × 12) = 24 × 5 h = 120 instead of 240: rwth0001's
+-- March 120 + 48 = 168.  Mar: available = 3 000 − 1 008 − 168 = 1 824, balance
+-- −8 + 1 000 − 168 = 824 → 82.4 %; Apr: available = 2 000 − 168 − 96 = 1 736,
+-- remaining_prev 1 000 − 168 = 832, balance 832 + 1 000 − 96 = 1 736 → 173.6 %;
+-- total 168 + 1 008 + 168 + 96 = 1 440.
+SELECT project, month, consumed, consumable, consumable_pct, remaining_prev, consumed_total, state
+  FROM r_wlm_usage_at('2024-04-12 00:00+02', 'gpu12') WHERE project = 'rwth0001' ORDER BY month;
+-- jara_shared: job 5 pays its 1 CPU × 10 h = 10 instead of 2 whole nodes (960):
+-- February 48 + 10 = 58.  wide_jara: 2 nodes × 64 cores × 10 h = 1 280:
+-- February 48 + 1 280 = 1 328.  rwth0002 (c18m only) is the same under all three.
+SELECT s.scenario, u.account, u.month, u.consumed
+  FROM (VALUES ('jara_shared'), ('wide_jara'), ('gpu12')) s(scenario),
+       rwth_monthly_usage_at('2024-04-12 00:00+02', s.scenario) u
+ WHERE u.month = '2024-02-01' ORDER BY s.scenario, u.account;
+-- side by side: the months a scenario changes
+SELECT project, month, live_consumed, scenario_consumed, live_consumable, scenario_consumable, live_state, scenario_state
+  FROM scenario_rwth_compare('2024-04-12 00:00+02', 'jara_shared')
+ WHERE live_consumed <> scenario_consumed OR live_consumable <> scenario_consumable ORDER BY project, month;
+-- the live report is untouched after the scenarios (job 6 still 240, job 5 960)
+SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-12 00:00+02')
+ WHERE account = 'rwth0001' AND month IN ('2024-02-01', '2024-03-01') ORDER BY month;
+-- A scenario equals the live report with its settings made live (then
+-- undone), every column of every row; same_rwth (the live factor) equals
+-- the live report as it is.
+CREATE TEMP TABLE r_got AS
+SELECT s.scenario, to_jsonb(r) AS r
+  FROM (VALUES ('gpu12'), ('jara_shared'), ('wide_jara'), ('same_rwth')) s(scenario),
+       r_wlm_usage_at('2024-04-12 00:00+02', s.scenario) r WHERE r.cluster = 'r_claix';
+CREATE FUNCTION pg_temp.r_differing(scen text) RETURNS TABLE (scenario text, rows bigint, differing bigint)
+LANGUAGE sql AS $$
+    SELECT scen, (SELECT count(*) FROM fairshare.r_wlm_usage_at('2024-04-12 00:00+02') r WHERE r.cluster = 'r_claix'),
+           (SELECT count(*) FROM (
+              (SELECT g.r FROM r_got g WHERE g.scenario = scen
+               EXCEPT ALL SELECT to_jsonb(r) FROM fairshare.r_wlm_usage_at('2024-04-12 00:00+02') r WHERE r.cluster = 'r_claix')
+              UNION ALL
+              (SELECT to_jsonb(r) FROM fairshare.r_wlm_usage_at('2024-04-12 00:00+02') r WHERE r.cluster = 'r_claix'
+               EXCEPT ALL SELECT g.r FROM r_got g WHERE g.scenario = scen)) x) $$;
+SELECT * FROM pg_temp.r_differing('same_rwth');
+SAVEPOINT lab;
+UPDATE clusters SET gpu_hour_factor = 12 WHERE cluster = 'r_claix';
+SELECT * FROM pg_temp.r_differing('gpu12');
+ROLLBACK TO SAVEPOINT lab;
+UPDATE partitions SET whole_node = false WHERE cluster = 'r_claix' AND partition = 'jara';
+SELECT * FROM pg_temp.r_differing('jara_shared');
+ROLLBACK TO SAVEPOINT lab;
+UPDATE partitions SET cores_per_node = 64 WHERE cluster = 'r_claix' AND partition = 'jara';
+SELECT * FROM pg_temp.r_differing('wide_jara');
+ROLLBACK TO SAVEPOINT lab;
+-- and gpu12 is not the live report: rwth0001's March and April differ (2 rows
+-- each way)
+SELECT * FROM pg_temp.r_differing('gpu12');
+-- refused: a negative or infinite factor, no cores, a node shape that is no boolean
+\set VERBOSITY default
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same_rwth', 'r_claix', 'clusters', '{"gpu_hour_factor": -1}');
+ROLLBACK TO SAVEPOINT lab;
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same_rwth', 'r_claix', 'partitions', 'gpu', '{"cores_per_node": 0}');
+ROLLBACK TO SAVEPOINT lab;
+INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same_rwth', 'r_claix', 'partitions', 'gpu', '{"whole_node": "sometimes"}');
+ROLLBACK TO SAVEPOINT lab;
+SELECT count(*) FROM r_wlm_usage_at('2024-04-12 00:00+02', 'no_such');
+ROLLBACK TO SAVEPOINT lab;
+\set VERBOSITY terse
+
 \set VERBOSITY default
 SAVEPOINT s;
 SELECT * FROM r_wlm_usage_at(NULL);

@@ -85,3 +85,27 @@ SELECT f.field, f.value
 SELECT to_char(month, 'YYYY-MM') AS month, round(consumed) AS consumed
   FROM fairshare.rwth_monthly_usage_at('2026-07-01 00:00 Europe/Berlin')
  WHERE cluster = 'claix' AND account = 'rwth1001' AND month <= '2026-02-01' ORDER BY month;
+
+-- The policy lab (docs/history.md#the-policy-lab): the same months as if a GPU-hour
+-- were billed as 12 core-hours, or c23mm's whole nodes were shared.
+INSERT INTO fairshare.scenarios (scenario, description)
+VALUES ('claix_gpu12', 'a GPU-hour billed as 12 core-hours instead of 24'),
+       ('claix_c23mm_shared', 'c23mm billed by the cores asked, not whole nodes');
+INSERT INTO fairshare.scenario_settings (scenario, cluster, table_name, name, settings)
+VALUES ('claix_gpu12', 'claix', 'clusters', '', '{"gpu_hour_factor": 12}'),
+       ('claix_c23mm_shared', 'claix', 'partitions', 'c23mm', '{"whole_node": false}');
+
+\echo
+\echo '== the policy lab: the project months a scenario changes, as of 1 Jul 2026 =='
+\echo '   claix_gpu12: thes2004''s jobs (8 cores, 1 GPU) pay max(8, 12) = 12 an hour instead of 24'
+\echo '   claix_c23mm_shared: rwth1002''s February (10 cores on a 96-core node) pays 10 an hour instead of 96'
+SELECT s.scenario, c.project, to_char(c.month, 'YYYY-MM') AS month,
+       round(c.live_consumed) AS live_consumed, round(c.scenario_consumed) AS scenario_consumed,
+       round(c.live_consumable) AS live_consumable, round(c.scenario_consumable) AS scenario_consumable,
+       c.live_state, c.scenario_state
+  FROM (VALUES ('claix_gpu12'), ('claix_c23mm_shared')) s(scenario),
+       fairshare.scenario_rwth_compare('2026-07-01 00:00 Europe/Berlin', s.scenario) c
+ WHERE c.cluster = 'claix'
+   AND (c.live_consumed <> c.scenario_consumed OR c.live_consumable <> c.scenario_consumable
+        OR c.live_state <> c.scenario_state)
+ ORDER BY s.scenario, c.project, c.month;
