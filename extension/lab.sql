@@ -92,7 +92,7 @@ COMMENT ON FUNCTION @extschema@.genci_report_at(date, text) IS
 -- The RWTH reports under a scenario: another GPU-hour factor (clusters) or
 -- node shape (a partition's whole_node, cores_per_node) bills the
 -- core-hours differently, read from the runs (the core rollups were summed
--- with the live settings: _scenario_changes_core).
+-- with the live settings: _scenario_overrides).
 CREATE FUNCTION @extschema@.rwth_monthly_usage_at(as_of timestamptz, scenario text)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
                month date, month_no integer, months integer, allowance float8, consumed float8)

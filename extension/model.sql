@@ -935,25 +935,25 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._clusters_scenario() IS
 'Every cluster''s live row with the overrides of the scenario of the report running (the live rows outside a scenario).';
 
--- Whether the current scenario changes a cluster's usage: another decay
--- (half-life, mode, interval and factor, PriorityCalcPeriod, reset
--- period), billing weights or mode of a partition, UsageFactor of a QOS.
--- The cluster's usage checkpoints, computed with the live ones, are then
--- set aside and every job is read (docs/history.md#the-policy-lab).
-CREATE FUNCTION @extschema@_internal._scenario_changes_usage(cluster text)
+-- Whether the current scenario overrides any of these settings of a
+-- cluster (of the cluster, its partitions or its QOS).  The usage asks
+-- for the decay, billing weights and mode and UsageFactor: the cluster's
+-- usage checkpoints, computed with the live ones, are then set aside and
+-- every job is read; the core-hours of GENCI and RWTH for gpu_hour_factor,
+-- whole_node and cores_per_node: the core rollups, summed with the live
+-- ones, are set aside and every run of the window is read
+-- (docs/history.md#the-policy-lab).
+CREATE FUNCTION @extschema@_internal._scenario_overrides(cluster text, keys text[])
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT EXISTS (SELECT FROM @extschema@.scenario_settings s
                     WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
-                      AND s.cluster OPERATOR(pg_catalog.=) _scenario_changes_usage.cluster
-                      AND s.settings OPERATOR(pg_catalog.?|) ARRAY['decay_half_life', 'decay_mode', 'decay_interval',
-                                                                    'decay_factor', 'priority_calc_period',
-                                                                    'usage_reset_period', 'usage_last_reset',
-                                                                    'billing_weights', 'billing_mode', 'usage_factor']);
+                      AND s.cluster OPERATOR(pg_catalog.=) _scenario_overrides.cluster
+                      AND s.settings OPERATOR(pg_catalog.?|) _scenario_overrides.keys);
 END;
-COMMENT ON FUNCTION @extschema@_internal._scenario_changes_usage(text) IS
-'Whether the scenario of the report running overrides a setting a cluster''s usage is computed with (the decay, billing weights or mode, UsageFactor): its usage checkpoints are then set aside.';
+COMMENT ON FUNCTION @extschema@_internal._scenario_overrides(text, text[]) IS
+'Whether the scenario of the report running overrides any of these settings (keys) of a cluster, its partitions or QOS: the usage checkpoints or core rollups computed with the live ones are then set aside.';
 
 -- Every cluster's decay mode and PriorityCalcPeriod with the current
 -- scenario's overrides (the live ones outside a scenario), for the readers
@@ -995,23 +995,6 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION @extschema@_internal._partitions_scenario() IS
 'Every partition''s live row with the overrides of the scenario of the report running (the live rows outside a scenario).';
-
--- Whether the current scenario changes a cluster's core-hours (GENCI and
--- RWTH consumption): another gpu_hour_factor, or a partition's whole_node
--- or cores_per_node.  The core rollups, summed with the live ones, are then
--- set aside and every run of the window is read
--- (docs/history.md#the-policy-lab).
-CREATE FUNCTION @extschema@_internal._scenario_changes_core(cluster text)
-RETURNS boolean
-LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT EXISTS (SELECT FROM @extschema@.scenario_settings s
-                    WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
-                      AND s.cluster OPERATOR(pg_catalog.=) _scenario_changes_core.cluster
-                      AND s.settings OPERATOR(pg_catalog.?|) ARRAY['gpu_hour_factor', 'whole_node', 'cores_per_node']);
-END;
-COMMENT ON FUNCTION @extschema@_internal._scenario_changes_core(text) IS
-'Whether the scenario of the report running overrides a setting a cluster''s core-hours are computed with (gpu_hour_factor, a partition''s whole_node or cores_per_node): its core rollups are then set aside.';
 
 -- Whether the tree changed after an instant (a version started or ended
 -- after it): four index probes (the newest valid_from and valid_to of each

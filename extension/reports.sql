@@ -1204,7 +1204,8 @@ BEGIN ATOMIC
                           WHERE s.cluster OPERATOR(pg_catalog.=) c.cluster
                             -- a scenario's other node shapes or GPU factor:
                             -- the rollups were summed with the live ones
-                            AND NOT @extschema@_internal._scenario_changes_core(c.cluster)),
+                            AND NOT @extschema@_internal._scenario_overrides(
+                                      c.cluster, ARRAY['gpu_hour_factor', 'whole_node', 'cores_per_node'])),
                         '{}'::tstzmultirange)
                OPERATOR(pg_catalog.*)
                -- the whole UTC hours of each piece

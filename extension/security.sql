@@ -295,7 +295,7 @@ DECLARE
         -- the scenario of the report running, read by the usage and the
         -- settings readers every report goes through (none outside the lab)
         '_scenario()', '_scenario_settings(text, text, text)', '_clusters_scenario()',
-        '_scenario_changes_usage(text)'];
+        '_scenario_overrides(text, text[])'];
     -- what a plain user may read: the configuration those functions need,
     -- the views over them, and (added below) every table with a user_name
     -- column, filtered to the caller's rows

@@ -303,10 +303,13 @@ BEGIN
                   FROM @extschema@.usage_checkpoints x
                  WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
                    AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
-                   -- a scenario's other half-life, billing or UsageFactor:
+                   -- a scenario's other decay, billing or UsageFactor:
                    -- the checkpoint's usage was computed with the live ones,
                    -- so every job is read
-                   AND NOT @extschema@_internal._scenario_changes_usage(x.cluster)
+                   AND NOT @extschema@_internal._scenario_overrides(
+                           x.cluster, ARRAY['decay_half_life', 'decay_mode', 'decay_interval', 'decay_factor',
+                                            'priority_calc_period', 'usage_reset_period', 'usage_last_reset',
+                                            'billing_weights', 'billing_mode', 'usage_factor'])
                  ORDER BY x.cluster, x.as_of DESC) k
           JOIN @extschema@.clusters c ON c.cluster = k.cluster
          CROSS JOIN LATERAL (

@@ -69,11 +69,8 @@ psql -X -q -h "$host" -p "$port" -d postgres -c "SELECT 1" >/dev/null 2>&1 \
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 dropdb --if-exists "$db" 2>/dev/null
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS $role" 2>/dev/null
-createdb "$db" || bail "createdb $db"
-q -c "CREATE EXTENSION fairshare" || bail "CREATE EXTENSION fairshare"
-for f in test/demo/centre.sql test/demo/report_*.sql; do
-  q -f "$f" >/dev/null 2>"$WORK/load.err" || { sed 's/^/# /' "$WORK/load.err"; bail "load $f"; }
-done
+# the demo centre (test/demo_db.sh)
+bash test/demo_db.sh "$db" >/dev/null 2>"$WORK/load.err" || { sed 's/^/# /' "$WORK/load.err"; bail "load the demo centre"; }
 password=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 # the reader is also a user of the demo (a run and a pending job on cali, a
 # run on metacentrum) and leads gen7002 (ada), so that the private views
@@ -168,10 +165,13 @@ SELECT name || E'\t' || format(sql, t0, t0 - interval '30 days', date_trunc('mon
   ('my_user_name', $$SELECT fairshare.my_user_name() AS my_user_name$$),
   ('pbsfs_at', $$SELECT * FROM fairshare.pbsfs_at('2024-07-01 00:00+00')$$),
   ('r_wlm_usage_at', $$SELECT * FROM fairshare.r_wlm_usage_at('2026-07-01 00:00+02')$$),
+  ('r_wlm_usage_at_scenario', $$SELECT * FROM fairshare.r_wlm_usage_at('2026-07-01 00:00+02', 'claix_gpu12')$$),
   ('scenario_replay', $$SELECT * FROM fairshare.scenario_replay(%1$L::timestamptz - interval '2 hours', %1$L, '1 hour', 'proteus_short_memory')$$),
   ('scenario_sprio_compare', $$SELECT * FROM fairshare.scenario_sprio_compare(%1$L, 'proteus_short_memory')$$),
   ('scenario_sshare_compare', $$SELECT * FROM fairshare.scenario_sshare_compare(%1$L, 'proteus_short_memory')$$),
   ('rwth_monthly_usage_at', $$SELECT * FROM fairshare.rwth_monthly_usage_at('2026-04-16 00:00+02')$$),
+  ('rwth_monthly_usage_at_scenario', $$SELECT * FROM fairshare.rwth_monthly_usage_at('2026-04-16 00:00+02', 'claix_c23mm_shared')$$),
+  ('scenario_rwth_compare', $$SELECT * FROM fairshare.scenario_rwth_compare('2026-07-01 00:00+02', 'claix_gpu12')$$),
   ('sprio_at', $$SELECT * FROM fairshare.sprio_at(%1$L)$$),
   ('sprio_at_scenario', $$SELECT * FROM fairshare.sprio_at(%1$L, 'proteus_short_memory')$$),
   ('sreport_account_utilization_by_user', $$SELECT * FROM fairshare.sreport_account_utilization_by_user(%2$L, %1$L, 'percent', 'cpu,mem,billing', 'proteus')$$),

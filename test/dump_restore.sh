@@ -17,11 +17,10 @@ src=fs_dump_src dst=fs_dump_dst plain=fs_dump_plain
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; for d in $src $dst $plain; do dropdb --if-exists $d; done' EXIT
 for d in $src $dst $plain; do dropdb --if-exists $d 2>/dev/null; done
-createdb $src && createdb $dst && createdb $plain || { echo "not ok 1 - create databases"; exit 1; }
-# the whole demo centre: centre.sql and the data each report adds; then its
-# jobs in their monthly partitions
-{ psql -X -q -v ON_ERROR_STOP=1 -d $src -c 'CREATE EXTENSION fairshare' -f test/demo/centre.sql && \
-  for f in test/demo/report_*.sql; do psql -X -q -v ON_ERROR_STOP=1 -d $src -f "$f" || exit 1; done && \
+createdb $dst && createdb $plain || { echo "not ok 1 - create databases"; exit 1; }
+# the whole demo centre: centre.sql and the data each report adds
+# (test/demo_db.sh); then its jobs in their monthly partitions
+{ bash test/demo_db.sh $src && \
   psql -X -q -v ON_ERROR_STOP=1 -d $src -c 'SET client_min_messages = warning' -c 'CALL fairshare.maintain_partitions()'; } >/dev/null \
   || { echo "not ok 1 - load the demo centre"; exit 1; }
 

@@ -21,9 +21,8 @@ tmp=$(mktemp -d)
 archive=$(mktemp -d); chmod 1777 "$archive"
 trap 'rm -rf "$tmp" "$archive"; dropdb --if-exists $db 2>/dev/null' EXIT
 dropdb --if-exists $db 2>/dev/null
-createdb $db || bail "create database $db"
-{ q -c 'CREATE EXTENSION fairshare' -f test/demo/centre.sql && \
-  for f in test/demo/report_*.sql; do q -f "$f" || exit 1; done; } >/dev/null 2>"$tmp/load.err" \
+# the demo centre (test/demo_db.sh)
+bash test/demo_db.sh $db >/dev/null 2>"$tmp/load.err" \
   || { cat "$tmp/load.err"; bail "load the demo centre"; }
 
 # October and November 2023: 400 runs of cali's associations, all ended by
