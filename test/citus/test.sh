@@ -65,7 +65,7 @@ compare() {  # compare SCENARIO SINGLE CITUS
 # (and why a checkpoint was invalidated: on one server the trigger names the
 # statement, on Citus the writer; whether it is valid is compared, by
 # test/citus/usage.sql)
-skip='ledger.recorded_at,regulation_checks.checked_at,regulation_notifications.created_at,imports.started_at,usage_checkpoints.created_at,usage_checkpoints.invalidated_at,usage_checkpoints.invalidated_by,rollup_state.refreshed_at,rollup_dirty.marked_at'
+skip='ledger.recorded_at,regulation_checks.checked_at,regulation_notifications.created_at,imports.started_at,usage_checkpoints.created_at,usage_checkpoints.invalidated_at,usage_checkpoints.invalidated_by,rollup_state.refreshed_at,rollup_dirty.marked_at,scenarios.created_at'
 
 echo "== Citus $(val coordinator demo "SELECT extversion FROM pg_extension WHERE extname = 'citus'"): coordinator :$port_coordinator, workers :$port_worker1 :$port_worker2; single server :$port_single"
 
