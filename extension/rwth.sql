@@ -140,7 +140,7 @@ BEGIN ATOMIC
         -- the project, with [t0, t1) its period up to as_of (a CTE read
         -- twice: computed once per project)
         SELECT a.allocation_id, a.cluster, a.account, a.period_start, a.period_end,
-               c.gpu_hour_factor, pt.partitions, pt.whole_node, pt.cores_per_node, s.starts,
+               s.starts,
                pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1 AS n,
                pg_catalog.date_trunc('month', a.period_start::timestamp)::date AS first_month,
                pg_catalog.timezone(c.timezone, a.period_start::timestamp) AS t0,
@@ -151,16 +151,7 @@ BEGIN ATOMIC
                                                          pg_catalog.timezone(c.timezone, _rwth_usage.as_of)::date)
                         OPERATOR(pg_catalog./) (pg_catalog.cardinality(s.starts) OPERATOR(pg_catalog.-) 1)) AS allowance
           FROM @extschema@.allocations a
-          -- the settings of the scenario of the report running, if any
-          -- (docs/history.md#the-policy-lab)
-          JOIN @extschema@_internal._clusters_scenario() c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
-          -- the cluster's partitions, for the jobs' whole nodes
-          LEFT JOIN (SELECT p.cluster,
-                            pg_catalog.array_agg(p.partition ORDER BY p.partition) AS partitions,
-                            pg_catalog.array_agg(p.whole_node ORDER BY p.partition) AS whole_node,
-                            pg_catalog.array_agg(p.cores_per_node ORDER BY p.partition) AS cores_per_node
-                       FROM @extschema@_internal._partitions_scenario() p GROUP BY p.cluster) pt
-            ON pt.cluster OPERATOR(pg_catalog.=) a.cluster
+          JOIN @extschema@.clusters c ON c.cluster OPERATOR(pg_catalog.=) a.cluster
          CROSS JOIN LATERAL @extschema@_internal._rwth_month_starts(a.period_start, a.period_end, c.timezone) s(starts)
          WHERE a.policy OPERATOR(pg_catalog.=) 'rwth'
            AND pg_catalog.timezone(c.timezone, a.period_start::timestamp) OPERATOR(pg_catalog.<=) _rwth_usage.as_of

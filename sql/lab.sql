@@ -222,6 +222,7 @@ INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VA
 INSERT INTO scenario_settings (scenario, cluster, table_name, name, settings) VALUES ('same', 'lab', 'partitions', 'p', '{"nodes": 4}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"decay_mode": "linear"}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"priority_calc_period": "0 s"}');
+INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"decay_interval": "-1 hour"}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"decay_factor": 1.5}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"usage_reset_period": "NOW"}');
 INSERT INTO scenario_settings (scenario, cluster, table_name, settings) VALUES ('same', 'lab', 'clusters', '{"usage_reset_period": "HOURLY"}');
