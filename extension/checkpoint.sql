@@ -56,8 +56,19 @@ CREATE TABLE @extschema@.usage_checkpoints (
     -- what it was computed from: the checkpoint it chained from (NULL: the
     -- jobs alone)
     computed_from        timestamptz,
+    -- a sparse checkpoint (docs/design.md#sparse-checkpoints): the full
+    -- checkpoint of the same cluster whose rows stand for every association
+    -- this one has no row of, and the decay from that one's instant to this
+    -- one's, which those rows are multiplied by (NULL, NULL: a full
+    -- checkpoint, a row for every association with jobs)
+    base                 timestamptz,
+    base_decay           float8,
     PRIMARY KEY (cluster, as_of),
-    CHECK ((invalidated_at IS NULL) OPERATOR(pg_catalog.=) (invalidated_by IS NULL))
+    CHECK ((invalidated_at IS NULL) OPERATOR(pg_catalog.=) (invalidated_by IS NULL)),
+    CONSTRAINT usage_checkpoints_base_check
+        CHECK ((base IS NULL) OPERATOR(pg_catalog.=) (base_decay IS NULL)
+               AND base OPERATOR(pg_catalog.<) as_of
+               AND base_decay OPERATOR(pg_catalog.>=) 0 AND base_decay OPERATOR(pg_catalog.<=) 1)
 );
 COMMENT ON TABLE @extschema@.usage_checkpoints IS
 'Usage checkpoints of each cluster (checkpoint_usage): the instant their usage is decayed to, what they were computed from, and when and why a later change invalidated them.';
@@ -90,6 +101,91 @@ COMMENT ON TABLE @extschema@.usage_checkpoint_rows IS
 -- what the readers look up: every row of one checkpoint (usage.sql)
 CREATE INDEX usage_checkpoint_rows_checkpoint_idx ON @extschema@.usage_checkpoint_rows (cluster, as_of);
 
+-- The rows of the checkpoints of some clusters (one instant each, same
+-- order) as the readers take them: a full checkpoint's own rows; a sparse
+-- one's own rows and, for every association it has no row of, its base's
+-- row times the decay from the base's instant to its own
+-- (docs/design.md#sparse-checkpoints).  The base's row is exactly what a
+-- full checkpoint would hold for such an association up to the rounding
+-- of one multiplication: no run of it ended or ran after the base (its
+-- jobs are the base's; only 'exact', 'slurm' and 'step' clusters have
+-- sparse checkpoints, so pass_usage is NULL).  A standard SQL body:
+-- inlined into the readers' queries, an index scan of each checkpoint's
+-- rows and, for a sparse one, a hash anti-join of its base's rows with
+-- its own.
+CREATE FUNCTION @extschema@_internal._checkpoint_rows(clusters text[], times timestamptz[])
+RETURNS TABLE (cluster text, as_of timestamptz, account text, user_name text, raw_usage float8, jobs bigint,
+               pass_usage float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT r.cluster, r.as_of, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+      FROM @extschema@.usage_checkpoint_rows r
+     WHERE r.cluster OPERATOR(pg_catalog.=) ANY (_checkpoint_rows.clusters)
+       AND r.as_of OPERATOR(pg_catalog.=) ANY (_checkpoint_rows.times)
+       AND r.as_of OPERATOR(pg_catalog.=) _checkpoint_rows.times[pg_catalog.array_position(_checkpoint_rows.clusters, r.cluster)]
+    UNION ALL
+    SELECT b.cluster, k.as_of, b.account, b.user_name, b.raw_usage OPERATOR(pg_catalog.*) k.base_decay, b.jobs,
+           NULL::float8
+      FROM @extschema@.usage_checkpoints k
+      JOIN @extschema@.usage_checkpoint_rows b
+        ON b.cluster OPERATOR(pg_catalog.=) k.cluster AND b.as_of OPERATOR(pg_catalog.=) k.base
+     WHERE k.cluster OPERATOR(pg_catalog.=) ANY (_checkpoint_rows.clusters)
+       AND k.as_of OPERATOR(pg_catalog.=) ANY (_checkpoint_rows.times)
+       AND k.as_of OPERATOR(pg_catalog.=) _checkpoint_rows.times[pg_catalog.array_position(_checkpoint_rows.clusters, k.cluster)]
+       AND k.base IS NOT NULL
+       AND NOT EXISTS (SELECT FROM @extschema@.usage_checkpoint_rows r
+                        WHERE r.cluster OPERATOR(pg_catalog.=) k.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of
+                          AND r.account OPERATOR(pg_catalog.=) b.account
+                          AND r.user_name OPERATOR(pg_catalog.=) b.user_name);
+END;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_rows(text[], timestamptz[]) IS
+'The usage rows of the checkpoint of each cluster at its instant (same order), a sparse checkpoint''s completed with its base''s rows decayed: what the usage readers read.';
+
+-- Makes full the sparse checkpoints that stand on the given checkpoints
+-- (clusters and instants, same order): each gets, for every association
+-- it has no row of, its base's row times base_decay, as _checkpoint_rows
+-- reads it, and loses its base.  Before a base's rows go (deleted with
+-- it, replaced by checkpoint_usage, pruned), and for every sparse
+-- checkpoint when a centre moves to Citus.  Returns how many it made full.
+CREATE FUNCTION @extschema@_internal._checkpoints_make_full(clusters text[], bases timestamptz[])
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    IF NOT EXISTS (SELECT FROM @extschema@.usage_checkpoints d
+                     JOIN unnest(clusters, bases) AS o (cluster, as_of) ON d.cluster = o.cluster AND d.base = o.as_of) THEN
+        RETURN 0;
+    END IF;
+    -- one statement, one snapshot: the rows read with the bases as they
+    -- were before the update below
+    WITH d AS MATERIALIZED (
+        SELECT d.cluster, d.as_of
+          FROM @extschema@.usage_checkpoints d
+          JOIN unnest(clusters, bases) AS o (cluster, as_of) ON d.cluster = o.cluster AND d.base = o.as_of),
+    filled AS (
+        INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
+        SELECT r.cluster, r.as_of, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
+          FROM d
+         CROSS JOIN LATERAL @extschema@_internal._checkpoint_rows(ARRAY[d.cluster], ARRAY[d.as_of]) r
+         WHERE NOT EXISTS (SELECT FROM @extschema@.usage_checkpoint_rows x
+                            WHERE x.cluster = r.cluster AND x.as_of = r.as_of
+                              AND x.account = r.account AND x.user_name = r.user_name)
+        RETURNING 1),
+    made AS (
+        UPDATE @extschema@.usage_checkpoints k SET base = NULL, base_decay = NULL
+          FROM d
+         WHERE k.cluster = d.cluster AND k.as_of = d.as_of
+        RETURNING 1)
+    SELECT (SELECT count(*) FROM made) + 0 * (SELECT count(*) FROM filled) INTO n;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._checkpoints_make_full(text[], timestamptz[]) IS
+'Makes full the sparse usage checkpoints that stand on the given ones (clusters and instants): their bases'' rows, decayed, written beside their own; returns how many.';
+
 -- The rows of a checkpoint go with it: deleted, renamed (a cluster
 -- renamed cascades into usage_checkpoints) or truncated with it.  What a
 -- foreign key with ON DELETE / ON UPDATE CASCADE did, without its check of
@@ -110,12 +206,20 @@ BEGIN
         IF TG_OP = 'TRUNCATE' THEN
             TRUNCATE @extschema@.usage_checkpoint_rows;
         ELSIF TG_OP = 'DELETE' THEN
+            -- a sparse checkpoint that stands on one of those is made full
+            -- first, from the rows about to go (docs/design.md#sparse-checkpoints)
+            PERFORM @extschema@_internal._checkpoints_make_full(
+                        ARRAY(SELECT o.cluster FROM old_checkpoints o), ARRAY(SELECT o.as_of FROM old_checkpoints o));
             DELETE FROM @extschema@.usage_checkpoint_rows r
              USING old_checkpoints o
              WHERE r.cluster = o.cluster AND r.as_of = o.as_of;
         ELSE
             UPDATE @extschema@.usage_checkpoint_rows r SET cluster = NEW.cluster, as_of = NEW.as_of
              WHERE r.cluster = OLD.cluster AND r.as_of = OLD.as_of;
+            IF OLD.as_of IS DISTINCT FROM NEW.as_of THEN
+                UPDATE @extschema@.usage_checkpoints k SET base = NEW.as_of
+                 WHERE k.cluster = NEW.cluster AND k.base = OLD.as_of;
+            END IF;
         END IF;
     ELSIF TG_TABLE_NAME = 'usage_checkpoint_factors' THEN
         IF TG_OP = 'TRUNCATE' THEN
@@ -238,6 +342,107 @@ BEGIN
 END
 $$;
 
+-- Which checkpoints as of as_of are written sparse (of one cluster, or of
+-- every cluster for NULL; docs/design.md#sparse-checkpoints): per cluster
+-- the checkpoint it chains from (prev, the newest valid one before
+-- as_of), whether that one is sparse, the full checkpoint the new one
+-- stands on (prev, or prev's base) and the decay from that one's instant
+-- to as_of.  A cluster is left out, and its checkpoint written full, when
+-- it decays by slurmctld's passes (whose rows hold the last pass's usage
+-- beside, read through the usage itself), has no checkpoint to chain
+-- from, had a usage reset since prev (the usage then does not chain from
+-- it), or when prev's own rows are already half as many as its base's: a
+-- sparse checkpoint holds every association that ran since its base, so
+-- the chain starts again from a full one before it costs as much.
+CREATE FUNCTION @extschema@_internal._checkpoint_sparse_plan(cluster text, as_of timestamptz)
+RETURNS TABLE (cluster text, prev timestamptz, prev_sparse boolean, base timestamptz, base_decay float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT c.cluster, k.as_of, k.base IS NOT NULL, COALESCE(k.base, k.as_of), w.decay
+      FROM @extschema@.clusters c
+      JOIN LATERAL (SELECT x.as_of, x.base
+                      FROM @extschema@.usage_checkpoints x
+                     WHERE x.cluster OPERATOR(pg_catalog.=) c.cluster AND x.invalidated_at IS NULL
+                       AND x.as_of OPERATOR(pg_catalog.<) _checkpoint_sparse_plan.as_of
+                     ORDER BY x.as_of DESC LIMIT 1) k ON true
+     CROSS JOIN LATERAL (
+           SELECT COALESCE(
+                    @extschema@.decayed_usage(one.u, COALESCE(k.base, k.as_of), COALESCE(k.base, k.as_of),
+                                              _checkpoint_sparse_plan.as_of, c.decay_half_life)
+                      FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'exact'),
+                    @extschema@.decayed_usage_slurm(one.u, COALESCE(k.base, k.as_of), COALESCE(k.base, k.as_of),
+                                                    _checkpoint_sparse_plan.as_of, c.decay_half_life)
+                      FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm'),
+                    @extschema@.decayed_usage_step(one.u, COALESCE(k.base, k.as_of), COALESCE(k.base, k.as_of),
+                                                   _checkpoint_sparse_plan.as_of, c.decay_interval, c.decay_factor)
+                      FILTER (WHERE c.decay_mode OPERATOR(pg_catalog.=) 'step')) AS decay
+             FROM (VALUES (1::float8)) one (u)) w
+     WHERE (_checkpoint_sparse_plan.cluster IS NULL OR c.cluster OPERATOR(pg_catalog.=) _checkpoint_sparse_plan.cluster)
+       AND c.decay_mode OPERATOR(pg_catalog.<>) 'slurm_passes'
+       AND NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
+                                                    c.decay_mode, c.priority_calc_period, c.priority_last_decay,
+                                                    _checkpoint_sparse_plan.as_of)
+                        OPERATOR(pg_catalog.>) k.as_of, false)
+       -- prev's own rows fewer than half its base's (counted no further
+       -- than that: an index scan of prev's rows, a few of the base's)
+       AND (k.base IS NULL
+            OR (SELECT pg_catalog.count(*) FROM @extschema@.usage_checkpoint_rows r
+                 WHERE r.cluster OPERATOR(pg_catalog.=) c.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of)
+               OPERATOR(pg_catalog.*) 2
+               OPERATOR(pg_catalog.<)
+               (SELECT pg_catalog.count(*)
+                  FROM (SELECT FROM @extschema@.usage_checkpoint_rows b
+                         WHERE b.cluster OPERATOR(pg_catalog.=) c.cluster AND b.as_of OPERATOR(pg_catalog.=) k.base
+                         LIMIT (SELECT pg_catalog.count(*) FROM @extschema@.usage_checkpoint_rows r
+                                 WHERE r.cluster OPERATOR(pg_catalog.=) c.cluster
+                                   AND r.as_of OPERATOR(pg_catalog.=) k.as_of) OPERATOR(pg_catalog.*) 2 OPERATOR(pg_catalog.+) 1) b));
+END;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_sparse_plan(text, timestamptz) IS
+'The clusters whose usage checkpoint as of as_of is written sparse: the checkpoint it chains from, whether that one is sparse, the full checkpoint it stands on and the decay from that one to as_of.';
+
+-- The rows a checkpoint as of as_of writes (of one cluster, or of every
+-- cluster for NULL; from_jobs: from the jobs alone): the usage of every association with jobs
+-- (_association_usage), and for the clusters of a sparse plan
+-- (_checkpoint_sparse_plan's cluster, prev and prev_sparse, as arrays in
+-- the same order) only the associations whose usage is not their base's
+-- row decayed: those with a run started by as_of that ran or ended after
+-- prev (a range scan of jobs_end_idx), and those prev itself has a row of
+-- when it is sparse.  An association with no such run has had no run
+-- since the base: its usage is the base's row times the decay, which is
+-- what the readers take for it (_checkpoint_rows).
+CREATE FUNCTION @extschema@_internal._checkpoint_new_rows(as_of timestamptz, from_jobs boolean, cluster text,
+                                                         sparse_clusters text[], prevs timestamptz[],
+                                                         prevs_sparse boolean[])
+RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint, pass_usage float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH active AS (
+        SELECT j.cluster, j.account, j.user_name
+          FROM @extschema@.jobs j
+         WHERE j.start_time IS NOT NULL AND j.start_time OPERATOR(pg_catalog.<=) _checkpoint_new_rows.as_of
+           AND j.cluster OPERATOR(pg_catalog.=) ANY (_checkpoint_new_rows.sparse_clusters)
+           AND COALESCE(j.end_time, 'infinity'::timestamptz)
+               OPERATOR(pg_catalog.>) (SELECT pg_catalog.min(x.t) FROM pg_catalog.unnest(_checkpoint_new_rows.prevs) x (t))
+           AND COALESCE(j.end_time, 'infinity'::timestamptz)
+               OPERATOR(pg_catalog.>) _checkpoint_new_rows.prevs[pg_catalog.array_position(_checkpoint_new_rows.sparse_clusters, j.cluster)]
+        UNION
+        SELECT r.cluster, r.account, r.user_name
+          FROM @extschema@.usage_checkpoint_rows r
+         WHERE r.cluster OPERATOR(pg_catalog.=) ANY (_checkpoint_new_rows.sparse_clusters)
+           AND r.as_of OPERATOR(pg_catalog.=) ANY (_checkpoint_new_rows.prevs)
+           AND r.as_of OPERATOR(pg_catalog.=) _checkpoint_new_rows.prevs[pg_catalog.array_position(_checkpoint_new_rows.sparse_clusters, r.cluster)]
+           AND _checkpoint_new_rows.prevs_sparse[pg_catalog.array_position(_checkpoint_new_rows.sparse_clusters, r.cluster)])
+    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs, NULLIF(u.pass_usage, u.raw_usage)
+      FROM @extschema@_internal._association_usage(_checkpoint_new_rows.as_of, _checkpoint_new_rows.from_jobs,
+                                                   _checkpoint_new_rows.cluster) u
+     WHERE u.cluster OPERATOR(pg_catalog.<>) ALL (_checkpoint_new_rows.sparse_clusters)
+        OR EXISTS (SELECT FROM active a
+                    WHERE a.cluster OPERATOR(pg_catalog.=) u.cluster AND a.account OPERATOR(pg_catalog.=) u.account
+                      AND a.user_name OPERATOR(pg_catalog.=) u.user_name);
+END;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_new_rows(timestamptz, boolean, text, text[], timestamptz[], boolean[]) IS
+'The usage rows a checkpoint as of as_of writes: every association''s, or for the clusters of a sparse plan those whose usage is not their base''s row decayed.';
+
 -- Make (or replace) a usage checkpoint of a cluster, or of every cluster
 -- for NULL, as of an instant: association_usage_at(as_of), stored.  Run it
 -- every few minutes (pg_cron), as Slurm recomputes usage every
@@ -308,10 +513,24 @@ SET search_path = pg_catalog, pg_temp
 SET enable_mergejoin = off
 SET enable_nestloop = off
 SET jit = off
+-- the live settings, whatever scenario the session reads
+-- (docs/history.md#the-policy-lab): a checkpoint holds the live usage
+SET fairshare.scenario = ''
 AS $$
 DECLARE
     -- the lock taken before the rows are written (see above)
     lock_first boolean;
+    -- the clusters whose checkpoint is sparse (_checkpoint_sparse_plan):
+    -- the checkpoint each chains from, whether that one is sparse, its
+    -- base and the decay from the base (same order)
+    sp_clusters text[] := '{}';
+    sp_prev timestamptz[] := '{}';
+    sp_prev_sparse boolean[] := '{}';
+    sp_base timestamptz[] := '{}';
+    sp_decay float8[] := '{}';
+    -- the same under the lock
+    sp_clusters_now text[];
+    sp_base_now timestamptz[];
     -- associations whose usage differs under the lock
     changed bigint;
     -- the tree and settings the factors were computed with, and whether
@@ -358,6 +577,18 @@ BEGIN
     IF lock_first THEN
         LOCK TABLE @extschema@.clusters, @extschema@.partitions, @extschema@.qos, @extschema@.jobs IN SHARE MODE;
     END IF;
+    -- which clusters' checkpoints are written sparse (none from the jobs
+    -- alone, nor on Citus, whose reference tables would hold every
+    -- checkpoint's base apart from its rows: docs/citus.md)
+    IF NOT from_jobs AND NOT no_factors THEN
+        SELECT COALESCE(array_agg(p.cluster ORDER BY p.cluster), '{}'),
+               COALESCE(array_agg(p.prev ORDER BY p.cluster), '{}'),
+               COALESCE(array_agg(p.prev_sparse ORDER BY p.cluster), '{}'),
+               COALESCE(array_agg(p.base ORDER BY p.cluster), '{}'),
+               COALESCE(array_agg(p.base_decay ORDER BY p.cluster), '{}')
+          INTO sp_clusters, sp_prev, sp_prev_sparse, sp_base, sp_decay
+          FROM @extschema@_internal._checkpoint_sparse_plan(checkpoint_usage.cluster, checkpoint_usage.as_of) p;
+    END IF;
 
     -- A checkpoint at the same instant is replaced: the new one chains
     -- from the one before it.  The new checkpoints are written marked
@@ -374,11 +605,13 @@ BEGIN
      WHERE r.cluster = ANY (ARRAY(SELECT c.cluster FROM @extschema@.clusters c
                                    WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster))
        AND r.as_of = checkpoint_usage.as_of;
-    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, invalidated_at, invalidated_by, computed_from)
+    INSERT INTO @extschema@.usage_checkpoints (cluster, as_of, invalidated_at, invalidated_by, computed_from,
+                                               base, base_decay)
     SELECT c.cluster, checkpoint_usage.as_of, now(), 'being computed',
            (SELECT max(k.as_of) FROM @extschema@.usage_checkpoints k
              WHERE NOT from_jobs AND k.cluster = c.cluster AND k.invalidated_at IS NULL
-               AND k.as_of <= checkpoint_usage.as_of)
+               AND k.as_of <= checkpoint_usage.as_of),
+           sp_base[array_position(sp_clusters, c.cluster)], sp_decay[array_position(sp_clusters, c.cluster)]
       FROM @extschema@.clusters c
      WHERE checkpoint_usage.cluster IS NULL OR c.cluster = checkpoint_usage.cluster;
     -- The rows, and (chained, lock taken late) what they were computed
@@ -386,9 +619,9 @@ BEGIN
     -- checkpoint chained from (_checkpoint_runs_read).
     WITH written AS (
         INSERT INTO @extschema@.usage_checkpoint_rows (cluster, as_of, account, user_name, raw_usage, jobs, pass_usage)
-        SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs,
-               NULLIF(u.pass_usage, u.raw_usage)
-          FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster) u
+        SELECT u.cluster, checkpoint_usage.as_of, u.account, u.user_name, u.raw_usage, u.jobs, u.pass_usage
+          FROM @extschema@_internal._checkpoint_new_rows(checkpoint_usage.as_of, from_jobs, checkpoint_usage.cluster,
+                                                         sp_clusters, sp_prev, sp_prev_sparse) u
         RETURNING 1)
     SELECT CASE WHEN NOT lock_first
                 THEN @extschema@_internal._checkpoint_runs_read(checkpoint_usage.cluster, checkpoint_usage.as_of) END
@@ -424,6 +657,27 @@ BEGIN
             changed := 0;
             RAISE DEBUG 'checkpoint_usage: nothing it read changed before the lock; its rows stand';
         ELSE
+            -- Something read changed: the sparse plan again under the lock.
+            -- If the checkpoint chained from or its base is no longer the
+            -- same, this one is written full (the rows below then add
+            -- every association it has no row of).
+            SELECT COALESCE(array_agg(p.cluster ORDER BY p.cluster), '{}'),
+                   COALESCE(array_agg(p.base ORDER BY p.cluster), '{}')
+              INTO sp_clusters_now, sp_base_now
+              FROM @extschema@_internal._checkpoint_sparse_plan(checkpoint_usage.cluster, checkpoint_usage.as_of) p
+             WHERE p.cluster = ANY (sp_clusters)
+               AND p.prev = sp_prev[array_position(sp_clusters, p.cluster)]
+               AND p.base = sp_base[array_position(sp_clusters, p.cluster)];
+            IF sp_clusters_now IS DISTINCT FROM sp_clusters THEN
+                UPDATE @extschema@.usage_checkpoints k SET base = NULL, base_decay = NULL
+                 WHERE k.cluster = ANY (sp_clusters) AND k.cluster <> ALL (sp_clusters_now)
+                   AND k.as_of = checkpoint_usage.as_of;
+                SELECT COALESCE(array_agg(x.c ORDER BY x.c), '{}'), COALESCE(array_agg(x.p ORDER BY x.c), '{}'),
+                       COALESCE(array_agg(x.s ORDER BY x.c), '{}')
+                  INTO sp_clusters, sp_prev, sp_prev_sparse
+                  FROM unnest(sp_clusters, sp_prev, sp_prev_sparse) x (c, p, s)
+                 WHERE x.c = ANY (sp_clusters_now);
+            END IF;
             -- the same computation under the lock, against the rows written
             SELECT count(*) INTO changed
               FROM (SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
@@ -431,9 +685,9 @@ BEGIN
                      WHERE (checkpoint_usage.cluster IS NULL OR r.cluster = checkpoint_usage.cluster)
                        AND r.as_of = checkpoint_usage.as_of) w
               FULL JOIN
-                   (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
-                           NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-                      FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u) n
+                   (SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs, u.pass_usage
+                      FROM @extschema@_internal._checkpoint_new_rows(checkpoint_usage.as_of, false, checkpoint_usage.cluster,
+                                                                     sp_clusters, sp_prev, sp_prev_sparse) u) n
                 ON n.cluster = w.cluster AND n.account = w.account AND n.user_name = w.user_name
              WHERE w.cluster IS NULL OR n.cluster IS NULL
                 OR (w.raw_usage, w.jobs, w.pass_usage) IS DISTINCT FROM (n.raw_usage, n.jobs, n.pass_usage);
@@ -441,9 +695,9 @@ BEGIN
             -- written again, those alone (the usage computed once more: rare)
             IF changed > 0 THEN
                 WITH n AS MATERIALIZED (
-                    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs,
-                           NULLIF(u.pass_usage, u.raw_usage) AS pass_usage
-                      FROM @extschema@_internal._association_usage(checkpoint_usage.as_of, false, checkpoint_usage.cluster) u),
+                    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs, u.pass_usage
+                      FROM @extschema@_internal._checkpoint_new_rows(checkpoint_usage.as_of, false, checkpoint_usage.cluster,
+                                                                     sp_clusters, sp_prev, sp_prev_sparse) u),
                 w AS MATERIALIZED (
                     SELECT r.cluster, r.account, r.user_name, r.raw_usage, r.jobs, r.pass_usage
                       FROM @extschema@.usage_checkpoint_rows r
@@ -502,8 +756,9 @@ BEGIN
 
     -- prune: invalid ones, and valid ones neither among the keep_recent
     -- newest nor the newest of a day of the last keep_days
-    DELETE FROM @extschema@.usage_checkpoints k
-     USING (SELECT x.cluster, x.as_of,
+    -- (nor the base of one kept: docs/design.md#sparse-checkpoints)
+    WITH p AS (
+            SELECT x.cluster, x.as_of, x.base, x.pinned,
                    x.invalidated_at IS NULL
                    AND (row_number() OVER (PARTITION BY x.cluster, x.invalidated_at IS NULL ORDER BY x.as_of DESC)
                           <= keep_recent
@@ -514,8 +769,11 @@ BEGIN
                                 > (checkpoint_usage.as_of AT TIME ZONE c.timezone)::date - keep_days)) AS kept
               FROM @extschema@.usage_checkpoints x
               JOIN @extschema@.clusters c ON c.cluster = x.cluster
-             WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster) p
-     WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned;
+             WHERE checkpoint_usage.cluster IS NULL OR x.cluster = checkpoint_usage.cluster)
+    DELETE FROM @extschema@.usage_checkpoints k
+     USING p
+     WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned
+       AND NOT EXISTS (SELECT FROM p d WHERE d.cluster = p.cluster AND d.base = p.as_of AND (d.kept OR d.pinned));
     -- the fair-share factors as of the new checkpoints, for sprio_at (sprio.sql)
     IF NOT factors_done AND NOT no_factors THEN
         PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);

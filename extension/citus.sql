@@ -256,6 +256,13 @@ BEGIN
         DELETE FROM @extschema@.usage_checkpoint_factors;
         DELETE FROM @extschema@.usage_checkpoint_rows x
          WHERE NOT EXISTS (SELECT FROM @extschema@.usage_checkpoints k WHERE k.cluster = x.cluster AND k.as_of = x.as_of);
+        -- Sparse checkpoints are made full: each gets its base's rows,
+        -- decayed, for the associations it has none of, as the readers
+        -- took them (docs/design.md#sparse-checkpoints); on Citus every
+        -- checkpoint is written full.
+        PERFORM @extschema@_internal._checkpoints_make_full(
+                    ARRAY(SELECT k.cluster FROM @extschema@.usage_checkpoints k WHERE k.base IS NOT NULL),
+                    ARRAY(SELECT k.base FROM @extschema@.usage_checkpoints k WHERE k.base IS NOT NULL));
 
         -- Every trigger must be one of those known here: a trigger added
         -- later must be thought through, not silently lost.

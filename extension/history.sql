@@ -624,8 +624,15 @@ BEGIN
         RAISE EXCEPTION 'retain_jobs: partition % cannot go: %', part, chk.reason
             USING ERRCODE = '55000', HINT = chk.hint;
     END IF;
+    -- (and the base of a sparse one, whose rows it reads:
+    -- docs/design.md#sparse-checkpoints)
     UPDATE @extschema@.usage_checkpoints k SET pinned = true
-      FROM unnest(chk.pin_clusters, chk.pin_times) AS x (cluster, as_of)
+      FROM (SELECT y.cluster, y.as_of FROM unnest(chk.pin_clusters, chk.pin_times) AS y (cluster, as_of)
+            UNION
+            SELECT b.cluster, b.base
+              FROM unnest(chk.pin_clusters, chk.pin_times) AS y (cluster, as_of)
+              JOIN @extschema@.usage_checkpoints b ON b.cluster = y.cluster AND b.as_of = y.as_of
+             WHERE b.base IS NOT NULL) AS x
      WHERE k.cluster = x.cluster AND k.as_of = x.as_of AND NOT k.pinned;
     -- the rollups of the hours these runs ran in are final from now on
     -- (the check above: they hold them): refresh_rollups never recomputes

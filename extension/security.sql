@@ -281,6 +281,8 @@ DECLARE
     user_functions text[] := ARRAY[
         'association_usage_at(timestamp with time zone)',
         '_association_usage(timestamp with time zone, boolean, text)',
+        -- the checkpoints' rows it reads, a sparse one's with its base's
+        '_checkpoint_rows(text[], timestamp with time zone[])',
         '_slurmctld_starts(text)',
         'metacentrum_job_usage_at(timestamp with time zone)',
         'metacentrum_user_usage_at(timestamp with time zone)',

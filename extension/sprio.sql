@@ -521,9 +521,12 @@ BEGIN ATOMIC
            au.shares, COALESCE(r.raw_usage, 0), true, COALESCE(r.raw_usage, 0)
       FROM @extschema@_internal._account_users_at(_checkpoint_tree.as_of, true) au
       JOIN cps c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
-      LEFT JOIN @extschema@.usage_checkpoint_rows r
+      -- (a sparse checkpoint completed with its base's rows:
+      -- docs/design.md#sparse-checkpoints)
+      LEFT JOIN @extschema@_internal._checkpoint_rows(
+                    ARRAY(SELECT x.cluster FROM cps x ORDER BY x.cluster),
+                    ARRAY(SELECT _checkpoint_tree.as_of FROM cps x ORDER BY x.cluster)) r
         ON r.cluster OPERATOR(pg_catalog.=) au.cluster
-       AND r.as_of OPERATOR(pg_catalog.=) _checkpoint_tree.as_of
        AND r.account OPERATOR(pg_catalog.=) au.account
        AND r.user_name OPERATOR(pg_catalog.=) au.user_name;
 END;

@@ -451,9 +451,10 @@ BEGIN
                     THEN r.raw_usage * cp_decay[array_position(cp_clusters, r.cluster)]
                     ELSE COALESCE(r.pass_usage, r.raw_usage) END AS pass_usage,
                r.jobs
-          FROM @extschema@.usage_checkpoint_rows r
-         WHERE any_cp AND r.cluster = ANY (cp_clusters) AND r.as_of = ANY (cp_times)
-           AND r.as_of = cp_times[array_position(cp_clusters, r.cluster)]
+          -- (a sparse checkpoint completed with its base's rows:
+          -- docs/design.md#sparse-checkpoints)
+          FROM @extschema@_internal._checkpoint_rows(cp_clusters, cp_times) r
+         WHERE any_cp
     )
     SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
            COALESCE(k.raw_usage, 0) + COALESCE(a.raw_usage, 0),

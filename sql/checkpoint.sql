@@ -385,8 +385,15 @@ CALL checkpoint_usage('ck', '2024-06-10 03:00+00');
 -- (job 2 ended at 01:00), bob 1800 (half of job 3); as of T2: ann 14400,
 -- bob 3600 (job 3) + 4 × 3600 (job 4, 02:00-03:00) = 18000; cid 129600
 -- throughout (the job the earlier sections gave it, before T0)
-SELECT as_of, computed_from, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
+-- T1 is sparse (docs/design.md#sparse-checkpoints): its base is T0, and it
+-- holds rows only for ann and bob, who ran after T0; cid's is T0's row
+-- times the decay from T0 to T1 (1: no decay).  T2 is full: T1's own rows
+-- (2) are not fewer than half of its base's (2).
+SELECT as_of, computed_from, base, base_decay, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'ck' ORDER BY as_of;
 SELECT as_of, user_name, raw_usage, jobs FROM usage_checkpoint_rows WHERE cluster = 'ck' ORDER BY as_of, user_name;
+-- what the readers read of T1: cid's row from T0
+SELECT as_of, user_name, raw_usage, jobs
+  FROM fairshare_internal._checkpoint_rows('{ck}', '{2024-06-10 01:00+00}') ORDER BY user_name;
 -- the chain gives what the jobs alone give, as of T2 + 21 h:
 -- bob 3600 + 4 × 22 × 3600 = 320400
 SELECT user_name, raw_usage, jobs FROM association_usage_at('2024-06-11 00:00+00') WHERE cluster = 'ck' ORDER BY 1;
@@ -442,7 +449,107 @@ SELECT as_of, pinned, invalidated_at IS NULL AS valid, invalidated_by FROM usage
 SELECT invalidate_usage_checkpoints('ck', '2024-06-10 05:00:01+00') AS marked;   -- 0
 UPDATE usage_checkpoints SET pinned = false WHERE cluster = 'ck';
 
-DELETE FROM jobs WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp');
-DELETE FROM clusters WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp');
+-- ---------------------------------------------------------------------------
+-- 7. Sparse checkpoints (docs/design.md#sparse-checkpoints).  Cluster cksp,
+--    decay 'exact' with a half-life of 1 day, users u1 .. u6 of account a,
+--    each with one 1-CPU job of an hour on 1 June 2024 (u1 from 00:00, u2
+--    from 01:00, ..., u6 from 05:00), then u1 and u2 again on 2 June.
+--    A full checkpoint F at 2 June 00:00; chained ones S1 at 2 June 01:00
+--    (u1 ran since F: 00:00-01:00) and S2 at 2 June 03:00 (u2 too,
+--    02:00-03:00) stand on F and hold only u1, then u1 and u2.
+-- ---------------------------------------------------------------------------
+INSERT INTO clusters (cluster, decay_half_life) VALUES ('cksp', '1 day');
+INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('cksp', 'p', 8, 16384);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('cksp', 'root', NULL, 1), ('cksp', 'a', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name)
+SELECT 'cksp', 'a', 'u' || i FROM generate_series(1, 6) i;
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+SELECT 'cksp', i::text, 'u' || i, 'a', 'p', 'COMPLETED', t, t, t + interval '1 hour', 1
+  FROM generate_series(1, 6) i, LATERAL (SELECT '2024-06-01 00:00+00'::timestamptz + (i - 1) * interval '1 hour' AS t) x;
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus) VALUES
+  ('cksp', '7', 'u1', 'a', 'p', 'COMPLETED', '2024-06-02 00:00+00', '2024-06-02 00:00+00', '2024-06-02 01:00+00', 1),
+  ('cksp', '8', 'u2', 'a', 'p', 'COMPLETED', '2024-06-02 02:00+00', '2024-06-02 02:00+00', '2024-06-02 03:00+00', 1);
+CALL checkpoint_usage('cksp', '2024-06-02 00:00+00', keep_days => 0, keep_recent => 10);
+CALL checkpoint_usage('cksp', '2024-06-02 01:00+00', keep_days => 0, keep_recent => 10);
+CALL checkpoint_usage('cksp', '2024-06-02 03:00+00', keep_days => 0, keep_recent => 10);
+-- base_decay: 2^(-1/24) = 0.971531941153606 (S1), 2^(-3/24) = 0.917004043204671 (S2)
+SELECT as_of, computed_from, base, base_decay, invalidated_at IS NULL AS valid
+  FROM usage_checkpoints WHERE cluster = 'cksp' ORDER BY as_of;
+SELECT as_of, count(*) AS own_rows, string_agg(user_name, ',' ORDER BY user_name) AS users
+  FROM usage_checkpoint_rows WHERE cluster = 'cksp' GROUP BY 1 ORDER BY 1;
+-- Every report as of any instant from the sparse chain equals the jobs
+-- alone (the checkpoints set aside by making them invalid, rolled back)
+-- to 1e-12 relative: association_usage_at at each checkpoint and a day
+-- later, and sshare_at's columns.
+CREATE TEMP TABLE cksp_at AS
+SELECT t, u.user_name, u.raw_usage, u.jobs
+  FROM unnest('{2024-06-02 00:00+00,2024-06-02 01:00+00,2024-06-02 03:00+00,2024-06-03 03:00+00}'::timestamptz[]) t,
+       LATERAL association_usage_at(t) u WHERE u.cluster = 'cksp';
+CREATE TEMP TABLE cksp_sshare AS
+SELECT s.* FROM sshare_at('2024-06-03 03:00+00') s WHERE s.cluster = 'cksp';
+BEGIN;
+UPDATE usage_checkpoints SET invalidated_at = now(), invalidated_by = 'test' WHERE cluster = 'cksp';
+SELECT count(*) AS usage_rows,
+       count(*) FILTER (WHERE abs(a.raw_usage - u.raw_usage) > 1e-12 * greatest(abs(u.raw_usage), 1)
+                               OR a.jobs <> u.jobs) AS differ
+  FROM cksp_at a
+  JOIN LATERAL association_usage_at(a.t) u ON u.cluster = 'cksp' AND u.user_name = a.user_name;
+SELECT count(*) AS sshare_rows,
+       count(*) FILTER (WHERE abs(a.raw_usage - s.raw_usage) > 1e-12 * greatest(abs(s.raw_usage), 1)
+                               OR abs(a.effectv_usage - s.effectv_usage) > 1e-12
+                               OR abs(a.fairshare - s.fairshare) > 1e-12) AS differ
+  FROM cksp_sshare a
+  JOIN sshare_at('2024-06-03 03:00+00') s ON s.cluster = a.cluster AND s.account = a.account
+       AND s.user_name IS NOT DISTINCT FROM a.user_name;
+ROLLBACK;
+-- u3's usage as of S2, from F's row decayed: 3600 × 2^(-(24-3)/24) × 2^(-3/24)...
+-- u3 ran 02:00-03:00 on 1 June; as of 2 June 03:00 its hour is 24 to 25 h old:
+-- 3600 × ∫ 2^(-x/24) over [24, 25] h / 1 h = 3600 × 24/ln2 × (2^-1 - 2^(-25/24)) / 1 h
+SELECT user_name, round(raw_usage::numeric, 6) AS raw_usage,
+       round((3600 * 24 / ln(2) * (2 ^ (-1::float8) - 2 ^ (-25 / 24::float8)))::numeric, 6) AS by_hand
+  FROM association_usage_at('2024-06-02 03:00+00') WHERE cluster = 'cksp' AND user_name = 'u3';
+-- Pruning keeps a sparse checkpoint's base: with keep_recent 1 a
+-- checkpoint at 04:00 (sparse on F) stays, S1 and S2 go, F stays
+CALL checkpoint_usage('cksp', '2024-06-02 04:00+00', keep_days => 0, keep_recent => 1);
+SELECT as_of, base FROM usage_checkpoints WHERE cluster = 'cksp' ORDER BY as_of;
+-- Deleting a base makes the checkpoints on it full first: 04:00 gets
+-- u3 .. u6 from F, decayed (nothing of the usage is lost)
+SELECT user_name, raw_usage FROM association_usage_at('2024-06-02 05:00+00') WHERE cluster = 'cksp' ORDER BY 1;
+DELETE FROM usage_checkpoints WHERE cluster = 'cksp' AND as_of = '2024-06-02 00:00+00';
+SELECT as_of, base, base_decay FROM usage_checkpoints WHERE cluster = 'cksp' ORDER BY as_of;
+SELECT as_of, count(*) AS own_rows FROM usage_checkpoint_rows WHERE cluster = 'cksp' GROUP BY 1 ORDER BY 1;
+SELECT user_name, raw_usage FROM association_usage_at('2024-06-02 05:00+00') WHERE cluster = 'cksp' ORDER BY 1;
+-- Replacing a base (a checkpoint again at its instant) makes those on it
+-- full too: 05:00 and 06:00 on 04:00, then 04:00 again
+CALL checkpoint_usage('cksp', '2024-06-02 05:00+00', keep_days => 0, keep_recent => 10);
+CALL checkpoint_usage('cksp', '2024-06-02 06:00+00', keep_days => 0, keep_recent => 10);
+SELECT as_of, base FROM usage_checkpoints WHERE cluster = 'cksp' ORDER BY as_of;
+CALL checkpoint_usage('cksp', '2024-06-02 04:00+00', keep_days => 0, keep_recent => 10);
+SELECT as_of, base, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'cksp' ORDER BY as_of;
+SELECT as_of, count(*) AS own_rows FROM usage_checkpoint_rows WHERE cluster = 'cksp' GROUP BY 1 ORDER BY 1;
+SELECT user_name, raw_usage FROM association_usage_at('2024-06-02 07:00+00') WHERE cluster = 'cksp' ORDER BY 1;
+-- A write that invalidates a base invalidates what stands on it: a job
+-- of u4 inserted at 1 June 10:00 invalidates every checkpoint after it
+CALL checkpoint_usage('cksp', '2024-06-02 06:30+00', keep_days => 0, keep_recent => 10);
+SELECT as_of, base FROM usage_checkpoints WHERE cluster = 'cksp' ORDER BY as_of;
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
+VALUES ('cksp', '9', 'u4', 'a', 'p', 'COMPLETED', '2024-06-01 10:00+00', '2024-06-01 10:00+00', '2024-06-01 11:00+00', 1);
+SELECT as_of, base, invalidated_at IS NULL AS valid FROM usage_checkpoints WHERE cluster = 'cksp' ORDER BY as_of;
+-- A usage reset between the checkpoint chained from and the new one: the
+-- new one is full (the usage does not chain across a reset)
+UPDATE clusters SET usage_reset_period = 'DAILY' WHERE cluster = 'cksp';
+CALL checkpoint_usage('cksp', '2024-06-02 23:00+00', keep_days => 0, keep_recent => 10);
+CALL checkpoint_usage('cksp', '2024-06-02 23:30+00', keep_days => 0, keep_recent => 10);
+CALL checkpoint_usage('cksp', '2024-06-03 00:30+00', keep_days => 0, keep_recent => 10);
+SELECT as_of, base FROM usage_checkpoints WHERE cluster = 'cksp' AND invalidated_at IS NULL ORDER BY as_of;
+UPDATE clusters SET usage_reset_period = 'NONE' WHERE cluster = 'cksp';
+-- Decay by slurmctld's passes: always full
+UPDATE clusters SET decay_mode = 'slurm_passes', priority_calc_period = '5 minutes' WHERE cluster = 'cksp';
+CALL checkpoint_usage('cksp', '2024-06-02 04:00+00', keep_days => 0, keep_recent => 10);
+CALL checkpoint_usage('cksp', '2024-06-02 05:00+00', keep_days => 0, keep_recent => 10);
+SELECT as_of, base FROM usage_checkpoints WHERE cluster = 'cksp' AND invalidated_at IS NULL ORDER BY as_of;
+
+DELETE FROM jobs WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp', 'cksp');
+DELETE FROM clusters WHERE cluster IN ('ck', 'ckx', 'cks', 'ckp', 'cksp');
 SELECT count(*) AS checkpoints_left FROM usage_checkpoints;
 SELECT count(*) AS checkpoint_rows_left FROM usage_checkpoint_rows;

@@ -140,7 +140,10 @@ SELECT relation, jobs, retainable, reason, hint FROM job_retention('2024-05-01')
 SELECT err($$CALL retain_jobs('2024-05-01')$$);   -- 55000, nothing changed
 SELECT count(*) AS monthly_partitions FROM job_partitions() WHERE month_start < '2024-05-01';
 
--- Two checkpoints of hx after January's runs: 2024-03-15 and 2024-05-01.
+-- Two checkpoints of hx after January's runs: 2024-03-15 and 2024-05-01;
+-- the first is sparse (docs/design.md#sparse-checkpoints), standing on one
+-- at 2024-02-01, before January's last run ended.
+CALL checkpoint_usage('hx', '2024-02-01 00:00+00');
 CALL checkpoint_usage('hx', '2024-03-15 00:00+00');
 CALL checkpoint_usage('hx', '2024-05-01 00:00+00');
 SELECT relation, jobs, retainable, reason FROM job_retention('2024-05-01');
@@ -167,6 +170,9 @@ CREATE TEMP TABLE before AS SELECT * FROM reports;
 -- and as of 2024-02-15, before the checkpoints
 CREATE TEMP TABLE travel AS
 SELECT user_name, jobs FROM association_usage_at('2024-02-15 00:00+00') WHERE cluster = 'hx';
+-- and as of 2024-01-25, before every checkpoint
+CREATE TEMP TABLE travel_jan AS
+SELECT user_name, jobs FROM association_usage_at('2024-01-25 00:00+00') WHERE cluster = 'hx';
 SELECT report, count(*) FROM before GROUP BY 1 ORDER BY 1;
 
 -- November, December and January go: January's runs are kept as a table of
@@ -178,8 +184,9 @@ SELECT c.relname, c.relispartition, (SELECT count(*) FROM fairshare.jobs_p2024_0
        obj_description(c.oid, 'pg_class') LIKE 'Runs retained by retain_jobs on %' AS commented
   FROM pg_class c WHERE c.oid = 'fairshare.jobs_p2024_01'::regclass;
 -- The oldest checkpoint as of January's last end or later is pinned (it
--- freezes the fewest runs), not the newest.
-SELECT cluster, as_of, pinned, invalidated_at FROM usage_checkpoints ORDER BY 1, 2;
+-- freezes the fewest runs), not the newest; and the checkpoint it stands
+-- on, whose rows it reads.
+SELECT cluster, as_of, base, pinned, invalidated_at FROM usage_checkpoints ORDER BY 1, 2;
 -- Every report as of 2024-06-01 (after the pinned checkpoint) is unchanged.
 CREATE TEMP TABLE after AS SELECT * FROM reports;
 SELECT (SELECT count(*) FROM after) AS rows,
@@ -228,10 +235,15 @@ CALL maintain_partitions();
 SELECT job_id, tableoid::regclass FROM jobs WHERE job_id = '12';
 DELETE FROM jobs WHERE job_id = '12';
 DROP TABLE fairshare.jobs_p2024_01;
--- Time travel to before the pinned checkpoint no longer sees the retained
--- runs: as of 2024-02-15 ann had run 10 (November), 1 and 3 (January) and
--- 5 (February), bob 2 (January) and 9 (February); November's and
--- January's are gone, and no checkpoint holds them as of then.
+-- Time travel to before every pinned checkpoint no longer sees the
+-- retained runs: as of 2024-01-25 November's and January's runs are gone,
+-- and no checkpoint holds them as of then.  As of 2024-02-15 ann had run
+-- 10 (November), 1 and 3 (January) and 5 (February), bob 2 (January) and
+-- 9 (February): the pinned checkpoint of 2024-02-01 (the base of the
+-- sparse one retention pinned) still holds the retained ones.
+SELECT t.user_name, t.jobs AS jobs_before, u.jobs AS jobs_after
+  FROM travel_jan t LEFT JOIN association_usage_at('2024-01-25 00:00+00') u ON u.cluster = 'hx' AND u.user_name = t.user_name
+ ORDER BY 1;
 SELECT t.user_name, t.jobs AS jobs_before, u.jobs AS jobs_after
   FROM travel t JOIN association_usage_at('2024-02-15 00:00+00') u ON u.cluster = 'hx' AND u.user_name = t.user_name
  ORDER BY 1;

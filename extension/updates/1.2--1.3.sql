@@ -392,3 +392,14 @@ CREATE TABLE @extschema@.limit_history (
 CREATE INDEX limit_history_key_idx ON @extschema@.limit_history (cluster, account, user_name, valid_from);
 CREATE UNIQUE INDEX limit_history_open_idx ON @extschema@.limit_history (cluster, account, user_name) WHERE valid_to IS NULL;
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.limit_history', '');
+
+-- Sparse usage checkpoints (docs/design.md#sparse-checkpoints): a chained
+-- checkpoint holds only the associations that ran since the full
+-- checkpoint it stands on.  The checkpoints stored are full (NULL).
+ALTER TABLE @extschema@.usage_checkpoints
+    ADD COLUMN base timestamptz,
+    ADD COLUMN base_decay float8,
+    ADD CONSTRAINT usage_checkpoints_base_check
+        CHECK ((base IS NULL) OPERATOR(pg_catalog.=) (base_decay IS NULL)
+               AND base OPERATOR(pg_catalog.<) as_of
+               AND base_decay OPERATOR(pg_catalog.>=) 0 AND base_decay OPERATOR(pg_catalog.<=) 1);

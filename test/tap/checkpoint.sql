@@ -11,7 +11,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(69);
+SELECT plan(72);
 
 -- ---------------------------------------------------------------------------
 -- API shape
@@ -19,7 +19,8 @@ SELECT plan(69);
 SELECT has_table('fairshare', 'usage_checkpoints', 'table usage_checkpoints');
 SELECT has_table('fairshare', 'usage_checkpoint_rows', 'table usage_checkpoint_rows');
 SELECT columns_are('fairshare', 'usage_checkpoints',
-                   ARRAY['cluster', 'as_of', 'created_at', 'invalidated_at', 'invalidated_by', 'pinned', 'computed_from']);
+                   ARRAY['cluster', 'as_of', 'created_at', 'invalidated_at', 'invalidated_by', 'pinned', 'computed_from',
+                         'base', 'base_decay']);
 SELECT columns_are('fairshare', 'usage_checkpoint_rows',
                    ARRAY['cluster', 'as_of', 'account', 'user_name', 'raw_usage', 'jobs', 'pass_usage']);
 SELECT col_is_pk('fairshare', 'usage_checkpoints', ARRAY['cluster', 'as_of'],
@@ -112,6 +113,16 @@ SELECT lives_ok($$
 $$, 'the administrator builds a cluster');
 SELECT lives_ok($$CALL fairshare.checkpoint_usage('tcp', '2026-03-01 00:02+00')$$,
                 'the administrator makes a checkpoint (no superuser needed)');
+-- and a sparse one at 00:06 (docs/design.md#sparse-checkpoints): nothing
+-- ran since 00:02, so it holds no row of its own; the readers below read
+-- 00:06, completed with 00:02's rows, each user its own
+SELECT lives_ok($$CALL fairshare.checkpoint_usage('tcp', '2026-03-01 00:06+00')$$,
+                'the administrator makes a chained checkpoint');
+SELECT results_eq($$SELECT k.base, (SELECT count(*) FROM fairshare.usage_checkpoint_rows r
+                                     WHERE r.cluster = k.cluster AND r.as_of = k.as_of)
+                      FROM fairshare.usage_checkpoints k WHERE k.cluster = 'tcp' AND k.as_of = '2026-03-01 00:06+00'$$,
+                  $$VALUES ('2026-03-01 00:02+00'::timestamptz, 0::bigint)$$,
+                  'the chained checkpoint is sparse on 00:02, with no row of its own');
 RESET ROLE;
 
 SET LOCAL ROLE regress_cp_reader;
@@ -126,8 +137,12 @@ SELECT throws_ok($$CALL fairshare.checkpoint_usage('tcp', '2026-03-01 00:02+00')
                  'u1: checkpoint_usage refused');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows WHERE cluster = 'tcp'$$,
                   $$VALUES ('regress_cp_u1'::text, 200::float8, 1::bigint)$$, 'u1: its own checkpoint row only');
-SELECT results_eq($$SELECT as_of, invalidated_at IS NULL FROM fairshare.usage_checkpoints WHERE cluster = 'tcp'$$,
-                  $$VALUES ('2026-03-01 00:02+00'::timestamptz, true)$$, 'u1: the checkpoint holds');
+SELECT results_eq($$SELECT as_of, invalidated_at IS NULL FROM fairshare.usage_checkpoints WHERE cluster = 'tcp' ORDER BY as_of$$,
+                  $$VALUES ('2026-03-01 00:02+00'::timestamptz, true), ('2026-03-01 00:06+00', true)$$,
+                  'u1: the checkpoints hold');
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tcp}', '{2026-03-01 00:06+00}')$$,
+                  $$VALUES ('regress_cp_u1'::text, 200::float8, 1::bigint)$$,
+                  'u1: the sparse checkpoint''s rows, its own only (from its base)');
 SELECT results_eq($$SELECT user_name, raw_usage FROM fairshare.association_usage_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
                   $$VALUES ('regress_cp_u1'::text, 200::float8)$$, 'u1: its usage from the checkpoint, 2 CPUs × 100 s');
 SELECT results_eq($$SELECT user_name, fairshare FROM fairshare.my_sshare_at('2026-03-01 00:10+00') WHERE cluster = 'tcp'$$,
@@ -151,9 +166,11 @@ SELECT lives_ok($$
     INSERT INTO fairshare.jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, cpus)
     VALUES ('tcp', '4', 'regress_cp_u2', 'y', 'p', 'COMPLETED', '2026-03-01 00:00+00', '2026-03-01 00:01+00',
             '2026-03-01 00:03+00', 1)$$, 'admin: a job that started before the checkpoint');
-SELECT results_eq($$SELECT invalidated_at IS NULL, invalidated_by FROM fairshare.usage_checkpoints WHERE cluster = 'tcp'$$,
-                  $$VALUES (false, 'INSERT on jobs: job 4, started before the checkpoint'::text)$$,
-                  'admin: that insert invalidated the checkpoint');
+SELECT results_eq($$SELECT invalidated_at IS NULL, invalidated_by FROM fairshare.usage_checkpoints WHERE cluster = 'tcp'
+                    ORDER BY as_of$$,
+                  $$VALUES (false, 'INSERT on jobs: job 4, started before the checkpoint'::text),
+                           (false, 'INSERT on jobs: job 4, started before the checkpoint')$$,
+                  'admin: that insert invalidated the checkpoints');
 RESET ROLE;
 -- u2 now 100 + 120 = 220 against u1's 200: u2 ranks 1 (0.5), u1 2 (1) → u1's job 100 × 1 = 100
 SET LOCAL ROLE regress_cp_u1;
@@ -214,16 +231,16 @@ CREATE TRIGGER late_write AFTER INSERT ON fairshare.usage_checkpoint_rows
 SELECT lives_ok($$CALL fairshare.checkpoint_usage('tlate', '2026-03-01 00:40+00')$$,
                 'late lock: a checkpoint with a job written while it wrote its rows');
 DROP TRIGGER late_write ON fairshare.usage_checkpoint_rows;
-SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
-                    WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tlate}', '{2026-03-01 00:40+00}')
+                    ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 900::float8, 2::bigint), ('u2', 600, 1)$$,
                   'late lock: the rows hold the job written in between (u1 600 + 300 = 900, 2 jobs)');
 SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.usage_checkpoints
                     WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00'$$,
                   $$VALUES (true, '2026-03-01 00:20+00'::timestamptz)$$,
                   'late lock: the checkpoint is valid, chained from the one at 00:20');
-SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
-                    WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tlate}', '{2026-03-01 00:40+00}')
+                    ORDER BY user_name$$,
                   $$SELECT user_name, raw_usage, jobs FROM fairshare_internal._association_usage('2026-03-01 00:40+00', true, 'tlate')
                      ORDER BY user_name$$,
                   'late lock: the rows equal the usage from every job');
@@ -244,8 +261,8 @@ SELECT results_eq($$SELECT s.user_name, s.fairshare FROM fairshare.sshare_at('20
                     WHERE s.cluster = 'tlate' AND s.user_name IS NOT NULL ORDER BY s.user_name$$,
                   $$VALUES ('u1'::text, 1::float8), ('u2', 0.5)$$,
                   'late lock: sshare_at from that checkpoint ranks by the changed tree (u1 first: 1, u2 0.5)');
-SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
-                    WHERE cluster = 'tlate' AND as_of = '2026-03-01 00:50+00' ORDER BY user_name$$,
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tlate}', '{2026-03-01 00:50+00}')
+                    ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 900::float8, 2::bigint), ('u2', 600, 1)$$,
                   'late lock: its rows, unchanged since 00:40 (no decay, no job)');
 -- ---------------------------------------------------------------------------
@@ -297,8 +314,8 @@ SELECT set_eq($$SELECT account, user_name, fairshare FROM fairshare.usage_checkp
               $$SELECT account, user_name, fairshare FROM fairshare.sshare_at('2026-03-01 00:30+00')
                  WHERE cluster = 'tshort' AND user_name IS NOT NULL$$,
               'the factors at 00:30, from the rows written, are sshare_at''s FairShare');
-SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
-                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:30+00' ORDER BY user_name$$,
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tshort}', '{2026-03-01 00:30+00}')
+                    ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2100, 2)$$,
                   'the rows at 00:30 (u2 300 + 2 × 900 = 2100)');
 -- what is compared, as of 00:25: the checkpoint at 00:20 it chains from,
@@ -333,8 +350,8 @@ SELECT is((SELECT calls FROM pg_stat_xact_user_functions
             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
           - (SELECT n FROM usage_calls), 1::bigint,
           'under the lock, only a nice written in between: the rows stand (usage computed once for them)');
-SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
-                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:35+00' ORDER BY user_name$$,
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tshort}', '{2026-03-01 00:35+00}')
+                    ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2700, 2)$$,
                   'the rows at 00:35 (u2 300 + 2 × 1200 = 2700)');
 CREATE FUNCTION public.late_end() RETURNS trigger LANGUAGE plpgsql AS $f$
@@ -353,8 +370,8 @@ SELECT cmp_ok((SELECT calls FROM pg_stat_xact_user_functions
                 WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
               - (SELECT n FROM usage_calls), '>', 1::bigint,
               'under the lock, a run read has ended in between: the usage computed again');
-SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
-                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:40+00' ORDER BY user_name$$,
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tshort}', '{2026-03-01 00:40+00}')
+                    ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2700, 2)$$,
                   'the rows at 00:40 hold the end written in between (u2 300 + 2 × 1200 = 2700)');
 SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.usage_checkpoints
@@ -371,8 +388,8 @@ CREATE TRIGGER late_old AFTER INSERT ON fairshare.usage_checkpoint_rows
     FOR EACH STATEMENT EXECUTE FUNCTION public.late_old();
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:50+00');
 DROP TRIGGER late_old ON fairshare.usage_checkpoint_rows;
-SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare.usage_checkpoint_rows
-                    WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:50+00' ORDER BY user_name$$,
+SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tshort}', '{2026-03-01 00:50+00}')
+                    ORDER BY user_name$$,
                   $$VALUES ('u1'::text, 600::float8, 1::bigint), ('u2', 2880, 2)$$,
                   'a run before every checkpoint changed in between: the rows at 00:50 from the jobs (u2 480 + 2400 = 2880)');
 SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.usage_checkpoints
@@ -382,8 +399,9 @@ SELECT results_eq($$SELECT invalidated_at IS NULL, computed_from FROM fairshare.
 
 SELECT is((SELECT p.proconfig FROM pg_catalog.pg_proc p
             WHERE p.oid = 'fairshare.checkpoint_usage(text, timestamptz, boolean, integer, integer)'::regprocedure),
-          ARRAY['search_path=pg_catalog, pg_temp', 'enable_mergejoin=off', 'enable_nestloop=off', 'jit=off'],
-          'checkpoint_usage plans without merge joins, nested loops and JIT (docs/performance.md#history-at-scale)');
+          ARRAY['search_path=pg_catalog, pg_temp', 'enable_mergejoin=off', 'enable_nestloop=off', 'jit=off',
+                'fairshare.scenario='],
+          'checkpoint_usage plans without merge joins, nested loops and JIT (docs/performance.md#history-at-scale), with the live settings whatever scenario the session reads');
 
 SELECT * FROM finish();
 ROLLBACK;
