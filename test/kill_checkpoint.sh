@@ -96,8 +96,8 @@ got=$(q -c "SELECT computed_from, invalidated_at IS NULL FROM fairshare.usage_ch
              WHERE cluster = 'kc' AND as_of = '2024-06-10 00:00+00'")
 [ "$got" = "2024-06-08 00:00:00+00|t" ] && ok "the next run makes T1, chained from T0, valid" \
   || fail "the next run gave '$got'"
-diff=$(q -c "CREATE TEMP TABLE chained AS SELECT user_name, raw_usage FROM fairshare.usage_checkpoint_rows
-                  WHERE cluster = 'kc' AND as_of = '2024-06-10 00:00+00';
+diff=$(q -c "CREATE TEMP TABLE chained AS SELECT user_name, raw_usage
+                  FROM fairshare_internal._checkpoint_rows('{kc}', '{2024-06-10 00:00+00}');
              CALL fairshare.checkpoint_usage('kc', '2024-06-10 00:00+00', from_jobs => true);
              SELECT count(*) FILTER (WHERE abs(r.raw_usage - c.raw_usage) > 1e-12 * r.raw_usage) || '|' || count(*)
                FROM chained c JOIN fairshare.usage_checkpoint_rows r
