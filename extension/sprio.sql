@@ -523,9 +523,12 @@ BEGIN ATOMIC
       JOIN cps c ON c.cluster OPERATOR(pg_catalog.=) au.cluster
       -- (a sparse checkpoint completed with its base's rows:
       -- docs/design.md#sparse-checkpoints)
-      LEFT JOIN @extschema@_internal._checkpoint_rows(
-                    ARRAY(SELECT x.cluster FROM cps x ORDER BY x.cluster),
-                    ARRAY(SELECT _checkpoint_tree.as_of FROM cps x ORDER BY x.cluster)) r
+      -- (per cluster, so that the function's arguments are no subquery
+      -- and PostgreSQL inlines it: a function scan was planned blind, a
+      -- merge join of two sorts, 0.5 s at 10^5 associations)
+      LEFT JOIN (SELECT x.cluster, x.account, x.user_name, x.raw_usage
+                   FROM cps y
+                  CROSS JOIN LATERAL @extschema@_internal._checkpoint_rows(ARRAY[y.cluster], ARRAY[_checkpoint_tree.as_of]) x) r
         ON r.cluster OPERATOR(pg_catalog.=) au.cluster
        AND r.account OPERATOR(pg_catalog.=) au.account
        AND r.user_name OPERATOR(pg_catalog.=) au.user_name;
