@@ -237,9 +237,23 @@ BEGIN
             DELETE FROM @extschema@.usage_checkpoint_factor_rows r
              USING old_checkpoints o
              WHERE r.cluster = o.cluster AND r.as_of = o.as_of;
+            -- and the sparse factors that read those as their base: a
+            -- cache, dropped (sprio_at computes the tree until the next
+            -- checkpoint); their rows by this trigger again, which a
+            -- statement that deletes none fires too: hence the test
+            IF EXISTS (SELECT FROM @extschema@.usage_checkpoint_factors f
+                         JOIN old_checkpoints o ON f.cluster = o.cluster AND f.base = o.as_of) THEN
+                DELETE FROM @extschema@.usage_checkpoint_factors f
+                 USING old_checkpoints o
+                 WHERE f.cluster = o.cluster AND f.base = o.as_of;
+            END IF;
         ELSE
             UPDATE @extschema@.usage_checkpoint_factor_rows r SET cluster = NEW.cluster, as_of = NEW.as_of
              WHERE r.cluster = OLD.cluster AND r.as_of = OLD.as_of;
+            IF OLD.as_of IS DISTINCT FROM NEW.as_of THEN
+                UPDATE @extschema@.usage_checkpoint_factors f SET base = NEW.as_of
+                 WHERE f.cluster = NEW.cluster AND f.base = OLD.as_of;
+            END IF;
         END IF;
     ELSE
         RAISE EXCEPTION '_checkpoint_rows_follow: no rows follow table %', TG_TABLE_NAME

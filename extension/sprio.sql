@@ -175,10 +175,9 @@ BEGIN
         -- sshare_at's FairShare: cached with the usage checkpoints, or
         -- computed.  cached is a constant of the custom plan: the branch
         -- not taken is left out of it, unplanned.
+        -- (sparse factors completed with their base's: docs/design.md#sparse-checkpoints)
         SELECT r.cluster, r.account, r.user_name, r.fairshare
-          FROM ROWS FROM (pg_catalog.unnest(cp_clusters), pg_catalog.unnest(cp_times)) AS k (cluster, as_of)
-          JOIN @extschema@.usage_checkpoint_factor_rows r
-            ON r.cluster OPERATOR(pg_catalog.=) k.cluster AND r.as_of OPERATOR(pg_catalog.=) k.as_of
+          FROM @extschema@_internal._checkpoint_factor_rows(cp_clusters, cp_times) r
          WHERE cached
         UNION ALL
         SELECT s.cluster, s.account, s.user_name, s.fairshare
@@ -458,9 +457,15 @@ CREATE TABLE @extschema@.usage_checkpoint_factors (
     -- the factors hold for every instant in [as_of, valid_before)
     valid_before timestamptz NOT NULL,
     computed_at  timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- sparse (docs/design.md#sparse-checkpoints): the factors of the full
+    -- checkpoint this one's usage stands on, whose rows stand for every
+    -- association this one has no row of (its factor the same to the bit);
+    -- NULL: a row for every association
+    base         timestamptz,
     PRIMARY KEY (cluster, as_of),
     CHECK (valid_before OPERATOR(pg_catalog.>) as_of),
-    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE
+    FOREIGN KEY (cluster, as_of) REFERENCES @extschema@.usage_checkpoints ON UPDATE CASCADE ON DELETE CASCADE,
+    CONSTRAINT usage_checkpoint_factors_base_check CHECK (base OPERATOR(pg_catalog.<) as_of)
 );
 COMMENT ON TABLE @extschema@.usage_checkpoint_factors IS
 'The usage checkpoints whose fair-share factors are cached (usage_checkpoint_factor_rows), and the instants they hold for: [as_of, valid_before). Deleted with the checkpoint, and when the association tree of the cluster changes.';
@@ -482,6 +487,40 @@ CREATE TABLE @extschema@.usage_checkpoint_factor_rows (
 CREATE INDEX usage_checkpoint_factor_rows_checkpoint_idx ON @extschema@.usage_checkpoint_factor_rows (cluster, as_of);
 COMMENT ON TABLE @extschema@.usage_checkpoint_factor_rows IS
 'sshare_at''s FairShare of every user association as of each usage checkpoint of usage_checkpoint_factors: what sprio_at reads instead of computing the tree.';
+
+-- The cached factors of the checkpoints of some clusters (one instant
+-- each, same order) as the readers take them: their own rows and, for
+-- sparse factors, the base's row of every association they have none of
+-- (docs/design.md#sparse-checkpoints).  A full join, as _checkpoint_rows
+-- (checkpoint.sql), and a standard SQL body, inlined.
+CREATE FUNCTION @extschema@_internal._checkpoint_factor_rows(clusters text[], times timestamptz[])
+RETURNS TABLE (cluster text, as_of timestamptz, account text, user_name text, fairshare float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT COALESCE(o.cluster, b.cluster), COALESCE(o.as_of, b.as_of), COALESCE(o.account, b.account),
+           COALESCE(o.user_name, b.user_name),
+           CASE WHEN o.cluster IS NOT NULL THEN o.fairshare ELSE b.fairshare END
+      FROM (SELECT r.cluster, r.as_of, r.account, r.user_name, r.fairshare
+              FROM @extschema@.usage_checkpoint_factor_rows r
+             WHERE r.cluster OPERATOR(pg_catalog.=) ANY (_checkpoint_factor_rows.clusters)
+               AND r.as_of OPERATOR(pg_catalog.=) ANY (_checkpoint_factor_rows.times)
+               AND r.as_of OPERATOR(pg_catalog.=)
+                   _checkpoint_factor_rows.times[pg_catalog.array_position(_checkpoint_factor_rows.clusters, r.cluster)]) o
+      FULL JOIN
+           (SELECT x.cluster, f.as_of, x.account, x.user_name, x.fairshare
+              FROM @extschema@.usage_checkpoint_factors f
+              JOIN @extschema@.usage_checkpoint_factor_rows x
+                ON x.cluster OPERATOR(pg_catalog.=) f.cluster AND x.as_of OPERATOR(pg_catalog.=) f.base
+             WHERE f.cluster OPERATOR(pg_catalog.=) ANY (_checkpoint_factor_rows.clusters)
+               AND f.as_of OPERATOR(pg_catalog.=) ANY (_checkpoint_factor_rows.times)
+               AND f.as_of OPERATOR(pg_catalog.=)
+                   _checkpoint_factor_rows.times[pg_catalog.array_position(_checkpoint_factor_rows.clusters, f.cluster)]
+               AND f.base IS NOT NULL) b
+        ON b.cluster OPERATOR(pg_catalog.=) o.cluster AND b.as_of OPERATOR(pg_catalog.=) o.as_of
+       AND b.account OPERATOR(pg_catalog.=) o.account AND b.user_name OPERATOR(pg_catalog.=) o.user_name;
+END;
+COMMENT ON FUNCTION @extschema@_internal._checkpoint_factor_rows(text[], timestamptz[]) IS
+'The cached fair-share factors of the checkpoint of each cluster at its instant (same order), sparse ones completed with their base''s rows: what _sprio_rows reads.';
 
 -- _association_tree(as_of, true)'s rows for the clusters with a valid
 -- usage checkpoint at as_of itself and a decay other than 'slurm_passes',
@@ -594,8 +633,14 @@ BEGIN
     -- runs' parts start at that pass: read through _association_usage as
     -- sshare_at reads it (_association_tree).  passes is a constant of
     -- each call's plan: the branch not taken is not run.
-    INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
-    SELECT s.cluster, _checkpoint_factors.as_of, s.account, s.user_name, (s.f).fairshare
+    --
+    -- Sparse (docs/design.md#sparse-checkpoints): when the checkpoint's
+    -- usage stands on a base whose factors are cached in full, only the
+    -- factors that differ from the base's, to the bit, are written, and the
+    -- base's rows stand for the others; in full when the base has an
+    -- association the tree no longer has.
+    WITH t AS MATERIALIZED (
+    SELECT s.cluster, s.account, s.user_name, (s.f).fairshare AS fairshare
       FROM (SELECT t.cluster, t.account, t.user_name,
                    @extschema@_internal._sshare_tree(
                        ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
@@ -621,7 +666,35 @@ BEGIN
                AND (_checkpoint_factors.cluster IS NULL OR t.cluster = _checkpoint_factors.cluster)) s
      WHERE s.user_name IS NOT NULL
        AND EXISTS (SELECT FROM @extschema@.usage_checkpoint_factors f
-                    WHERE f.cluster = s.cluster AND f.as_of = _checkpoint_factors.as_of);
+                    WHERE f.cluster = s.cluster AND f.as_of = _checkpoint_factors.as_of)
+    ), fb AS (
+        -- per cluster, the base of the factors: the usage's base, with full factors
+        SELECT k.cluster, k.base
+          FROM @extschema@.usage_checkpoints k
+          JOIN @extschema@.usage_checkpoint_factors f
+            ON f.cluster = k.cluster AND f.as_of = k.base AND f.base IS NULL
+         WHERE k.cluster = ANY (of_clusters) AND k.as_of = _checkpoint_factors.as_of AND k.base IS NOT NULL
+    ), b AS MATERIALIZED (
+        SELECT r.cluster, r.account, r.user_name, r.fairshare
+          FROM fb JOIN @extschema@.usage_checkpoint_factor_rows r ON r.cluster = fb.cluster AND r.as_of = fb.base
+    ), j AS MATERIALIZED (
+        SELECT COALESCE(t.cluster, b.cluster) AS cluster, t.account, t.user_name, t.fairshare,
+               b.fairshare AS base_fairshare, t.cluster IS NOT NULL AS computed, b.cluster IS NOT NULL AS in_base
+          FROM t FULL JOIN b ON b.cluster = t.cluster AND b.account = t.account AND b.user_name = t.user_name
+    ), whole AS (
+        SELECT DISTINCT j.cluster FROM j WHERE NOT j.computed
+    ), marked AS (
+        UPDATE @extschema@.usage_checkpoint_factors f SET base = fb.base
+          FROM fb
+         WHERE f.cluster = fb.cluster AND f.as_of = _checkpoint_factors.as_of
+           AND fb.cluster NOT IN (SELECT w.cluster FROM whole w)
+        RETURNING 1)
+    INSERT INTO @extschema@.usage_checkpoint_factor_rows (cluster, as_of, account, user_name, fairshare)
+    SELECT j.cluster, _checkpoint_factors.as_of, j.account, j.user_name, j.fairshare
+      FROM j
+     WHERE j.computed
+       AND (NOT j.in_base OR j.cluster IN (SELECT w.cluster FROM whole w)
+            OR j.fairshare IS DISTINCT FROM j.base_fairshare);
 END
 $$;
 COMMENT ON FUNCTION @extschema@_internal._checkpoint_factors(text, timestamptz) IS
@@ -867,8 +940,12 @@ BEGIN ATOMIC
                @extschema@_internal._slurm_duration(@extschema@_internal._interval_seconds(c.priority_max_age)) AS max_age_text,
                (SELECT pg_catalog.max(q.priority) FROM @extschema@_internal._qos_at(c.cluster, sprio_at.as_of) q
                  WHERE q.cluster OPERATOR(pg_catalog.=) c.cluster) AS max_qos,
-               -- the checkpoint whose factors the cluster's jobs read
-               (SELECT k.as_of FROM cp k WHERE k.cluster OPERATOR(pg_catalog.=) c.cluster) AS cp_as_of
+               -- the checkpoint whose factors the cluster's jobs read, and
+               -- the base of those factors when they are sparse
+               (SELECT k.as_of FROM cp k WHERE k.cluster OPERATOR(pg_catalog.=) c.cluster) AS cp_as_of,
+               (SELECT f.base FROM cp k JOIN @extschema@.usage_checkpoint_factors f
+                    ON f.cluster OPERATOR(pg_catalog.=) k.cluster AND f.as_of OPERATOR(pg_catalog.=) k.as_of
+                 WHERE k.cluster OPERATOR(pg_catalog.=) c.cluster) AS cp_base
           FROM @extschema@_internal._clusters_at(sprio_at.as_of) c
           LEFT JOIN @extschema@_internal._partitions_at(NULL, sprio_at.as_of) p ON p.cluster OPERATOR(pg_catalog.=) c.cluster
          GROUP BY c.cluster, c.total_nodes, c.total_cpus, c.priority_max_age
@@ -918,9 +995,16 @@ BEGIN ATOMIC
           -- (joined through cp, a CTE, it saw one row before the table was
           -- analyzed, and chose a nested loop or a merge join on the
           -- cluster alone: 1,000 × 1,001 rows)
-          LEFT JOIN @extschema@.usage_checkpoint_factor_rows sh
-            ON sh.cluster OPERATOR(pg_catalog.=) j.cluster AND sh.as_of OPERATOR(pg_catalog.=) z.cp_as_of
-           AND sh.account OPERATOR(pg_catalog.=) j.account AND sh.user_name OPERATOR(pg_catalog.=) j.user_name
+          LEFT JOIN @extschema@.usage_checkpoint_factor_rows sh_own
+            ON sh_own.cluster OPERATOR(pg_catalog.=) j.cluster AND sh_own.as_of OPERATOR(pg_catalog.=) z.cp_as_of
+           AND sh_own.account OPERATOR(pg_catalog.=) j.account AND sh_own.user_name OPERATOR(pg_catalog.=) j.user_name
+          -- sparse factors: the base's row where the checkpoint has none
+          -- (docs/design.md#sparse-checkpoints); the same join on the
+          -- whole key, which finds nothing when cp_base is NULL
+          LEFT JOIN @extschema@.usage_checkpoint_factor_rows sh_base
+            ON sh_base.cluster OPERATOR(pg_catalog.=) j.cluster AND sh_base.as_of OPERATOR(pg_catalog.=) z.cp_base
+           AND sh_base.account OPERATOR(pg_catalog.=) j.account AND sh_base.user_name OPERATOR(pg_catalog.=) j.user_name
+          CROSS JOIN LATERAL (SELECT COALESCE(sh_own.fairshare, sh_base.fairshare) AS fairshare) sh
     ), weighted AS (
         -- factor × weight, each rounded once to double, as Slurm stores them
         SELECT f.*,

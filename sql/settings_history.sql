@@ -139,11 +139,32 @@ SELECT a.t, s.user_name, s.algorithm, s.effectv_usage, s.norm_shares, s.fairshar
 CALL checkpoint_usage('fa', '2026-06-01 12:00+00');
 CALL checkpoint_usage('fa', '2026-06-01 12:45+00');
 CALL checkpoint_usage('fa', '2026-06-01 13:15+00');
+-- (the factors as sprio reads them: the later ones are sparse, ub's
+-- factor the base's, docs/design.md#sparse-checkpoints)
 SELECT f.as_of, f.user_name, round(f.fairshare::numeric, 6) AS cached,
        f.fairshare = s.fairshare AS as_sshare_at
-  FROM usage_checkpoint_factor_rows f
+  FROM usage_checkpoint_factors k
+ CROSS JOIN LATERAL fairshare_internal._checkpoint_factor_rows(ARRAY[k.cluster], ARRAY[k.as_of]) f
   JOIN LATERAL sshare_at(f.as_of) s ON s.cluster = f.cluster AND s.account = f.account AND s.user_name = f.user_name
- WHERE f.cluster = 'fa' ORDER BY 1, 2;
+ WHERE k.cluster = 'fa' ORDER BY 1, 2;
+SELECT as_of, base FROM usage_checkpoint_factors WHERE cluster = 'fa' ORDER BY 1;
+SELECT as_of, count(*) AS own_rows FROM usage_checkpoint_factor_rows WHERE cluster = 'fa' GROUP BY 1 ORDER BY 1;
+-- sprio_at reads the base's row where the sparse factors have none: with
+-- ub's factor at 12:00 made 0.125 for the test, sprio_at at 13:15 and the
+-- factors _sprio_rows reads give 0.125 for ub
+BEGIN;
+UPDATE usage_checkpoint_factor_rows SET fairshare = 0.125
+ WHERE cluster = 'fa' AND as_of = '2026-06-01 12:00+00' AND user_name = 'ub';
+SELECT user_name, fairshare FROM fairshare_internal._checkpoint_factor_rows('{fa}', '{2026-06-01 13:15+00}') ORDER BY 1;
+-- (a pending job of ub, submitted at 13:00: sprio_at's row for it; a
+-- fair-share weight set without its history, as if it had always been)
+SET LOCAL session_replication_role = replica;
+UPDATE clusters SET weight_fairshare = 1000 WHERE cluster = 'fa';
+SET LOCAL session_replication_role = origin;
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, eligible_time, cpus)
+VALUES ('fa', '9', 'ub', 'b', 'p', 'PENDING', '2026-06-01 13:00+00', '2026-06-01 13:00+00', 1);
+SELECT user_name, fairshare_factor FROM sprio_at('2026-06-01 13:15+00') WHERE cluster = 'fa' ORDER BY 1;
+ROLLBACK;
 DELETE FROM jobs WHERE cluster = 'fa';
 DELETE FROM clusters WHERE cluster = 'fa';
 

@@ -403,3 +403,6 @@ ALTER TABLE @extschema@.usage_checkpoints
         CHECK ((base IS NULL) OPERATOR(pg_catalog.=) (base_decay IS NULL)
                AND base OPERATOR(pg_catalog.<) as_of
                AND base_decay OPERATOR(pg_catalog.>=) 0 AND base_decay OPERATOR(pg_catalog.<=) 1);
+ALTER TABLE @extschema@.usage_checkpoint_factors
+    ADD COLUMN base timestamptz,
+    ADD CONSTRAINT usage_checkpoint_factors_base_check CHECK (base OPERATOR(pg_catalog.<) as_of);

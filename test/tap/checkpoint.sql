@@ -309,8 +309,8 @@ SELECT is((SELECT calls FROM pg_stat_xact_user_functions
 -- the factors from the rows written equal sshare_at's FairShare, computed
 -- from the tree and the usage as of the checkpoint (no decay: u1 600, u2
 -- 2100 of 2700, 1 share each)
-SELECT set_eq($$SELECT account, user_name, fairshare FROM fairshare.usage_checkpoint_factor_rows
-                 WHERE cluster = 'tshort' AND as_of = '2026-03-01 00:30+00'$$,
+SELECT set_eq($$SELECT account, user_name, fairshare
+                 FROM fairshare_internal._checkpoint_factor_rows('{tshort}', '{2026-03-01 00:30+00}')$$,
               $$SELECT account, user_name, fairshare FROM fairshare.sshare_at('2026-03-01 00:30+00')
                  WHERE cluster = 'tshort' AND user_name IS NOT NULL$$,
               'the factors at 00:30, from the rows written, are sshare_at''s FairShare');
