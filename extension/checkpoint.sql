@@ -458,10 +458,14 @@ BEGIN ATOMIC
     SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs, NULLIF(u.pass_usage, u.raw_usage)
       FROM @extschema@_internal._association_usage(_checkpoint_new_rows.as_of, _checkpoint_new_rows.from_jobs,
                                                    _checkpoint_new_rows.cluster) u
+      -- a join (hashed: checkpoint_usage plans no nested loop), not an
+      -- EXISTS under an OR, which is a subplan: with the default work_mem
+      -- it was run once per association, each a scan of the runs (minutes)
+      LEFT JOIN active a
+        ON a.cluster OPERATOR(pg_catalog.=) u.cluster AND a.account OPERATOR(pg_catalog.=) u.account
+       AND a.user_name OPERATOR(pg_catalog.=) u.user_name
      WHERE u.cluster OPERATOR(pg_catalog.<>) ALL (_checkpoint_new_rows.sparse_clusters)
-        OR EXISTS (SELECT FROM active a
-                    WHERE a.cluster OPERATOR(pg_catalog.=) u.cluster AND a.account OPERATOR(pg_catalog.=) u.account
-                      AND a.user_name OPERATOR(pg_catalog.=) u.user_name);
+        OR a.cluster IS NOT NULL;
 END;
 COMMENT ON FUNCTION @extschema@_internal._checkpoint_new_rows(timestamptz, boolean, text, text[], timestamptz[], boolean[]) IS
 'The usage rows a checkpoint as of as_of writes: every association''s, or for the clusters of a sparse plan those whose usage is not their base''s row decayed.';

@@ -85,3 +85,24 @@ SELECT round(bench.median(array_agg(sparse))::numeric, 1) AS sparse_median_ms,
        round(bench.median(array_agg(sparse / full_))::numeric, 3) AS median_ratio,
        to_char(now(), 'YYYY-MM-DD HH24:MI') AS at
   FROM ab_ms;
+-- the WAL each writes (one round each, rolled back: the WAL is written all
+-- the same)
+CREATE TEMP TABLE ab_wal (variant text, wal_bytes numeric);
+DO $$
+DECLARE
+    v text;
+    l0 pg_lsn;
+    bytes numeric;
+BEGIN
+    FOREACH v IN ARRAY ARRAY['sparse', 'full'] LOOP
+        BEGIN
+            l0 := pg_current_wal_insert_lsn();
+            CALL pg_temp.ab_checkpoint(v);
+            bytes := pg_current_wal_insert_lsn() - l0;
+            RAISE SQLSTATE 'XB001';
+        EXCEPTION WHEN SQLSTATE 'XB001' THEN NULL;
+        END;
+        INSERT INTO ab_wal VALUES (v, bytes);
+    END LOOP;
+END $$;
+SELECT * FROM ab_wal;
