@@ -613,7 +613,8 @@ fs_slurm_cluster_size(PG_FUNCTION_ARGS)
 		}
 
 	/* records: a NodeName= line and the indented lines after it */
-	recs = palloc(sizeof(WStr) * (all.len / 2 + 2));
+	/* at most one record a line, and a line a character (and one more) */
+	recs = palloc(sizeof(WStr) * (all.len + 1));
 	pos = 0;
 	for (;;)
 	{
