@@ -11,9 +11,10 @@
 -- function in every row (the aggregates: the totals, to 1e-9 relative,
 -- since a sum in another order rounds otherwise), and the benchmark stops
 -- at the first that differs.  A case without such a check says why in its
--- baseline's name (a text parser against the same text through regexp, a
--- recurrence against the closest closed form, the tree functions against
--- rank()).
+-- baseline's name (PBS's recurrence against the step decay's sum, the tree
+-- functions against rank()); the text parsers' baselines read the same text
+-- with substring() or regexp_match() for the shape these rows have, and are
+-- checked.
 --
 -- The tables, one per kind of row so that each scan reads narrow rows:
 --   per_row      GENCI-like allocations of one year starting on the 1st of
@@ -26,7 +27,8 @@
 --   per_row_decay  a usage, an instant and a span over two years, an
 --                eligible time (NULL in one row of ten, after the instant
 --                judged in one of ten) for the decays and the age factor
---   per_row_tree a tree of 1 root, rows/100 accounts and the rest users
+--   per_row_tree a tree of 1 root, an account per 100 of its rows, the rest
+--                users (Fair Tree and PBS)
 --   per_row_job  a job: Slurm priority factors and counts, MetaCentrum
 --                resources on a node, RWTH core-hours, an sacct TRES string
 --   per_row_text slurm.conf node lines, a cluster per row
