@@ -52,16 +52,25 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.pbs_settings', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.publications', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.publications_publication_id_seq', '');
 
--- factor ^ publications: the per-user multiplier (1 when factor is 1 or no publication)
+-- factor ^ publications: the per-user multiplier (1 when factor is 1 or no
+-- publication).  A single expression of immutable parts, so that PostgreSQL
+-- inlines it into the query that calls it once per row
+-- (docs/performance.md#the-per-row-functions): not STRICT (an inlined STRICT
+-- function must be a strict expression, and a CASE is not), NULL in giving
+-- NULL as STRICT would; the messages built with || and ::text (float8out,
+-- as format's %s), since format() is only stable.
 CREATE FUNCTION @extschema@.publication_multiplier(publications float8, factor float8)
 RETURNS float8
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE
+    WHEN publications IS NULL OR factor IS NULL THEN NULL::float8
     WHEN NOT (publications OPERATOR(pg_catalog.>=) 0 AND publications OPERATOR(pg_catalog.<) 'Infinity')
-      THEN @extschema@_internal._raise('22023', pg_catalog.format('publications must be a finite number >= 0, not %s', publications),
+      THEN @extschema@_internal._raise('22023',
+           'publications must be a finite number >= 0, not ' OPERATOR(pg_catalog.||) publications::text,
            'Count the user''s acknowledged publications.', NULL::float8)
     WHEN NOT (factor OPERATOR(pg_catalog.>) 0 AND factor OPERATOR(pg_catalog.<) 'Infinity')
-      THEN @extschema@_internal._raise('22023', pg_catalog.format('factor must be a finite number > 0, not %s', factor),
+      THEN @extschema@_internal._raise('22023',
+           'factor must be a finite number > 0, not ' OPERATOR(pg_catalog.||) factor::text,
            'Below 1 lowers usage (on usage), above 1 raises shares (on shares); 1 has no effect.', NULL::float8)
     ELSE pg_catalog.power(factor, publications)
 END;

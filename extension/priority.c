@@ -24,6 +24,14 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_collation.h"
+#include "common/int.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "regex/regex.h"
+#include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 
@@ -286,4 +294,516 @@ fs_qos_factor(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_FLOAT8(normalised(PG_GETARG_INT64(0), PG_GETARG_INT64(1),
 								"qos_priority", "max_qos_priority", "QOS"));
+}
+
+/*
+ * slurm_cluster_size(nodes text) → (total_nodes integer, total_cpus integer)
+ *
+ * The rule is docs/priority.md's (and the comment on the function in
+ * priority.sql); this is the PL/pgSQL it replaces, step for step, so that
+ * each text gives the same answer or the same error.  Every test that
+ * depends on the database's character classes (\s, \S, \w, \d) is made by
+ * PostgreSQL's own regular expression engine, with the patterns the
+ * PL/pgSQL used, under the call's collation; upper() and lower() are
+ * PostgreSQL's; numbers are read by int8in and numeric_in (their messages);
+ * sums and products overflow as bigint does ("bigint out of range"), the
+ * totals as integer does.  The parsing that only looks at ASCII characters
+ * (lines, '#', brackets, commas) is done here.  A cluster is read once per
+ * row of a clusters table (docs/performance.md#the-per-row-functions).
+ */
+
+enum
+{
+	RE_REC,						/* ^\s*NodeName= : a node record starts */
+	RE_SPACE,					/* ^\s : a continuation line */
+	RE_BLANK,					/* ^\s*$ */
+	RE_KV,						/* (\w+)=(\S*) : Key=Value */
+	RE_NAME,					/* NodeName=(\S+) */
+	RE_RANGE,					/* ^\d+-\d+$ */
+	RE_NUM,						/* ^\d+$ */
+	RE_COUNT
+};
+
+static const char *const size_patterns[RE_COUNT] = {
+	"^\\s*NodeName=", "^\\s", "^\\s*$", "(\\w+)=(\\S*)", "NodeName=(\\S+)", "^\\d+-\\d+$", "^\\d+$"
+};
+
+/* the patterns compiled for one collation, kept for the backend's life */
+typedef struct SizeRegexps
+{
+	Oid			collation;
+	regex_t		re[RE_COUNT];
+	struct SizeRegexps *next;
+} SizeRegexps;
+
+static SizeRegexps *size_regexps = NULL;
+
+static SizeRegexps *
+size_regexps_for(Oid collation)
+{
+	SizeRegexps *s;
+	MemoryContext old;
+	int			i;
+
+	for (s = size_regexps; s != NULL; s = s->next)
+		if (s->collation == collation)
+			return s;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	s = palloc0(sizeof(SizeRegexps));
+	for (i = 0; i < RE_COUNT; i++)
+	{
+		int			len = strlen(size_patterns[i]);
+		pg_wchar   *w = palloc((len + 1) * sizeof(pg_wchar));
+		int			wlen = pg_mb2wchar_with_len(size_patterns[i], w, len);
+		int			rc = pg_regcomp(&s->re[i], w, wlen, REG_ADVANCED, collation);
+
+		if (rc != REG_OKAY)
+		{
+			char		msg[100];
+
+			pg_regerror(rc, &s->re[i], msg, sizeof(msg));
+			MemoryContextSwitchTo(old);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
+					 errmsg("invalid regular expression: %s", msg)));
+		}
+	}
+	s->collation = collation;
+	s->next = size_regexps;
+	size_regexps = s;
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/* A string of pg_wchar (the regular expression engine's characters). */
+typedef struct WStr
+{
+	pg_wchar   *c;
+	int			len;
+} WStr;
+
+static bool
+size_match(regex_t *re, WStr s, int start, int nmatch, regmatch_t *pmatch)
+{
+	int			rc;
+
+	CHECK_FOR_INTERRUPTS();
+	rc = pg_regexec(re, s.c, s.len, start, NULL, nmatch, pmatch, 0);
+	if (rc == REG_NOMATCH)
+		return false;
+	if (rc != REG_OKAY)
+	{
+		char		msg[100];
+
+		pg_regerror(rc, re, msg, sizeof(msg));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
+				 errmsg("regular expression failed: %s", msg)));
+	}
+	return true;
+}
+
+static WStr
+wsub(WStr s, int from, int to)
+{
+	WStr		r = {s.c + from, to - from};
+
+	return r;
+}
+
+static WStr
+wcat(WStr a, WStr b)
+{
+	WStr		r;
+
+	r.c = palloc((a.len + b.len + 1) * sizeof(pg_wchar));
+	memcpy(r.c, a.c, a.len * sizeof(pg_wchar));
+	memcpy(r.c + a.len, b.c, b.len * sizeof(pg_wchar));
+	r.len = a.len + b.len;
+	return r;
+}
+
+static char *
+wstr_cstring(WStr s)
+{
+	char	   *r = palloc(s.len * pg_database_encoding_max_length() + 1);
+
+	pg_wchar2mb_with_len(s.c, r, s.len);
+	return r;
+}
+
+/* the bigint a Key=Value's value reads as (int8in: its errors) */
+static int64
+size_bigint(WStr v)
+{
+	return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(wstr_cstring(v))));
+}
+
+static void bigint_out_of_range(void) pg_attribute_noreturn();
+
+static void
+bigint_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("bigint out of range")));
+}
+
+/* the keys the CPU count reads, lower case */
+enum
+{
+	K_CPUEFCTV,
+	K_CPUTOT,
+	K_CPUS,
+	K_BOARDS,
+	K_SOCKETSPERBOARD,
+	K_SOCKETS,
+	K_CORESPERSOCKET,
+	K_THREADSPERCORE,
+	K_COUNT
+};
+
+static const char *const size_keys[K_COUNT] = {
+	"cpuefctv", "cputot", "cpus", "boards", "socketsperboard", "sockets", "corespersocket", "threadspercore"
+};
+
+/*
+ * The hosts one item of a host list names (n[01-16,20] is 17): the product,
+ * over its bracket groups, of the sizes of their ranges; *isnull for an
+ * empty group (the PL/pgSQL's sum over no element: NULL).
+ */
+static int64
+size_item(SizeRegexps *rx, WStr item, const char *names, bool *isnull)
+{
+	int64		count = 1;
+	int			pos = 0;
+
+	*isnull = false;
+	for (;;)
+	{
+		int			open = -1,
+					close = -1,
+					i;
+		__int128	sum = 0;
+		bool		any = false;
+		int			from;
+
+		/* the next [ ... ] group: a [ with a ] after it, to that ] */
+		for (i = pos; i < item.len && open < 0; i++)
+			if (item.c[i] == '[')
+				open = i;
+		if (open < 0)
+			break;
+		for (i = open + 1; i < item.len; i++)
+			if (item.c[i] == ']')
+			{
+				close = i;
+				break;
+			}
+		if (close < 0)
+			break;
+		pos = close + 1;
+		/* its elements, split at every comma (none when it is empty) */
+		from = open + 1;
+		for (i = open + 1; close > open + 1 && i <= close; i++)
+		{
+			WStr		x;
+			char	   *xs;
+			regmatch_t m[1];
+
+			if (i < close && item.c[i] != ',')
+				continue;
+			x = wsub(item, from, i);
+			from = i + 1;
+			any = true;
+			if (size_match(&rx->re[RE_RANGE], x, 0, 1, m))
+			{
+				int			dash = 0;
+				char	   *lo,
+						   *hi;
+				int64		l,
+							h,
+							d;
+				Datum		nh,
+							nl;
+
+				while (x.c[dash] != '-')
+					dash++;
+				lo = wstr_cstring(wsub(x, 0, dash));
+				hi = wstr_cstring(wsub(x, dash + 1, x.len));
+				/* hi::numeric < lo::numeric, hi read first */
+				nh = DirectFunctionCall3(numeric_in, CStringGetDatum(hi), ObjectIdGetDatum(InvalidOid),
+										 Int32GetDatum(-1));
+				nl = DirectFunctionCall3(numeric_in, CStringGetDatum(lo), ObjectIdGetDatum(InvalidOid),
+										 Int32GetDatum(-1));
+				if (DatumGetBool(DirectFunctionCall2(numeric_lt, nh, nl)))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("slurm_cluster_size: the host range \"%s\" in \"%s\" runs backwards (%s is below %s)",
+									wstr_cstring(x), names, hi, lo),
+							 errhint("A range is low-high, e.g. n[01-16]: write n[1-10], not n[10-1].")));
+				h = DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(hi)));
+				l = DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(lo)));
+				if (pg_sub_s64_overflow(h, l, &d) || pg_add_s64_overflow(d, 1, &d))
+					bigint_out_of_range();
+				sum += d;
+			}
+			else if (size_match(&rx->re[RE_NUM], x, 0, 1, m))
+				sum += 1;
+			else
+			{
+				xs = wstr_cstring(x);
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						 errmsg("slurm_cluster_size: cannot read the host range \"%s\" in \"%s\"", xs, names),
+						 errhint("Host lists look like n[01-16,20].")));
+			}
+		}
+		if (!any || *isnull)
+		{
+			*isnull = true;
+			continue;
+		}
+		/* count × sum in numeric, then back into a bigint */
+		if (sum > PG_INT64_MAX || (__int128) count * sum > PG_INT64_MAX)
+			bigint_out_of_range();
+		count = (int64) ((__int128) count * sum);
+	}
+	return count;
+}
+
+PG_FUNCTION_INFO_V1(fs_slurm_cluster_size);
+Datum
+fs_slurm_cluster_size(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+	Oid			collation = OidIsValid(PG_GET_COLLATION()) ? PG_GET_COLLATION() : DEFAULT_COLLATION_OID;
+	SizeRegexps *rx = size_regexps_for(collation);
+	const char *bytes = VARDATA_ANY(t);
+	int			nbytes = VARSIZE_ANY_EXHDR(t);
+	WStr		all;
+	bool		is_conf;
+	WStr	   *recs;
+	int			nrecs = 0;
+	WStr		rec = {NULL, 0};
+	bool		in_rec = false;
+	int			pos;
+	WStr		defaults = {NULL, 0};
+	WStr		space;
+	pg_wchar	space_c = ' ';
+	int64		nodes_total = 0,
+				cpus_total = 0;
+	bool		totals_null = false;
+	int			r;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	space.c = &space_c;
+	space.len = 1;
+	all.c = palloc((nbytes + 1) * sizeof(pg_wchar));
+	all.len = pg_mb2wchar_with_len(bytes, all.c, nbytes);
+	/* scontrol prints "OS=Linux ... #1 SMP ...": a # there is no comment */
+	is_conf = true;
+	for (pos = 0; pos + 7 <= nbytes; pos++)
+		if (memcmp(bytes + pos, "CPUTot=", 7) == 0)
+		{
+			is_conf = false;
+			break;
+		}
+
+	/* records: a NodeName= line and the indented lines after it */
+	/* at most one record a line, and a line a character (and one more) */
+	recs = palloc(sizeof(WStr) * (all.len + 1));
+	pos = 0;
+	for (;;)
+	{
+		int			end = pos,
+					next;
+		WStr		line;
+		int			i;
+		regmatch_t	lm[1];
+
+		while (end < all.len && all.c[end] != '\n')
+			end++;
+		next = end + 1;
+		/* the line ends before "\r\n" or "\n" */
+		if (end < all.len && end > pos && all.c[end - 1] == '\r')
+			end--;
+		line = wsub(all, pos, end);
+		if (is_conf)
+			for (i = 0; i < line.len; i++)
+				if (line.c[i] == '#')
+				{
+					line.len = i;
+					break;
+				}
+		if (size_match(&rx->re[RE_REC], line, 0, 1, lm))
+		{
+			if (in_rec)
+				recs[nrecs++] = rec;
+			rec = line;
+			in_rec = true;
+		}
+		else if (in_rec && size_match(&rx->re[RE_SPACE], line, 0, 1, lm))
+			rec = wcat(wcat(rec, space), line);
+		else if (!size_match(&rx->re[RE_BLANK], line, 0, 1, lm))
+		{
+			if (in_rec)
+				recs[nrecs++] = rec;
+			in_rec = false;
+		}
+		if (next > all.len)
+			break;
+		pos = next;
+	}
+	if (in_rec)
+		recs[nrecs++] = rec;
+
+	for (r = 0; r < nrecs; r++)
+	{
+		WStr		kvs = wcat(wcat(defaults, space), recs[r]);
+		WStr		val[K_COUNT];
+		bool		has[K_COUNT] = {false};
+		regmatch_t m[3];
+		int			start = 0;
+		char	   *names = NULL;
+		WStr		names_w = {NULL, 0};
+		int64		n = 0,
+					cpus;
+		bool		n_null = false;
+		int			k;
+
+		/* Key=Value tokens, keys in lower case; the last of a key counts */
+		while (start <= kvs.len && size_match(&rx->re[RE_KV], kvs, start, 3, m))
+		{
+			text	   *key = DatumGetTextPP(DirectFunctionCall1Coll(lower, collation,
+																	 PointerGetDatum(cstring_to_text(wstr_cstring(wsub(kvs, m[1].rm_so, m[1].rm_eo))))));
+			char	   *ks = text_to_cstring(key);
+
+			for (k = 0; k < K_COUNT; k++)
+				if (strcmp(ks, size_keys[k]) == 0)
+				{
+					val[k] = wsub(kvs, m[2].rm_so, m[2].rm_eo);
+					has[k] = true;
+				}
+			start = m[0].rm_eo;
+			if (m[0].rm_so == m[0].rm_eo)
+				start++;
+		}
+		if (size_match(&rx->re[RE_NAME], recs[r], 0, 2, m))
+		{
+			names_w = wsub(recs[r], m[1].rm_so, m[1].rm_eo);
+			names = wstr_cstring(names_w);
+			if (strcmp(text_to_cstring(DatumGetTextPP(DirectFunctionCall1Coll(upper, collation,
+																			  PointerGetDatum(cstring_to_text(names))))),
+					   "DEFAULT") == 0)
+			{
+				/* the record without its first NodeName=..., for the records after it */
+				defaults = wcat(wcat(wcat(defaults, space), wsub(recs[r], 0, m[0].rm_so)),
+								wsub(recs[r], m[0].rm_eo, recs[r].len));
+				continue;
+			}
+		}
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("FOREACH expression must not be null")));
+
+		/*
+		 * how many hosts the host list names: items split at commas outside
+		 * brackets (a comma whose next bracket is a ]), each the product of
+		 * its bracket ranges' sizes
+		 */
+		{
+			int			from = 0,
+						i;
+
+			for (i = 0; i <= names_w.len; i++)
+			{
+				bool		split = i == names_w.len;
+				bool		item_null;
+				int64		c;
+
+				if (!split && names_w.c[i] == ',')
+				{
+					int			j = i + 1;
+
+					while (j < names_w.len && names_w.c[j] != '[' && names_w.c[j] != ']')
+						j++;
+					split = !(j < names_w.len && names_w.c[j] == ']');
+				}
+				if (!split)
+					continue;
+				c = size_item(rx, wsub(names_w, from, i), names, &item_null);
+				from = i + 1;
+				if (item_null || n_null)
+					n_null = true;
+				else if (pg_add_s64_overflow(n, c, &n))
+					bigint_out_of_range();
+			}
+		}
+
+		/* CPUEfctv, else CPUTot, else CPUs, else the product */
+		if (has[K_CPUEFCTV])
+			cpus = size_bigint(val[K_CPUEFCTV]);
+		else if (has[K_CPUTOT])
+			cpus = size_bigint(val[K_CPUTOT]);
+		else if (has[K_CPUS])
+			cpus = size_bigint(val[K_CPUS]);
+		else
+		{
+			int64		f;
+
+			cpus = has[K_BOARDS] ? size_bigint(val[K_BOARDS]) : 1;
+			f = has[K_SOCKETSPERBOARD] ? size_bigint(val[K_SOCKETSPERBOARD])
+				: has[K_SOCKETS] ? size_bigint(val[K_SOCKETS]) : 1;
+			if (pg_mul_s64_overflow(cpus, f, &cpus))
+				bigint_out_of_range();
+			f = has[K_CORESPERSOCKET] ? size_bigint(val[K_CORESPERSOCKET]) : 1;
+			if (pg_mul_s64_overflow(cpus, f, &cpus))
+				bigint_out_of_range();
+			f = has[K_THREADSPERCORE] ? size_bigint(val[K_THREADSPERCORE]) : 1;
+			if (pg_mul_s64_overflow(cpus, f, &cpus))
+				bigint_out_of_range();
+		}
+		/*
+		 * nodes_total + n, then cpus_total + n × cpus: a NULL n makes both
+		 * NULL for good, and n × cpus is computed (may overflow) whenever n
+		 * is not NULL
+		 */
+		if (n_null)
+			totals_null = true;
+		else
+		{
+			int64		c;
+
+			if (!totals_null && pg_add_s64_overflow(nodes_total, n, &nodes_total))
+				bigint_out_of_range();
+			if (pg_mul_s64_overflow(n, cpus, &c) || (!totals_null && pg_add_s64_overflow(cpus_total, c, &cpus_total)))
+				bigint_out_of_range();
+		}
+	}
+	if (!totals_null && nodes_total == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("slurm_cluster_size: no node found in the text given"),
+				 errhint("Pass the output of \"scontrol show node\" (or -o), or slurm.conf's NodeName lines.")));
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "slurm_cluster_size: return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	if (totals_null)
+		nulls[0] = nulls[1] = true;
+	else
+	{
+		if (nodes_total < PG_INT32_MIN || nodes_total > PG_INT32_MAX ||
+			cpus_total < PG_INT32_MIN || cpus_total > PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("integer out of range")));
+		values[0] = Int32GetDatum((int32) nodes_total);
+		values[1] = Int32GetDatum((int32) cpus_total);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -501,13 +501,12 @@ $$;
 COMMENT ON FUNCTION @extschema@_internal._report_units(text) IS
 'The canonical name of a sreport -t unit (seconds, minutes, hours, percent, secper, minper, hourper); raises 22023 naming an unknown one.';
 
+-- C (extension/reports.c): written in SQL it calls to_char(), which is only
+-- stable, and could not be inlined into report_format, called once per row
+-- (docs/performance.md#the-per-row-functions).
 CREATE FUNCTION @extschema@_internal._report_percent(secs bigint, total bigint)
-RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT pg_catalog.to_char(CASE WHEN COALESCE(total, 0) OPERATOR(pg_catalog.=) 0 THEN 0::float8
-                                   ELSE secs::float8 OPERATOR(pg_catalog.*) 100 OPERATOR(pg_catalog./) total::float8 END,
-                              'FM9999999990.00') OPERATOR(pg_catalog.||) '%';
-END;
+RETURNS text AS 'MODULE_PATHNAME', 'fs__report_percent'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@_internal._report_percent(bigint, bigint) IS
 'secs as a percentage of total with two decimals and a % sign, as sreport prints it (0.00% of nothing).';
 

@@ -194,3 +194,24 @@ SELECT qos_factor(10, 20) AS half,              -- 0.5
 SELECT partition_factor(400, 300);
 SELECT partition_factor(-1, 300);
 SELECT qos_factor(30, 20);
+
+-- ---------------------------------------------------------------------------
+-- 7. slurm_cluster_size, read in C: the answers and errors of the PL/pgSQL
+--    it replaced (sql/slurm_real.sql has the worked examples).
+-- ---------------------------------------------------------------------------
+-- CRLF line ends; in slurm.conf a # starts a comment: a1 of 4 CPUs, b1 of 2
+SELECT * FROM slurm_cluster_size(E'NodeName=a1 CPUs=4 # CPUs=8\r\n# NodeName=b[1-100] CPUs=2\r\nNodeName=b1 CPUs=2\r\n');
+-- indented lines continue a record, an empty line does not end it, any
+-- other line does: a1 has CPUs=6 (the last), x's CPUs=100 is no node's
+SELECT * FROM slurm_cluster_size(E'NodeName=a1\n  CPUs=4\n\n  CPUs=6\nPartitionName=x\n  CPUs=100\nNodeName=b CPUs=1');
+-- keys in any case, the last of a key counting: 3 nodes of 7
+SELECT * FROM slurm_cluster_size('NodeName=a[1-3] cpus=5 CPUS=7');
+-- DEFAULT lines add up; CPUs= comes before the product: 3 nodes of 4
+SELECT * FROM slurm_cluster_size(E'NodeName=DEFAULT CPUs=4\nNodeName=DEFAULT Boards=2\nNodeName=x[1-3]');
+-- an empty bracket group counts no element: NULL totals
+SELECT * FROM slurm_cluster_size(E'NodeName=n[] CPUs=4\nNodeName=m[1-2] CPUs=4');
+SELECT slurm_cluster_size('NodeName=a[1-2147483648] CPUs=1');           -- 22003: integer
+SELECT slurm_cluster_size('NodeName=a[1-3037000500][1-3037000500] CPUs=1');  -- 22003: bigint
+SELECT slurm_cluster_size('NodeName=a[1-99999999999999999999] CPUs=1');  -- 22003: the number
+SELECT slurm_cluster_size('NodeName=a CPUs=x');                          -- 22P02
+SELECT slurm_cluster_size('NodeName= a CPUs=4');                         -- 22004: no host list
