@@ -188,7 +188,8 @@ BEGIN
           FROM d
          WHERE k.cluster = d.cluster AND k.as_of = d.as_of
         RETURNING 1)
-    SELECT (SELECT count(*) FROM made) + 0 * (SELECT count(*) FROM filled) INTO n;
+    -- (filled runs whether read or not, as every data-modifying WITH)
+    SELECT count(*) INTO n FROM made;
     RETURN n;
 END
 $$;
@@ -555,9 +556,8 @@ DECLARE
     sp_prev_sparse boolean[] := '{}';
     sp_base timestamptz[] := '{}';
     sp_decay float8[] := '{}';
-    -- the same under the lock
+    -- the clusters still sparse under the lock
     sp_clusters_now text[];
-    sp_base_now timestamptz[];
     -- associations whose usage differs under the lock
     changed bigint;
     -- the tree and settings the factors were computed with, and whether
@@ -688,9 +688,8 @@ BEGIN
             -- If the checkpoint chained from or its base is no longer the
             -- same, this one is written full (the rows below then add
             -- every association it has no row of).
-            SELECT COALESCE(array_agg(p.cluster ORDER BY p.cluster), '{}'),
-                   COALESCE(array_agg(p.base ORDER BY p.cluster), '{}')
-              INTO sp_clusters_now, sp_base_now
+            SELECT COALESCE(array_agg(p.cluster ORDER BY p.cluster), '{}')
+              INTO sp_clusters_now
               FROM @extschema@_internal._checkpoint_sparse_plan(checkpoint_usage.cluster, checkpoint_usage.as_of) p
              WHERE p.cluster = ANY (sp_clusters)
                AND p.prev = sp_prev[array_position(sp_clusters, p.cluster)]
