@@ -403,6 +403,9 @@ size_match(regex_t *re, WStr s, int start, int nmatch, regmatch_t *pmatch)
 	return true;
 }
 
+/* the buffer of an empty text: never NULL, so that no library call gets one */
+static pg_wchar wempty[1];
+
 static WStr
 wsub(WStr s, int from, int to)
 {
@@ -417,8 +420,11 @@ wcat(WStr a, WStr b)
 	WStr		r;
 
 	r.c = palloc((a.len + b.len + 1) * sizeof(pg_wchar));
-	memcpy(r.c, a.c, a.len * sizeof(pg_wchar));
-	memcpy(r.c + a.len, b.c, b.len * sizeof(pg_wchar));
+	/* (an empty text may have no buffer: memcpy's pointers must not be NULL) */
+	if (a.len > 0)
+		memcpy(r.c, a.c, a.len * sizeof(pg_wchar));
+	if (b.len > 0)
+		memcpy(r.c + a.len, b.c, b.len * sizeof(pg_wchar));
 	r.len = a.len + b.len;
 	return r;
 }
@@ -585,10 +591,10 @@ fs_slurm_cluster_size(PG_FUNCTION_ARGS)
 	bool		is_conf;
 	WStr	   *recs;
 	int			nrecs = 0;
-	WStr		rec = {NULL, 0};
+	WStr		rec = {wempty, 0};
 	bool		in_rec = false;
 	int			pos;
-	WStr		defaults = {NULL, 0};
+	WStr		defaults = {wempty, 0};
 	WStr		space;
 	pg_wchar	space_c = ' ';
 	int64		nodes_total = 0,
@@ -668,7 +674,7 @@ fs_slurm_cluster_size(PG_FUNCTION_ARGS)
 		regmatch_t m[3];
 		int			start = 0;
 		char	   *names = NULL;
-		WStr		names_w = {NULL, 0};
+		WStr		names_w = {wempty, 0};
 		int64		n = 0,
 					cpus;
 		bool		n_null = false;
