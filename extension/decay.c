@@ -42,10 +42,6 @@
 
 #include "fairshare.h"
 
-/* PostgreSQL 18 spells it pg_noreturn (C11), before it pg_attribute_noreturn() */
-#ifndef pg_noreturn
-#define pg_noreturn pg_attribute_noreturn()
-#endif
 
 
 /* Slurm's per-second decay: 1 - 0.693 / half_life_seconds. */

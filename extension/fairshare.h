@@ -20,6 +20,11 @@
 #error "fairshare needs PostgreSQL 15 or later"
 #endif
 
+/* PostgreSQL 18 spells it pg_noreturn (C11), before it pg_attribute_noreturn() */
+#ifndef pg_noreturn
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
 /* Seconds in an interval, reading a month as 30 days as PostgreSQL's own
  * interval arithmetic does (DAYS_PER_MONTH). */
 extern double fs_interval_seconds(const Interval *iv);

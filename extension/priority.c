@@ -445,7 +445,8 @@ size_bigint(WStr v)
 	return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(wstr_cstring(v))));
 }
 
-static void bigint_out_of_range(void) pg_attribute_noreturn();
+/* (pg_noreturn: fairshare.h, for PostgreSQL 18 and before) */
+pg_noreturn static void bigint_out_of_range(void);
 
 static void
 bigint_out_of_range(void)
