@@ -1665,3 +1665,65 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 	values[8] = Int64GetDatum((int64) c->rank.value);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
+
+typedef struct FairshareResults
+{
+	bool		computed;
+	bool		classic;
+	TreeCell	cells[FLEXIBLE_ARRAY_MEMBER];
+} FairshareResults;
+
+/*
+ * _sshare_fairshare(node, algorithm, dampening): _sshare_tree's FairShare
+ * alone, from the same tree and the same cells, for the fair-share factors
+ * a usage checkpoint caches: without the eight other columns and a
+ * composite formed for every row, which at 10^5 associations were a third
+ * of the window's time (docs/performance.md#sparse-checkpoints-at-105-associations).
+ */
+PG_FUNCTION_INFO_V1(fs_sshare_fairshare);
+Datum
+fs_sshare_fairshare(PG_FUNCTION_ARGS)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	int			nrow = tree_args(fcinfo);
+	bool		classic = algorithm_is_classic(winobj, nrow + ARG_ALGORITHM);
+	long double damp = classic ? dampening_arg(winobj, nrow + ARG_SSHARE_DAMPENING) : 1.0L;
+	FairshareResults *res = partition_results(winobj, offsetof(FairshareResults, cells),
+											  sizeof(TreeCell));
+	TreeCell   *c;
+
+	if (!res->computed)
+	{
+		Tree		t;
+		/* read as _sshare_tree reads it, the usage now with it */
+		int			live = nrow == 1 ? FS_TREE_ARG_NODE
+			: (PG_NARGS() > nrow + ARG_SSHARE_RAW_USAGE ? nrow + ARG_SSHARE_RAW_USAGE : -1);
+		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE,
+										live, nrow == 1);
+		TreeOutput	what = classic ? OUT_CLASSIC_FACTOR : OUT_FT_FACTOR;
+		int32		i;
+
+		for (i = 0; i < t.n; i++)
+		{
+			TreeCell   *cell = &res->cells[t.lineage[i]];
+
+			if (i + AHEAD < t.n)
+				PREFETCH_W(&res->cells[t.lineage[i + AHEAD]]);
+			tree_cell(&t, i, what, cell);
+			if (classic && i == t.root)
+				cell->isnull = false;	/* UE 1, S 1, as _sshare_tree */
+		}
+		res->classic = classic;
+		res->computed = true;
+		tree_end(work);
+	}
+	if (classic != res->classic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("algorithm must be the same on every row of a window partition"),
+				 errhint("PARTITION BY the cluster, whose fairshare_algorithm is one.")));
+	c = &res->cells[WinGetCurrentPosition(winobj)];
+	if (c->isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(classic ? classic_factor_value(c, damp) : c->value);
+}

@@ -614,8 +614,8 @@ BEGIN
      WHERE k.cluster = ANY (of_clusters)
        AND k.as_of = _checkpoint_factors.as_of AND k.invalidated_at IS NULL
        AND c.fairshare_algorithm IN ('fair_tree', 'classic');
-    -- sshare_at's FairShare, from the same tree function over the same
-    -- rows, but without the rest of sshare_at: its TRESRunMins read every
+    -- sshare_at's FairShare, from the same tree over the same rows
+    -- (_sshare_fairshare: that column of _sshare_tree alone), but without the rest of sshare_at: its TRESRunMins read every
     -- running job, which at 10^7 runs was 1.6 s of this statement's 4 s and
     -- planned as a nested loop (docs/performance.md).  The window is
     -- partitioned by cluster, so keeping one cluster's rows changes nothing
@@ -640,9 +640,9 @@ BEGIN
     -- base's rows stand for the others; in full when the base has an
     -- association the tree no longer has.
     WITH t AS MATERIALIZED (
-    SELECT s.cluster, s.account, s.user_name, (s.f).fairshare AS fairshare
+    SELECT s.cluster, s.account, s.user_name, s.f AS fairshare
       FROM (SELECT t.cluster, t.account, t.user_name,
-                   @extschema@_internal._sshare_tree(
+                   @extschema@_internal._sshare_fairshare(
                        ROW(t.id, t.parent_id, t.shares, t.usage, t.is_user, t.raw_usage)::@extschema@_internal._sshare_tree_node,
                        t.algorithm,
                        CASE WHEN t.algorithm = 'classic'

@@ -203,6 +203,14 @@ RETURNS @extschema@_internal._sshare_tree_row AS 'MODULE_PATHNAME', 'fs_sshare_t
 LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@_internal._sshare_tree(@extschema@_internal._sshare_tree_node, text, float8) IS
 '_sshare_tree(id, parent_id, shares, usage, is_user, algorithm, dampening, raw_usage) with the row as one _sshare_tree_node: the same values, one read of each row.';
+-- Its FairShare alone, from the same cells: the factors a usage
+-- checkpoint caches (sprio.sql) need nothing else of the tree.
+CREATE FUNCTION @extschema@_internal._sshare_fairshare(node @extschema@_internal._sshare_tree_node,
+                                              algorithm text, dampening float8)
+RETURNS float8 AS 'MODULE_PATHNAME', 'fs_sshare_fairshare'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@_internal._sshare_fairshare(@extschema@_internal._sshare_tree_node, text, float8) IS
+'The fairshare column of _sshare_tree(node, algorithm, dampening), the same value, without the other columns.';
 
 -- sshare's TRESRunMins of every association of the fair_tree and classic
 -- clusters: for the jobs running at as_of in the association or below it

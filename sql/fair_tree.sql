@@ -487,6 +487,21 @@ SELECT count(*) AS rows_compared, count(*) FILTER (WHERE five IS DISTINCT FROM n
          CROSS JOIN (VALUES ('fair_tree'), ('classic')) a(alg)
         WINDOW w AS (PARTITION BY alg, tree)) c;
 
+-- _sshare_fairshare, the FairShare column alone (the factors a usage
+-- checkpoint caches), against _sshare_tree's over the same rows, both
+-- algorithms, dampening 2: the same float8 on each of the 248 rows, NULL
+-- where _sshare_tree's is NULL
+SELECT count(*) AS rows_compared, count(*) FILTER (WHERE (whole).fairshare IS DISTINCT FROM alone) AS rows_differing,
+       count(*) FILTER (WHERE alone IS NULL) AS nulls
+  FROM (SELECT fairshare_internal._sshare_tree(
+                   ROW(id, parent, shares, usage, is_user, live)::fairshare_internal._sshare_tree_node, alg, 2) OVER w AS whole,
+               fairshare_internal._sshare_fairshare(
+                   ROW(id, parent, shares, usage, is_user, live)::fairshare_internal._sshare_tree_node, alg, 2) OVER w AS alone
+          FROM (SELECT *, CASE WHEN row_number() OVER (ORDER BY tree, id) % 3 = 0 THEN 1.5 * usage END AS live
+                  FROM node_trees) x
+         CROSS JOIN (VALUES ('fair_tree'), ('classic')) a(alg)
+        WINDOW w AS (PARTITION BY alg, tree)) c;
+
 -- Bad rows: SQLSTATE, message and hint, and whether the five-argument form
 -- raises exactly the same (a NULL node has no five-argument equivalent)
 CREATE FUNCTION pg_temp.err_hint(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -531,4 +546,7 @@ SELECT pg_temp.err_hint($q$SELECT classic_factor(ROW('root', NULL, 1, 0, false):
            AS dampening_0,
        pg_temp.err_hint($q$SELECT fairshare_internal._sshare_tree(
                                ROW('root', NULL, 1, 0, false, NULL)::fairshare_internal._sshare_tree_node, 'pbs', 1) OVER ()$q$)
-           AS algorithm_pbs;
+           AS algorithm_pbs,
+       pg_temp.err_hint($q$SELECT fairshare_internal._sshare_fairshare(
+                               ROW('root', NULL, 1, 0, false, NULL)::fairshare_internal._sshare_tree_node, 'classic', 0) OVER ()$q$)
+           AS fairshare_dampening_0;
