@@ -279,28 +279,98 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
     WHERE start_time IS NOT NULL;
 
 -- What a checkpoint's fair-share factors are computed from besides its
--- usage: the association tree and the settings of one cluster (NULL: of
--- every cluster), as one text, each table's rows counted and hashed
--- (hash_record: each column by its type's hash function, without writing
--- the row as text, which was a third of the fingerprint's 0.05 s at 10^5
--- associations).  checkpoint_usage computes the factors before taking its lock
--- and compares this under the lock: a change to the tree committed in
--- between makes it differ, and the factors are dropped.
-CREATE FUNCTION @extschema@_internal._checkpoint_tree_fingerprint(cluster text)
-RETURNS text
-LANGUAGE plpgsql STABLE PARALLEL SAFE
+-- usage (the association tree, the clusters' settings, slurmctld's starts)
+-- changes only through statements whose triggers call _tree_changed: it
+-- takes the tree's advisory lock, shared, until the writer commits, then
+-- counts the change in tree_changes.  checkpoint_usage reads the count and
+-- that no writer holds the lock before computing the factors, and after
+-- computing them takes the lock itself, exclusive, until it commits
+-- (_checkpoint_factors_hold): the factors are kept only if the count did
+-- not move, so that no change committed in between, and a change after
+-- that waits for the checkpoint's commit, then drops the factors as every
+-- change of the tree does (docs/design.md#the-cached-fair-share-factors).
+-- Reading the tables' rows for the same answer took 30 to 50 ms at 10^5
+-- associations, twice per checkpoint, and missed a writer that committed
+-- after the checkpoint's last read.
+CREATE SEQUENCE @extschema@_internal.tree_changes;
+SELECT pg_catalog.pg_extension_config_dump('@extschema@_internal.tree_changes', '');
+
+-- The tree's advisory lock: the key is the OID of tree_changes
+-- (pg_locks: locktype advisory, classid 0, objid that OID, objsubid 1).
+CREATE FUNCTION @extschema@_internal._tree_lock_key()
+RETURNS bigint LANGUAGE sql STABLE PARALLEL SAFE
+RETURN '@extschema@_internal.tree_changes'::pg_catalog.regclass::pg_catalog.oid::pg_catalog.int8;
+
+-- Called by the triggers of the tables the factors are computed from: the
+-- lock first, then the count, so that a checkpoint that reads the count
+-- before a change either sees the count move or the writer holding the
+-- lock.
+CREATE FUNCTION @extschema@_internal._tree_changed()
+RETURNS void
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    RETURN concat_ws('/',
-        (SELECT count(*) || ':' || COALESCE(sum(hash_record(c)), 0) FROM @extschema@.clusters c
-          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR c.cluster = _checkpoint_tree_fingerprint.cluster),
-        (SELECT count(*) || ':' || COALESCE(sum(hash_record(a)), 0) FROM @extschema@.accounts a
-          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR a.cluster = _checkpoint_tree_fingerprint.cluster),
-        (SELECT count(*) || ':' || COALESCE(sum(hash_record(u)), 0) FROM @extschema@.account_users u
-          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR u.cluster = _checkpoint_tree_fingerprint.cluster),
-        (SELECT count(*) || ':' || COALESCE(sum(hash_record(s)), 0) FROM @extschema@.slurmctld_starts s
-          WHERE _checkpoint_tree_fingerprint.cluster IS NULL OR s.cluster = _checkpoint_tree_fingerprint.cluster));
+    PERFORM pg_advisory_xact_lock_shared(@extschema@_internal._tree_lock_key());
+    PERFORM nextval('@extschema@_internal.tree_changes'::regclass);
+END
+$$;
+
+-- The count of changes (0 before the first), as every session sees it now
+-- (a sequence is not transactional).
+CREATE FUNCTION @extschema@_internal._tree_change_count()
+RETURNS bigint LANGUAGE sql VOLATILE
+BEGIN ATOMIC
+    SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END FROM @extschema@_internal.tree_changes s;
+END;
+
+-- Before computing factors: the count, or NULL when another session holds
+-- the lock, a change not committed yet that the factors might not see.
+-- The count first, then the lock (docs/design.md#the-cached-fair-share-factors).
+CREATE FUNCTION @extschema@_internal._checkpoint_tree_version()
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint := @extschema@_internal._tree_change_count();
+BEGIN
+    IF EXISTS (SELECT FROM pg_locks l
+                WHERE l.locktype = 'advisory'
+                  AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+                  AND l.classid = 0 AND l.objid = @extschema@_internal._tree_lock_key()::oid AND l.objsubid = 1
+                  AND l.pid <> pg_backend_pid()) THEN
+        RETURN NULL;
+    END IF;
+    RETURN n;
+END
+$$;
+
+-- After computing the factors as of as_of (of one cluster, or every cluster
+-- for NULL) from a tree read at `version` (_checkpoint_tree_version): takes
+-- the tree's lock, exclusive, until the end of the transaction, without
+-- waiting, and keeps the factors only if it got it and the count is still
+-- `version`; otherwise (or with `changed`: the usage changed under the
+-- checkpoint's lock) deletes them, and sprio_at computes the tree itself
+-- until the next checkpoint (sprio.sql).  Returns whether they were kept.
+CREATE FUNCTION @extschema@_internal._checkpoint_factors_hold(cluster text, as_of timestamptz, version bigint,
+                                                             changed boolean)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    locked boolean := pg_try_advisory_xact_lock(@extschema@_internal._tree_lock_key());
+    -- read once the lock is held: no change can be counted after it
+    now_version bigint := CASE WHEN locked THEN @extschema@_internal._tree_change_count() END;
+BEGIN
+    IF NOT changed AND version IS NOT NULL AND now_version IS NOT NULL AND now_version = version THEN
+        RETURN true;
+    END IF;
+    DELETE FROM @extschema@.usage_checkpoint_factors f
+     WHERE (_checkpoint_factors_hold.cluster IS NULL OR f.cluster = _checkpoint_factors_hold.cluster)
+       AND f.as_of = _checkpoint_factors_hold.as_of;
+    RETURN false;
 END
 $$;
 
@@ -560,9 +630,10 @@ DECLARE
     sp_clusters_now text[];
     -- associations whose usage differs under the lock
     changed bigint;
-    -- the tree and settings the factors were computed with, and whether
-    -- they were computed before the lock
-    tree_before text;
+    -- the count of changes of the tree the factors were computed from
+    -- (_checkpoint_tree_version), and whether they were computed before
+    -- the lock
+    tree_version bigint;
     factors_done boolean := false;
     -- what the rows written before the lock were computed from
     runs_read text[];
@@ -656,11 +727,11 @@ BEGIN
     IF NOT lock_first THEN
         -- the fair-share factors of these rows, before the lock too
         -- (_checkpoint_factors reads valid checkpoints only: marked valid
-        -- for it, invisible outside this transaction, then marked back), and
-        -- what they were computed from besides the usage: the tree and the
-        -- clusters' settings, fingerprinted before
-        tree_before := @extschema@_internal._checkpoint_tree_fingerprint(checkpoint_usage.cluster);
+        -- for it, invisible outside this transaction, then marked back),
+        -- after the count of changes of what they are computed from
+        -- besides the usage: the tree and the clusters' settings
         IF NOT no_factors THEN
+            tree_version := @extschema@_internal._checkpoint_tree_version();
             UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
              WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
                AND k.as_of = checkpoint_usage.as_of;
@@ -768,11 +839,9 @@ BEGIN
         -- the tree changed; otherwise they are dropped, not computed again
         -- under the lock (writes would wait for them): sprio_at computes the
         -- tree itself until the next checkpoint (sprio.sql)
-        IF changed > 0
-           OR tree_before IS DISTINCT FROM @extschema@_internal._checkpoint_tree_fingerprint(checkpoint_usage.cluster) THEN
-            DELETE FROM @extschema@.usage_checkpoint_factors f
-             WHERE (checkpoint_usage.cluster IS NULL OR f.cluster = checkpoint_usage.cluster)
-               AND f.as_of = checkpoint_usage.as_of;
+        IF NOT no_factors THEN
+            PERFORM @extschema@_internal._checkpoint_factors_hold(checkpoint_usage.cluster, checkpoint_usage.as_of,
+                                                                  tree_version, changed > 0);
         END IF;
         factors_done := true;
     END IF;
@@ -801,8 +870,15 @@ BEGIN
      WHERE k.cluster = p.cluster AND k.as_of = p.as_of AND NOT p.kept AND NOT k.pinned
        AND NOT EXISTS (SELECT FROM p d WHERE d.cluster = p.cluster AND d.base = p.as_of AND (d.kept OR d.pinned));
     -- the fair-share factors as of the new checkpoints, for sprio_at (sprio.sql)
+    -- (the tables the usage is read from are locked; the tree is not: the
+    -- same count before and lock after as above)
     IF NOT factors_done AND NOT no_factors THEN
-        PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+        tree_version := @extschema@_internal._checkpoint_tree_version();
+        IF tree_version IS NOT NULL THEN
+            PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
+            PERFORM @extschema@_internal._checkpoint_factors_hold(checkpoint_usage.cluster, checkpoint_usage.as_of,
+                                                                  tree_version, false);
+        END IF;
     END IF;
 END
 $$;
@@ -1078,6 +1154,9 @@ AS $$
 DECLARE
     affected text[] := '{}';
 BEGIN
+    IF TG_TABLE_NAME = 'slurmctld_starts' THEN
+        PERFORM @extschema@_internal._tree_changed();     -- (as _starts_invalidate_usage_checkpoints)
+    END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') AND TG_LEVEL = 'ROW' THEN
         affected := affected || OLD.cluster;
     END IF;
@@ -1145,6 +1224,8 @@ DECLARE
     changed record;
     cp record;
 BEGIN
+    -- the starts place the passes of the cached factors (valid_before)
+    PERFORM @extschema@_internal._tree_changed();
     FOR changed IN
         SELECT x.cluster, x.started_at
           FROM (SELECT OLD.cluster, OLD.started_at WHERE TG_OP IN ('UPDATE', 'DELETE')

@@ -720,6 +720,10 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    -- counted, and the tree's lock held until commit, before anything
+    -- else: a checkpoint computing factors then knows of this change
+    -- (checkpoint.sql, _tree_changed)
+    PERFORM @extschema@_internal._tree_changed();
     IF TG_OP = 'TRUNCATE' THEN
         DELETE FROM @extschema@.usage_checkpoint_factors;
     ELSIF TG_OP = 'INSERT' THEN

@@ -8,6 +8,11 @@
 -- longer has or whose signature, return type or view columns changed.
 -- test/upgrade.sh proves the result equal to a fresh install of 1.3.
 
+-- Checkpoints: what the cached fair-share factors are computed from is
+-- counted by the triggers (tree_changes, below), no longer fingerprinted
+-- from the tables' rows.
+DROP FUNCTION @extschema@._checkpoint_tree_fingerprint(text);
+
 -- GENCI: the pure GENCI functions are C (extension/genci.c) and check their
 -- own arguments; the PL/pgSQL helper they shared is gone.
 DROP FUNCTION @extschema@._genci_check(text, float8, float8, date, date, date);
@@ -406,3 +411,8 @@ ALTER TABLE @extschema@.usage_checkpoints
 ALTER TABLE @extschema@.usage_checkpoint_factors
     ADD COLUMN base timestamptz,
     ADD CONSTRAINT usage_checkpoint_factors_base_check CHECK (base OPERATOR(pg_catalog.<) as_of);
+
+-- The count of changes of what the cached fair-share factors are computed
+-- from (checkpoint.sql, _tree_changed).
+CREATE SEQUENCE @extschema@_internal.tree_changes;
+SELECT pg_catalog.pg_extension_config_dump('@extschema@_internal.tree_changes', '');

@@ -218,12 +218,17 @@ BEGIN
     RETURN NULL;
 END $f$;
 -- (without the tree's own trigger, which would drop the factors of this
--- very transaction: a concurrent session's change does not see them)
+-- very transaction: a concurrent session's change does not see them; the
+-- change is counted as that trigger counts it, _tree_changed, which is
+-- all the checkpoint learns of a change committed while it computed)
 CREATE FUNCTION public.late_tree() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
-    SET LOCAL session_replication_role = replica;
-    UPDATE fairshare.account_users SET shares = 3 WHERE cluster = 'tlate' AND user_name = 'u1' AND shares <> 3;
-    SET LOCAL session_replication_role = origin;
+    IF EXISTS (SELECT FROM fairshare.account_users WHERE cluster = 'tlate' AND user_name = 'u1' AND shares <> 3) THEN
+        SET LOCAL session_replication_role = replica;
+        UPDATE fairshare.account_users SET shares = 3 WHERE cluster = 'tlate' AND user_name = 'u1';
+        SET LOCAL session_replication_role = origin;
+        PERFORM fairshare_internal._tree_changed();
+    END IF;
     RETURN NULL;
 END $f$;
 CREATE TRIGGER late_write AFTER INSERT ON fairshare.usage_checkpoint_rows
