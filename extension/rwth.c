@@ -23,6 +23,10 @@
  *   rwth_available_quota, rwth_quota_status
  *                       the month's quota arithmetic.  In PL/pgSQL each call
  *                       went through three functions with SET search_path.
+ *   rwth_month_status   the same from the whole period's months, under
+ *                       either rule of clusters.rwth_rule: the formula
+ *                       ('window') or any three consecutive months
+ *                       ('three_months'; docs/policies.md#the-three-consecutive-months-rule).
  *
  * They compute exactly what the SQL they replace computed, to the last bit:
  * the same float8 operations in the same order (utils/float.h's float8_pl,

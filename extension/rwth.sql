@@ -10,7 +10,10 @@
 -- outside the accounting period counts 0 (passed as NULL).  The months'
 -- core-hours come from the core rollups for the hours they hold and from
 -- the runs for the rest (_rwth_usage below;
--- docs/regulation.md#consumption-from-the-rollups).
+-- docs/regulation.md#consumption-from-the-rollups).  The quota of a month
+-- follows the cluster's rwth_rule: the "Resource Quotas" page's formula
+-- ('window', the default) or the newer page's three consecutive months
+-- ('three_months'; docs/policies.md#the-three-consecutive-months-rule).
 -- ---------------------------------------------------------------------------
 
 -- available(m) = A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); a NULL previous or
