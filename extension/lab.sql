@@ -92,7 +92,9 @@ COMMENT ON FUNCTION @extschema@.genci_report_at(date, text) IS
 -- The RWTH reports under a scenario: another GPU-hour factor (clusters) or
 -- node shape (a partition's whole_node, cores_per_node) bills the
 -- core-hours differently, read from the runs (the core rollups were summed
--- with the live settings: _scenario_overrides).
+-- with the live settings: _scenario_overrides); another rwth_rule
+-- (clusters) reads the same core-hours and computes each month's quota
+-- by the other rule (docs/policies.md#rwth-sliding-window-quota).
 CREATE FUNCTION @extschema@.rwth_monthly_usage_at(as_of timestamptz, scenario text)
 RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start date, period_end date,
                month date, month_no integer, months integer, allowance float8, consumed float8)
@@ -126,15 +128,17 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION @extschema@.r_wlm_usage_at(timestamptz, text) IS
-'r_wlm_usage_at(as_of) as if the scenario''s GPU-hour factor and node shapes had been in force (the policy lab); the live settings are not touched.';
+'r_wlm_usage_at(as_of) as if the scenario''s GPU-hour factor, node shapes and quota rule (rwth_rule) had been in force (the policy lab); the live settings are not touched.';
 
 -- Each RWTH project month side by side: its consumption and state under
--- the live settings and under the scenario.
+-- the live settings and under the scenario, and the quota rule of each
+-- (clusters.rwth_rule as of as_of, and the scenario's override of it).
 CREATE FUNCTION @extschema@.scenario_rwth_compare(as_of timestamptz, scenario text)
 RETURNS TABLE (cluster text, project text, month date,
                live_consumed float8, scenario_consumed float8,
                live_consumable float8, scenario_consumable float8,
-               live_state text, scenario_state text)
+               live_state text, scenario_state text,
+               live_rule text, scenario_rule text)
 LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp
 SET fairshare.scenario = ''
@@ -142,15 +146,21 @@ SET plan_cache_mode = force_custom_plan
 AS $$
 BEGIN
     RETURN QUERY
-    SELECT l.cluster, l.project, l.month, l.consumed, s.consumed, l.consumable, s.consumable, l.state, s.state
+    SELECT l.cluster, l.project, l.month, l.consumed, s.consumed, l.consumable, s.consumable, l.state, s.state,
+           k.rwth_rule, COALESCE(o.settings ->> 'rwth_rule', k.rwth_rule)
       FROM @extschema@.r_wlm_usage_at(as_of) l
       JOIN @extschema@.r_wlm_usage_at(as_of, scenario) s
         ON s.allocation_id = l.allocation_id AND s.month = l.month
+      -- (outside the scenario here: the live rule as of as_of)
+      JOIN @extschema@_internal._clusters_at(as_of) k ON k.cluster = l.cluster
+      LEFT JOIN @extschema@.scenario_settings o
+        ON o.scenario = scenario_rwth_compare.scenario AND o.cluster = l.cluster
+       AND o.table_name = 'clusters' AND o.name = ''
      ORDER BY l.cluster, l.project, l.month;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.scenario_rwth_compare(timestamptz, text) IS
-'Each RWTH project month as of an instant: consumed core-hours, consumable core-hours and state under the live settings and under the scenario (the policy lab).';
+'Each RWTH project month as of an instant: consumed core-hours, consumable core-hours, state and quota rule under the live settings and under the scenario (the policy lab).';
 
 -- Each association side by side: its usage and fair-share factor under the
 -- live settings and under the scenario.

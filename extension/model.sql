@@ -108,6 +108,11 @@ CREATE TABLE @extschema@.clusters (
     -- (docs/import.md#times-a-centre-cannot-have)
     accounting_start     timestamptz NOT NULL DEFAULT '2000-01-01 00:00:00+00'
                          CHECK (pg_catalog.isfinite(accounting_start)),
+    -- RWTH: the rule of the projects' quota (docs/policies.md#rwth-sliding-window-quota):
+    -- 'window', the "Resource Quotas" page's A(m−1) + A(m) + A(m+1) − C(m−1)
+    -- − C(m), or 'three_months', the "Computing Time Accounting" page's
+    -- "up to three times the monthly quota over any three consecutive months"
+    rwth_rule            text NOT NULL DEFAULT 'window' CHECK (rwth_rule IN ('window', 'three_months')),
     -- the Slurm release the cluster runs, whose sreport the sreport-shaped
     -- reports print as (docs/slurm.md#which-release-a-cluster-runs): set by
     -- the administrator, or by the slurmdbd feed from what slurmdbd's
@@ -551,7 +556,7 @@ DECLARE
                                    'usage_reset_period', 'usage_last_reset',
                                    'weight_fairshare', 'weight_age', 'weight_job_size', 'weight_partition',
                                    'weight_qos', 'priority_max_age', 'favor_small', 'regulation_threshold',
-                                   'gpu_hour_factor']
+                                   'gpu_hour_factor', 'rwth_rule']
         -- the GENCI regulation's settings of the cluster (genci.sql)
         WHEN 'genci_settings' THEN ARRAY['variant', 'midterm_cap', 'midterm_used_limit']
         WHEN 'partitions' THEN ARRAY['priority_job_factor', 'billing_weights', 'billing_mode',
@@ -628,6 +633,10 @@ BEGIN
         IF NOT (c.regulation_threshold >= 0 AND c.regulation_threshold < 'Infinity') THEN
             RAISE EXCEPTION 'scenario_settings: regulation_threshold % is not a finite number >= 0', c.regulation_threshold
                 USING ERRCODE = '22023', HINT = 'As clusters.regulation_threshold (hours).';
+        END IF;
+        IF c.rwth_rule IS NOT NULL AND c.rwth_rule NOT IN ('window', 'three_months') THEN
+            RAISE EXCEPTION 'scenario_settings: rwth_rule % is not window or three_months', c.rwth_rule
+                USING ERRCODE = '22023', HINT = 'As clusters.rwth_rule (docs/policies.md#rwth-sliding-window-quota).';
         END IF;
         IF NOT (c.gpu_hour_factor >= 0 AND c.gpu_hour_factor < 'Infinity') THEN
             RAISE EXCEPTION 'scenario_settings: gpu_hour_factor % is not a finite number >= 0', c.gpu_hour_factor

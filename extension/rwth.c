@@ -23,6 +23,10 @@
  *   rwth_available_quota, rwth_quota_status
  *                       the month's quota arithmetic.  In PL/pgSQL each call
  *                       went through three functions with SET search_path.
+ *   rwth_month_status   the same from the whole period's months, under
+ *                       either rule of clusters.rwth_rule: the formula
+ *                       ('window') or any three consecutive months
+ *                       ('three_months'; docs/policies.md#the-three-consecutive-months-rule).
  *
  * They compute exactly what the SQL they replace computed, to the last bit:
  * the same float8 operations in the same order (utils/float.h's float8_pl,
@@ -739,6 +743,89 @@ fs_rwth_available_quota(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(quota_available(v, isnull));
 }
 
+/*
+ * The totals of rwth_quota_status and rwth_month_status (arguments at_arg
+ * and at_arg + 1), when given, finite and >= 0 (22023).
+ */
+static void
+quota_totals_check(FunctionCallInfo fcinfo, const char *fn, int at_arg)
+{
+	bool		at_null = PG_ARGISNULL(at_arg),
+				ct_null = PG_ARGISNULL(at_arg + 1);
+	float8		at = at_null ? 0.0 : PG_GETARG_FLOAT8(at_arg),
+				ct = ct_null ? 0.0 : PG_GETARG_FLOAT8(at_arg + 1);
+
+	if ((!at_null && !valid_hours(at)) || (!ct_null && !valid_hours(ct)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: totals must be finite numbers of core-hours >= 0 (allowance_total %s, consumed_total %s)",
+						fn, at_null ? "<NULL>" : float_out(at), ct_null ? "<NULL>" : float_out(ct)),
+				 errhint("NULL totals skip the \"total quota exceeded twice\" test.")));
+}
+
+/*
+ * The row of rwth_quota_status and rwth_month_status from a month's
+ * available quota, the previous month's remainder and the balance: the
+ * percentages of A(m) (cur_allowance), low priority and blocked, the same
+ * whichever rule gave available and balance
+ * (docs/policies.md#rwth-sliding-window-quota); the totals checked by
+ * quota_totals_check.
+ */
+static Datum
+quota_status_row(FunctionCallInfo fcinfo, const char *fn, int at_arg, float8 available,
+				 float8 remaining_prev, float8 balance, float8 cur_allowance, float8 cur_consumed)
+{
+	bool		at_null = PG_ARGISNULL(at_arg),
+				ct_null = PG_ARGISNULL(at_arg + 1);
+	float8		at = at_null ? 0.0 : PG_GETARG_FLOAT8(at_arg),
+				ct = ct_null ? 0.0 : PG_GETARG_FLOAT8(at_arg + 1);
+	bool		blocked;
+	Datum		values[8];
+	bool		nulls[8] = {false};
+	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
+
+	/* the row type, once per call site */
+	if (tupdesc == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "%s: return type must be a row type", fn);
+		tupdesc = BlessTupleDesc(CreateTupleDescCopy(tupdesc));
+		fcinfo->flinfo->fn_extra = tupdesc;
+		MemoryContextSwitchTo(old);
+	}
+
+	values[0] = Float8GetDatum(available);
+	values[1] = Float8GetDatum(remaining_prev);
+	values[2] = Float8GetDatum(balance);
+	if (cur_allowance > 0)
+	{
+		float8		pct = float8_div(float8_mul(100.0, balance), cur_allowance);
+
+		values[3] = Float8GetDatum(pct);
+		values[4] = Float8GetDatum(pct < -100.0 ? -101.0 : pct);
+		values[5] = Float8GetDatum(float8_div(float8_mul(100.0, available), cur_allowance));
+	}
+	else
+		nulls[3] = nulls[4] = nulls[5] = true;
+	values[6] = BoolGetDatum(available <= 0.0);
+	/*
+	 * C(m) > 6 × A(m) OR coalesce(total > 2 × allowance_total, false), as
+	 * SQL evaluates it: the right side only when the left is false, and
+	 * 2 × allowance_total (whose overflow raises) whenever it is given
+	 */
+	blocked = cur_consumed > float8_mul(6.0, cur_allowance);
+	if (!blocked && !at_null)
+	{
+		float8		twice = float8_mul(2.0, at);
+
+		blocked = !ct_null && ct > twice;
+	}
+	values[7] = BoolGetDatum(blocked);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
 PG_FUNCTION_INFO_V1(fs_rwth_quota_status);
 
 /*
@@ -752,66 +839,211 @@ fs_rwth_quota_status(PG_FUNCTION_ARGS)
 {
 	float8		v[5];
 	bool		isnull[5];
-	bool		at_null = PG_ARGISNULL(5),
-				ct_null = PG_ARGISNULL(6);
-	float8		at = at_null ? 0.0 : PG_GETARG_FLOAT8(5),
-				ct = ct_null ? 0.0 : PG_GETARG_FLOAT8(6);
 	float8		available,
 				remaining_prev,
 				balance;
-	bool		blocked;
-	Datum		values[8];
-	bool		nulls[8] = {false};
-	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
-
-	/* the row type, once per call site */
-	if (tupdesc == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-
-		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-			elog(ERROR, "rwth_quota_status: return type must be a row type");
-		tupdesc = BlessTupleDesc(CreateTupleDescCopy(tupdesc));
-		fcinfo->flinfo->fn_extra = tupdesc;
-		MemoryContextSwitchTo(old);
-	}
 
 	quota_args(fcinfo, "rwth_available_quota", v, isnull);
 	available = quota_available(v, isnull);
-	if ((!at_null && !valid_hours(at)) || (!ct_null && !valid_hours(ct)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("rwth_quota_status: totals must be finite numbers of core-hours >= 0 (allowance_total %s, consumed_total %s)",
-						at_null ? "<NULL>" : float_out(at), ct_null ? "<NULL>" : float_out(ct)),
-				 errhint("NULL totals skip the \"total quota exceeded twice\" test.")));
+	/* (the totals after the month's arithmetic, as always) */
+	quota_totals_check(fcinfo, "rwth_quota_status", 5);
 	remaining_prev = isnull[0] ? 0.0 : float8_mi(v[0], v[3]);
 	balance = float8_mi(float8_pl(remaining_prev, v[1]), v[4]);
-	values[0] = Float8GetDatum(available);
-	values[1] = Float8GetDatum(remaining_prev);
-	values[2] = Float8GetDatum(balance);
-	if (v[1] > 0)
-	{
-		float8		pct = float8_div(float8_mul(100.0, balance), v[1]);
+	return quota_status_row(fcinfo, "rwth_quota_status", 5, available, remaining_prev, balance, v[1], v[4]);
+}
 
-		values[3] = Float8GetDatum(pct);
-		values[4] = Float8GetDatum(pct < -100.0 ? -101.0 : pct);
-		values[5] = Float8GetDatum(float8_div(float8_mul(100.0, available), v[1]));
+/*
+ * rwth_month_status: the quota of month m of a period from the allowances
+ * and consumption of all its months, under either rule of
+ * clusters.rwth_rule (docs/policies.md#rwth-sliding-window-quota):
+ *
+ *   window        the "Resource Quotas" page's A(m−1) + A(m) + A(m+1) −
+ *                 C(m−1) − C(m), computed by quota_available as
+ *                 rwth_quota_status computes it, to the last bit;
+ *   three_months  the "Computing Time Accounting" page's "up to three
+ *                 times the monthly quota over any three consecutive
+ *                 months": the smallest, over the three windows of three
+ *                 months that contain m, of the allowances of the window's
+ *                 months inside the period minus the consumption of its
+ *                 months up to m.
+ */
+#define RWTH_RULE_WINDOW		0
+#define RWTH_RULE_THREE_MONTHS	1
+
+/*
+ * A float8[] argument of rwth_month_status: one-dimensional, no NULL, each
+ * element a finite number of core-hours >= 0.  Returns its elements (the
+ * array's own storage) and their number.
+ */
+static const float8 *
+month_hours_arg(FunctionCallInfo fcinfo, int argno, const char *name, int *n)
+{
+	ArrayType  *a;
+	const float8 *x;
+	int			len,
+				k;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("rwth_month_status: %s must not be NULL", name),
+				 errhint("Pass the core-hours of each month of the accounting period, in order (0 for a month without jobs).")));
+	a = PG_GETARG_ARRAYTYPE_P(argno);
+	len = ARR_NDIM(a) == 1 ? ARR_DIMS(a)[0] : 0;
+	if (ARR_NDIM(a) != 1 || len < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rwth_month_status: %s must be a one-dimensional array of at least one month, not one of %d dimensions",
+						name, ARR_NDIM(a)),
+				 errhint("Pass the core-hours of each month of the accounting period, in order.")));
+	if (ARR_HASNULL(a))
+	{
+		const bits8 *bits = ARR_NULLBITMAP(a);
+
+		for (k = 0; k < len; k++)
+			if (!(bits[k / 8] & (1 << (k % 8))))
+				break;
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("rwth_month_status: %s[%d] is NULL", name, k + 1),
+				 errhint("Pass 0 for a month without jobs; every month of the period has an allowance.")));
+	}
+	x = (const float8 *) ARR_DATA_PTR(a);
+	for (k = 0; k < len; k++)
+		if (!valid_hours(x[k]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rwth_month_status: %s[%d] must be a finite number of core-hours >= 0, not %s",
+							name, k + 1, float_out(x[k])),
+					 errhint("Allowances and consumption are core-hours.")));
+	*n = len;
+	return x;
+}
+
+PG_FUNCTION_INFO_V1(fs_rwth_month_status);
+
+/*
+ * (allowances float8[], consumed float8[], month integer, rule text,
+ * allowance_total float8, consumed_total float8) → the row of
+ * rwth_quota_status.  allowances holds A(1..n); consumed C(1..k), month
+ * <= k <= n (the months after month are not read: they have consumed
+ * nothing yet at month's end); month is m, 1..n.  The balance is available
+ * without the allowances of the months after m (under window, A(m−1) +
+ * A(m) − C(m−1) − C(m), as rwth_quota_status), remaining_prev A(m−1) −
+ * C(m−1) under both rules.  CALLED ON NULL INPUT: every NULL but the
+ * totals' raises 22004, naming the argument.
+ */
+Datum
+fs_rwth_month_status(PG_FUNCTION_ARGS)
+{
+	const float8 *a,
+			   *c;
+	int			n,
+				nc,
+				m,
+				rule;
+	float8		available,
+				remaining_prev,
+				balance;
+
+	a = month_hours_arg(fcinfo, 0, "allowances", &n);
+	c = month_hours_arg(fcinfo, 1, "consumed", &nc);
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("rwth_month_status: month must not be NULL"),
+				 errhint("Pass the number of the month in the period, 1 for its first month.")));
+	m = PG_GETARG_INT32(2);
+	if (m < 1 || m > n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rwth_month_status: month must be between 1 and %d (the months of allowances), not %d", n, m),
+				 errhint("Pass the number of the month in the period, 1 for its first month.")));
+	if (nc < m || nc > n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rwth_month_status: consumed has %d months, month %d of a period of %d needs %d to %d",
+						nc, m, n, m, n),
+				 errhint("Pass the consumption of every month of the period up to the month, at least.")));
+	if (PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("rwth_month_status: rule must not be NULL"),
+				 errhint("Pass 'window' or 'three_months', as clusters.rwth_rule.")));
+	{
+		text	   *r = PG_GETARG_TEXT_PP(3);
+		const char *rs = VARDATA_ANY(r);
+		int			rl = VARSIZE_ANY_EXHDR(r);
+
+		if (rl == 6 && memcmp(rs, "window", 6) == 0)
+			rule = RWTH_RULE_WINDOW;
+		else if (rl == 12 && memcmp(rs, "three_months", 12) == 0)
+			rule = RWTH_RULE_THREE_MONTHS;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rwth_month_status: rule must be window or three_months, not \"%s\"",
+							text_to_cstring(r)),
+					 errhint("window: A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); three_months: any three consecutive months within their allowances (docs/policies.md#rwth-sliding-window-quota).")));
+	}
+	quota_totals_check(fcinfo, "rwth_month_status", 4);
+
+	/* (0-based below: month k of the period is a[k - 1], c[k - 1]) */
+	remaining_prev = m > 1 ? float8_mi(a[m - 2], c[m - 2]) : 0.0;
+	if (rule == RWTH_RULE_WINDOW)
+	{
+		float8		v[5];
+		bool		isnull[5];
+
+		isnull[0] = isnull[3] = m == 1;
+		isnull[1] = isnull[4] = false;
+		isnull[2] = m == n;
+		v[0] = m > 1 ? a[m - 2] : 0.0;
+		v[1] = a[m - 1];
+		v[2] = m < n ? a[m] : 0.0;
+		v[3] = m > 1 ? c[m - 2] : 0.0;
+		v[4] = c[m - 1];
+		available = quota_available(v, isnull);
+		balance = float8_mi(float8_pl(remaining_prev, v[1]), v[4]);
 	}
 	else
-		nulls[3] = nulls[4] = nulls[5] = true;
-	values[6] = BoolGetDatum(available <= 0.0);
-	/*
-	 * C(m) > 6 × A(m) OR coalesce(total > 2 × allowance_total, false), as
-	 * SQL evaluates it: the right side only when the left is false, and
-	 * 2 × allowance_total (whose overflow raises) whenever it is given
-	 */
-	blocked = v[4] > float8_mul(6.0, v[1]);
-	if (!blocked && !at_null)
 	{
-		float8		twice = float8_mul(2.0, at);
+		int			s,
+					k;
 
-		blocked = !ct_null && ct > twice;
+		/*
+		 * The windows [s, s + 2] for s = m − 2 .. m, each cut to the period:
+		 * its allowances summed from its first month (those up to m apart,
+		 * for the balance), its consumption up to m, the smallest of each
+		 * difference kept.  A window that starts before the period or ends
+		 * after it has only its months inside: months outside count 0.
+		 */
+		available = balance = 0.0;
+		for (s = m - 2; s <= m; s++)
+		{
+			float8		sum_a = 0.0,
+						sum_a_to_m = 0.0,
+						sum_c = 0.0,
+						w_available,
+						w_balance;
+
+			for (k = Max(s, 1); k <= Min(s + 2, n); k++)
+			{
+				sum_a = float8_pl(sum_a, a[k - 1]);
+				if (k <= m)
+				{
+					sum_a_to_m = float8_pl(sum_a_to_m, a[k - 1]);
+					sum_c = float8_pl(sum_c, c[k - 1]);
+				}
+			}
+			w_available = float8_mi(sum_a, sum_c);
+			w_balance = float8_mi(sum_a_to_m, sum_c);
+			if (s == m - 2 || w_available < available)
+				available = w_available;
+			if (s == m - 2 || w_balance < balance)
+				balance = w_balance;
+		}
 	}
-	values[7] = BoolGetDatum(blocked);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	return quota_status_row(fcinfo, "rwth_month_status", 4, available, remaining_prev, balance,
+							a[m - 1], c[m - 1]);
 }

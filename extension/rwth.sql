@@ -10,7 +10,10 @@
 -- outside the accounting period counts 0 (passed as NULL).  The months'
 -- core-hours come from the core rollups for the hours they hold and from
 -- the runs for the rest (_rwth_usage below;
--- docs/regulation.md#consumption-from-the-rollups).
+-- docs/regulation.md#consumption-from-the-rollups).  The quota of a month
+-- follows the cluster's rwth_rule: the "Resource Quotas" page's formula
+-- ('window', the default) or the newer page's three consecutive months
+-- ('three_months'; docs/policies.md#the-three-consecutive-months-rule).
 -- ---------------------------------------------------------------------------
 
 -- available(m) = A(m−1) + A(m) + A(m+1) − C(m−1) − C(m); a NULL previous or
@@ -52,6 +55,37 @@ AS 'MODULE_PATHNAME', 'fs_rwth_quota_status'
 LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.rwth_quota_status(float8, float8, float8, float8, float8, float8, float8) IS
 'RWTH quota status of a month: available, remaining of the previous month, balance (hours, %, % as displayed, clamped at −101), available %, low priority (available <= 0), blocked (C(m) > 6·A(m) or total > 2·total allowance).';
+
+-- The quota status of month m of a period under either rule of
+-- clusters.rwth_rule (docs/policies.md#rwth-sliding-window-quota), from the
+-- allowances A(1..n) of all its months and the consumption C(1..k) of the
+-- months up to m at least (m <= k <= n; the months after m are not read,
+-- they have consumed nothing yet at m's end):
+--   window        available = A(m−1) + A(m) + A(m+1) − C(m−1) − C(m), what
+--                 rwth_quota_status computes, to the last bit;
+--   three_months  available = the smallest, over the three windows of three
+--                 consecutive months that contain m (starting at m − 2,
+--                 m − 1 and m), of the allowances of the window's months
+--                 inside the period minus the consumption of its months up
+--                 to m: months outside the period count 0.
+-- Under both, balance is available without the allowances of the months
+-- after m (no borrowing), remaining_prev = A(m−1) − C(m−1) (0 in the first
+-- month), the percentages are of A(m), low_priority and blocked as
+-- rwth_quota_status's.  Every NULL but the totals' raises 22004; a month
+-- outside 1..n, a consumption of fewer than m or more than n months, a
+-- rule other than window and three_months, an element that is no finite
+-- number >= 0 and an array that is not one-dimensional raise 22023.  In C
+-- (rwth.c): r_wlm_usage_at calls it for every project month.
+CREATE FUNCTION @extschema@.rwth_month_status(
+    allowances float8[], consumed float8[], month integer, rule text DEFAULT 'window',
+    allowance_total float8 DEFAULT NULL, consumed_total float8 DEFAULT NULL,
+    OUT available float8, OUT remaining_prev float8, OUT balance float8,
+    OUT balance_pct float8, OUT balance_pct_display float8, OUT available_pct float8,
+    OUT low_priority boolean, OUT blocked boolean)
+AS 'MODULE_PATHNAME', 'fs_rwth_month_status'
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.rwth_month_status(float8[], float8[], integer, text, float8, float8) IS
+'RWTH quota status of month m from the allowances and consumption of the period''s months, under the rule window (A(m−1) + A(m) + A(m+1) − C(m−1) − C(m)) or three_months (every three consecutive months within their allowances): the columns of rwth_quota_status.';
 
 -- The instants the calendar months of a period begin in a time zone, and
 -- the end of the last month: n + 1 instants for a period touching n months,
@@ -287,25 +321,30 @@ BEGIN
             USING ERRCODE = '22008', HINT = 'Pass the instant the report is for, e.g. now().';
     END IF;
     RETURN QUERY
-    -- the months of rwth_monthly_usage_at, with the previous month's
-    -- consumption and the running total of the period
+    -- the months of rwth_monthly_usage_at, with the running total of the
+    -- period, each month's quota under the cluster's rule as of as_of (its
+    -- settings history and the scenario's override: _clusters_at)
     SELECT u.cluster, u.account, u.allocation_id, m.month, u.period_start, u.period_end,
            CASE WHEN q.blocked THEN 'blocked' WHEN q.low_priority THEN 'low priority' ELSE 'active Quota' END,
            u.allowance, q.remaining_prev, m.consumed, q.balance_pct_display, q.available,
            q.balance_pct, q.available_pct, m.running, u.allowance * u.months, q.low_priority, q.blocked
       FROM @extschema@_internal._rwth_usage($1) u
+      JOIN (SELECT k.cluster, k.rwth_rule FROM @extschema@_internal._clusters_at($1) k) k
+        ON k.cluster = u.cluster
+     CROSS JOIN LATERAL (
+            -- the period's allowances and consumption, once per project
+            SELECT array_fill(u.allowance, ARRAY[u.months]) AS allowances,
+                   coalesce(u.hours, array_fill(0::float8, ARRAY[u.months])) AS hours
+            OFFSET 0
+           ) p
      CROSS JOIN LATERAL generate_series(0, u.months - 1) g(i)
      CROSS JOIN LATERAL (
             SELECT (u.first_month + make_interval(months => g.i))::date AS month,
                    coalesce(u.hours[g.i + 1], 0) AS consumed,
-                   CASE WHEN g.i > 0 THEN coalesce(u.hours[g.i], 0) END AS consumed_prev,
                    u.running[g.i + 1] AS running
            ) m
-     CROSS JOIN LATERAL @extschema@.rwth_quota_status(
-               CASE WHEN g.i > 0 THEN u.allowance END,
-               u.allowance,
-               CASE WHEN g.i + 1 < u.months THEN u.allowance END,
-               m.consumed_prev, m.consumed,
+     CROSS JOIN LATERAL @extschema@.rwth_month_status(
+               p.allowances, p.hours, g.i + 1, k.rwth_rule,
                u.allowance * u.months, m.running) q
      WHERE u.starts[g.i + 1] <= $1
      ORDER BY u.cluster, u.account, m.month;

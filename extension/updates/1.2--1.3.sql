@@ -33,6 +33,16 @@ ALTER TABLE @extschema@.clusters
     ALTER COLUMN accounting_start SET NOT NULL,
     ADD CONSTRAINT clusters_accounting_start_check CHECK (pg_catalog.isfinite(accounting_start));
 
+-- RWTH: the rule of the projects' quota, the "Resource Quotas" page's
+-- formula ('window', what 1.2 computed) or the newer page's three
+-- consecutive months (docs/policies.md#rwth-sliding-window-quota); added
+-- and filled as accounting_start above
+ALTER TABLE @extschema@.clusters ADD COLUMN rwth_rule text CHECK (rwth_rule IN ('window', 'three_months'));
+UPDATE @extschema@.clusters SET rwth_rule = 'window';
+ALTER TABLE @extschema@.clusters
+    ALTER COLUMN rwth_rule SET DEFAULT 'window',
+    ALTER COLUMN rwth_rule SET NOT NULL;
+
 -- Imports: the efficiency, event, reservation and nice imports record
 -- themselves in imports, their rejected lines in import_rejects
 ALTER TABLE @extschema@.imports DROP CONSTRAINT imports_source_check;

@@ -94,10 +94,12 @@ SELECT to_regclass('fairshare.scenarios') IS NOT NULL AS has_lab \gset
 \if :has_lab
 INSERT INTO fairshare.scenarios (scenario, description)
 VALUES ('claix_gpu12', 'a GPU-hour billed as 12 core-hours instead of 24'),
-       ('claix_c23mm_shared', 'c23mm billed by the cores asked, not whole nodes');
+       ('claix_c23mm_shared', 'c23mm billed by the cores asked, not whole nodes'),
+       ('claix_three_months', 'the newer page''s rule: any three consecutive months within their allowances');
 INSERT INTO fairshare.scenario_settings (scenario, cluster, table_name, name, settings)
 VALUES ('claix_gpu12', 'claix', 'clusters', '', '{"gpu_hour_factor": 12}'),
-       ('claix_c23mm_shared', 'claix', 'partitions', 'c23mm', '{"whole_node": false}');
+       ('claix_c23mm_shared', 'claix', 'partitions', 'c23mm', '{"whole_node": false}'),
+       ('claix_three_months', 'claix', 'clusters', '', '{"rwth_rule": "three_months"}');
 
 \echo
 \echo '== the policy lab: the project months a scenario changes, as of 1 Jul 2026 =='
@@ -113,4 +115,17 @@ SELECT s.scenario, c.project, to_char(c.month, 'YYYY-MM') AS month,
    AND (c.live_consumed <> c.scenario_consumed OR c.live_consumable <> c.scenario_consumable
         OR c.live_state <> c.scenario_state)
  ORDER BY s.scenario, c.project, c.month;
+
+\echo
+\echo '== the policy lab: the quota under the newer page''s rule (claix_three_months), as of 1 Jul 2026 =='
+\echo '   every three consecutive months within their three allowances, instead of the formula'
+\echo '   A(m-1) + A(m) + A(m+1) - C(m-1) - C(m) (docs/policies.md#the-three-consecutive-months-rule):'
+\echo '   the same consumption, another consumable and state; the months that change'
+SELECT c.project, to_char(c.month, 'YYYY-MM') AS month, round(c.live_consumed) AS consumed,
+       round(c.live_consumable) AS live_consumable, round(c.scenario_consumable) AS scenario_consumable,
+       c.live_state, c.scenario_state, c.live_rule, c.scenario_rule
+  FROM fairshare.scenario_rwth_compare('2026-07-01 00:00 Europe/Berlin', 'claix_three_months') c
+ WHERE c.cluster = 'claix'
+   AND (c.live_consumable <> c.scenario_consumable OR c.live_state <> c.scenario_state)
+ ORDER BY c.project, c.month;
 \endif

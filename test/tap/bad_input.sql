@@ -22,7 +22,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS fairshare;
 SET LOCAL search_path = public, fairshare;
 SET LOCAL timezone = 'UTC';
-SELECT plan(340);
+SELECT plan(344);
 
 -- ===========================================================================
 -- billing: tres_billing, tres_count, tres_weights_valid, core_hours
@@ -262,6 +262,15 @@ SELECT results_eq($$SELECT balance_pct, available_pct, low_priority FROM rwth_qu
                   $$VALUES (NULL::float8, NULL::float8, true)$$, 'rwth_quota_status: zero allowance: percentages NULL, available 0 is low priority');
 SELECT throws_ok($$SELECT * FROM rwth_quota_status(NULL, 1000, NULL, NULL, 0, 'Infinity', 0)$$, '22023', NULL,
                  'rwth_quota_status: infinite total allowance');
+-- rwth_month_status (either rule: docs/policies.md#the-three-consecutive-months-rule)
+SELECT throws_ok($$SELECT * FROM rwth_month_status('{2000,2000}', '{0,0}', 1, 'sliding')$$, '22023',
+                 'rwth_month_status: rule must be window or three_months, not "sliding"', 'rwth_month_status: unknown rule');
+SELECT throws_ok($$SELECT * FROM rwth_month_status('{2000,2000}', '{0,0}', 3, 'three_months')$$, '22023',
+                 'rwth_month_status: month must be between 1 and 2 (the months of allowances), not 3', 'rwth_month_status: month after the period');
+SELECT throws_ok($$SELECT * FROM rwth_month_status('{2000,NULL}', '{0,0}', 1, 'three_months')$$, '22004',
+                 'rwth_month_status: allowances[2] is NULL', 'rwth_month_status: NULL allowance');
+SELECT is((rwth_month_status('{2000,2000,2000,2000,2000,2000}', '{0,2000,3000,3000}', 4, 'three_months')).available, -2000::float8,
+          'rwth_month_status: three_months, (2000, 3000, 3000) after an unused month: 6000 − 8000');
 
 -- ===========================================================================
 -- The tables: what their constraints refuse
