@@ -273,3 +273,33 @@ SELECT pg_temp.err(q) AS error FROM (VALUES
        VALUES ('same_rule', 'r3', 'clusters', '{"rwth_rule": "sliding"}')$$),
     ($$UPDATE fairshare.scenario_settings SET settings = '{"rwth_rule": 3}' WHERE scenario = 'three'$$)) v(q);
 ROLLBACK;
+
+-- Against the rule written out, on 10^4 random months of periods of one to
+-- three months (allowances 0 to 1000, each month's consumption 0 to 1500):
+-- month m, the windows that contain m start at m − 2, m − 1 and m, months
+-- outside the period count 0 (a subscript outside the array is NULL here),
+-- and the months after m have consumed nothing:
+--   available = min(A(m−2) + A(m−1) + A(m) − C(m−2) − C(m−1) − C(m),
+--                   A(m−1) + A(m) + A(m+1) − C(m−1) − C(m),
+--                   A(m) + A(m+1) + A(m+2) − C(m)),
+-- the balance the same without the allowances after m.  Equal to 1e-9 (the
+-- two add in another order), low priority exactly.
+SELECT setseed(0.5) IS NULL AS seeded;
+CREATE TEMP TABLE r3_random AS
+SELECT i, n, m, a, c FROM (
+    SELECT i, n, 1 + floor(random() * n)::int AS m,
+           ARRAY(SELECT round(random() * 1000)::float8 FROM generate_series(1, n) WHERE i > 0) AS a,
+           ARRAY(SELECT round(random() * 1500)::float8 FROM generate_series(1, n) WHERE i > 0) AS c
+      FROM (SELECT i, 1 + i % 3 AS n FROM generate_series(1, 10000) i) g) x;
+SELECT count(*) AS months,
+       count(*) FILTER (WHERE abs((s).available - w.available) > 1e-9 * greatest(abs(w.available), 1)
+                           OR abs((s).balance - w.balance) > 1e-9 * greatest(abs(w.balance), 1)
+                           OR (s).low_priority IS DISTINCT FROM (w.available <= 0)) AS differing,
+       count(*) FILTER (WHERE (s).low_priority) AS low_priority
+  FROM (SELECT rwth_month_status(r.a, r.c[1:r.m], r.m, 'three_months') AS s,
+               coalesce(r.a[r.m - 2], 0) AS a2, coalesce(r.a[r.m - 1], 0) AS a1, r.a[r.m] AS a0,
+               coalesce(r.a[r.m + 1], 0) AS an1, coalesce(r.a[r.m + 2], 0) AS an2,
+               coalesce(r.c[r.m - 2], 0) AS c2, coalesce(r.c[r.m - 1], 0) AS c1, r.c[r.m] AS c0
+          FROM r3_random r) r
+ CROSS JOIN LATERAL (SELECT least(a2 + a1 + a0 - c2 - c1 - c0, a1 + a0 + an1 - c1 - c0, a0 + an1 + an2 - c0) AS available,
+                            least(a2 + a1 + a0 - c2 - c1 - c0, a1 + a0 - c1 - c0, a0 - c0) AS balance) w;
