@@ -36,7 +36,7 @@
 SET client_min_messages = warning;
 SELECT greatest(:rows / 10, 10000) AS n \gset
 SELECT CASE WHEN :n = 10 ^ round(log(:n)) THEN '10^' || round(log(:n)) ELSE :n::text END || ' rows' AS label \gset
-DROP TABLE IF EXISTS bench.per_row, bench.per_row_decay, bench.per_row_tree, bench.per_row_job, bench.per_row_text;
+DROP TABLE IF EXISTS bench.per_row, bench.per_row_rwth, bench.per_row_decay, bench.per_row_tree, bench.per_row_job, bench.per_row_text;
 DO $$ BEGIN PERFORM setseed(0.25); END $$;
 CREATE UNLOGGED TABLE bench.per_row AS
 SELECT i,
@@ -203,6 +203,27 @@ INSERT INTO bench.per_row_cases (name, tab, fn, baseline, base, kind, base_from)
    (SELECT coalesce(allowance_prev, 0) + allowance_cur + coalesce(allowance_next, 0)
            - CASE WHEN allowance_prev IS NULL THEN 0 ELSE consumed_prev END - consumed_cur AS av,
            CASE WHEN allowance_prev IS NULL THEN 0 ELSE allowance_prev - consumed_prev END::float8 AS rp) x$$);
+-- rwth_month_status under three_months: the same months as periods of two
+-- or three months (the previous month, this one, the next, where the row
+-- has them), month 1 or 2, their arrays stored beside them
+-- (per_row_rwth); for those the smallest window is the one ending at m or
+-- the one starting at m (docs/policies.md#the-three-consecutive-months-rule):
+-- min(A(m−1) + A(m) − C(m−1) − C(m), A(m) + A(m+1) − C(m)).  The totals,
+-- not each row, are checked: the two add in another order.
+CREATE UNLOGGED TABLE bench.per_row_rwth AS
+SELECT allowance_prev, allowance_cur, allowance_next, consumed_prev, consumed_cur, allowance_total, consumed_total,
+       array_remove(ARRAY[allowance_prev, allowance_cur, allowance_next], NULL) AS allowances,
+       CASE WHEN allowance_prev IS NULL THEN ARRAY[consumed_cur] ELSE ARRAY[consumed_prev, consumed_cur] END AS consumed,
+       CASE WHEN allowance_prev IS NULL THEN 1 ELSE 2 END AS month
+  FROM bench.per_row;
+VACUUM ANALYZE bench.per_row_rwth;
+INSERT INTO bench.per_row_cases (name, tab, fn, baseline, base, kind, chk) VALUES
+('rwth_month_status (three_months)', 'bench.per_row_rwth',
+ $$(fairshare.rwth_month_status(allowances, consumed, month, 'three_months', allowance_total, consumed_total)).available$$,
+ 'the smallest of the two windows that bound it',
+ $$least(coalesce(allowance_prev, 0) + allowance_cur - CASE WHEN allowance_prev IS NULL THEN 0 ELSE consumed_prev END
+           - consumed_cur,
+         allowance_cur + coalesce(allowance_next, 0) - consumed_cur)$$, 'sum', 'total');
 
 -- Decay: aggregates over the rows charged by as_of, against sum() of the
 -- decay factor of each row; the span forms integrate the factor over the
@@ -391,5 +412,5 @@ SELECT bench.note('genci_midterm_penalty, ' || :'label',
                                                                                  period_end, as_of) > 0)))
   FROM bench.per_row \g /dev/null
 DROP FUNCTION bench.per_row_query(bench.per_row_cases, boolean);
-DROP TABLE bench.per_row, bench.per_row_decay, bench.per_row_tree, bench.per_row_job, bench.per_row_text,
+DROP TABLE bench.per_row, bench.per_row_rwth, bench.per_row_decay, bench.per_row_tree, bench.per_row_job, bench.per_row_text,
            bench.per_row_cases;
