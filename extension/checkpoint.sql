@@ -280,12 +280,14 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 
 -- What a checkpoint's fair-share factors are computed from besides its
 -- usage (the association tree, the clusters' settings, slurmctld's starts)
--- changes only through statements whose triggers call _tree_changed: it
--- takes the tree's advisory lock, shared, until the writer commits, then
--- counts the change in tree_changes.  checkpoint_usage reads the count and
--- that no writer holds the lock before computing the factors, and after
--- computing them takes the lock itself, exclusive, until it commits
--- (_checkpoint_factors_hold): the factors are kept only if the count did
+-- changes only through statements whose triggers call _tree_changed for
+-- the clusters whose rows they changed: it takes the cluster's tree lock,
+-- an advisory lock, shared, until the writer commits, then counts the
+-- change in tree_changes.  checkpoint_usage reads the count, then whether
+-- a writer holds the lock of a cluster it checkpoints, before computing
+-- the factors (_checkpoint_tree_version); after computing them it takes
+-- those locks itself, exclusive, until it commits
+-- (_checkpoint_factors_hold).  The factors are kept only if the count did
 -- not move, so that no change committed in between, and a change after
 -- that waits for the checkpoint's commit, then drops the factors as every
 -- change of the tree does (docs/design.md#the-cached-fair-share-factors).
@@ -295,23 +297,33 @@ CREATE INDEX jobs_end_idx ON @extschema@.jobs ((COALESCE(end_time, 'infinity'::t
 CREATE SEQUENCE @extschema@_internal.tree_changes;
 SELECT pg_catalog.pg_extension_config_dump('@extschema@_internal.tree_changes', '');
 
--- The tree's advisory lock: the key is the OID of tree_changes
--- (pg_locks: locktype advisory, classid 0, objid that OID, objsubid 1).
-CREATE FUNCTION @extschema@_internal._tree_lock_key()
-RETURNS bigint LANGUAGE sql STABLE PARALLEL SAFE
-RETURN '@extschema@_internal.tree_changes'::pg_catalog.regclass::pg_catalog.oid::pg_catalog.int8;
+-- The key of a cluster's tree lock: (hashtext of this sequence's name,
+-- hashtext(cluster)); pg_locks shows it as locktype advisory, objsubid 2.
+-- One lock per cluster, so that checkpoints of different clusters do not
+-- wait for each other (two names with the same hash share a lock: a
+-- checkpoint then drops its factors more often, never keeps wrong ones).
+CREATE FUNCTION @extschema@_internal._tree_lock_key(cluster text)
+RETURNS integer[] LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ARRAY[pg_catalog.hashtext('@extschema@_internal.tree_changes'), pg_catalog.hashtext(cluster)];
 
--- Called by the triggers of the tables the factors are computed from: the
--- lock first, then the count, so that a checkpoint that reads the count
--- before a change either sees the count move or the writer holding the
--- lock.
-CREATE FUNCTION @extschema@_internal._tree_changed()
+-- Called by the triggers of the tables the factors are computed from, with
+-- the clusters whose rows the statement changed (none: nothing done): the
+-- locks first, then the count, so that a checkpoint that reads the count
+-- before a change either sees the count move or the writer holding a lock.
+CREATE FUNCTION @extschema@_internal._tree_changed(clusters text[])
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    k integer[];
 BEGIN
-    PERFORM pg_advisory_xact_lock_shared(@extschema@_internal._tree_lock_key());
+    IF cardinality(clusters) = 0 THEN
+        RETURN;
+    END IF;
+    FOR k IN SELECT DISTINCT @extschema@_internal._tree_lock_key(c) FROM unnest(clusters) c LOOP
+        PERFORM pg_advisory_xact_lock_shared(k[1], k[2]);
+    END LOOP;
     PERFORM nextval('@extschema@_internal.tree_changes'::regclass);
 END
 $$;
@@ -324,35 +336,40 @@ BEGIN ATOMIC
     SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END FROM @extschema@_internal.tree_changes s;
 END;
 
--- Before computing factors: the count, or NULL when another session holds
--- the lock, a change not committed yet that the factors might not see.
--- The count first, then the lock (docs/design.md#the-cached-fair-share-factors).
-CREATE FUNCTION @extschema@_internal._checkpoint_tree_version()
+-- Before computing the factors of a cluster (NULL: every cluster): the
+-- count, or NULL when another session holds the tree lock of one of them,
+-- a change not committed yet that the factors might not see (tried
+-- exclusive and let go at once).  The count first, then the locks
+-- (docs/design.md#the-cached-fair-share-factors).
+CREATE FUNCTION @extschema@_internal._checkpoint_tree_version(cluster text)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     n bigint := @extschema@_internal._tree_change_count();
+    k integer[];
 BEGIN
-    IF EXISTS (SELECT FROM pg_locks l
-                WHERE l.locktype = 'advisory'
-                  AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-                  AND l.classid = 0 AND l.objid = @extschema@_internal._tree_lock_key()::oid AND l.objsubid = 1
-                  AND l.pid <> pg_backend_pid()) THEN
-        RETURN NULL;
-    END IF;
+    FOR k IN SELECT DISTINCT @extschema@_internal._tree_lock_key(c.cluster) FROM @extschema@.clusters c
+              WHERE _checkpoint_tree_version.cluster IS NULL OR c.cluster = _checkpoint_tree_version.cluster LOOP
+        IF NOT pg_try_advisory_lock(k[1], k[2]) THEN
+            RETURN NULL;
+        END IF;
+        PERFORM pg_advisory_unlock(k[1], k[2]);
+    END LOOP;
     RETURN n;
 END
 $$;
 
 -- After computing the factors as of as_of (of one cluster, or every cluster
 -- for NULL) from a tree read at `version` (_checkpoint_tree_version): takes
--- the tree's lock, exclusive, until the end of the transaction, without
--- waiting, and keeps the factors only if it got it and the count is still
--- `version`; otherwise (or with `changed`: the usage changed under the
--- checkpoint's lock) deletes them, and sprio_at computes the tree itself
--- until the next checkpoint (sprio.sql).  Returns whether they were kept.
+-- the clusters' tree locks, exclusive, until the end of the transaction,
+-- without waiting, and keeps the factors only if it got them all and the
+-- count is still `version`; otherwise (or with `changed`: the usage
+-- changed under the checkpoint's lock) deletes them, and sprio_at computes
+-- the tree itself until the next checkpoint (sprio.sql).  Without waiting:
+-- a writer holding one may be waiting for the checkpoint's lock on jobs
+-- (sync_slurmdbd writes both).  Returns whether they were kept.
 CREATE FUNCTION @extschema@_internal._checkpoint_factors_hold(cluster text, as_of timestamptz, version bigint,
                                                              changed boolean)
 RETURNS boolean
@@ -360,11 +377,19 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    locked boolean := pg_try_advisory_xact_lock(@extschema@_internal._tree_lock_key());
-    -- read once the lock is held: no change can be counted after it
-    now_version bigint := CASE WHEN locked THEN @extschema@_internal._tree_change_count() END;
+    locked boolean := true;
+    k integer[];
 BEGIN
-    IF NOT changed AND version IS NOT NULL AND now_version IS NOT NULL AND now_version = version THEN
+    FOR k IN SELECT DISTINCT @extschema@_internal._tree_lock_key(c.cluster) FROM @extschema@.clusters c
+              WHERE _checkpoint_factors_hold.cluster IS NULL OR c.cluster = _checkpoint_factors_hold.cluster
+              ORDER BY 1 LOOP
+        locked := pg_try_advisory_xact_lock(k[1], k[2]);
+        EXIT WHEN NOT locked;
+    END LOOP;
+    -- (the count read once the locks are held: no change of these clusters
+    -- can be counted after it until the commit)
+    IF locked AND NOT changed AND version IS NOT NULL
+       AND @extschema@_internal._tree_change_count() = version THEN
         RETURN true;
     END IF;
     DELETE FROM @extschema@.usage_checkpoint_factors f
@@ -731,7 +756,7 @@ BEGIN
         -- after the count of changes of what they are computed from
         -- besides the usage: the tree and the clusters' settings
         IF NOT no_factors THEN
-            tree_version := @extschema@_internal._checkpoint_tree_version();
+            tree_version := @extschema@_internal._checkpoint_tree_version(checkpoint_usage.cluster);
             UPDATE @extschema@.usage_checkpoints k SET invalidated_at = NULL, invalidated_by = NULL
              WHERE (checkpoint_usage.cluster IS NULL OR k.cluster = checkpoint_usage.cluster)
                AND k.as_of = checkpoint_usage.as_of;
@@ -873,7 +898,7 @@ BEGIN
     -- (the tables the usage is read from are locked; the tree is not: the
     -- same count before and lock after as above)
     IF NOT factors_done AND NOT no_factors THEN
-        tree_version := @extschema@_internal._checkpoint_tree_version();
+        tree_version := @extschema@_internal._checkpoint_tree_version(checkpoint_usage.cluster);
         IF tree_version IS NOT NULL THEN
             PERFORM @extschema@_internal._checkpoint_factors(checkpoint_usage.cluster, checkpoint_usage.as_of);
             PERFORM @extschema@_internal._checkpoint_factors_hold(checkpoint_usage.cluster, checkpoint_usage.as_of,
@@ -1155,7 +1180,8 @@ DECLARE
     affected text[] := '{}';
 BEGIN
     IF TG_TABLE_NAME = 'slurmctld_starts' THEN
-        PERFORM @extschema@_internal._tree_changed();     -- (as _starts_invalidate_usage_checkpoints)
+        -- (a TRUNCATE: every cluster, as _starts_invalidate_usage_checkpoints)
+        PERFORM @extschema@_internal._tree_changed(ARRAY(SELECT c.cluster FROM @extschema@.clusters c));
     END IF;
     IF TG_OP IN ('UPDATE', 'DELETE') AND TG_LEVEL = 'ROW' THEN
         affected := affected || OLD.cluster;
@@ -1225,7 +1251,10 @@ DECLARE
     cp record;
 BEGIN
     -- the starts place the passes of the cached factors (valid_before)
-    PERFORM @extschema@_internal._tree_changed();
+    PERFORM @extschema@_internal._tree_changed(
+        ARRAY(SELECT x.c FROM (VALUES (CASE WHEN TG_OP <> 'INSERT' THEN OLD.cluster END),
+                                      (CASE WHEN TG_OP <> 'DELETE' THEN NEW.cluster END)) x (c)
+               WHERE x.c IS NOT NULL));
     FOR changed IN
         SELECT x.cluster, x.started_at
           FROM (SELECT OLD.cluster, OLD.started_at WHERE TG_OP IN ('UPDATE', 'DELETE')

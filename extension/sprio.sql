@@ -719,20 +719,27 @@ CREATE FUNCTION @extschema@_internal._tree_drop_checkpoint_factors() RETURNS tri
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    -- the clusters whose rows the statement changed (TRUNCATE: all)
+    changed text[];
 BEGIN
-    -- counted, and the tree's lock held until commit, before anything
-    -- else: a checkpoint computing factors then knows of this change
-    -- (checkpoint.sql, _tree_changed)
-    PERFORM @extschema@_internal._tree_changed();
+    IF TG_OP = 'TRUNCATE' THEN
+        changed := ARRAY(SELECT c.cluster FROM @extschema@.clusters c);
+    ELSIF TG_OP = 'INSERT' THEN
+        changed := ARRAY(SELECT DISTINCT n.cluster FROM new_rows n);
+    ELSIF TG_OP = 'DELETE' THEN
+        changed := ARRAY(SELECT DISTINCT o.cluster FROM old_rows o);
+    ELSE
+        changed := ARRAY(SELECT o.cluster FROM old_rows o UNION SELECT n.cluster FROM new_rows n);
+    END IF;
+    -- counted, and the clusters' tree locks held until commit, before
+    -- anything else: a checkpoint computing factors then knows of this
+    -- change (checkpoint.sql, _tree_changed)
+    PERFORM @extschema@_internal._tree_changed(changed);
     IF TG_OP = 'TRUNCATE' THEN
         DELETE FROM @extschema@.usage_checkpoint_factors;
-    ELSIF TG_OP = 'INSERT' THEN
-        DELETE FROM @extschema@.usage_checkpoint_factors f WHERE f.cluster IN (SELECT n.cluster FROM new_rows n);
-    ELSIF TG_OP = 'DELETE' THEN
-        DELETE FROM @extschema@.usage_checkpoint_factors f WHERE f.cluster IN (SELECT o.cluster FROM old_rows o);
     ELSE
-        DELETE FROM @extschema@.usage_checkpoint_factors f
-         WHERE f.cluster IN (SELECT o.cluster FROM old_rows o UNION SELECT n.cluster FROM new_rows n);
+        DELETE FROM @extschema@.usage_checkpoint_factors f WHERE f.cluster = ANY (changed);
     END IF;
     RETURN NULL;
 END

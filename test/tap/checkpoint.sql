@@ -227,7 +227,7 @@ BEGIN
         SET LOCAL session_replication_role = replica;
         UPDATE fairshare.account_users SET shares = 3 WHERE cluster = 'tlate' AND user_name = 'u1';
         SET LOCAL session_replication_role = origin;
-        PERFORM fairshare_internal._tree_changed();
+        PERFORM fairshare_internal._tree_changed(ARRAY['tlate']);
     END IF;
     RETURN NULL;
 END $f$;
