@@ -106,3 +106,17 @@ BEGIN
     END LOOP;
 END $$;
 SELECT * FROM ab_wal;
+-- The sparse checkpoint alone, as a scheduled job calls it: the tables
+-- vacuumed first (each full round above leaves 150,000 dead rows behind,
+-- which the readers of the base's rows then scan: the rounds above slow
+-- down as they go), the plan not replaced, :reps calls, each rolled back.
+VACUUM fairshare.usage_checkpoint_rows, fairshare.usage_checkpoint_factor_rows,
+       fairshare.usage_checkpoints, fairshare.usage_checkpoint_factors;
+SELECT bench.call_ms($$CALL fairshare.checkpoint_usage('bench', bench.as_of())$$) IS NOT NULL AS warm \gset
+CREATE TEMP TABLE alone_ms AS
+SELECT i AS round, bench.call_ms($$CALL fairshare.checkpoint_usage('bench', bench.as_of())$$) AS ms
+  FROM generate_series(1, :reps) i;
+SELECT round(bench.median(array_agg(ms))::numeric, 1) AS sparse_alone_median_ms,
+       round(min(ms)::numeric, 1) AS min_ms, round(max(ms)::numeric, 1) AS max_ms,
+       to_char(now(), 'YYYY-MM-DD HH24:MI') AS at
+  FROM alone_ms;
