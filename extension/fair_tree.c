@@ -1566,6 +1566,30 @@ algorithm_is_classic(WindowObject winobj, int argno)
 	return false;				/* keep the compiler quiet */
 }
 
+/*
+ * The argument carrying sshare's usage now (the raw usage column), as
+ * _sshare_tree and _sshare_fairshare read it: the node itself in the node
+ * form, the raw_usage argument when the other form has one, else none.
+ */
+static int
+sshare_live_arg(FunctionCallInfo fcinfo, int nrow)
+{
+	if (nrow == 1)
+		return FS_TREE_ARG_NODE;
+	return PG_NARGS() > nrow + ARG_SSHARE_RAW_USAGE ? nrow + ARG_SSHARE_RAW_USAGE : -1;
+}
+
+/* The partition was computed with one algorithm; a row may not name another. */
+static void
+same_algorithm(bool classic, bool computed_classic)
+{
+	if (classic != computed_classic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("algorithm must be the same on every row of a window partition"),
+				 errhint("PARTITION BY the cluster, whose fairshare_algorithm is one.")));
+}
+
 PG_FUNCTION_INFO_V1(fs_sshare_tree);
 Datum
 fs_sshare_tree(PG_FUNCTION_ARGS)
@@ -1585,10 +1609,8 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 	{
 		Tree		t;
 		/* the node form carries the usage now in the node (tree.c) */
-		int			live = nrow == 1 ? FS_TREE_ARG_NODE
-			: (PG_NARGS() > nrow + ARG_SSHARE_RAW_USAGE ? nrow + ARG_SSHARE_RAW_USAGE : -1);
 		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE,
-										live, nrow == 1);
+										sshare_live_arg(fcinfo, nrow), nrow == 1);
 		int32		i;
 
 		for (i = 0; i < t.n; i++)
@@ -1630,11 +1652,7 @@ fs_sshare_tree(PG_FUNCTION_ARGS)
 		res->computed = true;
 		tree_end(work);
 	}
-	if (classic != res->classic)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("algorithm must be the same on every row of a window partition"),
-				 errhint("PARTITION BY the cluster, whose fairshare_algorithm is one.")));
+	same_algorithm(classic, res->classic);
 
 	if (tupdesc == NULL)
 	{
@@ -1696,10 +1714,8 @@ fs_sshare_fairshare(PG_FUNCTION_ARGS)
 	{
 		Tree		t;
 		/* read as _sshare_tree reads it, the usage now with it */
-		int			live = nrow == 1 ? FS_TREE_ARG_NODE
-			: (PG_NARGS() > nrow + ARG_SSHARE_RAW_USAGE ? nrow + ARG_SSHARE_RAW_USAGE : -1);
 		MemoryContext work = tree_begin(winobj, &t, classic ? ALG_CLASSIC : ALG_FAIR_TREE,
-										live, nrow == 1);
+										sshare_live_arg(fcinfo, nrow), nrow == 1);
 		TreeOutput	what = classic ? OUT_CLASSIC_FACTOR : OUT_FT_FACTOR;
 		int32		i;
 
@@ -1717,11 +1733,7 @@ fs_sshare_fairshare(PG_FUNCTION_ARGS)
 		res->computed = true;
 		tree_end(work);
 	}
-	if (classic != res->classic)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("algorithm must be the same on every row of a window partition"),
-				 errhint("PARTITION BY the cluster, whose fairshare_algorithm is one.")));
+	same_algorithm(classic, res->classic);
 	c = &res->cells[WinGetCurrentPosition(winobj)];
 	if (c->isnull)
 		PG_RETURN_NULL();
