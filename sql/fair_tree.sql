@@ -490,7 +490,8 @@ SELECT count(*) AS rows_compared, count(*) FILTER (WHERE five IS DISTINCT FROM n
 -- _sshare_fairshare, the FairShare column alone (the factors a usage
 -- checkpoint caches), against _sshare_tree's over the same rows, both
 -- algorithms, dampening 2: the same float8 on each of the 248 rows, NULL
--- where _sshare_tree's is NULL
+-- where _sshare_tree's is NULL: 53 = Fair Tree's 38 accounts and 15 roots,
+-- which get no factor (classic gives every row one)
 SELECT count(*) AS rows_compared, count(*) FILTER (WHERE (whole).fairshare IS DISTINCT FROM alone) AS rows_differing,
        count(*) FILTER (WHERE alone IS NULL) AS nulls
   FROM (SELECT fairshare_internal._sshare_tree(
