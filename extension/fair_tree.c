@@ -69,7 +69,6 @@
 #include <float.h>
 #include <math.h>
 #ifndef WIN32
-#include <sys/mman.h>
 #endif
 
 #include "access/htup_details.h"
@@ -258,66 +257,7 @@ tree_alloc(Size size)
 	return MemoryContextAllocHuge(CurrentMemoryContext, size);
 }
 
-/*
- * An arena for the ids (or parent ids) of n rows, with room for 16 bytes
- * each from the start: grown by doubling from 1 kB, it would be copied a
- * dozen times at 10^6 rows; room never written is never faulted in.
- */
-static void
-init_arena(StringInfo arena, int32 n)
-{
-	initStringInfo(arena);
-	enlargeStringInfo(arena, (int) Min((Size) Max(n, 1) * 16, (Size) 64 * 1024 * 1024));
-}
-
-/*
- * Most passes after the read jump across arrays larger than the caches (at
- * 10^6 associations each jump a cache miss, and the passes waited for one
- * miss after another: docs/performance.md#fair-tree), but know where they
- * will jump AHEAD steps before they get there: from an array they go
- * through in order (the lineage, the hashes, the rows).  Asking for that
- * line early lets the memory fetch many at once.  A hint only, which
- * changes no value; the index read to compute it is always in bounds.
- */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(addr)		__builtin_prefetch(addr, 0)
-#define PREFETCH_W(addr)	__builtin_prefetch(addr, 1)
-#else
-#define PREFETCH(addr)		((void) 0)
-#define PREFETCH_W(addr)	((void) 0)
-#endif
-#define AHEAD			32
-
-/*
- * A large array the passes jump across, on 2 MB boundaries with the kernel
- * asked for transparent huge pages: with 4 kB pages, at 10^6 associations
- * nearly every jump across the node array or the id index also missed the
- * TLB, and every page was first touched by a fault
- * (docs/performance.md#fair-tree).  Below 8 MB, on a 64-byte boundary:
- * a node is then one cache line, not two (and its long doubles need 16;
- * palloc only guarantees MAXALIGN, found by UBSan).  *base is what to
- * pfree.
- */
-#define HUGE_PAGE		((Size) 2 * 1024 * 1024)
-
-static void *
-huge_alloc(Size size, void **base)
-{
-	char	   *p;
-
-	if (size < 4 * HUGE_PAGE)
-	{
-		*base = tree_alloc(size + 64);
-		return (void *) TYPEALIGN(64, *base);
-	}
-	*base = tree_alloc(size + HUGE_PAGE);
-	p = (char *) TYPEALIGN(HUGE_PAGE, *base);
-#ifdef MADV_HUGEPAGE
-	/* advice only: without THP the pages are the usual ones */
-	(void) madvise(p, size, MADV_HUGEPAGE);
-#endif
-	return p;
-}
+/* (init_arena: fs_tree_arena; huge_alloc: fs_tree_huge_alloc; tree.c) */
 
 /*
  * Compare two ids as Slurm compares lineage segments: byte by byte, each id
@@ -547,7 +487,7 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, uint32 *parent_
 	rt.parent_off = parent_off;
 	rt.id_hashes = id_hashes;
 	rt.parent_hashes = parent_hashes;
-	init_arena(&arena, t->n);
+	fs_tree_arena(&arena, t->n);
 	if (t->node_form)
 		fs_tree_read_nodes(winobj, t->n, &arena, parents, tree_check_row, &rt);
 	else
@@ -555,48 +495,7 @@ tree_read_rows(WindowObject winobj, Tree *t, StringInfo parents, uint32 *parent_
 	t->ids = arena.data;
 }
 
-/*
- * The ids in an open-addressing hash table (linear probing), at most half
- * full.  A slot holds the id's hash, its node index + 1 (0: empty) and where
- * the id sits in the arena, so that a probe reads one slot and, when the
- * hashes match, the id itself; not the node, whose 64 bytes are scattered
- * over a large array (at 10^6 associations each read of a node or a per-node
- * array was a cache miss, and the lookups were a sixth of the time).  16
- * bytes a slot, 32 to 64 bytes per association while the parents are
- * resolved.  The hashes were computed as the rows were read, when the
- * lengths were known.
- */
-typedef struct IdSlot
-{
-	uint32		hash;
-	int32		node;			/* node index + 1; 0 = empty */
-	Size		id_off;			/* into the id arena */
-} IdSlot;
-
-typedef struct IdIndex
-{
-	uint32		mask;			/* slots - 1, slots a power of 2 */
-	IdSlot	   *slots;
-} IdIndex;
-
-/*
- * The slot of id `id` (hash h): the one holding it, or the empty one where
- * it would go.
- */
-static inline IdSlot *
-id_probe(const IdIndex *ix, const char *ids, const char *id, uint32 h)
-{
-	uint32		k;
-
-	for (k = h & ix->mask; ix->slots[k].node != 0; k = (k + 1) & ix->mask)
-	{
-		IdSlot	   *s = &ix->slots[k];
-
-		if (s->hash == h && strcmp(ids + s->id_off, id) == 0)
-			return s;
-	}
-	return &ix->slots[k];
-}
+/* (the id index: FsIdIndex, fs_id_probe, fairshare.h) */
 
 /*
  * Index every id, reporting a duplicated one (the first in byte order, as
@@ -607,25 +506,23 @@ static void
 tree_link_parents(Tree *t, const char *parents, const uint32 *parent_off,
 				  const uint32 *id_hashes, const uint32 *parent_hashes)
 {
-	IdIndex		ix;
-	uint64		slots = 2;
+	FsIdIndex	ix;
+	uint64		slots = fs_id_index_slots(t->n);
 	const char *dup = NULL;
 	int32		i;
 
-	while (slots < 2 * (uint64) Max(t->n, 1))
-		slots <<= 1;
 	ix.mask = (uint32) (slots - 1);
 	/* at most 4n slots of 16 bytes: within the nodes' 64 bytes each */
-	ix.slots = (IdSlot *) t->scratch;
-	memset(ix.slots, 0, sizeof(IdSlot) * slots);
+	ix.slots = (FsIdSlot *) t->scratch;
+	memset(ix.slots, 0, sizeof(FsIdSlot) * slots);
 	for (i = 0; i < t->n; i++)
 	{
 		const char *id = ROW_ID(t, i);
-		IdSlot	   *s;
+		FsIdSlot   *s;
 
 		if (i + AHEAD < t->n)
 			PREFETCH_W(&ix.slots[id_hashes[i + AHEAD] & ix.mask]);
-		s = id_probe(&ix, t->ids, id, id_hashes[i]);
+		s = fs_id_probe(&ix, t->ids, id, id_hashes[i]);
 
 		if (s->node != 0)
 		{
@@ -647,7 +544,7 @@ tree_link_parents(Tree *t, const char *parents, const uint32 *parent_off,
 	for (i = 0; i < t->n; i++)
 	{
 		const char *pid;
-		IdSlot	   *found;
+		FsIdSlot   *found;
 
 		if (i + AHEAD < t->n && parent_off[i + AHEAD] != PARENT_NONE)
 			PREFETCH(&ix.slots[parent_hashes[i + AHEAD] & ix.mask]);
@@ -664,7 +561,7 @@ tree_link_parents(Tree *t, const char *parents, const uint32 *parent_off,
 			continue;
 		}
 		pid = parents + parent_off[i];
-		found = id_probe(&ix, t->ids, pid, parent_hashes[i]);
+		found = fs_id_probe(&ix, t->ids, pid, parent_hashes[i]);
 		if (found->node == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
@@ -1005,7 +902,7 @@ tree_build(WindowObject winobj, Tree *t)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a tree of " INT64_FORMAT " associations is too large", rows)));
 	t->n = (int32) rows;
-	t->rows = huge_alloc(sizeof(TreeRow) * t->n, &t->rows_base);
+	t->rows = fs_tree_huge_alloc(sizeof(TreeRow) * t->n, &t->rows_base);
 	/* every node is zeroed as its row is read (tree_read_rows) */
 	if (t->live_arg >= 0)
 	{
@@ -1018,7 +915,7 @@ tree_build(WindowObject winobj, Tree *t)
 		uint32	   *id_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 		uint32	   *parent_hashes = tree_alloc(sizeof(uint32) * Max(t->n, 1));
 
-		init_arena(&parents, t->n);
+		fs_tree_arena(&parents, t->n);
 		tree_read_rows(winobj, t, &parents, parent_off, id_hashes, parent_hashes);
 		/*
 		 * The nodes' memory, 64-aligned (huge_alloc), holds the id index,
@@ -1027,7 +924,7 @@ tree_build(WindowObject winobj, Tree *t)
 		 * kernel (docs/performance.md#fair-tree), and only the pages touched
 		 * count in the backend's memory.
 		 */
-		t->scratch = huge_alloc(sizeof(TreeNode) * Max(t->n, 1), &nodes_base);
+		t->scratch = fs_tree_huge_alloc(sizeof(TreeNode) * Max(t->n, 1), &nodes_base);
 		tree_link_parents(t, parents.data, parent_off, id_hashes, parent_hashes);
 		pfree(parents.data);
 		pfree(parent_off);

@@ -119,8 +119,83 @@ typedef struct FsTreeRow
 typedef void (*FsTreeRowCheck) (void *state, int64 row, const FsTreeRow *args,
 								const char *ids, const char *parents);
 
+/*
+ * The tree window functions (fair_tree.c, pbs.c) find each row's parent by
+ * its id among up to millions of rows.
+ *
+ * Most of their passes jump across arrays larger than the caches (at 10^6
+ * associations each jump a cache miss: docs/performance.md#fair-tree), but
+ * know where they will jump AHEAD steps before they get there: from an array
+ * they go through in order (the lineage, the hashes, the rows).  Asking for
+ * that line early lets the memory fetch many at once.  A hint only, which
+ * changes no value; the index read to compute it is always in bounds.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(addr)		__builtin_prefetch(addr, 0)
+#define PREFETCH_W(addr)	__builtin_prefetch(addr, 1)
+#else
+#define PREFETCH(addr)		((void) 0)
+#define PREFETCH_W(addr)	((void) 0)
+#endif
+#define AHEAD			32
+
+/*
+ * The ids in an open-addressing hash table (linear probing), at most half
+ * full.  A slot holds the id's hash, its row index + 1 (0: empty) and where
+ * the id sits in the arena, so that a probe reads one slot and, when the
+ * hashes match, the id itself, not the row's other data, scattered over
+ * large arrays (at 10^6 associations each such read was a cache miss, and
+ * the lookups were a sixth of Fair Tree's time).  16 bytes a slot, 32 to 64
+ * bytes per row while the parents are resolved.  The hashes are tree.c's,
+ * computed as the rows were read, when the lengths were known.
+ */
+typedef struct FsIdSlot
+{
+	uint32		hash;
+	int32		node;			/* row index + 1; 0 = empty */
+	Size		id_off;			/* into the id arena */
+} FsIdSlot;
+
+typedef struct FsIdIndex
+{
+	uint32		mask;			/* slots - 1, slots a power of 2 */
+	FsIdSlot   *slots;
+} FsIdIndex;
+
+/* The slots an index of n ids needs (a power of 2, at least 2n). */
+static inline uint64
+fs_id_index_slots(int64 n)
+{
+	uint64		slots = 2;
+
+	while (slots < 2 * (uint64) Max(n, 1))
+		slots <<= 1;
+	return slots;
+}
+
+/*
+ * The slot of id `id` (hash h) in an index over the arena `ids`: the one
+ * holding it, or the empty one where it would go.
+ */
+static inline FsIdSlot *
+fs_id_probe(const FsIdIndex *ix, const char *ids, const char *id, uint32 h)
+{
+	uint32		k;
+
+	for (k = h & ix->mask; ix->slots[k].node != 0; k = (k + 1) & ix->mask)
+	{
+		FsIdSlot   *s = &ix->slots[k];
+
+		if (s->hash == h && strcmp(ids + s->id_off, id) == 0)
+			return s;
+	}
+	return &ix->slots[k];
+}
+
 struct WindowObjectData;
 struct StringInfoData;
+extern void fs_tree_arena(struct StringInfoData *arena, int64 n);
+extern void *fs_tree_huge_alloc(Size size, void **base);
 extern void fs_tree_read(struct WindowObjectData *winobj, int64 n, int live_arg,
 						 struct StringInfoData *ids, struct StringInfoData *parents,
 						 FsTreeRowCheck check, void *state);

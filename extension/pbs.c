@@ -781,6 +781,12 @@ typedef struct PbsTree
 	int64		n;
 	char	  **id;
 	char	  **parent_id;		/* NULL for the root */
+	const char *ids;			/* the id arena */
+	Size	   *id_off;			/* row i's id in it (until linked) */
+	uint32	   *id_hash;		/* its hash, and its parent id's (tree.c's) */
+	uint32	   *parent_hash;
+	char	   *block;			/* the per-row arrays are carved from it */
+	char	   *block_end;
 	double	   *shares;
 	double	   *usage;			/* as given */
 	bool	   *is_user;
@@ -807,33 +813,25 @@ tree_error(const char *msg, const char *id, const char *hint)
 			 errhint("%s", hint)));
 }
 
-static int
-id_cmp(const void *a, const void *b, void *arg)
+/*
+ * The per-row arrays of a tree are carved from one block of huge pages
+ * (fs_tree_huge_alloc): at 10^6 rows they are some 200 MB, and with 4 kB
+ * pages every page was first touched by a fault (docs/performance.md#fair-tree).
+ * PBS_BLOCK_ARRAYS bounds the arrays of at most n + 1 entries of at most 8
+ * bytes that tree_results, tree_read, tree_link and tree_compute carve (20,
+ * each on a 64-byte boundary); the id index comes on top.  carve() checks.
+ */
+#define PBS_BLOCK_ARRAYS	24
+
+static void *
+carve(PbsTree *t, Size size)
 {
-	char	  **id = (char **) arg;
+	char	   *p = (char *) TYPEALIGN(64, t->block);
 
-	return strcmp(id[*(const int64 *) a], id[*(const int64 *) b]);
-}
-
-static int64
-find_id(const PbsTree *t, const int64 *sorted, const char *key)
-{
-	int64		lo = 0,
-				hi = t->n - 1;
-
-	while (lo <= hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-		int			c = strcmp(t->id[sorted[mid]], key);
-
-		if (c == 0)
-			return sorted[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
+	if (size > (Size) (t->block_end - p))
+		elog(ERROR, "PBS fairshare tree: the block of its arrays is too small");
+	t->block = p + size;
+	return p;
 }
 
 /* Where each row's id and parent id sit in the arenas, until they are read. */
@@ -859,6 +857,8 @@ tree_check_row(void *state, int64 i, const FsTreeRow *a, const char *ids, const 
 				 errhint("Every row of the tree needs an id.")));
 	rt->id_off[i] = a->id_off;
 	rt->parent_off[i] = a->parent_off;
+	t->id_hash[i] = a->id_hash;
+	t->parent_hash[i] = a->parent_hash;
 	id = ids + a->id_off;
 
 	if (a->is_user_null)
@@ -912,10 +912,12 @@ tree_read(WindowObject winobj, PbsTree *t)
 	int64		i;
 
 	rt.t = t;
-	rt.id_off = palloc(Max(t->n, 1) * sizeof(Size));
-	rt.parent_off = palloc(Max(t->n, 1) * sizeof(Size));
-	initStringInfo(&ids);
-	initStringInfo(&parents);
+	rt.id_off = carve(t, Max(t->n, 1) * sizeof(Size));
+	rt.parent_off = carve(t, Max(t->n, 1) * sizeof(Size));
+	t->id_hash = carve(t, Max(t->n, 1) * sizeof(uint32));
+	t->parent_hash = carve(t, Max(t->n, 1) * sizeof(uint32));
+	fs_tree_arena(&ids, t->n);
+	fs_tree_arena(&parents, t->n);
 	fs_tree_read(winobj, t->n, -1, &ids, &parents, tree_check_row, &rt);
 	/* the arenas hold still now */
 	for (i = 0; i < t->n; i++)
@@ -923,8 +925,46 @@ tree_read(WindowObject winobj, PbsTree *t)
 		t->id[i] = ids.data + rt.id_off[i];
 		t->parent_id[i] = rt.parent_off[i] == FS_TREE_NO_TEXT ? NULL : parents.data + rt.parent_off[i];
 	}
-	pfree(rt.id_off);
-	pfree(rt.parent_off);
+	t->ids = ids.data;
+	t->id_off = rt.id_off;
+}
+
+/*
+ * Every id in an index (fairshare.h), reporting a duplicated one: the first
+ * in byte order, as a sort of the ids finds it.
+ */
+static FsIdIndex
+tree_index_ids(PbsTree *t)
+{
+	FsIdIndex	ix;
+	uint64		slots = fs_id_index_slots(t->n);
+	const char *dup = NULL;
+	int64		i;
+
+	ix.mask = (uint32) (slots - 1);
+	ix.slots = carve(t, sizeof(FsIdSlot) * slots);
+	memset(ix.slots, 0, sizeof(FsIdSlot) * slots);
+	for (i = 0; i < t->n; i++)
+	{
+		FsIdSlot   *s;
+
+		if (i + AHEAD < t->n)
+			PREFETCH_W(&ix.slots[t->id_hash[i + AHEAD] & ix.mask]);
+		s = fs_id_probe(&ix, t->ids, t->id[i], t->id_hash[i]);
+		if (s->node != 0)
+		{
+			if (dup == NULL || strcmp(t->id[i], dup) < 0)
+				dup = t->id[i];
+			continue;
+		}
+		s->hash = t->id_hash[i];
+		s->node = (int32) (i + 1);
+		s->id_off = t->id_off[i];
+	}
+	if (dup != NULL)
+		tree_error("id \"%s\" appears in more than one row of the tree", dup,
+				   "Each user and group must appear once per window partition.");
+	return ix;
 }
 
 /*
@@ -935,23 +975,19 @@ static void
 tree_link(PbsTree *t)
 {
 	int64		n = t->n;
-	int64	   *sorted = palloc(n * sizeof(int64));
+	FsIdIndex	ix = tree_index_ids(t);
 	int64	   *fill;
 	int64		i,
 				head,
 				tail;
 
-	for (i = 0; i < n; i++)
-		sorted[i] = i;
-	qsort_arg(sorted, n, sizeof(int64), id_cmp, t->id);
-	for (i = 1; i < n; i++)
-		if (strcmp(t->id[sorted[i - 1]], t->id[sorted[i]]) == 0)
-			tree_error("id \"%s\" appears in more than one row of the tree", t->id[sorted[i]],
-					   "Each user and group must appear once per window partition.");
-
 	t->root = -1;
 	for (i = 0; i < n; i++)
 	{
+		FsIdSlot   *found;
+
+		if (i + AHEAD < n && t->parent_id[i + AHEAD] != NULL)
+			PREFETCH(&ix.slots[t->parent_hash[i + AHEAD] & ix.mask]);
 		if (t->parent_id[i] == NULL)
 		{
 			if (t->root >= 0)
@@ -963,7 +999,8 @@ tree_link(PbsTree *t)
 			t->parent[i] = -1;
 			continue;
 		}
-		t->parent[i] = find_id(t, sorted, t->parent_id[i]);
+		found = fs_id_probe(&ix, t->ids, t->parent_id[i], t->parent_hash[i]);
+		t->parent[i] = found->node - 1;
 		if (t->parent[i] < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -983,14 +1020,15 @@ tree_link(PbsTree *t)
 				   "The root is the whole machine: a group (is_user false).");
 
 	/* children, grouped by parent (counting sort) */
-	t->child_start = palloc0((n + 1) * sizeof(int64));
-	t->child = palloc(n * sizeof(int64));
+	t->child_start = carve(t, (n + 1) * sizeof(int64));
+	memset(t->child_start, 0, (n + 1) * sizeof(int64));
+	t->child = carve(t, n * sizeof(int64));
 	for (i = 0; i < n; i++)
 		if (t->parent[i] >= 0)
 			t->child_start[t->parent[i] + 1]++;
 	for (i = 0; i < n; i++)
 		t->child_start[i + 1] += t->child_start[i];
-	fill = palloc(n * sizeof(int64));
+	fill = carve(t, n * sizeof(int64));
 	memcpy(fill, t->child_start, n * sizeof(int64));
 	for (i = 0; i < n; i++)
 		if (t->parent[i] >= 0)
@@ -1022,8 +1060,6 @@ tree_link(PbsTree *t)
 		tree_error("row \"%s\" is on a cycle of the tree", t->id[v],
 				   "Follow parent_id from this row: it comes back to itself instead of reaching the root.");
 	}
-	pfree(sorted);
-	pfree(fill);
 }
 
 /* perc, usage, tree usage and factor of every node (calc_fair_share_perc, calc_usage_factor). */
@@ -1031,11 +1067,12 @@ static void
 tree_compute(PbsTree *t)
 {
 	int64		n = t->n;
-	double	   *charge = palloc0(n * sizeof(double));
+	double	   *charge = carve(t, n * sizeof(double));
 	double		root_usage;
 	int64		i,
 				k;
 
+	memset(charge, 0, n * sizeof(double));
 	/* shares: top-down */
 	t->perc[t->root] = 1.0;
 	t->group_perc[t->root] = 1.0;
@@ -1105,7 +1142,6 @@ tree_compute(PbsTree *t)
 			t->tree_usage[v] = u + (t->tree_usage[p] - u) * t->group_perc[v];
 		t->factor[v] = t->perc[v] > 0 ? exp2(-t->tree_usage[v] / t->perc[v]) : 0.0;
 	}
-	pfree(charge);
 }
 
 /* ---------- ranking: compare_path() ---------- */
@@ -1335,21 +1371,37 @@ tree_results(WindowObject winobj, PbsTreeOutput what)
 	scratch = AllocSetContextCreate(CurrentMemoryContext, "pbs fairshare tree", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(scratch);
 
+	/* row indexes are int32 in the id index (fairshare.h) */
+	if (n >= PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a PBS fairshare tree of " INT64_FORMAT " rows is too large", n),
+				 errhint("Partition the window by cluster or server.")));
 	memset(&t, 0, sizeof(t));
 	t.n = n;
-	t.id = palloc(n * sizeof(char *));
-	t.parent_id = palloc(n * sizeof(char *));
-	t.shares = palloc(n * sizeof(double));
-	t.usage = palloc(n * sizeof(double));
-	t.is_user = palloc(n * sizeof(bool));
-	t.parent = palloc(n * sizeof(int64));
-	t.order = palloc(n * sizeof(int64));
-	t.perc = palloc0(n * sizeof(double));
-	t.group_perc = palloc0(n * sizeof(double));
-	t.node_usage = palloc0(n * sizeof(double));
-	t.tree_usage = palloc0(n * sizeof(double));
-	t.factor = palloc0(n * sizeof(double));
-	t.rank = palloc0(n * sizeof(int64));
+	{
+		void	   *base;			/* freed with the context */
+		Size		size = (Size) PBS_BLOCK_ARRAYS * ((n + 1) * 8 + 64)
+			+ fs_id_index_slots(n) * sizeof(FsIdSlot) + 64;
+
+		t.block = fs_tree_huge_alloc(size, &base);
+		t.block_end = t.block + size;
+	}
+	t.id = carve(&t, n * sizeof(char *));
+	t.parent_id = carve(&t, n * sizeof(char *));
+	t.shares = carve(&t, n * sizeof(double));
+	t.usage = carve(&t, n * sizeof(double));
+	t.is_user = carve(&t, n * sizeof(bool));
+	t.parent = carve(&t, n * sizeof(int64));
+	t.order = carve(&t, n * sizeof(int64));
+	/* written for every node that is read (tree_compute): not zeroed */
+	t.perc = carve(&t, n * sizeof(double));
+	t.group_perc = carve(&t, n * sizeof(double));
+	t.node_usage = carve(&t, n * sizeof(double));
+	t.tree_usage = carve(&t, n * sizeof(double));
+	t.factor = carve(&t, n * sizeof(double));
+	/* 0 for the rows tree_rank gives no rank */
+	t.rank = what == PBS_OUT_RANK ? palloc0(n * sizeof(int64)) : NULL;
 
 	tree_read(winobj, &t);
 	tree_link(&t);

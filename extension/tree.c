@@ -43,6 +43,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
@@ -56,6 +58,49 @@
 #include "windowapi.h"
 
 #include "fairshare.h"
+
+/*
+ * An arena for the ids (or parent ids) of n rows, with room for 16 bytes
+ * each from the start: grown by doubling from 1 kB, it would be copied a
+ * dozen times at 10^6 rows; room never written is never faulted in.
+ */
+void
+fs_tree_arena(StringInfo arena, int64 n)
+{
+	initStringInfo(arena);
+	enlargeStringInfo(arena, (int) Min((Size) Max(n, 1) * 16, (Size) 64 * 1024 * 1024));
+}
+
+/*
+ * A large array the passes jump across, on 2 MB boundaries with the kernel
+ * asked for transparent huge pages: with 4 kB pages, at 10^6 associations
+ * nearly every jump across Fair Tree's node array or the id index also
+ * missed the TLB, and every page was first touched by a fault
+ * (docs/performance.md#fair-tree).  Below 8 MB, on a 64-byte boundary: a
+ * Fair Tree node is then one cache line, not two (and its long doubles need
+ * 16; palloc only guarantees MAXALIGN, found by UBSan).  In the current
+ * memory context; *base is what to pfree.
+ */
+#define HUGE_PAGE		((Size) 2 * 1024 * 1024)
+
+void *
+fs_tree_huge_alloc(Size size, void **base)
+{
+	char	   *p;
+
+	if (size < 4 * HUGE_PAGE)
+	{
+		*base = MemoryContextAllocHuge(CurrentMemoryContext, size + 64);
+		return (void *) TYPEALIGN(64, *base);
+	}
+	*base = MemoryContextAllocHuge(CurrentMemoryContext, size + HUGE_PAGE);
+	p = (char *) TYPEALIGN(HUGE_PAGE, *base);
+#ifdef MADV_HUGEPAGE
+	/* advice only: without THP the pages are the usual ones */
+	(void) madvise(p, size, MADV_HUGEPAGE);
+#endif
+	return p;
+}
 
 /* Fetch argument argno of row pos (WINDOW_SEEK_HEAD). */
 static inline Datum
