@@ -546,21 +546,6 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.user_info', '');
 -- Refreshing the rollups
 -- ---------------------------------------------------------------------------
 
--- Whether a run's reservation takes its time (slurmdbd: a job with a
--- reservation id adds nothing to the cluster's allocated and planned time,
--- the reservation's whole time being allocated).  A reservation flagged
--- IGNORE_JOBS, or one that was not imported, does not: its runs count as
--- runs outside any reservation.
-CREATE FUNCTION @extschema@_internal._rollup_in_reservation(rollup_cluster text, resv bigint)
-RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT EXISTS (SELECT FROM @extschema@.reservations v
-                    WHERE v.cluster OPERATOR(pg_catalog.=) rollup_cluster AND v.resv_id OPERATOR(pg_catalog.=) resv
-                      AND NOT 'IGNORE_JOBS' OPERATOR(pg_catalog.=) ANY (pg_catalog.string_to_array(pg_catalog.upper(v.flags), ',')));
-END;
-COMMENT ON FUNCTION @extschema@_internal._rollup_in_reservation(text, bigint) IS
-'true when a run of reservation resv (a reservation of cluster c, not IGNORE_JOBS) counts in the reservation''s time, not as allocated time of its own.';
-
 -- The runs of a cluster that ran in [hour_from, hour_to): started before
 -- hour_to, ended (or running) after hour_from.  Two parts, so that a week's
 -- pass reads the partitions of its own months and not the whole history
@@ -618,6 +603,17 @@ DECLARE
     b_us bigint := (extract(epoch FROM hour_to) * 1000000)::bigint;
     w_us bigint := (extract(epoch FROM runs_until) * 1000000)::bigint;
     hour_us constant bigint := 3600000000;
+    -- The reservations whose runs take their time (slurmdbd: a job with a
+    -- reservation id adds nothing to the cluster's allocated and planned
+    -- time, the reservation's whole time being allocated).  One flagged
+    -- IGNORE_JOBS, or one that was not imported, does not: its runs count
+    -- as runs outside any reservation.  Read once, before the queries of
+    -- the runs: a function reading reservations for each run was a
+    -- distributed query inside a query on a shard, which Citus refuses
+    -- (docs/citus.md#the-usage-rollups-on-citus).
+    resv_in bigint[] := ARRAY(SELECT DISTINCT v.resv_id FROM @extschema@.reservations v
+                               WHERE v.cluster = rollup_cluster
+                                 AND NOT 'IGNORE_JOBS' = ANY (string_to_array(upper(v.flags), ',')));
 BEGIN
     DELETE FROM @extschema@.usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
     DELETE FROM @extschema@.cluster_usage_hourly u WHERE u.cluster = rollup_cluster AND u.period_start >= hour_from AND u.period_start < hour_to;
@@ -806,7 +802,7 @@ BEGIN
                   FROM @extschema@_internal._rollup_runs(rollup_cluster, hour_from, hour_to) x
                  WHERE x.resv_id IS NOT NULL
                    AND LEAST(COALESCE(x.end_time, runs_until), runs_until) > x.start_time
-                   AND @extschema@_internal._rollup_in_reservation(rollup_cluster, x.resv_id)
+                   AND x.resv_id = ANY (resv_in)
                 OFFSET 0) j
          CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS g (g)
          CROSS JOIN LATERAL (SELECT (LEAST(j.e_us, g.g + hour_us) - GREATEST(j.s_us, g.g) + 500000) / 1000000
@@ -848,7 +844,7 @@ BEGIN
                            AND COALESCE(x.start_time, x.end_time, 'infinity'::timestamptz) > hour_from
                            AND COALESCE(x.start_time, x.end_time, runs_until) > x.eligible_time
                            -- slurmdbd counts no planned time for a job of a reservation
-                           AND (x.resv_id IS NULL OR NOT @extschema@_internal._rollup_in_reservation(rollup_cluster, x.resv_id))
+                           AND (x.resv_id IS NULL OR NOT x.resv_id = ANY (resv_in))
                         OFFSET 0) j
                  CROSS JOIN LATERAL generate_series(j.h0, LEAST(j.e_us, b_us) - 1, hour_us) AS h (h)
                  GROUP BY h.h) g
@@ -1789,30 +1785,39 @@ COMMENT ON FUNCTION @extschema@_internal._report_duration(bigint) IS
 -- seconds inside the reservation; idle is the reservation's count times its
 -- seconds, less that, never below 0.  (The association reports charge the
 -- idle time of a reservation at the reservation's size: docs/reports.md#rollups.)
-CREATE FUNCTION @extschema@.sreport_reservation_utilization(time_from timestamptz, time_to timestamptz,
-        units text DEFAULT 'minutes', tres text DEFAULT NULL, cluster text DEFAULT NULL)
+-- The rows are computed by a PL/pgSQL function: they read the runs, and
+-- Citus plans no query that reads a distributed table with the parameters
+-- of a SQL function it is not inlined into (this one checked its arguments
+-- first, in a statement of its own); PL/pgSQL gives Citus its queries with
+-- the values (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead).
+CREATE FUNCTION @extschema@_internal._sreport_reservation_rows(time_from timestamptz, time_to timestamptz,
+        units text, tres text, in_cluster text)
 RETURNS TABLE (line bigint, cluster text, name text, resv_id bigint, time_start timestamptz, time_end timestamptz,
                tres_name text, tres_count bigint, allocated text, idle text, total_time text, tres_time text,
                nodes text, flags text)
-LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
-    SELECT @extschema@_internal._report_check_args(time_from, time_to, units, tres),
-           CASE WHEN sreport_reservation_utilization.cluster IS NULL
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM @extschema@_internal._report_check_args(time_from, time_to, units, tres),
+           CASE WHEN in_cluster IS NULL
                   OR EXISTS (SELECT FROM @extschema@.clusters k
-                              WHERE k.cluster OPERATOR(pg_catalog.=) sreport_reservation_utilization.cluster)
+                              WHERE k.cluster OPERATOR(pg_catalog.=) in_cluster)
                 THEN true
                 ELSE @extschema@_internal._raise('22023',
                         pg_catalog.format('sreport_reservation_utilization: cluster "%s" does not exist',
-                                          sreport_reservation_utilization.cluster),
+                                          in_cluster),
                         'Name a cluster of fairshare.clusters, or pass NULL for every cluster.', NULL::boolean) END;
+    RETURN QUERY
     WITH r AS (SELECT * FROM @extschema@_internal._report_range(time_from, time_to)),
     -- the reservations slurmdbd lists for the window; one of no length
     -- prints nothing (sreport skips it)
     v AS (SELECT v.cluster, v.resv_id, v.name, v.time_start, v.time_end, v.tres, v.nodes, v.flags,
                  (pg_catalog.floor(extract(epoch FROM v.time_end)) OPERATOR(pg_catalog.-) pg_catalog.floor(extract(epoch FROM v.time_start)))::bigint AS secs
             FROM @extschema@.reservations v CROSS JOIN r
-           WHERE (sreport_reservation_utilization.cluster IS NULL
-                  OR v.cluster OPERATOR(pg_catalog.=) sreport_reservation_utilization.cluster)
+           WHERE (in_cluster IS NULL
+                  OR v.cluster OPERATOR(pg_catalog.=) in_cluster)
              AND v.time_start OPERATOR(pg_catalog.<) r.t AND v.time_end OPERATOR(pg_catalog.>=) r.f
              AND v.time_end OPERATOR(pg_catalog.>) v.time_start),
     -- each TRES of the reservation, in the order of its TRES string (-T:
@@ -1821,10 +1826,10 @@ BEGIN ATOMIC
                   pg_catalog.round(@extschema@.tres_count(v.tres, pg_catalog.split_part(pg_catalog.btrim(i.item), '=', 1)))::bigint AS cnt
              FROM v CROSS JOIN LATERAL pg_catalog.string_to_table(v.tres, ',') WITH ORDINALITY AS i (item, ord)
             WHERE pg_catalog.btrim(i.item) OPERATOR(pg_catalog.<>) ''
-              AND (sreport_reservation_utilization.tres IS NULL
-                   OR pg_catalog.lower(pg_catalog.btrim(sreport_reservation_utilization.tres)) OPERATOR(pg_catalog.=) 'all'
+              AND (_sreport_reservation_rows.tres IS NULL
+                   OR pg_catalog.lower(pg_catalog.btrim(_sreport_reservation_rows.tres)) OPERATOR(pg_catalog.=) 'all'
                    OR pg_catalog.lower(pg_catalog.split_part(pg_catalog.btrim(i.item), '=', 1)) IN
-                      (SELECT t.tres FROM @extschema@_internal._report_tres_list(sreport_reservation_utilization.tres) t))),
+                      (SELECT t.tres FROM @extschema@_internal._report_tres_list(_sreport_reservation_rows.tres) t))),
     -- the runs of the reservation slurmdbd's job query returns for the
     -- reservation's life (eligible before its end, not ended before its
     -- start; of a job id's runs, the last submitted), each one's seconds
@@ -1854,6 +1859,20 @@ BEGIN ATOMIC
                     AND a.time_start OPERATOR(pg_catalog.=) vt.time_start AND a.ord OPERATOR(pg_catalog.=) vt.ord
      CROSS JOIN LATERAL (SELECT vt.secs OPERATOR(pg_catalog.*) vt.cnt AS reported) x
      ORDER BY 1;
+END
+$$;
+COMMENT ON FUNCTION @extschema@_internal._sreport_reservation_rows(timestamptz, timestamptz, text, text, text) IS
+'The rows of sreport_reservation_utilization, its arguments checked.';
+
+CREATE FUNCTION @extschema@.sreport_reservation_utilization(time_from timestamptz, time_to timestamptz,
+        units text DEFAULT 'minutes', tres text DEFAULT NULL, cluster text DEFAULT NULL)
+RETURNS TABLE (line bigint, cluster text, name text, resv_id bigint, time_start timestamptz, time_end timestamptz,
+               tres_name text, tres_count bigint, allocated text, idle text, total_time text, tres_time text,
+               nodes text, flags text)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT * FROM @extschema@_internal._sreport_reservation_rows(time_from, time_to, units, tres,
+                                                                sreport_reservation_utilization.cluster);
 END;
 COMMENT ON FUNCTION @extschema@.sreport_reservation_utilization(timestamptz, timestamptz, text, text, text) IS
 'sreport reservation Utilization from the reservations and their runs: per reservation of the window (its whole life) and TRES (-T; NULL: every TRES of the reservation), what its runs allocated and what they left idle, in a -t unit, with the fields of its format=.';

@@ -149,7 +149,7 @@ SELECT count(*) AS job_rows_left FROM usage_hourly WHERE cluster = 'r1';
 ROLLBACK;
 
 -- Runs with a reservation id whose reservation does not take their time
--- count as runs outside any (_rollup_in_reservation): one in a reservation
+-- count as runs outside any (_rollup_hours's resv_in): one in a reservation
 -- flagged IGNORE_JOBS, one whose reservation was never imported.  Cluster
 -- r2, 64 CPUs, UTC:
 --   10:00-11:00  reservation 5 (IGNORE_JOBS, 64 CPUs): nothing of it is

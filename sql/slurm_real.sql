@@ -99,14 +99,40 @@ $$;
 -- accrue age (the jobs wait in a partition that is down, where Slurm counts
 -- no age): FAIRSHARE, JOBSIZE (the node and CPU counts of slurm_cluster_size),
 -- PARTITION, QOS, NICE, each weighted factor rounded as sprio prints it.
+-- A job's row of sprio_at as the columns compared below.
+CREATE FUNCTION pg_temp.sprio_cells(capture integer, p fairshare.sprio) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+    SELECT jsonb_build_object('capture', capture, 'job_id', p.job_id, 'o',
+                              jsonb_build_object('FAIRSHARE', p.fairshare::text, 'JOBSIZE', p.job_size::text,
+                                                 'PARTITION', p.partition_prio::text, 'PARTITION_NAME', p.partition,
+                                                 'QOS', p.qos_prio::text, 'NICE', p.nice::text))
+$$;
+
+-- (PL/pgSQL, sprio_at read instant by instant, then compared: Citus plans
+-- no query of a SQL function that reads a distributed table with its
+-- parameters, nor a report called laterally over the rows of a TEMP table,
+-- docs/citus.md#what-citus-does-not-do-and-what-is-done-instead)
 CREATE FUNCTION pg_temp.compare_sprio(scen text, lab text DEFAULT NULL)
 RETURNS TABLE (capture integer, job_id text, col text, slurm text, ours text)
-LANGUAGE sql AS $$
-    WITH inst AS (
-        SELECT split_part(line, '|', 1)::integer AS capture, pg_temp.capture_at(split_part(line, '|', 2)::bigint, split_part(line, '|', 5))
-                 AS at
-          FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
-    ), sect AS (
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    i record;
+    ours jsonb := '[]';
+BEGIN
+    FOR i IN SELECT split_part(line, '|', 1)::integer AS capture,
+                    pg_temp.capture_at(split_part(line, '|', 2)::bigint, split_part(line, '|', 5)) AS at
+               FROM fx WHERE scenario = scen AND file = 'instants' AND line !~ '^#'
+    LOOP
+        IF lab IS NULL THEN
+            ours := ours || COALESCE((SELECT jsonb_agg(pg_temp.sprio_cells(i.capture, p))
+                                        FROM fairshare.sprio_at(i.at) p WHERE p.cluster = 'oracle'), '[]');
+        ELSE
+            ours := ours || COALESCE((SELECT jsonb_agg(pg_temp.sprio_cells(i.capture, p))
+                                        FROM fairshare.sprio_at(i.at, lab) p WHERE p.cluster = 'oracle'), '[]');
+        END IF;
+    END LOOP;
+    RETURN QUERY
+    WITH sect AS (
         -- the lines of the "# sprio -l" section: its header, then one per job
         SELECT split_part(fx.file, '_', 2)::integer AS capture, fx.n,
                regexp_split_to_array(btrim(fx.line), '\s+') AS v,
@@ -124,20 +150,15 @@ LANGUAGE sql AS $$
         SELECT j.capture, j.v[1] AS job_id, h.col || CASE WHEN h.i = 2 THEN '_NAME' ELSE '' END AS col, j.v[h.i] AS slurm
           FROM jobs j, unnest(j.header) WITH ORDINALITY h(col, i)
          WHERE h.col IN ('FAIRSHARE', 'JOBSIZE', 'PARTITION', 'QOS', 'NICE') AND h.i <= cardinality(j.v)
-    ), ours AS (
-        SELECT i.capture, p.job_id,
-               jsonb_build_object('FAIRSHARE', p.fairshare::text, 'JOBSIZE', p.job_size::text,
-                                  'PARTITION', p.partition_prio::text, 'PARTITION_NAME', p.partition,
-                                  'QOS', p.qos_prio::text, 'NICE', p.nice::text) AS o
-          FROM inst i CROSS JOIN LATERAL (SELECT * FROM fairshare.sprio_at(i.at) WHERE lab IS NULL
-                                          UNION ALL
-                                          SELECT * FROM fairshare.sprio_at(i.at, lab) WHERE lab IS NOT NULL) p
-         WHERE p.cluster = 'oracle'
+    ), o AS (
+        SELECT (e ->> 'capture')::integer AS capture, e ->> 'job_id' AS job_id, e -> 'o' AS o
+          FROM jsonb_array_elements(ours) e
     )
     SELECT c.capture, c.job_id, c.col, c.slurm, o.o ->> c.col
       FROM cells c
-      LEFT JOIN ours o ON o.capture = c.capture AND o.job_id = c.job_id
+      LEFT JOIN o ON o.capture = c.capture AND o.job_id = c.job_id
      ORDER BY c.capture, c.job_id, c.col;
+END
 $$;
 
 -- slurm_cluster_size: the counts the job-size factor divides by, every node
@@ -335,10 +356,15 @@ SELECT pg_temp.take('reset_now', 'log') > 0 AS read, pg_temp.clear_in();
 -- in slurmctld's own whole seconds.  A first start (nothing to recover:
 -- "No last decay ... to recover") is not a restart: the phase before any
 -- restart is priority_last_decay.
-CREATE FUNCTION pg_temp.load_starts(scen text) RETURNS TABLE (started_at timestamptz, note text) LANGUAGE sql AS $$
-    INSERT INTO fairshare.slurmctld_starts (cluster, started_at, note)
-    SELECT 'oracle', to_timestamp(r.last_ran + d.delta),
-           format('slurmctld.log lines %s and %s: last pass %s + %s s', r.n - f.n0, d.n - f.n0, r.last_ran, d.delta)
+-- (PL/pgSQL, each start read then written: Citus plans no query of a SQL
+-- function that writes a reference table with its parameters)
+CREATE FUNCTION pg_temp.load_starts(scen text) RETURNS TABLE (started_at timestamptz, note text) LANGUAGE plpgsql AS $$
+DECLARE
+    s record;
+BEGIN
+    FOR s IN
+    SELECT to_timestamp(r.last_ran + d.delta) AS at,
+           format('slurmctld.log lines %s and %s: last pass %s + %s s', r.n - f.n0, d.n - f.n0, r.last_ran, d.delta) AS note
       FROM (SELECT min(fx.n) - 1 AS n0 FROM fx WHERE fx.scenario = scen AND fx.file = 'log') f,
            (SELECT fx.n, (regexp_match(fx.line, 'Last ran decay on jobs at (\d+)'))[1]::bigint AS last_ran
               FROM fx WHERE fx.scenario = scen AND fx.file = 'log'
@@ -348,7 +374,13 @@ CREATE FUNCTION pg_temp.load_starts(scen text) RETURNS TABLE (started_at timesta
              FROM fx WHERE fx.scenario = scen AND fx.file = 'log' AND fx.n > r.n
               AND fx.line ~ '_decay_thread: .*Decay factor over \d+ seconds'
             ORDER BY fx.n LIMIT 1) d
-    RETURNING started_at, note
+    LOOP
+        INSERT INTO fairshare.slurmctld_starts (cluster, started_at, note) VALUES ('oracle', s.at, s.note);
+        started_at := s.at;
+        note := s.note;
+        RETURN NEXT;
+    END LOOP;
+END
 $$;
 
 BEGIN;

@@ -36,8 +36,9 @@ INSERT INTO user_info VALUES ('root', 'root');
 -- the reports print that release's sreport (docs/slurm.md#which-release-a-cluster-runs)
 CREATE TEMP TABLE run_txt (line text);
 \copy run_txt FROM 'test/fixtures/slurm/sreport/run.txt' (FORMAT csv, DELIMITER E'\x1f', QUOTE E'\x1e')
-UPDATE clusters SET slurm_version = (SELECT substring(line FROM '^slurm: slurm-wlm ([0-9]+\.[0-9]+)\.') FROM run_txt WHERE line LIKE 'slurm: %')
- WHERE cluster = 'oracle';
+-- (read first, then written: Citus updates no reference table from a TEMP one)
+SELECT substring(line FROM '^slurm: slurm-wlm ([0-9]+\.[0-9]+)\.') AS release FROM run_txt WHERE line LIKE 'slurm: %' \gset
+UPDATE clusters SET slurm_version = :'release' WHERE cluster = 'oracle';
 SELECT cluster, slurm_version FROM clusters WHERE cluster = 'oracle';
 
 -- the window: H (8 hours before the capture, on the hour) to H + 8 h

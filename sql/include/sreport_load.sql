@@ -34,8 +34,9 @@ SELECT cluster, btrim(account), user_name, NULLIF(share, 'parent')::int
 CREATE TEMP TABLE run_txt (line text);
 \set q '\\copy run_txt FROM ' :f '/run.txt (FORMAT csv, DELIMITER E''\\x1f'', QUOTE E''\\x1e'')'
 :q
-UPDATE clusters SET slurm_version = (SELECT substring(line FROM '^slurm: slurm-wlm ([0-9]+\.[0-9]+)\.') FROM run_txt WHERE line LIKE 'slurm: %')
- WHERE cluster = 'oracle';
+-- (read first, then written: Citus updates no reference table from a TEMP one)
+SELECT substring(line FROM '^slurm: slurm-wlm ([0-9]+\.[0-9]+)\.') AS release FROM run_txt WHERE line LIKE 'slurm: %' \gset
+UPDATE clusters SET slurm_version = :'release' WHERE cluster = 'oracle';
 SELECT cluster, slurm_version FROM clusters WHERE cluster = 'oracle';
 
 CREATE TEMP TABLE win (k text, epoch bigint, iso text);

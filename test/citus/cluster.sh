@@ -10,7 +10,7 @@
 #                                          single (no Citus: the single server the
 #                                          results are compared with); prints
 #                                          NAME=PORT lines, also kept in DIR/ports;
-#                                          databases demo, bench and retain on each (with
+#                                          databases demo, bench, retain and slurm on each (with
 #                                          the citus extension on the Citus nodes)
 #   bash test/citus/cluster.sh stop DIR    stops them and removes DIR
 #
@@ -77,7 +77,7 @@ start)
   # The databases the suite uses, each made on every node (Citus does not
   # create databases on the workers); in each the coordinator knows itself
   # and its two workers.
-  for db in ${CITUS_DATABASES:-demo bench retain}; do
+  for db in ${CITUS_DATABASES:-demo bench retain slurm}; do
     for n in $nodes; do
       p=port_$n
       psql -X -q -h "$dir" -p "${!p}" -U postgres -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $db" >/dev/null

@@ -17,6 +17,11 @@
 #   retain test/citus/retention.sql: two chained checkpoints, a late import
 #          before them, retain_jobs, an import into the retained history;
 #          the checkpoints and usage reports compared after each
+#   slurm  the suites that compare fairshare with real Slurm captures
+#          (test/fixtures/slurm/: sshare, sprio, sreport) run on the single
+#          server and on the coordinator, distributed before any row: the
+#          single server prints the suite's expected output, the coordinator
+#          the same
 #   bench  test/bench/centre.sql at BENCH_SCALE (default 0.1: 10^6 jobs)
 #          loaded on the single server and copied into the coordinator's
 #          distributed tables through Citus; the GENCI regulation run on
@@ -344,6 +349,55 @@ if diff "$work/late12.single" "$work/late12.coordinator" > "$work/diff" && grep 
   tap ok "retention: an import of a run before the pinned checkpoint is rejected on Citus (55000), as on the single server"
 else cat "$work/late12.coordinator" "$work/diff" > "$work/out"; tap not "retention: an import into the retained history" "$work/out"; fi
 retained "after an import into the retained history"
+
+# ---------------------------------------------------------------- real Slurm
+# (docs/citus.md#identical-results) The regression suites that compare
+# fairshare with what a real slurmctld and slurmdbd printed, run as
+# pg_regress runs them (its time zone, date and interval styles, the file
+# on stdin),
+# on the single server and on the coordinator of a database distributed
+# empty: the single server must print the suite's expected output, and the
+# coordinator the same, but for what Citus itself says: its warning that a
+# suite's pg_temp helper function stays on the coordinator, the shard in a
+# constraint's message, and the node that raised it.
+echo "== real Slurm captures"
+# (pg_regress sets the interval style of its database; the coordinator's
+# ALTER DATABASE reaches the workers, which format the rows of their own
+# errors)
+for node in single coordinator; do
+  q "$node" slurm -c "ALTER DATABASE slurm SET intervalstyle = 'postgres_verbose'" >/dev/null || exit 1
+done
+for node in single coordinator; do
+  q "$node" slurm -c 'CREATE EXTENSION fairshare' \
+    -c "CREATE FUNCTION public.err(q text) RETURNS text LANGUAGE plpgsql AS \$\$
+        BEGIN EXECUTE q; RETURN 'no error'; EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE || ': ' || SQLERRM; END \$\$" \
+    >/dev/null || exit 1
+done
+q coordinator slurm -c 'SET client_min_messages = warning' -c 'SELECT count(*) FROM fairshare.distribute()' >/dev/null || exit 1
+citus_said() {
+  sed -E '/^(psql:[^ ]*: )?WARNING:  "function pg_temp_[0-9]+\..*" has dependency on unsupported object "schema pg_temp_[0-9]+"$/d
+          /^DETAIL:  "function pg_temp_[0-9]+\..*" will be created only locally$/d
+          /^CONTEXT:  while executing command on localhost:[0-9]+$/d
+          s/^(ERROR:  new row for relation "[a-z_]+)_[0-9]+"/\1"/' "$1"
+}
+for f in slurm_real sreport sreport_resv sreport_runs slurm_history; do
+  for node in single coordinator; do
+    start=$(date +%s)
+    # (a suite's own transactions write jobs, then clusters: Citus needs
+    # them on one connection per node, as its hint says)
+    PGTZ=PST8PDT PGDATESTYLE='Postgres, MDY' \
+    PGOPTIONS="$([ "$node" = coordinator ] && echo '-c citus.multi_shard_modify_mode=sequential')" \
+      q "$node" slurm -a -v ON_ERROR_STOP=0 < "sql/$f.sql" > "$work/$f.$node" 2>&1
+    echo "   $f on $node in $(( $(date +%s) - start )) s"
+  done
+  if ! diff "expected/$f.out" "$work/$f.single" > "$work/out"; then
+    tap not "real Slurm, $f: the single server does not print expected/$f.out" "$work/out"
+  elif diff <(citus_said "$work/$f.single") <(citus_said "$work/$f.coordinator") > "$work/out"; then
+    tap ok "real Slurm, $f: the coordinator prints what the single server prints ($(grep -c '' "expected/$f.out") lines)"
+  else
+    tap not "real Slurm, $f: the coordinator's output differs from the single server's" "$work/out"
+  fi
+done
 
 # ---------------------------------------------------------------- what Citus cannot do
 echo "== on Citus"
