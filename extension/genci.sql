@@ -217,6 +217,127 @@ $$;
 COMMENT ON FUNCTION @extschema@.allocation_consumption(bigint, date) IS
 'Core-hours used by an allocation''s account on its cluster from the period start to the start of as_of (cluster time zone); NULL for an unknown allocation.';
 
+-- allocation_consumption of many (allocation, day) pairs at once: the
+-- pairs allocation_ids[i], days[i], one row each (NULL for an unknown
+-- allocation or a NULL element, 0 for a day not after the period start).
+-- The regulation's catch-up run and genci_report_at ask for every pair they
+-- evaluate in one call: one query over the runs instead of one per pair,
+-- which on Citus is one distributed query instead of thousands
+-- (docs/citus.md#what-citus-does-not-do-and-what-is-done-instead).
+-- The same figure as allocation_consumption, to the last bit: each pair's
+-- window [period start, as_of or the day after the period) in the
+-- cluster's time zone, the whole hours of it the rollups answer
+-- (_core_rolled, with the same cuts) read from them (_core_rollup_rows),
+-- the rest from the runs, billed by _core_billed, in exact
+-- core-microseconds divided once (docs/regulation.md#consumption-from-the-rollups).
+-- The runs are read once per allocation, not once per pair: the parts of
+-- its windows the rollups do not answer, united, cut at every bound of
+-- every part (_core_cut), so that each piece lies wholly inside or outside
+-- each pair's part; a pair adds the pieces inside it, exact sums of the same
+-- products.  A day must be finite (22008); the arrays of the same length
+-- (22023).
+CREATE FUNCTION @extschema@_internal._allocation_consumptions(allocation_ids bigint[], days date[])
+RETURNS TABLE (allocation_id bigint, as_of date, used float8)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    IF $1 IS NULL OR $2 IS NULL THEN
+        RAISE EXCEPTION '_allocation_consumptions: the allocations and the days must not be NULL'
+            USING ERRCODE = '22004', HINT = 'Pass two arrays of the same length: allocation_ids[i] is counted up to days[i].';
+    END IF;
+    IF cardinality($1) <> cardinality($2) OR array_ndims($1) > 1 OR array_ndims($2) > 1 THEN
+        RAISE EXCEPTION '_allocation_consumptions: % allocations for % days', cardinality($1), cardinality($2)
+            USING ERRCODE = '22023', HINT = 'Pass two one-dimensional arrays of the same length: allocation_ids[i] is counted up to days[i].';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest($2) d(d) WHERE NOT isfinite(d.d)) THEN
+        RAISE EXCEPTION '_allocation_consumptions: days must be finite, not %',
+                        (SELECT d.d FROM unnest($2) d(d) WHERE NOT isfinite(d.d) LIMIT 1)
+            USING ERRCODE = '22008', HINT = 'Pass the days of the checks.';
+    END IF;
+    RETURN QUERY
+    WITH x AS MATERIALIZED (
+        SELECT t.allocation_id, t.as_of, t.i
+          FROM unnest($1, $2) WITH ORDINALITY t(allocation_id, as_of, i)
+    ), p AS MATERIALIZED (
+        -- each pair's window, as allocation_consumption takes it, and the
+        -- whole hours of it the rollups answer, as account_core_hours
+        -- reads them
+        SELECT x.i, al.allocation_id, al.cluster, al.account, w.since, w.until,
+               @extschema@_internal._core_rolled(al.cluster, w.since, w.until, ARRAY[w.since, w.until]) AS rolled
+          FROM x
+          JOIN @extschema@.allocations al ON al.allocation_id = x.allocation_id
+          JOIN @extschema@.clusters c ON c.cluster = al.cluster
+         CROSS JOIN LATERAL (SELECT al.period_start::timestamp AT TIME ZONE c.timezone AS since,
+                                    least(x.as_of, al.period_end + 1)::timestamp AT TIME ZONE c.timezone AS until) w
+         WHERE x.as_of IS NOT NULL AND least(x.as_of, al.period_end + 1) > al.period_start
+    ), rr AS MATERIALIZED (
+        -- core-microseconds of each pair from the rollups
+        SELECT p.i, sum(y.core_us) AS us
+          FROM p CROSS JOIN LATERAL @extschema@_internal._core_rollup_rows(p.cluster, p.account, p.rolled,
+                                                                         ARRAY[p.since, p.until]) y
+         WHERE NOT isempty(p.rolled)
+         GROUP BY p.i
+    ), u AS MATERIALIZED (
+        -- the parts of each pair's window the rollups do not answer
+        SELECT p.i, p.allocation_id, p.cluster, p.account,
+               tstzmultirange(tstzrange(p.since, p.until)) - p.rolled AS unrolled
+          FROM p
+    ), s AS MATERIALIZED (
+        -- per allocation, the union of those parts and every bound of
+        -- every part
+        SELECT u.allocation_id, u.cluster, u.account, range_agg(r.r) AS span,
+               array_agg(DISTINCT b.b ORDER BY b.b) AS cuts
+          FROM u
+         CROSS JOIN LATERAL unnest(u.unrolled) r(r)
+         CROSS JOIN LATERAL (VALUES (lower(r.r)), (upper(r.r))) b(b)
+         GROUP BY u.allocation_id, u.cluster, u.account
+    ), runs AS MATERIALIZED (
+        -- the runs in that union, billed as account_core_hours bills them
+        -- and cut at the bounds, summed by allocation and piece (on Citus,
+        -- on the workers); a join rather than a subquery per allocation, so
+        -- that Citus can plan it, as _rwth_usage's
+        SELECT g.allocation_id, y.k, sum(y.core_us) AS core_us
+          FROM (SELECT s.allocation_id, s.cluster, s.account, s.cuts, lower(r.r) AS lo, upper(r.r) AS hi
+                  FROM s CROSS JOIN LATERAL unnest(s.span) r(r)) g
+          JOIN @extschema@.jobs j
+            ON j.cluster = g.cluster AND j.account = g.account
+           AND j.start_time IS NOT NULL AND j.start_time < g.hi
+           AND coalesce(j.end_time, 'infinity'::timestamptz) > g.lo
+          -- the node shapes and GPU factor of the scenario of the report
+          -- running, if any (docs/history.md#the-policy-lab)
+          JOIN @extschema@_internal._partitions_scenario() pa
+            ON pa.cluster = j.cluster AND pa.partition = j.partition
+          JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = j.cluster
+         CROSS JOIN LATERAL @extschema@_internal._core_cut(
+                @extschema@_internal._core_billed(j.cpus, j.exclusive OR pa.whole_node, j.nodes, pa.cores_per_node,
+                                                  j.gpus, c.gpu_hour_factor),
+                greatest(j.start_time, g.lo), least(coalesce(j.end_time, 'infinity'::timestamptz), g.hi), g.cuts) y
+         GROUP BY g.allocation_id, y.k
+    ), rn AS MATERIALIZED (
+        -- core-microseconds of each pair from the runs: the pieces inside
+        -- its part
+        SELECT u.i, sum(runs.core_us) AS us
+          FROM u
+          JOIN s ON s.allocation_id = u.allocation_id
+          JOIN runs ON runs.allocation_id = u.allocation_id
+         WHERE u.unrolled @> tstzrange(s.cuts[runs.k], s.cuts[runs.k + 1])
+         GROUP BY u.i
+    )
+    SELECT x.allocation_id, x.as_of,
+           CASE WHEN al.allocation_id IS NULL OR x.as_of IS NULL THEN NULL::float8
+                WHEN p.i IS NULL THEN 0::float8
+                -- divided once, as account_core_hours divides
+                ELSE (round(coalesce(rr.us, 0) + coalesce(rn.us, 0), 40) / 3600000000)::float8 END
+      FROM x
+      LEFT JOIN @extschema@.allocations al ON al.allocation_id = x.allocation_id
+      LEFT JOIN p ON p.i = x.i
+      LEFT JOIN rr ON rr.i = x.i
+      LEFT JOIN rn ON rn.i = x.i
+     ORDER BY x.i;
+END
+$$;
+
 -- Per-cluster settings of the GENCI regulation.  A cluster without a row
 -- uses the defaults (the 2017 GENCI text).  The threshold between the
 -- monthly and the mid-term regimes is clusters.regulation_threshold.
@@ -416,6 +537,9 @@ RETURNS TABLE (cluster text, account text, allocation_id bigint, period_start da
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
+DECLARE
+    ids bigint[];
+    useds float8[];
 BEGIN
     IF $1 IS NULL THEN
         RAISE EXCEPTION 'genci_report_at: as_of must not be NULL'
@@ -424,6 +548,15 @@ BEGIN
         RAISE EXCEPTION 'genci_report_at: as_of must be a finite date, not %', $1
             USING ERRCODE = '22008', HINT = 'Pass the day the report is for.';
     END IF;
+    -- the consumption of every allocation in one call (one query over the
+    -- runs, not one per allocation: docs/citus.md); the statements of a
+    -- STABLE function share the caller's snapshot, so these are the
+    -- allocations the report reads below
+    SELECT coalesce(array_agg(al.allocation_id), '{}') INTO ids
+      FROM @extschema@.allocations al WHERE al.policy = 'genci';
+    SELECT coalesce(array_agg(c.allocation_id), '{}'), coalesce(array_agg(c.used), '{}')
+      INTO ids, useds
+      FROM @extschema@_internal._allocation_consumptions(ids, array_fill($1, ARRAY[cardinality(ids)])) c;
     RETURN QUERY
     -- the consumption and the net computed once per allocation (OFFSET 0,
     -- MATERIALIZED): an expression of a subquery pulled up into its parent
@@ -440,8 +573,10 @@ BEGIN
                        coalesce(o.g ->> 'variant', s.variant, 'genci') AS variant,
                        coalesce((o.g ->> 'midterm_cap')::float8, s.midterm_cap, 0.40) AS cap,
                        coalesce((o.g ->> 'midterm_used_limit')::float8, s.midterm_used_limit, 0.30) AS used_limit,
-                       @extschema@.allocation_consumption(al.allocation_id, $1) AS used
+                       CASE WHEN uc.allocation_id IS NOT NULL THEN uc.used
+                            ELSE @extschema@.allocation_consumption(al.allocation_id, $1) END AS used
                   FROM @extschema@.allocations al
+                  LEFT JOIN unnest(ids, useds) uc(allocation_id, used) ON uc.allocation_id = al.allocation_id
                   JOIN @extschema@.clusters c ON c.cluster = al.cluster
                   LEFT JOIN @extschema@.genci_settings s ON s.cluster = al.cluster
                   -- outside a scenario no row: _scenario() is NULL
@@ -538,6 +673,11 @@ DECLARE
     msg text;
     checked record;
     n_clusters integer := 0;
+    -- the consumption of every pending day, by allocation and day
+    pre_ids bigint[];
+    pre_days date[];
+    pre_used float8[];
+    k integer;
 BEGIN
     IF $1 IS NOT NULL AND NOT isfinite($1) THEN
         RAISE EXCEPTION 'apply_genci_regulation: as_of must be a finite date, not %', $1
@@ -561,6 +701,33 @@ BEGIN
                 USING ERRCODE = '22023', DETAIL = format('Today is %s in time zone %s.', to_char(today, 'YYYY-MM-DD'), cl.timezone),
                       HINT = 'Hours are only taken on days that have begun in the cluster''s time zone.';
         END IF;
+        -- the consumption of every day pending now, in one call (one query
+        -- over the runs, not one per day: docs/citus.md): it depends on
+        -- the runs only, not on the take-backs of the days before, which
+        -- the loop below applies in order.  Sorted by allocation and day,
+        -- the order the loop takes them in; a day that becomes pending
+        -- meanwhile (a grant changed by another session) is computed on
+        -- its own below
+        SELECT coalesce(array_agg(d.allocation_id), '{}'), coalesce(array_agg(d.check_day), '{}')
+          INTO pre_ids, pre_days
+          FROM (SELECT DISTINCT a.allocation_id, d.check_day
+                  FROM @extschema@.allocations a
+                 CROSS JOIN LATERAL @extschema@_internal._genci_check_days(a.period_start, a.period_end,
+                          CASE WHEN a.hours >= cl.threshold THEN 'monthly' ELSE 'mid-term' END,
+                          cl.variant) d
+                 WHERE a.cluster = cl.cluster AND a.policy = 'genci' AND a.period_start <= upto
+                   AND d.check_day <= upto
+                   AND NOT EXISTS (SELECT 1 FROM @extschema@.regulation_checks r
+                                    WHERE r.allocation_id = a.allocation_id
+                                      AND r.rule = d.rule AND r.check_day = d.check_day)) d;
+        -- (a statement that names no table: the runs' query is planned
+        -- inside, on Citus as a distributed one)
+        SELECT coalesce(array_agg(c.allocation_id ORDER BY c.allocation_id, c.as_of), '{}'),
+               coalesce(array_agg(c.as_of ORDER BY c.allocation_id, c.as_of), '{}'),
+               coalesce(array_agg(c.used ORDER BY c.allocation_id, c.as_of), '{}')
+          INTO pre_ids, pre_days, pre_used
+          FROM @extschema@_internal._allocation_consumptions(pre_ids, pre_days) c;
+        k := 1;
         -- only allocations with a check day still to evaluate: a day found
         -- evaluated (committed) cannot become pending again, so the others
         -- are skipped without a lock
@@ -593,7 +760,18 @@ BEGIN
                                       AND r.rule = d.rule AND r.check_day = d.check_day)
                  ORDER BY d.check_day, d.rule
             LOOP
-                used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
+                -- its consumption computed above (the loops go in the same
+                -- order: skip the days evaluated meanwhile by another run)
+                WHILE k <= cardinality(pre_ids)
+                      AND (pre_ids[k] < al.allocation_id
+                           OR (pre_ids[k] = al.allocation_id AND pre_days[k] < cd.check_day)) LOOP
+                    k := k + 1;
+                END LOOP;
+                IF k <= cardinality(pre_ids) AND pre_ids[k] = al.allocation_id AND pre_days[k] = cd.check_day THEN
+                    used := pre_used[k];
+                ELSE
+                    used := @extschema@.allocation_consumption(al.allocation_id, cd.check_day);
+                END IF;
                 -- figures that cannot be computed (_genci_refusal): this
                 -- allocation's days stay pending, the others go on
                 SELECT * INTO checked FROM @extschema@_internal._genci_refusal(al.allocation_id, cd.check_day, used);

@@ -46,6 +46,24 @@ SELECT 'k_ist', a.account || '-' || v.id, 'u1', a.account, 'p', v.state, v.s, v.
 SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS runs_only
   FROM allocations a WHERE a.account = 'gacc';
 
+-- The regulation and the report ask for all their days at once
+-- (_allocation_consumptions): allocation_consumption's figure to the bit,
+-- for each of the two allocations on every day from a week before the
+-- period to a week after it (each day's window its own mix of hours rolled,
+-- stale and from the runs, its local midnight at :30 UTC), for an unknown
+-- allocation and for a NULL day.  :same counts the pairs (2 × 380 days + 2
+-- = 762), those with a figure above 0 (2 × (380 − 8): none up to 1 January,
+-- the start, whose window is empty; 744) and those whose figure differs by a
+-- bit (none).
+CREATE TEMP TABLE pairs AS
+SELECT row_number() OVER (ORDER BY a.id, d.d) AS n, a.id, d.d::date AS d
+  FROM (VALUES (900001::bigint), (900002), (999999)) a(id)
+ CROSS JOIN generate_series('2023-12-25'::date, '2025-01-07'::date, '1 day') d(d)
+ WHERE a.id < 999999 OR d.d = '2024-04-01'
+UNION ALL SELECT 1000, 900001, NULL;
+\set same 'SELECT count(*) AS pairs, count(*) FILTER (WHERE b.used > 0) AS counted, count(*) FILTER (WHERE pg_catalog.float8send(b.used) IS DISTINCT FROM pg_catalog.float8send(allocation_consumption(b.allocation_id, b.as_of))) AS differ FROM fairshare_internal._allocation_consumptions(ARRAY(SELECT p.id FROM pairs p ORDER BY p.n), ARRAY(SELECT p.d FROM pairs p ORDER BY p.n)) b'
+:same;
+
 -- rolled up to 2024-03-20 00:00 UTC
 SELECT cluster, rolled_to FROM refresh_rollups('k_ist', '2024-03-20 00:00+00');
 -- the core rollups hold every rolled hour (a first refresh: -infinity)
@@ -65,6 +83,7 @@ SELECT account, period_start, core_us FROM core_usage_monthly
 -- runs: the half hour 2 of run 1, the stale 9, the unrolled 8 and 6.5)
 SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS hybrid
   FROM allocations a WHERE a.account = 'gacc';
+:same;
 SELECT account, consumed FROM genci_report_at('2024-04-01') WHERE cluster = 'k_ist';
 -- RWTH per local month: January 30 + 480 = 510, February 80,
 -- March 9 + 8 + 6.5 = 23.5, April (begun at as_of) 0
@@ -93,6 +112,7 @@ UPDATE rollup_state SET retained_to = '2024-02-01 00:00+00' WHERE cluster = 'k_i
 DELETE FROM jobs WHERE cluster = 'k_ist' AND job_id IN ('gacc-2', 'racc-2');
 SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS after_retention
   FROM allocations a WHERE a.account = 'gacc';
+:same;
 SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30') WHERE cluster = 'k_ist' ORDER BY month;
 
 -- a mark for every cluster and hour (what TRUNCATE jobs leaves): the
@@ -101,6 +121,7 @@ SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30') WHER
 INSERT INTO rollup_dirty (cluster, hours) VALUES (NULL, '(,)');
 SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS all_marked
   FROM allocations a WHERE a.account = 'gacc';
+:same;
 SELECT month, consumed FROM rwth_monthly_usage_at('2024-04-01 00:00+05:30') WHERE cluster = 'k_ist' ORDER BY month;
 DELETE FROM rollup_dirty WHERE cluster IS NULL;
 
@@ -112,5 +133,16 @@ UPDATE partitions SET cores_per_node = 16 WHERE cluster = 'k_ist';
 -- run 3 at 16 cores: 10 h × 16 = 160, so 613.5 − 80 + 160 = 693.5
 SELECT allocation_consumption(a.allocation_id, '2024-04-01') AS after_cores_change
   FROM allocations a WHERE a.account = 'gacc';
+:same;
 ROLLBACK;
 RESET client_min_messages;
+
+-- _allocation_consumptions refuses arrays it cannot pair: NULL (22004),
+-- of different lengths (22023), an infinite day (22008)
+\set VERBOSITY sqlstate
+SELECT * FROM fairshare_internal._allocation_consumptions(NULL, '{2024-04-01}');
+SELECT * FROM fairshare_internal._allocation_consumptions('{1,2}', '{2024-04-01}');
+SELECT * FROM fairshare_internal._allocation_consumptions('{1}', '{infinity}');
+\set VERBOSITY default
+-- no pairs, no rows
+SELECT count(*) FROM fairshare_internal._allocation_consumptions('{}', '{}');

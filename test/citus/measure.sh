@@ -10,7 +10,10 @@
 #          the work is coordinator / (coordinator + workers)
 # and, for the aggregation every usage report runs, the partial states the
 # coordinator receives from the workers against the job rows the single
-# server aggregates.  Run by bash test/citus/run.sh
+# server aggregates.  The GENCI catch-up run (every check day of the
+# benchmark's allocations up to its instant) is measured in a transaction
+# rolled back, so that each repetition evaluates the same days.
+# MEASURE_ONLY=REGEX measures only the reports whose name matches.  Run by bash test/citus/run.sh
 # measure.  On 2 cores shared by four servers it cannot show a speed-up:
 # the workers are processes of one machine.
 set -uo pipefail
@@ -50,6 +53,7 @@ shards=$(val coordinator bench "SELECT count(*) FROM pg_dist_shard WHERE logical
 printf '\n%-34s %9s %9s %9s %9s %9s %7s\n' report "single" "citus" "cpu sgl" "cpu coord" "cpu wrks" "coord%"
 printf '%-34s %9s %9s %9s %9s %9s %7s\n' "" "wall ms" "wall ms" "ms" "ms" "ms" "share"
 while IFS='|' read -r name sql; do
+  [[ $name =~ ${MEASURE_ONLY:-.} ]] || continue
   for node in single coordinator; do
     : > "$work/$node.times"
     for _ in $(seq "$reps"); do
@@ -77,8 +81,10 @@ sshare_at|SELECT count(*) FROM fairshare.sshare_at('$as_of')
 sprio_at|SELECT count(*) FROM fairshare.sprio_at('$as_of')
 r_wlm_usage_at|SELECT count(*) FROM fairshare.r_wlm_usage_at('$as_of')
 genci_report_at|SELECT count(*) FROM fairshare.genci_report_at('$as_of'::date)
+apply_genci_regulation (catch-up)|BEGIN; CALL fairshare.apply_genci_regulation('$as_of'::date, 'bench'); ROLLBACK
 SQL
 
+[[ usage =~ ${MEASURE_ONLY:-.} ]] || exit 0
 # The rows the coordinator receives for the usage aggregation: each task
 # (one shard of jobs) sends one partial state per association with jobs in
 # that shard (Citus's EXPLAIN ANALYZE cannot show it: it fails on a

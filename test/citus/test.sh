@@ -493,6 +493,18 @@ grep -Eq "Query: .*sum\(" "$work/usage.plan" && grep -Eq 'sum\(remote_scan\.' "$
   && tap ok "EXPLAIN of the RWTH core-hours per month (r_wlm_usage_at): each project's months summed on the workers over every shard, the sums added on the coordinator" \
   || tap not "EXPLAIN of the RWTH core-hours per month: not summed on the workers" "$work/rwth.plan"
 
+# the GENCI report reads the runs of every allocation by one query over
+# the shards (_allocation_consumptions), not one per allocation: each
+# shard of jobs is asked once
+q coordinator demo -c "SET citus.log_remote_commands = on" -c "SET client_min_messages = log" \
+  -c "SELECT count(*) FROM fairshare.genci_report_at('$as_of'::date)" > "$work/genci.remote" 2>&1
+n_alloc=$(val coordinator demo "SELECT count(*) FROM fairshare.allocations WHERE policy = 'genci'")
+n_jobs=$(grep -c "issuing .*fairshare\.jobs_[0-9]" "$work/genci.remote")
+n_shards=$(grep -o "fairshare\.jobs_[0-9]*" "$work/genci.remote" | sort -u | wc -l)
+[ "$n_jobs" -gt 0 ] && [ "$n_jobs" = "$n_shards" ] \
+  && tap ok "genci_report_at on Citus: the runs of its $n_alloc allocations read by one query, one task for each of $n_shards shards" \
+  || tap not "genci_report_at on Citus: $n_jobs queries of the runs over $n_shards shards" "$work/genci.remote"
+
 # ---------------------------------------------------------------- bench
 echo "== benchmark centre at BENCH_SCALE=$scale"
 load_bench || exit 1
