@@ -371,6 +371,11 @@ LANGUAGE sql AS $$
                    CASE WHEN baseline THEN coalesce(c.base_from, c.tab) ELSE c.tab END AS f) s;
 $$;
 
+-- -v cases=a,b: only those cases (e.g. after a change to one area's C code)
+\if :{?cases}
+DELETE FROM bench.per_row_cases WHERE name <> ALL (string_to_array(:'cases', ','));
+\endif
+
 -- Each expression is the rule for these rows, or the benchmark stops.
 DO $$
 DECLARE

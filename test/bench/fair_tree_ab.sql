@@ -1,6 +1,7 @@
--- Two builds of fair_tree_factor in the same run: the installed library
--- against another one copied beside it under another name (the previous
--- build), over the bench.tree_N tables that bench_fair_tree.sql leaves,
+-- Two builds of fair_tree_factor and of pbs_fairshare_perc (the PBS tree) in
+-- the same run: the installed library against another one copied beside it
+-- under another name (the previous build), over the bench.tree_N tables that
+-- bench_fair_tree.sql leaves,
 -- interleaved with rank() over the same rows.  For a change to the C code,
 -- whose effect the load of a shared machine would otherwise hide:
 --
@@ -24,6 +25,11 @@ SELECT format('CREATE FUNCTION bench_old.%I(text, text, float8, float8, boolean%
                ('tree_depth', '', 'integer'), ('tree_order', '', 'bigint'),
                ('sshare_tree', ', text, float8', 'fairshare_internal._sshare_tree_row'),
                ('sshare_tree', ', text, float8, float8', 'fairshare_internal._sshare_tree_row')) v(f, extra, rt) \gexec
+-- the PBS tree's (pbs.c)
+SELECT format('CREATE FUNCTION bench_old.%I(text, text, float8, float8, boolean) RETURNS %s AS %L, %L LANGUAGE C WINDOW IMMUTABLE',
+              f, rt, '$libdir/' || :'old_lib', 'fs_' || f)
+  FROM (VALUES ('pbs_fairshare_perc', 'float8'), ('pbs_fairshare_usage', 'float8'), ('pbs_tree_usage', 'float8'),
+               ('pbs_fairshare_factor', 'float8'), ('pbs_fairshare_rank', 'bigint')) v(f, rt) \gexec
 ALTER FUNCTION bench_old.sshare_tree(text, text, float8, float8, boolean, text, float8) RENAME TO _sshare_tree;
 ALTER FUNCTION bench_old.sshare_tree(text, text, float8, float8, boolean, text, float8, float8) RENAME TO _sshare_tree;
 -- the node form (one composite argument per row; docs/fairshare.md#the-node-form)
@@ -90,10 +96,31 @@ SELECT format($q$DO $d$ BEGIN
     END IF;
     RAISE WARNING 'the two libraries agree on every output over %2$s associations';
 END $d$$q$, 'fairshare', n, 'bench_old', 'fairshare_internal') FROM ab_sizes ORDER BY n \gexec
+SELECT format($q$DO $d$ BEGIN
+    IF EXISTS (SELECT FROM (SELECT id, %1$s.pbs_fairshare_perc(id, parent_id, shares, usage, is_user) OVER w AS a1,
+                                   %1$s.pbs_fairshare_usage(id, parent_id, shares, usage, is_user) OVER w AS a2,
+                                   %1$s.pbs_tree_usage(id, parent_id, shares, usage, is_user) OVER w AS a3,
+                                   %1$s.pbs_fairshare_factor(id, parent_id, shares, usage, is_user) OVER w AS a4,
+                                   %1$s.pbs_fairshare_rank(id, parent_id, shares, usage, is_user) OVER w AS a5
+                              FROM bench.tree_%2$s t
+                            WINDOW w AS (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) x
+                      FULL JOIN
+                           (SELECT id, %3$s.pbs_fairshare_perc(id, parent_id, shares, usage, is_user) OVER w,
+                                   %3$s.pbs_fairshare_usage(id, parent_id, shares, usage, is_user) OVER w,
+                                   %3$s.pbs_tree_usage(id, parent_id, shares, usage, is_user) OVER w,
+                                   %3$s.pbs_fairshare_factor(id, parent_id, shares, usage, is_user) OVER w,
+                                   %3$s.pbs_fairshare_rank(id, parent_id, shares, usage, is_user) OVER w
+                              FROM bench.tree_%2$s t
+                            WINDOW w AS (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) y USING (id)
+                     WHERE x IS DISTINCT FROM y) THEN
+        RAISE EXCEPTION 'the two libraries differ over %2$s rows of the PBS tree';
+    END IF;
+    RAISE WARNING 'the two libraries agree on every PBS output over %2$s rows';
+END $d$$q$, 'fairshare', n, 'bench_old') FROM ab_sizes ORDER BY n \gexec
 \endif
 -- Timing in a fresh backend (the comparison above leaves its memory in
 -- this one): every round runs rank() and each build's five-argument and
--- node forms, interleaved, so that the load of a shared machine falls on
+-- node forms of Fair Tree and its PBS tree, interleaved, so that the load of a shared machine falls on
 -- all alike; each median against rank()'s in the same rounds, the ratio
 -- the median of the rounds' ratios (as bench.compare gives it).
 \c
@@ -106,24 +133,27 @@ DO $d$
 DECLARE
     s record;
     q text[];
-    w text[] := ARRAY['rank', 'five', 'five_old', 'node', 'node_old'];
+    w text[] := ARRAY['rank', 'five', 'five_old', 'node', 'node_old', 'pbs', 'pbs_old'];
 BEGIN
     FOR s IN SELECT n FROM ab_sizes ORDER BY n LOOP
         q := ARRAY[format('SELECT rank() OVER (ORDER BY usage) FROM bench.tree_%s', s.n),
                    format('SELECT fairshare.fair_tree_factor(id, parent_id, shares, usage, is_user) OVER () FROM bench.tree_%s', s.n),
                    format('SELECT bench_old.fair_tree_factor(id, parent_id, shares, usage, is_user) OVER () FROM bench.tree_%s', s.n),
                    format('SELECT fairshare.fair_tree_factor(ROW(id, parent_id, shares, usage, is_user)::fairshare.fair_tree_node) OVER () FROM bench.tree_%s', s.n),
-                   format('SELECT bench_old.fair_tree_factor(ROW(id, parent_id, shares, usage, is_user)::fairshare.fair_tree_node) OVER () FROM bench.tree_%s', s.n)];
+                   format('SELECT bench_old.fair_tree_factor(ROW(id, parent_id, shares, usage, is_user)::fairshare.fair_tree_node) OVER () FROM bench.tree_%s', s.n),
+                   format('SELECT fairshare.pbs_fairshare_perc(id, parent_id, shares, usage, is_user) OVER () FROM bench.tree_%s', s.n),
+                   format('SELECT bench_old.pbs_fairshare_perc(id, parent_id, shares, usage, is_user) OVER () FROM bench.tree_%s', s.n)];
         -- round 0 warms the caches and is not counted
         FOR i IN 0..current_setting('bench.reps')::int LOOP
-            FOR j IN 1..5 LOOP
+            FOR j IN 1..7 LOOP
                 INSERT INTO ab_rounds VALUES (s.n, i, w[j], bench.run_ms(q[j]));
             END LOOP;
         END LOOP;
     END LOOP;
 END $d$;
 SELECT CASE f.what WHEN 'five' THEN 'Fair Tree (this build), ' WHEN 'five_old' THEN 'Fair Tree (' || :'old_lib' || '), '
-                   WHEN 'node' THEN 'Fair Tree node form (this build), ' ELSE 'Fair Tree node form (' || :'old_lib' || '), ' END
+                   WHEN 'node' THEN 'Fair Tree node form (this build), ' WHEN 'node_old' THEN 'Fair Tree node form (' || :'old_lib' || '), '
+                   WHEN 'pbs' THEN 'pbs_fairshare_perc (this build), ' ELSE 'pbs_fairshare_perc (' || :'old_lib' || '), ' END
        || f.n AS measurement,
        round((bench.median(array_agg(f.ms)) / 1000)::numeric, 3) AS median_s,
        round((bench.median(array_agg(r.ms)) / 1000)::numeric, 3) AS rank_s,
