@@ -68,8 +68,6 @@
 
 #include <float.h>
 #include <math.h>
-#ifndef WIN32
-#endif
 
 #include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
@@ -257,7 +255,10 @@ tree_alloc(Size size)
 	return MemoryContextAllocHuge(CurrentMemoryContext, size);
 }
 
-/* (init_arena: fs_tree_arena; huge_alloc: fs_tree_huge_alloc; tree.c) */
+/*
+ * The ids' arena (fs_tree_arena) and the large arrays on huge pages
+ * (fs_tree_huge_alloc) are tree.c's, shared with the PBS tree.
+ */
 
 /*
  * Compare two ids as Slurm compares lineage segments: byte by byte, each id
@@ -918,8 +919,8 @@ tree_build(WindowObject winobj, Tree *t)
 		fs_tree_arena(&parents, t->n);
 		tree_read_rows(winobj, t, &parents, parent_off, id_hashes, parent_hashes);
 		/*
-		 * The nodes' memory, 64-aligned (huge_alloc), holds the id index,
-		 * then the walk's arrays, until the nodes are built in it: at 10^6
+		 * The nodes' memory, 64-aligned (fs_tree_huge_alloc), holds the id
+		 * index, then the walk's arrays, until the nodes are built in it: at 10^6
 		 * associations every fresh page cost a fault and zeroing by the
 		 * kernel (docs/performance.md#fair-tree), and only the pages touched
 		 * count in the backend's memory.

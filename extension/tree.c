@@ -16,6 +16,10 @@
  * fetches: each area checks every row in a callback, with its own messages,
  * in row order.
  *
+ * Both areas also take from here the memory their trees are built in: the
+ * arena of the ids (fs_tree_arena) and the large arrays on huge pages
+ * (fs_tree_huge_alloc); fairshare.h holds the index of the ids.
+ *
  * One pass over the partition, in pairs of rows.  Going over the partition
  * twice is expensive once it is larger than work_mem and the tuplestore sits
  * in a temporary file (a second pass starts by walking the file backwards
@@ -43,7 +47,9 @@
  */
 #include "postgres.h"
 
+#ifndef WIN32
 #include <sys/mman.h>
+#endif
 
 #include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
