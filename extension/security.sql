@@ -281,6 +281,11 @@ DECLARE
     user_functions text[] := ARRAY[
         'association_usage_at(timestamp with time zone)',
         '_association_usage(timestamp with time zone, boolean, text)',
+        -- the decay law as of an instant, piecewise over its changes
+        -- (docs/history.md#the-decay-as-of-an-instant)
+        '_association_usage(timestamp with time zone, boolean, text, timestamp with time zone)',
+        '_decay_law_changed(text, timestamp with time zone)',
+        '_clusters_decay_law_at(timestamp with time zone)',
         -- the checkpoints' rows it reads, a sparse one's with its base's
         '_checkpoint_rows(text[], timestamp with time zone[])',
         '_slurmctld_starts(text)',

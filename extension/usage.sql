@@ -168,6 +168,66 @@ $$;
 COMMENT ON FUNCTION @extschema@_internal._usage_reset_at(text, timestamptz, text, text, interval, timestamptz, timestamptz) IS
 '_usage_reset_at without slurmctld starts.';
 
+-- The decay law of a cluster: its decay mode, half-life, and the interval
+-- and factor of the step decay.  slurmctld keeps each association's usage
+-- as a running total that every pass decays with the half-life in force
+-- at that pass, so a change of the law decays the usage before it with the
+-- old law up to the change and with the new one after it: piecewise
+-- (docs/history.md#the-decay-as-of-an-instant).  The newest instant at or
+-- before up_to at which the cluster's law changed (NULL: it never did, or
+-- the scenario of the report running overrides the law, which then holds
+-- over the whole history).
+CREATE FUNCTION @extschema@_internal._decay_law_changed(cluster text, up_to timestamptz)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT pg_catalog.max(h.valid_to)
+      FROM @extschema@.settings_history h
+      JOIN @extschema@.clusters l ON l.cluster OPERATOR(pg_catalog.=) h.cluster
+      -- the version that followed (the live row when none is kept)
+      LEFT JOIN @extschema@.settings_history n
+        ON n.cluster OPERATOR(pg_catalog.=) h.cluster AND n.table_name OPERATOR(pg_catalog.=) 'clusters'
+       AND n.name OPERATOR(pg_catalog.=) '' AND n.valid_from OPERATOR(pg_catalog.=) h.valid_to
+     CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(l, h.settings) o
+     CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(l, COALESCE(n.settings, '{}'::jsonb)) v
+     WHERE h.cluster OPERATOR(pg_catalog.=) _decay_law_changed.cluster
+       AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
+       AND h.valid_to OPERATOR(pg_catalog.<=) _decay_law_changed.up_to
+       -- typed, so that '1 day' and '24 hours' are one law
+       AND ROW(o.decay_mode, o.decay_half_life, o.decay_interval, o.decay_factor)
+           IS DISTINCT FROM ROW(v.decay_mode, v.decay_half_life, v.decay_interval, v.decay_factor)
+       AND NOT @extschema@_internal._scenario_overrides(
+               h.cluster, ARRAY['decay_mode', 'decay_half_life', 'decay_interval', 'decay_factor']);
+END;
+COMMENT ON FUNCTION @extschema@_internal._decay_law_changed(text, timestamptz) IS
+'The newest instant at or before up_to at which a cluster''s decay law (mode, half-life, step interval and factor) changed; NULL when it never did or the scenario of the report running overrides it.';
+
+-- Every cluster's live row (with the scenario's overrides, as
+-- _clusters_scenario) with the decay law in force at as_of laid over it;
+-- its other settings stay the live ones (docs/history.md#the-decay-as-of-an-instant).
+CREATE FUNCTION @extschema@_internal._clusters_decay_law_at(as_of timestamptz)
+RETURNS SETOF @extschema@.clusters
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT r.*
+      FROM @extschema@_internal._clusters_scenario() c
+      LEFT JOIN @extschema@.settings_history h
+        ON h.cluster OPERATOR(pg_catalog.=) c.cluster AND h.table_name OPERATOR(pg_catalog.=) 'clusters'
+       AND h.name OPERATOR(pg_catalog.=) ''
+       AND h.valid_from OPERATOR(pg_catalog.<=) _clusters_decay_law_at.as_of
+       AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _clusters_decay_law_at.as_of)
+       AND NOT @extschema@_internal._scenario_overrides(
+               c.cluster, ARRAY['decay_mode', 'decay_half_life', 'decay_interval', 'decay_factor'])
+     CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c, COALESCE(
+               (SELECT pg_catalog.jsonb_object_agg(e.key, e.value)
+                  FROM pg_catalog.jsonb_each(h.settings) e
+                 WHERE e.key OPERATOR(pg_catalog.=) ANY (ARRAY['decay_mode', 'decay_half_life', 'decay_interval',
+                                                               'decay_factor'])),
+               '{}'::jsonb)) r;
+END;
+COMMENT ON FUNCTION @extschema@_internal._clusters_decay_law_at(timestamptz) IS
+'Every cluster''s row (with the overrides of the scenario of the report running) under the decay law in force at an instant.';
+
 -- Decayed usage (billing-seconds) and jobs of every user association with
 -- jobs, as of an instant, with its cluster's decay: of one cluster, or of
 -- every cluster when only_cluster is NULL.  A job counts from its start; a
@@ -200,6 +260,14 @@ COMMENT ON FUNCTION @extschema@_internal._usage_reset_at(text, timestamptz, text
 -- true (checkpoint_usage from_jobs), every cluster is read from the jobs
 -- alone.
 --
+-- The decay law (mode, half-life, step) is the one in force at decay_at
+-- (the 3-argument form: at as_of).  A cluster whose law changed at C <=
+-- decay_at, with no newer checkpoint, starts from C as from a checkpoint:
+-- the usage as of C under the law before C (this function at C, its law
+-- read at C - 1 microsecond, itself piecewise before C) decayed with the
+-- new law, plus the jobs' parts after C (docs/history.md#the-decay-as-of-an-instant).
+-- A checkpoint older than C is not used past C.
+--
 -- The jobs are aggregated first, per association, and the associations
 -- joined after (association_usage_at): one scan of the job table
 -- (parallel, hash-aggregated) instead of one index probe per association,
@@ -212,7 +280,8 @@ COMMENT ON FUNCTION @extschema@_internal._usage_reset_at(text, timestamptz, text
 -- checkpoints, resets and pass clusters found decide which branches run (a
 -- branch whose condition is false is dropped from the plan), and the
 -- planner sees how few jobs end after the oldest checkpoint.
-CREATE FUNCTION @extschema@_internal._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
+CREATE FUNCTION @extschema@_internal._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text,
+                                                       decay_at timestamptz)
 RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint, pass_usage float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -228,6 +297,15 @@ DECLARE
     cp_from timestamptz[] := '{}';
     cp_decay float8[] := '{}';
     since timestamptz;
+    -- the decay law's instant, and per cluster whose law changed by then
+    -- (and has no checkpoint since) the instant C of the newest change:
+    -- such a cluster starts from C (its rows: this function at C), and
+    -- is among cp_clusters too; ck_*: the checkpoints proper
+    law_at timestamptz := COALESCE(_association_usage.decay_at, _association_usage.as_of);
+    bd_clusters text[] := '{}';
+    bd_times timestamptz[] := '{}';
+    ck_clusters text[] := '{}';
+    ck_times timestamptz[] := '{}';
     -- the clusters whose usage was reset by as_of: the reset instant, and
     -- where their jobs start to count (same order)
     rs_clusters text[] := '{}';
@@ -281,27 +359,31 @@ BEGIN
                                                _association_usage.as_of, st.starts) AS reset_at
               -- the decay of the scenario of the report running, if any
               -- (docs/history.md#the-policy-lab)
-              FROM @extschema@_internal._clusters_scenario() c
+              FROM @extschema@_internal._clusters_decay_law_at(law_at) c
              CROSS JOIN LATERAL (SELECT CASE WHEN c.decay_mode = 'slurm_passes'
                                              THEN @extschema@_internal._slurmctld_starts(c.cluster) END AS starts) st
              WHERE _association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster) x;
     -- whether a 'slurm_passes' cluster has slurmctld starts
     any_st := EXISTS (SELECT FROM @extschema@.slurmctld_starts s WHERE s.cluster = ANY (ps_clusters));
+    -- per cluster, the newest change of its decay law by law_at (none
+    -- before a reset after it: the usage then starts from the reset)
+    SELECT COALESCE(array_agg(b.cluster ORDER BY b.cluster), '{}'), COALESCE(array_agg(b.at ORDER BY b.cluster), '{}')
+      INTO bd_clusters, bd_times
+      FROM (SELECT c.cluster, @extschema@_internal._decay_law_changed(c.cluster, law_at) AS at
+              FROM @extschema@.clusters c
+             WHERE _association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster) b
+     WHERE b.at IS NOT NULL
+       AND NOT COALESCE(rs_at[array_position(rs_clusters, b.cluster)] > b.at, false);
     IF NOT _association_usage.checkpointing THEN
-        -- per cluster, the newest valid checkpoint at or before as_of
+        -- per cluster, the newest valid checkpoint at or before as_of, and
+        -- not before the newest change of its decay law
         SELECT COALESCE(array_agg(k.cluster ORDER BY k.cluster), '{}'),
-               COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}'),
-               COALESCE(array_agg(CASE WHEN c.decay_mode = 'slurm_passes'
-                                       THEN @extschema@.slurm_last_pass(k.as_of, c.priority_calc_period,
-                                                                        c.priority_last_decay,
-                                                                        @extschema@_internal._slurmctld_starts(c.cluster))
-                                       ELSE k.as_of END ORDER BY k.cluster), '{}'),
-               COALESCE(array_agg(w.decay ORDER BY k.cluster), '{}'),
-               min(k.as_of)
-          INTO cp_clusters, cp_times, cp_from, cp_decay, since
+               COALESCE(array_agg(k.as_of ORDER BY k.cluster), '{}')
+          INTO ck_clusters, ck_times
           FROM (SELECT DISTINCT ON (x.cluster) x.cluster, x.as_of
                   FROM @extschema@.usage_checkpoints x
                  WHERE x.invalidated_at IS NULL AND x.as_of <= _association_usage.as_of
+                   AND x.as_of >= COALESCE(bd_times[array_position(bd_clusters, x.cluster)], '-infinity')
                    AND (_association_usage.only_cluster IS NULL OR x.cluster = _association_usage.only_cluster)
                    -- a scenario's other decay, billing or UsageFactor:
                    -- the checkpoint's usage was computed with the live ones,
@@ -311,7 +393,29 @@ BEGIN
                                             'priority_calc_period', 'usage_reset_period', 'usage_last_reset',
                                             'billing_weights', 'billing_mode', 'usage_factor'])
                  ORDER BY x.cluster, x.as_of DESC) k
-          JOIN @extschema@.clusters c ON c.cluster = k.cluster
+         -- a reset after T0 leaves nothing of what the checkpoint holds
+         WHERE NOT COALESCE(rs_at[array_position(rs_clusters, k.cluster)] > k.as_of, false);
+    END IF;
+    -- the changes of the law newer than the checkpoint (or without one)
+    SELECT COALESCE(array_agg(b.cluster ORDER BY b.cluster), '{}'), COALESCE(array_agg(b.at ORDER BY b.cluster), '{}')
+      INTO bd_clusters, bd_times
+      FROM unnest(bd_clusters, bd_times) b(cluster, at)
+     WHERE b.cluster <> ALL (ck_clusters);
+    cp_clusters := ck_clusters || bd_clusters;
+    cp_times := ck_times || bd_times;
+    IF cardinality(cp_clusters) > 0 THEN
+        -- where the jobs' parts after T0 start, and the decay from T0 to
+        -- as_of under the law of law_at (same order)
+        SELECT array_agg(CASE WHEN c.decay_mode = 'slurm_passes'
+                              THEN @extschema@.slurm_last_pass(k.as_of, c.priority_calc_period,
+                                                               c.priority_last_decay,
+                                                               @extschema@_internal._slurmctld_starts(c.cluster))
+                              ELSE k.as_of END ORDER BY k.o),
+               array_agg(w.decay ORDER BY k.o),
+               min(k.as_of)
+          INTO cp_from, cp_decay, since
+          FROM unnest(cp_clusters, cp_times) WITH ORDINALITY k(cluster, as_of, o)
+          JOIN @extschema@_internal._clusters_decay_law_at(law_at) c ON c.cluster = k.cluster
          CROSS JOIN LATERAL (
                SELECT COALESCE(
                         @extschema@.decayed_usage(one.u, k.as_of, k.as_of, _association_usage.as_of, c.decay_half_life)
@@ -326,9 +430,7 @@ BEGIN
                             one.u, k.as_of, _association_usage.as_of, c.decay_half_life, c.priority_calc_period,
                             c.priority_last_decay, @extschema@_internal._slurmctld_starts(c.cluster))
                           FILTER (WHERE c.decay_mode = 'slurm_passes')) AS decay
-                 FROM (VALUES (1::float8)) one (u)) w
-         -- a reset after T0 leaves nothing of what the checkpoint holds
-         WHERE NOT COALESCE(rs_at[array_position(rs_clusters, k.cluster)] > k.as_of, false);
+                 FROM (VALUES (1::float8)) one (u)) w;
     END IF;
     IF cardinality(cp_clusters) > 0 OR _association_usage.only_cluster IS NOT NULL THEN
         SELECT COALESCE(array_agg(c.cluster), '{}') INTO full_clusters
@@ -399,7 +501,7 @@ BEGIN
                           LEFT JOIN @extschema@.qos q ON q.cluster = j.cluster AND q.qos = j.qos) b
                   -- the half-life of the scenario of the report running, if
                   -- any (docs/history.md#the-policy-lab)
-                  JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = b.cluster
+                  JOIN @extschema@_internal._clusters_decay_law_at(law_at) c ON c.cluster = b.cluster
                   -- the cluster's slurmctld starts, one array per cluster,
                   -- hash-joined: the same array for each of its jobs (an
                   -- array made per row, a slice of one of every start,
@@ -453,7 +555,17 @@ BEGIN
                r.jobs
           -- (a sparse checkpoint completed with its base's rows:
           -- docs/design.md#sparse-checkpoints)
-          FROM @extschema@_internal._checkpoint_rows(cp_clusters, cp_times) r
+          FROM (SELECT x.cluster, x.account, x.user_name, x.raw_usage, x.jobs, x.pass_usage
+                  FROM @extschema@_internal._checkpoint_rows(ck_clusters, ck_times) x
+                 WHERE cardinality(ck_clusters) > 0
+                UNION ALL
+                -- the usage as of the change of the law, under the law
+                -- before it (bounded by the changes kept: one call each)
+                SELECT x.cluster, x.account, x.user_name, x.raw_usage, x.jobs, x.pass_usage
+                  FROM unnest(bd_clusters, bd_times) b(cluster, at)
+                 CROSS JOIN LATERAL @extschema@_internal._association_usage(
+                           b.at, _association_usage.checkpointing, b.cluster, b.at - interval '1 microsecond') x
+                 WHERE cardinality(bd_clusters) > 0) r
          WHERE any_cp
     )
     SELECT COALESCE(a.cluster, k.cluster), COALESCE(a.account, k.account), COALESCE(a.user_name, k.user_name),
@@ -466,8 +578,22 @@ BEGIN
       FULL JOIN kept k ON k.cluster = a.cluster AND k.account = a.account AND k.user_name = a.user_name;
 END
 $$;
+COMMENT ON FUNCTION @extschema@_internal._association_usage(timestamptz, boolean, text, timestamptz) IS
+'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL), under the decay law of decay_at (NULL: as_of), piecewise over its changes, and for slurm_passes clusters the usage as their last pass left it: for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
+
+-- The same under the decay law of as_of (every caller but the function
+-- itself, which reads the usage at a change of the law under the law
+-- before it).
+CREATE FUNCTION @extschema@_internal._association_usage(as_of timestamptz, checkpointing boolean, only_cluster text)
+RETURNS TABLE (cluster text, account text, user_name text, raw_usage float8, jobs bigint, pass_usage float8)
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT u.cluster, u.account, u.user_name, u.raw_usage, u.jobs, u.pass_usage
+      FROM @extschema@_internal._association_usage(_association_usage.as_of, _association_usage.checkpointing,
+                                                   _association_usage.only_cluster, NULL::timestamptz) u;
+END;
 COMMENT ON FUNCTION @extschema@_internal._association_usage(timestamptz, boolean, text) IS
-'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL), and for slurm_passes clusters the usage as their last pass left it: for association_usage_at (checkpointing false) from valid usage checkpoints where there are, for checkpoint_usage (true) from the jobs alone.';
+'Decayed usage and jobs of every user association with jobs as of an instant (of one cluster, or every cluster for NULL), under the decay law as of it: _association_usage with decay_at NULL.';
 
 -- Decayed usage (billing-seconds) of every user association as of an
 -- instant, under its cluster's decay, from the cluster's usage checkpoint

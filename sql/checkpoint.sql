@@ -7,6 +7,9 @@
 -- alters what a checkpoint holds must invalidate it.
 SET search_path = public, fairshare;
 SET timezone = 'UTC';
+-- The settings changed below hold from before every job here (the decay
+-- law is read as of each instant: docs/history.md#the-decay-as-of-an-instant).
+SET fairshare.tree_change_at = '2000-01-01 00:00+00';
 SET extra_float_digits = 0;
 
 -- ---------------------------------------------------------------------------

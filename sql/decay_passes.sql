@@ -10,6 +10,9 @@
 SET search_path = public, fairshare;
 SET extra_float_digits = 0;
 SET timezone = 'UTC';
+-- The settings changed below hold from before every job here (the decay
+-- law is read as of each instant: docs/history.md#the-decay-as-of-an-instant).
+SET fairshare.tree_change_at = '2000-01-01 00:00+00';
 
 -- ---------------------------------------------------------------------------
 -- 1. The aggregate, one job by hand: billing 2 over [12:00:30, 12:03:15].
@@ -299,9 +302,8 @@ SELECT fairshare_internal._usage_reset_at('WEEKLY', NULL, 'Europe/Paris', 'exact
 -- ---------------------------------------------------------------------------
 -- (the settings are read as of as_of: the changes are recorded at 12:00,
 -- before it, docs/history.md#the-history-of-the-settings; the versions
--- the earlier sections wrote start at the real instant of their change,
--- and a version never starts before the last one, so they are set aside:
--- a row without versions is its live row at every instant)
+-- the earlier sections wrote are set aside: a row without versions is its
+-- live row at every instant)
 DELETE FROM settings_history WHERE cluster = 'sp';
 SET fairshare.tree_change_at = '2024-06-01 12:00:00+00';
 UPDATE clusters SET fairshare_algorithm = 'classic' WHERE cluster = 'sp';
@@ -310,7 +312,7 @@ SELECT account, user_name, round(fairshare::numeric, 6) AS fairshare
 UPDATE clusters SET fairshare_dampening = 2 WHERE cluster = 'sp';     -- 2^(-1/2) = 0.707107
 SELECT account, user_name, round(fairshare::numeric, 6) AS fairshare
   FROM sshare_at('2024-06-01 12:05:00+00') WHERE cluster = 'sp' AND depth = 0;
-RESET fairshare.tree_change_at;
+SET fairshare.tree_change_at = '2000-01-01 00:00+00';   -- the suite's (above)
 
 -- ---------------------------------------------------------------------------
 -- 7. slurmctld restarts (docs/decay.md#slurmctld-restarts).  A start is a

@@ -37,6 +37,9 @@ SELECT user_name, raw_usage FROM association_usage_at('2024-06-10 03:00+00') WHE
 --   job 2 over [T-3h, T-2h]: 21600 × 86400/3600/ln 2 × 2^(-2/24) × (1 - 2^(-1/24)) = 20096.089384 (checked below)
 --   ann: 93486.6386496048 + 20096.089384 = 113582.728034
 --   bob over [T-1h, T]:      14400 × 86400/3600/ln 2 × (1 - 2^(-1/24)) = 14194.0433622855
+-- (from before the jobs: the decay law is read as of each instant,
+-- docs/history.md#the-decay-as-of-an-instant)
+SET fairshare.tree_change_at = '2024-01-01 00:00+00';
 UPDATE clusters SET decay_half_life = '1 day' WHERE cluster = 'uv';
 SELECT user_name, round(raw_usage::numeric, 6) AS raw_usage FROM association_usage_at('2024-06-10 00:00+00')
  WHERE cluster = 'uv' ORDER BY user_name;
@@ -52,6 +55,7 @@ SELECT user_name, round(raw_usage::numeric, 6) AS raw_usage FROM association_usa
 --   job 2 [T-3h, T-2h] one midnight: 21600 × 0.5 = 10800 → ann 75600
 --   bob [T-1h, T) one midnight: 14400 × 0.5 = 7200
 UPDATE clusters SET decay_mode = 'step', decay_interval = '1 day', decay_factor = 0.5 WHERE cluster = 'uv';
+RESET fairshare.tree_change_at;
 SELECT user_name, raw_usage FROM association_usage_at('2024-06-10 00:00+00') WHERE cluster = 'uv' ORDER BY user_name;
 
 -- the view is the function at now(): the same rows
