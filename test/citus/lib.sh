@@ -60,13 +60,13 @@ load_bench() {
 }
 
 # usage_query DB AS_OF: the query every usage report runs,
-# _association_usage's own RETURN QUERY, with its PL/pgSQL variables
+# _association_usage's own RETURN QUERY (the 4-argument form's), with its PL/pgSQL variables
 # replaced by the values a call without checkpoints, resets or Slurm passes
 # gives them (each its declared default, NULL without one; any_full true,
 # the other flags false), and as_of by AS_OF: a statement to EXPLAIN
 usage_query() {
   val coordinator "$1" "SELECT prosrc FROM pg_proc
-                         WHERE oid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure" |
+                         WHERE oid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure" |
   AS_OF=$2 perl -e '
     my $src = do { local $/; <STDIN> };
     my ($decl) = $src =~ /\bDECLARE\b(.*?)\nBEGIN\b/s;
@@ -82,5 +82,8 @@ usage_query() {
     }
     for my $n (sort { length $b <=> length $a } keys %v) { $q =~ s/(?<![\w.])(?<!AS )\b$n\b/$v{$n}/g; }
     $q =~ s/_association_usage\.as_of/(\x27$ENV{AS_OF}\x27::timestamptz)/g;
+    # a call of association_usage_at: the law of as_of, no checkpointing
+    $q =~ s/_association_usage\.decay_at/(NULL::timestamptz)/g;
+    $q =~ s/_association_usage\.checkpointing/false/g;
     print $q, "\n";'
 }

@@ -34,7 +34,7 @@ SELECT is((SELECT p.pronargdefaults::int FROM pg_catalog.pg_proc p
 SELECT volatility_is('fairshare_internal', '_association_usage', ARRAY['timestamp with time zone', 'boolean', 'text'], 'stable',
                      '_association_usage is STABLE (it reads tables)');
 SELECT is((SELECT p.proparallel FROM pg_catalog.pg_proc p
-            WHERE p.oid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure),
+            WHERE p.oid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure),
           's', '_association_usage is PARALLEL SAFE');
 SELECT volatility_is('fairshare', 'association_usage_at', ARRAY['timestamp with time zone'], 'stable',
                      'association_usage_at is still STABLE');
@@ -305,10 +305,10 @@ CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:20+00');
 SET LOCAL track_functions = 'pl';
 CREATE TEMP TABLE usage_calls AS
 SELECT COALESCE((SELECT calls FROM pg_stat_xact_user_functions
-                  WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure), 0) AS n;
+                  WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure), 0) AS n;
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:30+00');
 SELECT is((SELECT calls FROM pg_stat_xact_user_functions
-            WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
+            WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure)
           - (SELECT n FROM usage_calls), 1::bigint,
           'under the lock, nothing changed: the usage computed once, for the rows (the factors read them)');
 -- the factors from the rows written equal sshare_at's FairShare, computed
@@ -348,11 +348,11 @@ END $f$;
 CREATE TRIGGER late_nice AFTER INSERT ON fairshare.usage_checkpoint_rows
     FOR EACH STATEMENT EXECUTE FUNCTION public.late_nice();
 UPDATE usage_calls SET n = (SELECT calls FROM pg_stat_xact_user_functions
-                             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure);
+                             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure);
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:35+00');
 DROP TRIGGER late_nice ON fairshare.usage_checkpoint_rows;
 SELECT is((SELECT calls FROM pg_stat_xact_user_functions
-            WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
+            WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure)
           - (SELECT n FROM usage_calls), 1::bigint,
           'under the lock, only a nice written in between: the rows stand (usage computed once for them)');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tshort}', '{2026-03-01 00:35+00}')
@@ -368,11 +368,11 @@ END $f$;
 CREATE TRIGGER late_end AFTER INSERT ON fairshare.usage_checkpoint_rows
     FOR EACH STATEMENT EXECUTE FUNCTION public.late_end();
 UPDATE usage_calls SET n = (SELECT calls FROM pg_stat_xact_user_functions
-                             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure);
+                             WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure);
 CALL fairshare.checkpoint_usage('tshort', '2026-03-01 00:40+00');
 DROP TRIGGER late_end ON fairshare.usage_checkpoint_rows;
 SELECT cmp_ok((SELECT calls FROM pg_stat_xact_user_functions
-                WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text)'::regprocedure)
+                WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure)
               - (SELECT n FROM usage_calls), '>', 1::bigint,
               'under the lock, a run read has ended in between: the usage computed again');
 SELECT results_eq($$SELECT user_name, raw_usage, jobs FROM fairshare_internal._checkpoint_rows('{tshort}', '{2026-03-01 00:40+00}')
