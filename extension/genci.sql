@@ -264,10 +264,15 @@ BEGIN
         -- whole hours of it the rollups answer, as account_core_hours
         -- reads them
         SELECT x.i, al.allocation_id, al.cluster, al.account, w.since, w.until,
-               @extschema@_internal._core_rolled(al.cluster, w.since, w.until, ARRAY[w.since, w.until]) AS rolled
+               -- (none for a cluster without core rollups, asked once for
+               -- it rather than once per pair: 0.5 ms a pair)
+               CASE WHEN cr.cluster IS NULL THEN '{}'::tstzmultirange
+                    ELSE @extschema@_internal._core_rolled(al.cluster, w.since, w.until, ARRAY[w.since, w.until]) END
+                 AS rolled
           FROM x
           JOIN @extschema@.allocations al ON al.allocation_id = x.allocation_id
           JOIN @extschema@.clusters c ON c.cluster = al.cluster
+          LEFT JOIN @extschema@.core_rollup_state cr ON cr.cluster = al.cluster
          CROSS JOIN LATERAL (SELECT al.period_start::timestamp AT TIME ZONE c.timezone AS since,
                                     least(x.as_of, al.period_end + 1)::timestamp AT TIME ZONE c.timezone AS until) w
          WHERE x.as_of IS NOT NULL AND least(x.as_of, al.period_end + 1) > al.period_start
@@ -292,26 +297,41 @@ BEGIN
          CROSS JOIN LATERAL unnest(u.unrolled) r(r)
          CROSS JOIN LATERAL (VALUES (lower(r.r)), (upper(r.r))) b(b)
          GROUP BY u.allocation_id, u.cluster, u.account
+    ), g AS MATERIALIZED (
+        -- each piece of those unions, with the node shapes of its cluster's
+        -- partitions and its GPU factor, those of the scenario of the report
+        -- running if any (docs/history.md#the-policy-lab), as arrays each
+        -- run looks its partition up in.  Joined to the runs as relations,
+        -- the partitions were joined to the pieces first (the planner
+        -- expects one row of a CTE's join) and each allocation's runs were
+        -- read once per partition of its cluster; and the pieces are
+        -- materialized, so that each probe of the runs' index has its
+        -- bounds (docs/performance.md#genci-and-rwth-from-the-rollups)
+        SELECT s.allocation_id, s.cluster, s.account, s.cuts, lower(r.r) AS lo, upper(r.r) AS hi,
+               pa.names, pa.whole_node, pa.cores_per_node, c.gpu_hour_factor
+          FROM s
+         CROSS JOIN LATERAL unnest(s.span) r(r)
+          JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = s.cluster
+          LEFT JOIN (SELECT p.cluster, array_agg(p.partition) AS names, array_agg(p.whole_node) AS whole_node,
+                            array_agg(p.cores_per_node) AS cores_per_node
+                       FROM @extschema@_internal._partitions_scenario() p
+                      GROUP BY p.cluster) pa ON pa.cluster = s.cluster
     ), runs AS MATERIALIZED (
-        -- the runs in that union, billed as account_core_hours bills them
-        -- and cut at the bounds, summed by allocation and piece (on Citus,
-        -- on the workers); a join rather than a subquery per allocation, so
+        -- the runs in those pieces, billed as account_core_hours bills them
+        -- (a run's partition is one of its cluster's: a foreign key) and
+        -- cut at the bounds, summed by allocation and piece (on Citus, on
+        -- the workers); a join rather than a subquery per allocation, so
         -- that Citus can plan it, as _rwth_usage's
         SELECT g.allocation_id, y.k, sum(y.core_us) AS core_us
-          FROM (SELECT s.allocation_id, s.cluster, s.account, s.cuts, lower(r.r) AS lo, upper(r.r) AS hi
-                  FROM s CROSS JOIN LATERAL unnest(s.span) r(r)) g
+          FROM g
           JOIN @extschema@.jobs j
             ON j.cluster = g.cluster AND j.account = g.account
            AND j.start_time IS NOT NULL AND j.start_time < g.hi
            AND coalesce(j.end_time, 'infinity'::timestamptz) > g.lo
-          -- the node shapes and GPU factor of the scenario of the report
-          -- running, if any (docs/history.md#the-policy-lab)
-          JOIN @extschema@_internal._partitions_scenario() pa
-            ON pa.cluster = j.cluster AND pa.partition = j.partition
-          JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = j.cluster
+         CROSS JOIN LATERAL (SELECT array_position(g.names, j.partition) AS i) pi
          CROSS JOIN LATERAL @extschema@_internal._core_cut(
-                @extschema@_internal._core_billed(j.cpus, j.exclusive OR pa.whole_node, j.nodes, pa.cores_per_node,
-                                                  j.gpus, c.gpu_hour_factor),
+                @extschema@_internal._core_billed(j.cpus, j.exclusive OR g.whole_node[pi.i], j.nodes, g.cores_per_node[pi.i],
+                                                  j.gpus, g.gpu_hour_factor),
                 greatest(j.start_time, g.lo), least(coalesce(j.end_time, 'infinity'::timestamptz), g.hi), g.cuts) y
          GROUP BY g.allocation_id, y.k
     ), rn AS MATERIALIZED (
