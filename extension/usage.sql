@@ -202,15 +202,18 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._decay_law_changed(text, timestamptz) IS
 'The newest instant at or before up_to at which a cluster''s decay law (mode, half-life, step interval and factor) changed; NULL when it never did or the scenario of the report running overrides it.';
 
--- Every cluster's live row (with the scenario's overrides, as
--- _clusters_scenario) with the decay law in force at as_of laid over it;
--- its other settings stay the live ones (docs/history.md#the-decay-as-of-an-instant).
+-- Every cluster's live row with the decay law in force at as_of laid over
+-- it, and the scenario's overrides over both (as _clusters_scenario); its
+-- other settings stay the live ones (docs/history.md#the-decay-as-of-an-instant).
 CREATE FUNCTION @extschema@_internal._clusters_decay_law_at(as_of timestamptz)
 RETURNS SETOF @extschema@.clusters
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
+    -- the table's row (typed: Citus sends this to the workers, and a
+    -- function's row laid over would be an anonymous record there), the
+    -- law of as_of over it, the scenario's overrides over both
     SELECT r.*
-      FROM @extschema@_internal._clusters_scenario() c
+      FROM @extschema@.clusters c
       LEFT JOIN @extschema@.settings_history h
         ON h.cluster OPERATOR(pg_catalog.=) c.cluster AND h.table_name OPERATOR(pg_catalog.=) 'clusters'
        AND h.name OPERATOR(pg_catalog.=) ''
@@ -223,7 +226,8 @@ BEGIN ATOMIC
                   FROM pg_catalog.jsonb_each(h.settings) e
                  WHERE e.key OPERATOR(pg_catalog.=) ANY (ARRAY['decay_mode', 'decay_half_life', 'decay_interval',
                                                                'decay_factor'])),
-               '{}'::jsonb)) r;
+               '{}'::jsonb)
+               OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(c.cluster, 'clusters', '')) r;
 END;
 COMMENT ON FUNCTION @extschema@_internal._clusters_decay_law_at(timestamptz) IS
 'Every cluster''s row (with the overrides of the scenario of the report running) under the decay law in force at an instant.';
