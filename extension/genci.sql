@@ -306,7 +306,7 @@ BEGIN
         -- expects one row of a CTE's join) and each allocation's runs were
         -- read once per partition of its cluster; and the pieces are
         -- materialized, so that each probe of the runs' index has its
-        -- bounds (docs/performance.md#genci-and-rwth-from-the-rollups)
+        -- bounds (docs/performance.md#genci-and-rwth-reports)
         SELECT s.allocation_id, s.cluster, s.account, s.cuts, lower(r.r) AS lo, upper(r.r) AS hi,
                pa.names, pa.whole_node, pa.cores_per_node, c.gpu_hour_factor
           FROM s

@@ -221,12 +221,16 @@ BEGIN ATOMIC
        AND (h.valid_to IS NULL OR h.valid_to OPERATOR(pg_catalog.>) _clusters_decay_law_at.as_of)
        AND NOT @extschema@_internal._scenario_overrides(
                c.cluster, ARRAY['decay_mode', 'decay_half_life', 'decay_interval', 'decay_factor'])
-     CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c, COALESCE(
-               (SELECT pg_catalog.jsonb_object_agg(e.key, e.value)
-                  FROM pg_catalog.jsonb_each(h.settings) e
-                 WHERE e.key OPERATOR(pg_catalog.=) ANY (ARRAY['decay_mode', 'decay_half_life', 'decay_interval',
-                                                               'decay_factor'])),
-               '{}'::jsonb)
+     -- (a version holds every column: _settings_of.  No subquery here: a
+     -- correlated one is parallel restricted, and the usage's scan of the
+     -- runs, which joins this, ran serial at twice the time)
+     CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(c,
+               CASE WHEN h.settings IS NULL THEN '{}'::jsonb
+                    ELSE pg_catalog.jsonb_build_object(
+                           'decay_mode', h.settings OPERATOR(pg_catalog.->) 'decay_mode',
+                           'decay_half_life', h.settings OPERATOR(pg_catalog.->) 'decay_half_life',
+                           'decay_interval', h.settings OPERATOR(pg_catalog.->) 'decay_interval',
+                           'decay_factor', h.settings OPERATOR(pg_catalog.->) 'decay_factor') END
                OPERATOR(pg_catalog.||) @extschema@_internal._scenario_settings(c.cluster, 'clusters', '')) r;
 END;
 COMMENT ON FUNCTION @extschema@_internal._clusters_decay_law_at(timestamptz) IS
