@@ -312,8 +312,9 @@ BEGIN
           FROM s
          CROSS JOIN LATERAL unnest(s.span) r(r)
           JOIN @extschema@_internal._clusters_scenario() c ON c.cluster = s.cluster
-          LEFT JOIN (SELECT p.cluster, array_agg(p.partition) AS names, array_agg(p.whole_node) AS whole_node,
-                            array_agg(p.cores_per_node) AS cores_per_node
+          LEFT JOIN (SELECT p.cluster, array_agg(p.partition ORDER BY p.partition) AS names,
+                            array_agg(p.whole_node ORDER BY p.partition) AS whole_node,
+                            array_agg(p.cores_per_node ORDER BY p.partition) AS cores_per_node
                        FROM @extschema@_internal._partitions_scenario() p
                       GROUP BY p.cluster) pa ON pa.cluster = s.cluster
     ), runs AS MATERIALIZED (
