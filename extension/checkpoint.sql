@@ -499,9 +499,10 @@ BEGIN ATOMIC
              FROM (VALUES (1::float8)) one (u)) w
      WHERE (_checkpoint_sparse_plan.cluster IS NULL OR c.cluster OPERATOR(pg_catalog.=) _checkpoint_sparse_plan.cluster)
        AND c.decay_mode OPERATOR(pg_catalog.<>) 'slurm_passes'
-       -- one decay law from the base to as_of: no change of it between
-       -- (the usage is piecewise over them, docs/history.md#the-decay-as-of-an-instant)
-       AND NOT COALESCE(@extschema@_internal._decay_law_changed(c.cluster, _checkpoint_sparse_plan.as_of)
+       -- one decay law and UsageFactor from the base to as_of: no change
+       -- of them between (the usage is piecewise over them,
+       -- docs/history.md#the-decay-as-of-an-instant)
+       AND NOT COALESCE(@extschema@_internal._usage_law_changed(c.cluster, _checkpoint_sparse_plan.as_of)
                         OPERATOR(pg_catalog.>) COALESCE(k.base, k.as_of), false)
        AND NOT COALESCE(@extschema@_internal._usage_reset_at(c.usage_reset_period, c.usage_last_reset, c.timezone,
                                                     c.decay_mode, c.priority_calc_period, c.priority_last_decay,

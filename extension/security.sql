@@ -286,6 +286,9 @@ DECLARE
         '_association_usage(timestamp with time zone, boolean, text, timestamp with time zone)',
         '_decay_law_changed(text, timestamp with time zone)',
         '_clusters_decay_law_at(timestamp with time zone)',
+        -- and over the changes of a QOS's UsageFactor
+        '_usage_factor_changed(text, timestamp with time zone)',
+        '_usage_law_changed(text, timestamp with time zone)',
         -- the checkpoints' rows it reads, a sparse one's with its base's
         '_checkpoint_rows(text[], timestamp with time zone[])',
         '_slurmctld_starts(text)',

@@ -7,19 +7,30 @@
 
 -- Billing rate of every job (billable TRES per second, × QOS UsageFactor).
 -- Pending jobs carry their requested TRES; jobs without a TRES string are
--- billed by their CPU count.
+-- billed by their CPU count.  A run is billed with its partition's weights
+-- and mode of its start, as slurmctld computes a job's billable TRES once
+-- when it starts (docs/history.md#usagefactor-and-billing-weights-as-of-an-instant);
+-- the UsageFactor is the QOS's present one.
 CREATE VIEW @extschema@.job_billing AS
 SELECT j.cluster, j.job_id, j.user_name, j.account, j.partition, j.state,
        j.start_time, j.end_time,
        @extschema@.tres_billing(COALESCE(j.tres, 'cpu=' OPERATOR(pg_catalog.||) j.cpus),
-                                p.billing_weights, p.billing_mode)
+                                CASE WHEN v.settings IS NULL THEN p.billing_weights
+                                     ELSE v.settings OPERATOR(pg_catalog.->>) 'billing_weights' END,
+                                CASE WHEN v.settings IS NULL THEN p.billing_mode
+                                     ELSE v.settings OPERATOR(pg_catalog.->>) 'billing_mode' END)
          OPERATOR(pg_catalog.*) COALESCE(q.usage_factor, 1) AS billing
   FROM @extschema@.jobs j
   JOIN @extschema@.partitions p
     ON p.cluster OPERATOR(pg_catalog.=) j.cluster AND p.partition OPERATOR(pg_catalog.=) j.partition
+  -- the partition's version at the run's start, where it changed since
+  LEFT JOIN @extschema@.settings_history v
+    ON v.cluster OPERATOR(pg_catalog.=) j.cluster AND v.table_name OPERATOR(pg_catalog.=) 'partitions'
+   AND v.name OPERATOR(pg_catalog.=) j.partition AND v.valid_to IS NOT NULL
+   AND j.start_time OPERATOR(pg_catalog.>=) v.valid_from AND j.start_time OPERATOR(pg_catalog.<) v.valid_to
   LEFT JOIN @extschema@.qos q
     ON q.cluster OPERATOR(pg_catalog.=) j.cluster AND q.qos OPERATOR(pg_catalog.=) j.qos;
-COMMENT ON VIEW @extschema@.job_billing IS 'Each job''s Slurm billing rate under its partition''s TRESBillingWeights and billing mode.';
+COMMENT ON VIEW @extschema@.job_billing IS 'Each job''s Slurm billing rate under its partition''s TRESBillingWeights and billing mode of its start, times its QOS''s UsageFactor.';
 
 -- The as_of of a time-travel function: NULL is 22004 and an infinite
 -- instant 22008, whatever rows the tables hold.  Used as a WHERE clause
@@ -202,6 +213,56 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._decay_law_changed(text, timestamptz) IS
 'The newest instant at or before up_to at which a cluster''s decay law (mode, half-life, step interval and factor) changed; NULL when it never did or the scenario of the report running overrides it.';
 
+-- A QOS's UsageFactor: slurmctld multiplies each pass's charge by the
+-- factor the QOS has at that pass (_apply_new_usage), so a change splits
+-- the usage as a change of the decay law does: the runs' parts before it
+-- at the old factor, after it at the new one
+-- (docs/history.md#usagefactor-and-billing-weights-as-of-an-instant).
+-- The newest instant at or before up_to at which the UsageFactor of one of
+-- a cluster's QOS changed (a QOS deleted counts 1 after, as a run whose
+-- QOS is unknown); NULL when none did.  A QOS whose UsageFactor the
+-- scenario of the report running overrides holds that one over the whole
+-- history, and its changes are left out.
+CREATE FUNCTION @extschema@_internal._usage_factor_changed(cluster text, up_to timestamptz)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT pg_catalog.max(h.valid_to)
+      FROM @extschema@.settings_history h
+      -- the version that followed, or the live row, or none (deleted)
+      LEFT JOIN @extschema@.settings_history n
+        ON n.cluster OPERATOR(pg_catalog.=) h.cluster AND n.table_name OPERATOR(pg_catalog.=) 'qos'
+       AND n.name OPERATOR(pg_catalog.=) h.name AND n.valid_from OPERATOR(pg_catalog.=) h.valid_to
+      LEFT JOIN @extschema@.qos l
+        ON l.cluster OPERATOR(pg_catalog.=) h.cluster AND l.qos OPERATOR(pg_catalog.=) h.name
+     WHERE h.cluster OPERATOR(pg_catalog.=) _usage_factor_changed.cluster
+       AND h.table_name OPERATOR(pg_catalog.=) 'qos'
+       AND h.valid_to OPERATOR(pg_catalog.<=) _usage_factor_changed.up_to
+       AND ((h.settings OPERATOR(pg_catalog.->>) 'usage_factor')::float8
+            IS DISTINCT FROM COALESCE((n.settings OPERATOR(pg_catalog.->>) 'usage_factor')::float8,
+                                      CASE WHEN n.settings IS NULL THEN l.usage_factor END, 1::float8))
+       AND NOT EXISTS (SELECT FROM @extschema@.scenario_settings s
+                        WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
+                          AND s.cluster OPERATOR(pg_catalog.=) h.cluster
+                          AND s.table_name OPERATOR(pg_catalog.=) 'qos' AND s.name OPERATOR(pg_catalog.=) h.name
+                          AND s.settings OPERATOR(pg_catalog.?) 'usage_factor');
+END;
+COMMENT ON FUNCTION @extschema@_internal._usage_factor_changed(text, timestamptz) IS
+'The newest instant at or before up_to at which the UsageFactor of one of a cluster''s QOS changed; NULL when none did (a QOS whose UsageFactor the scenario of the report running overrides is left out).';
+
+-- What splits a cluster's usage into pieces: the newest change, at or
+-- before up_to, of its decay law or of one of its QOS's UsageFactor.
+CREATE FUNCTION @extschema@_internal._usage_law_changed(cluster text, up_to timestamptz)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    SELECT GREATEST(@extschema@_internal._decay_law_changed(_usage_law_changed.cluster, _usage_law_changed.up_to),
+                    @extschema@_internal._usage_factor_changed(_usage_law_changed.cluster,
+                                                               _usage_law_changed.up_to));
+END;
+COMMENT ON FUNCTION @extschema@_internal._usage_law_changed(text, timestamptz) IS
+'The newest instant at or before up_to at which a cluster''s decay law or one of its QOS''s UsageFactor changed (the usage is piecewise over them); NULL when none did.';
+
 -- Every cluster's live row with the decay law in force at as_of laid over
 -- it, and the scenario's overrides over both (as _clusters_scenario); its
 -- other settings stay the live ones (docs/history.md#the-decay-as-of-an-instant).
@@ -335,6 +396,12 @@ DECLARE
     sc_part jsonb;
     sc_qos jsonb;
     any_bill boolean;
+    -- whether a partition's settings changed (a run is billed with the
+    -- weights of its start) and whether a QOS's settings at law_at are a
+    -- version kept rather than the live row (its UsageFactor then): both
+    -- constants of the custom plan, false for a centre that changed none
+    any_pv boolean;
+    any_qv boolean;
 BEGIN
     PERFORM @extschema@_internal._check_as_of(_association_usage.as_of);
     SELECT jsonb_object_agg(x.cluster, x.o) FILTER (WHERE x.table_name = 'partitions'),
@@ -347,6 +414,10 @@ BEGIN
                AND s.settings ?| ARRAY['billing_weights', 'billing_mode', 'usage_factor']
              GROUP BY s.cluster, s.table_name) x;
     any_bill := sc_part IS NOT NULL OR sc_qos IS NOT NULL;
+    any_pv := EXISTS (SELECT FROM @extschema@.settings_history h
+                       WHERE h.table_name = 'partitions' AND h.valid_to IS NOT NULL);
+    any_qv := EXISTS (SELECT FROM @extschema@.settings_history h
+                       WHERE h.table_name = 'qos' AND h.valid_to > law_at);
     -- per cluster: its last pass and its last reset, once
     SELECT COALESCE(array_agg(x.cluster ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
            COALESCE(array_agg(x.reset_at ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
@@ -373,11 +444,12 @@ BEGIN
              WHERE _association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster) x;
     -- whether a 'slurm_passes' cluster has slurmctld starts
     any_st := EXISTS (SELECT FROM @extschema@.slurmctld_starts s WHERE s.cluster = ANY (ps_clusters));
-    -- per cluster, the newest change of its decay law by law_at (none
-    -- before a reset after it: the usage then starts from the reset)
+    -- per cluster, the newest change of its decay law or of a QOS's
+    -- UsageFactor by law_at (none before a reset after it: the usage then
+    -- starts from the reset)
     SELECT COALESCE(array_agg(b.cluster ORDER BY b.cluster), '{}'), COALESCE(array_agg(b.at ORDER BY b.cluster), '{}')
       INTO bd_clusters, bd_times
-      FROM (SELECT c.cluster, @extschema@_internal._decay_law_changed(c.cluster, law_at) AS at
+      FROM (SELECT c.cluster, @extschema@_internal._usage_law_changed(c.cluster, law_at) AS at
               FROM @extschema@.clusters c
              WHERE _association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster) b
      WHERE b.at IS NOT NULL
@@ -485,28 +557,67 @@ BEGIN
                        cp_times[array_position(cp_clusters, b.cluster)] AS t0,
                        cp_from[array_position(cp_clusters, b.cluster)] AS cp_from,
                        CASE WHEN any_rs THEN rs_from[array_position(rs_clusters, b.cluster)] END AS reset_from
-                  -- job_billing's billing, with the billing weights, mode
-                  -- and UsageFactor of the scenario of the report running
-                  -- where it has some (docs/history.md#the-policy-lab);
-                  -- any_bill is a constant of the custom plan: without
-                  -- such a scenario the expression is job_billing's
+                  -- job_billing's billing: the billing weights and mode of
+                  -- the run's start, the UsageFactor of law_at
+                  -- (docs/history.md#usagefactor-and-billing-weights-as-of-an-instant),
+                  -- or those of the scenario of the report running where
+                  -- it has some (docs/history.md#the-policy-lab); any_bill,
+                  -- any_pv and any_qv are constants of the custom plan:
+                  -- without a scenario or a change the expression is the
+                  -- live rows'
                   FROM (SELECT j.cluster, j.account, j.user_name, j.start_time, j.end_time,
                                @extschema@.tres_billing(
                                    COALESCE(j.tres, 'cpu=' || j.cpus),
                                    CASE WHEN any_bill
                                         THEN COALESCE(sc_part -> j.cluster -> j.partition ->> 'billing_weights',
-                                                      p.billing_weights)
+                                                      CASE WHEN any_pv AND width_bucket(j.start_time, pv.tos)
+                                                                           < cardinality(pv.tos)
+                                                           THEN pv.weights[width_bucket(j.start_time, pv.tos) + 1]
+                                                           ELSE p.billing_weights END)
+                                        WHEN any_pv AND width_bucket(j.start_time, pv.tos) < cardinality(pv.tos)
+                                        THEN pv.weights[width_bucket(j.start_time, pv.tos) + 1]
                                         ELSE p.billing_weights END,
                                    CASE WHEN any_bill
                                         THEN COALESCE(sc_part -> j.cluster -> j.partition ->> 'billing_mode',
-                                                      p.billing_mode)
+                                                      CASE WHEN any_pv AND width_bucket(j.start_time, pv.tos)
+                                                                           < cardinality(pv.tos)
+                                                           THEN pv.modes[width_bucket(j.start_time, pv.tos) + 1]
+                                                           ELSE p.billing_mode END)
+                                        WHEN any_pv AND width_bucket(j.start_time, pv.tos) < cardinality(pv.tos)
+                                        THEN pv.modes[width_bucket(j.start_time, pv.tos) + 1]
                                         ELSE p.billing_mode END)
                                  * COALESCE(CASE WHEN any_bill
                                                  THEN (sc_qos -> j.cluster -> j.qos ->> 'usage_factor')::float8 END,
-                                            q.usage_factor, 1) AS billing
+                                            CASE WHEN any_qv AND qv.usage_factor IS NOT NULL THEN qv.usage_factor
+                                                 ELSE q.usage_factor END,
+                                            1) AS billing
                           FROM @extschema@.jobs j
                           JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
-                          LEFT JOIN @extschema@.qos q ON q.cluster = j.cluster AND q.qos = j.qos) b
+                          -- the versions of the partition's settings closed
+                          -- since, in order: their ends and billing (versions
+                          -- follow each other from -infinity, so the one of
+                          -- an instant t is the (n + 1)th, n = the ends <= t,
+                          -- width_bucket; none left: the live row).  One row
+                          -- per partition: without a change (any_pv false)
+                          -- nothing reads it, and the planner drops the join
+                          LEFT JOIN (SELECT h.cluster, h.name,
+                                            array_agg(h.valid_to ORDER BY h.valid_to) AS tos,
+                                            array_agg(h.settings ->> 'billing_weights' ORDER BY h.valid_to) AS weights,
+                                            array_agg(h.settings ->> 'billing_mode' ORDER BY h.valid_to) AS modes
+                                       FROM @extschema@.settings_history h
+                                      WHERE any_pv AND h.table_name = 'partitions' AND h.valid_to IS NOT NULL
+                                      GROUP BY h.cluster, h.name) pv
+                            ON pv.cluster = j.cluster AND pv.name = j.partition
+                          LEFT JOIN @extschema@.qos q ON q.cluster = j.cluster AND q.qos = j.qos
+                          -- the QOS's version at law_at, where it changed
+                          -- since (or was deleted); dropped as pv is
+                          LEFT JOIN (SELECT h.cluster, h.name,
+                                            max((h.settings ->> 'usage_factor')::float8) AS usage_factor
+                                       FROM @extschema@.settings_history h
+                                      WHERE any_qv AND h.table_name = 'qos'
+                                        AND h.valid_from <= law_at AND h.valid_to > law_at
+                                      GROUP BY h.cluster, h.name) qv
+                            ON qv.cluster = j.cluster AND qv.name = j.qos) b
                   -- the half-life of the scenario of the report running, if
                   -- any (docs/history.md#the-policy-lab)
                   JOIN @extschema@_internal._clusters_decay_law_at(law_at) c ON c.cluster = b.cluster
