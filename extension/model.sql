@@ -964,28 +964,40 @@ END;
 COMMENT ON FUNCTION @extschema@_internal._scenario_overrides(text, text[]) IS
 'Whether the scenario of the report running overrides any of these settings (keys) of a cluster, its partitions or QOS: the usage checkpoints or core rollups computed with the live ones are then set aside.';
 
--- Every cluster's decay mode and PriorityCalcPeriod with the current
--- scenario's overrides (the live ones outside a scenario), for the readers
--- of the tree that the reports inline: a left join on scenario_settings'
--- key, not _clusters_scenario's two branches, which counted twice in the
+-- Every cluster's decay mode as of an instant, its PriorityCalcPeriod and
+-- last pass, with the current scenario's overrides (the live ones outside
+-- a scenario), for the readers of the tree that the reports inline.  The
+-- mode is the one in force at as_of, as the usage reads it
+-- (docs/history.md#the-decay-as-of-an-instant): a cluster that moved to
+-- slurmctld's passes reads its tree at its last pass only from then on.
+-- PriorityCalcPeriod is read live, as the usage reads it.  Left joins on
+-- the keys of scenario_settings and of settings_history's closed versions,
+-- not _clusters_scenario's two branches, which counted twice in the
 -- reports' estimated cost and made PostgreSQL JIT-compile them
 -- (docs/history.md#the-policy-lab).
-CREATE FUNCTION @extschema@_internal._clusters_decay()
+CREATE FUNCTION @extschema@_internal._clusters_decay_at(as_of timestamptz)
 RETURNS TABLE (cluster text, decay_mode text, priority_calc_period interval, priority_last_decay timestamptz)
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     SELECT c.cluster,
-           COALESCE(o.settings OPERATOR(pg_catalog.->>) 'decay_mode', c.decay_mode),
+           COALESCE(o.settings OPERATOR(pg_catalog.->>) 'decay_mode',
+                    h.settings OPERATOR(pg_catalog.->>) 'decay_mode', c.decay_mode),
            COALESCE((o.settings OPERATOR(pg_catalog.->>) 'priority_calc_period')::interval, c.priority_calc_period),
            c.priority_last_decay
       FROM @extschema@.clusters c
       LEFT JOIN @extschema@.scenario_settings o
         ON o.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
        AND o.cluster OPERATOR(pg_catalog.=) c.cluster
-       AND o.table_name OPERATOR(pg_catalog.=) 'clusters' AND o.name OPERATOR(pg_catalog.=) '';
+       AND o.table_name OPERATOR(pg_catalog.=) 'clusters' AND o.name OPERATOR(pg_catalog.=) ''
+      -- the version closed since as_of (none: the live row holds)
+      LEFT JOIN @extschema@.settings_history h
+        ON h.cluster OPERATOR(pg_catalog.=) c.cluster
+       AND h.table_name OPERATOR(pg_catalog.=) 'clusters' AND h.name OPERATOR(pg_catalog.=) ''
+       AND h.valid_from OPERATOR(pg_catalog.<=) _clusters_decay_at.as_of
+       AND h.valid_to OPERATOR(pg_catalog.>) _clusters_decay_at.as_of;
 END;
-COMMENT ON FUNCTION @extschema@_internal._clusters_decay() IS
-'Every cluster''s decay mode, PriorityCalcPeriod and last pass, with the overrides of the scenario of the report running.';
+COMMENT ON FUNCTION @extschema@_internal._clusters_decay_at(timestamptz) IS
+'Every cluster''s decay mode as of an instant, its PriorityCalcPeriod and last pass, with the overrides of the scenario of the report running.';
 
 -- Every partition's live row with the current scenario's overrides laid
 -- over it (the live rows outside a scenario): what the core-hours of GENCI

@@ -536,11 +536,12 @@ LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
     WITH cps AS (
         -- the algorithm as of as_of (docs/history.md#the-history-of-the-settings);
-        -- the decay mode as it is, as _checkpoint_factors and the usage read it
+        -- the decay mode as of as_of too, as _checkpoint_factors and the
+        -- usage read it (docs/history.md#the-decay-as-of-an-instant)
         SELECT c.cluster,
                (SELECT x.fairshare_algorithm
                   FROM @extschema@_internal._cluster_at(c.cluster, _checkpoint_tree.as_of) x) AS fairshare_algorithm
-          FROM @extschema@.clusters c
+          FROM @extschema@_internal._clusters_decay_law_at(_checkpoint_tree.as_of) c
           JOIN @extschema@.usage_checkpoints k
             ON k.cluster OPERATOR(pg_catalog.=) c.cluster AND k.as_of OPERATOR(pg_catalog.=) _checkpoint_tree.as_of
          WHERE k.invalidated_at IS NULL AND c.decay_mode OPERATOR(pg_catalog.<>) 'slurm_passes'
@@ -590,10 +591,12 @@ DECLARE
     -- through _association_usage (below)
     passes boolean;
 BEGIN
+    -- (the decay mode as of as_of, as the usage reads it:
+    -- docs/history.md#the-decay-as-of-an-instant)
     SELECT COALESCE(array_agg(c.cluster), '{}'),
            COALESCE(bool_or(c.decay_mode = 'slurm_passes'), false)
       INTO of_clusters, passes
-      FROM @extschema@.clusters c
+      FROM @extschema@_internal._clusters_decay_law_at(_checkpoint_factors.as_of) c
      WHERE _checkpoint_factors.cluster IS NULL OR c.cluster = _checkpoint_factors.cluster;
     -- (cluster = ANY: an index condition on (cluster, as_of); an OR of
     -- "cluster IS NULL" read the whole table)
@@ -610,7 +613,7 @@ BEGIN
                 -- the instant itself (the resolution of timestamptz)
                 ELSE k.as_of + interval '1 microsecond' END
       FROM @extschema@.usage_checkpoints k
-      JOIN @extschema@.clusters c ON c.cluster = k.cluster
+      JOIN @extschema@_internal._clusters_decay_law_at(_checkpoint_factors.as_of) c ON c.cluster = k.cluster
      WHERE k.cluster = ANY (of_clusters)
        AND k.as_of = _checkpoint_factors.as_of AND k.invalidated_at IS NULL
        AND c.fairshare_algorithm IN ('fair_tree', 'classic');

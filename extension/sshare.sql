@@ -26,7 +26,7 @@ BEGIN ATOMIC
                 THEN @extschema@.slurm_last_pass(_tree_instants.as_of, c.priority_calc_period, c.priority_last_decay)
                 ELSE _tree_instants.as_of END
       -- (the decay of the scenario of the report running, if any)
-      FROM @extschema@_internal._clusters_decay() c;
+      FROM @extschema@_internal._clusters_decay_at(_tree_instants.as_of) c;
 END;
 COMMENT ON FUNCTION @extschema@_internal._tree_instants(timestamptz, boolean) IS
 'Per cluster, the instant its tree is read at for as_of: as_of, or with at_last_pass the last pass at or before it of a slurm_passes cluster.';
@@ -443,12 +443,12 @@ BEGIN ATOMIC
                                  OVER (PARTITION BY t.cluster) AS f
                           FROM @extschema@_internal._association_tree(sshare_at.as_of, true) t
                          WHERE t.algorithm OPERATOR(pg_catalog.=) ANY (ARRAY['fair_tree', 'classic'])
-                           AND t.cluster IN (SELECT c.cluster FROM @extschema@_internal._clusters_decay() c
+                           AND t.cluster IN (SELECT c.cluster FROM @extschema@_internal._clusters_decay_at(sshare_at.as_of) c
                                               WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes')
                            AND @extschema@_internal._tree_changed_between(
                                    (SELECT pg_catalog.min(i.tree_at)
                                       FROM @extschema@_internal._tree_instants(sshare_at.as_of, true) i
-                                      JOIN @extschema@_internal._clusters_decay() c ON c.cluster OPERATOR(pg_catalog.=) i.cluster
+                                      JOIN @extschema@_internal._clusters_decay_at(sshare_at.as_of) c ON c.cluster OPERATOR(pg_catalog.=) i.cluster
                                      WHERE c.decay_mode OPERATOR(pg_catalog.=) 'slurm_passes'),
                                    sshare_at.as_of)) w) x
          GROUP BY x.cluster

@@ -219,32 +219,47 @@ COMMENT ON FUNCTION @extschema@_internal._decay_law_changed(text, timestamptz) I
 -- at the old factor, after it at the new one
 -- (docs/history.md#usagefactor-and-billing-weights-as-of-an-instant).
 -- The newest instant at or before up_to at which the UsageFactor of one of
--- a cluster's QOS changed (a QOS deleted counts 1 after, as a run whose
--- QOS is unknown); NULL when none did.  A QOS whose UsageFactor the
--- scenario of the report running overrides holds that one over the whole
--- history, and its changes are left out.
+-- a cluster's QOS changed: a version of the QOS began with another factor
+-- than the one before it, or one ended with none after it (the QOS
+-- deleted: a run whose QOS is unknown is charged at 1, and so is one of a
+-- QOS re-created later, between the two); NULL when none did.  A QOS whose
+-- UsageFactor the scenario of the report running overrides holds that one
+-- over the whole history, and its changes are left out.
 CREATE FUNCTION @extschema@_internal._usage_factor_changed(cluster text, up_to timestamptz)
 RETURNS timestamptz
 LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-    SELECT pg_catalog.max(h.valid_to)
-      FROM @extschema@.settings_history h
-      -- the version that followed, or the live row, or none (deleted)
-      LEFT JOIN @extschema@.settings_history n
-        ON n.cluster OPERATOR(pg_catalog.=) h.cluster AND n.table_name OPERATOR(pg_catalog.=) 'qos'
-       AND n.name OPERATOR(pg_catalog.=) h.name AND n.valid_from OPERATOR(pg_catalog.=) h.valid_to
-      LEFT JOIN @extschema@.qos l
-        ON l.cluster OPERATOR(pg_catalog.=) h.cluster AND l.qos OPERATOR(pg_catalog.=) h.name
-     WHERE h.cluster OPERATOR(pg_catalog.=) _usage_factor_changed.cluster
-       AND h.table_name OPERATOR(pg_catalog.=) 'qos'
-       AND h.valid_to OPERATOR(pg_catalog.<=) _usage_factor_changed.up_to
-       AND ((h.settings OPERATOR(pg_catalog.->>) 'usage_factor')::float8
-            IS DISTINCT FROM COALESCE((n.settings OPERATOR(pg_catalog.->>) 'usage_factor')::float8,
-                                      CASE WHEN n.settings IS NULL THEN l.usage_factor END, 1::float8))
-       AND NOT EXISTS (SELECT FROM @extschema@.scenario_settings s
+    SELECT pg_catalog.max(x.at)
+      FROM (-- a version begins: its factor against the one that ended
+            -- then (none: the QOS did not exist, 1)
+            SELECT v.name, v.valid_from AS at
+              FROM @extschema@.settings_history v
+              LEFT JOIN @extschema@.settings_history b
+                ON b.cluster OPERATOR(pg_catalog.=) v.cluster AND b.table_name OPERATOR(pg_catalog.=) 'qos'
+               AND b.name OPERATOR(pg_catalog.=) v.name AND b.valid_to OPERATOR(pg_catalog.=) v.valid_from
+             WHERE v.cluster OPERATOR(pg_catalog.=) _usage_factor_changed.cluster
+               AND v.table_name OPERATOR(pg_catalog.=) 'qos'
+               AND v.valid_from OPERATOR(pg_catalog.>) '-infinity'::timestamptz
+               AND v.valid_from OPERATOR(pg_catalog.<=) _usage_factor_changed.up_to
+               AND COALESCE((b.settings OPERATOR(pg_catalog.->>) 'usage_factor')::float8, 1::float8)
+                   IS DISTINCT FROM (v.settings OPERATOR(pg_catalog.->>) 'usage_factor')::float8
+            UNION ALL
+            -- a version ends with none after it: the QOS deleted
+            SELECT h.name, h.valid_to
+              FROM @extschema@.settings_history h
+             WHERE h.cluster OPERATOR(pg_catalog.=) _usage_factor_changed.cluster
+               AND h.table_name OPERATOR(pg_catalog.=) 'qos'
+               AND h.valid_to OPERATOR(pg_catalog.<=) _usage_factor_changed.up_to
+               AND (h.settings OPERATOR(pg_catalog.->>) 'usage_factor')::float8 OPERATOR(pg_catalog.<>) 1::float8
+               AND NOT EXISTS (SELECT FROM @extschema@.settings_history n
+                                WHERE n.cluster OPERATOR(pg_catalog.=) h.cluster
+                                  AND n.table_name OPERATOR(pg_catalog.=) 'qos'
+                                  AND n.name OPERATOR(pg_catalog.=) h.name
+                                  AND n.valid_from OPERATOR(pg_catalog.=) h.valid_to)) x
+     WHERE NOT EXISTS (SELECT FROM @extschema@.scenario_settings s
                         WHERE s.scenario OPERATOR(pg_catalog.=) @extschema@_internal._scenario()
-                          AND s.cluster OPERATOR(pg_catalog.=) h.cluster
-                          AND s.table_name OPERATOR(pg_catalog.=) 'qos' AND s.name OPERATOR(pg_catalog.=) h.name
+                          AND s.cluster OPERATOR(pg_catalog.=) _usage_factor_changed.cluster
+                          AND s.table_name OPERATOR(pg_catalog.=) 'qos' AND s.name OPERATOR(pg_catalog.=) x.name
                           AND s.settings OPERATOR(pg_catalog.?) 'usage_factor');
 END;
 COMMENT ON FUNCTION @extschema@_internal._usage_factor_changed(text, timestamptz) IS
@@ -417,7 +432,7 @@ BEGIN
     any_pv := EXISTS (SELECT FROM @extschema@.settings_history h
                        WHERE h.table_name = 'partitions' AND h.valid_to IS NOT NULL);
     any_qv := EXISTS (SELECT FROM @extschema@.settings_history h
-                       WHERE h.table_name = 'qos' AND h.valid_to > law_at);
+                       WHERE h.table_name = 'qos' AND (h.valid_to > law_at OR h.valid_from > law_at));
     -- per cluster: its last pass and its last reset, once
     SELECT COALESCE(array_agg(x.cluster ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
            COALESCE(array_agg(x.reset_at ORDER BY x.cluster) FILTER (WHERE x.reset_at IS NOT NULL), '{}'),
@@ -454,6 +469,24 @@ BEGIN
              WHERE _association_usage.only_cluster IS NULL OR c.cluster = _association_usage.only_cluster) b
      WHERE b.at IS NOT NULL
        AND NOT COALESCE(rs_at[array_position(rs_clusters, b.cluster)] > b.at, false);
+    -- a change before the cluster's first run splits nothing (no usage
+    -- before it), as when a centre sets its decay before loading its runs:
+    -- read once, under the law after it.  One probe of jobs_first_event_idx
+    -- per cluster with a change (a statement of its own, not a correlated
+    -- subquery, which Citus cannot run over the distributed runs)
+    FOR i IN 1 .. cardinality(bd_clusters) LOOP
+        PERFORM FROM @extschema@.jobs j
+          WHERE COALESCE(j.start_time, j.end_time, 'infinity'::timestamptz) <= bd_times[i]
+            AND j.cluster = bd_clusters[i]
+          LIMIT 1;
+        IF NOT FOUND THEN
+            bd_times[i] := NULL;
+        END IF;
+    END LOOP;
+    SELECT COALESCE(array_agg(b.cluster ORDER BY b.cluster), '{}'), COALESCE(array_agg(b.at ORDER BY b.cluster), '{}')
+      INTO bd_clusters, bd_times
+      FROM unnest(bd_clusters, bd_times) b(cluster, at)
+     WHERE b.at IS NOT NULL;
     IF NOT _association_usage.checkpointing THEN
         -- per cluster, the newest valid checkpoint at or before as_of, and
         -- not before the newest change of its decay law
@@ -588,8 +621,8 @@ BEGIN
                                         ELSE p.billing_mode END)
                                  * COALESCE(CASE WHEN any_bill
                                                  THEN (sc_qos -> j.cluster -> j.qos ->> 'usage_factor')::float8 END,
-                                            CASE WHEN any_qv AND qv.usage_factor IS NOT NULL THEN qv.usage_factor
-                                                 ELSE q.usage_factor END,
+                                            CASE WHEN any_qv AND NOT qv.live
+                                                 THEN COALESCE(qv.usage_factor, 1) ELSE q.usage_factor END,
                                             1) AS billing
                           FROM @extschema@.jobs j
                           JOIN @extschema@.partitions p ON p.cluster = j.cluster AND p.partition = j.partition
@@ -609,13 +642,18 @@ BEGIN
                                       GROUP BY h.cluster, h.name) pv
                             ON pv.cluster = j.cluster AND pv.name = j.partition
                           LEFT JOIN @extschema@.qos q ON q.cluster = j.cluster AND q.qos = j.qos
-                          -- the QOS's version at law_at, where it changed
-                          -- since (or was deleted); dropped as pv is
+                          -- the UsageFactor at law_at of a QOS with a
+                          -- history: its version closed since (NULL when
+                          -- none held then: not yet created, or deleted),
+                          -- or live when the open one holds (read from the
+                          -- live row); dropped as pv is
                           LEFT JOIN (SELECT h.cluster, h.name,
-                                            max((h.settings ->> 'usage_factor')::float8) AS usage_factor
+                                            max((h.settings ->> 'usage_factor')::float8)
+                                              FILTER (WHERE h.valid_to > law_at AND h.valid_from <= law_at)
+                                              AS usage_factor,
+                                            bool_or(h.valid_to IS NULL AND h.valid_from <= law_at) AS live
                                        FROM @extschema@.settings_history h
                                       WHERE any_qv AND h.table_name = 'qos'
-                                        AND h.valid_from <= law_at AND h.valid_to > law_at
                                       GROUP BY h.cluster, h.name) qv
                             ON qv.cluster = j.cluster AND qv.name = j.qos) b
                   -- the half-life of the scenario of the report running, if

@@ -127,12 +127,36 @@ SELECT s.user_name, round(s.raw_usage::numeric, 5) AS raw_usage,
   FROM sshare_at('2026-06-04 01:00+00', 'w10') s WHERE s.cluster = 'ub' AND s.user_name IN ('ann', 'bob') ORDER BY s.user_name;
 
 -- A QOS deleted is a change of its factor (to 1, as a run whose QOS is
--- unknown): 'gone' (factor 3) deleted at D = 2026-06-05 00:00.
+-- unknown), and so is its re-creation: 'gone' (factor 3) deleted at
+-- D = 2026-06-05 00:00, created again with factor 3 at E = 06-06 00:00.
+-- Cy ran 1 CPU in it over [D - 1h, D + 1h), billed 3 (CPU=3.0): as of
+-- 06-07 00:00, 3 x 3 x span(D - 1h, D) + 3 x 1 x span(D, D + 1h) =
+-- 10723.51700 (9 x span over both hours would give 16202.25222, shown
+-- beside as "flat").
+INSERT INTO account_users (cluster, account, user_name) VALUES ('ub', 'a', 'cy');
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, qos, state, submit_time, start_time, end_time, tres, cpus) VALUES
+  ('ub', '3', 'cy', 'a', 'p', 'gone', 'COMPLETED', '2026-06-04 23:00+00', '2026-06-04 23:00+00', '2026-06-05 01:00+00', 'cpu=1', 1);
 BEGIN;
 SET LOCAL fairshare.tree_change_at = '2026-06-05 00:00+00';
 DELETE FROM qos WHERE cluster = 'ub' AND qos = 'gone';
 COMMIT;
 SELECT fairshare_internal._usage_factor_changed('ub', 'infinity') AS d;
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2026-06-06 00:00+00';
+INSERT INTO qos (cluster, qos, usage_factor) VALUES ('ub', 'gone', 3);
+COMMIT;
+SELECT fairshare_internal._usage_factor_changed('ub', 'infinity') AS e,
+       fairshare_internal._usage_factor_changed('ub', '2026-06-05 23:00+00') AS d;
+SELECT user_name, round(raw_usage::numeric, 5) AS raw_usage,
+       pg_temp.same(raw_usage, 9 * pg_temp.span('2026-06-04 23:00+00', '2026-06-05 00:00+00', '2026-06-07 00:00+00', 86400)
+                             + 3 * pg_temp.span('2026-06-05 00:00+00', '2026-06-05 01:00+00', '2026-06-07 00:00+00', 86400)) AS by_hand,
+       round((9 * pg_temp.span('2026-06-04 23:00+00', '2026-06-05 01:00+00', '2026-06-07 00:00+00', 86400))::numeric, 5) AS flat
+  FROM association_usage_at('2026-06-07 00:00+00') WHERE cluster = 'ub' AND user_name = 'cy';
+-- as of 06-05 12:00, between D and E: 'gone' does not exist, factor 1 for
+-- the part after D
+SELECT pg_temp.same(raw_usage, 9 * pg_temp.span('2026-06-04 23:00+00', '2026-06-05 00:00+00', '2026-06-05 12:00+00', 86400)
+                             + 3 * pg_temp.span('2026-06-05 00:00+00', '2026-06-05 01:00+00', '2026-06-05 12:00+00', 86400)) AS between_d_e
+  FROM association_usage_at('2026-06-05 12:00+00') WHERE cluster = 'ub' AND user_name = 'cy';
 
 -- slurmctld's passes (decay_mode slurm_passes): a pass every 5 minutes
 -- from 12:00, f = 1 - 0.693/600 (half-life 10 minutes); each pass

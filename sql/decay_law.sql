@@ -160,3 +160,73 @@ DELETE FROM clusters WHERE cluster = 'dp';
 DELETE FROM scenarios WHERE scenario = 'two_days';
 DELETE FROM jobs WHERE cluster = 'dl';
 DELETE FROM clusters WHERE cluster = 'dl';
+
+-- A change of the law before the cluster's first run splits nothing: the
+-- usage before it is none, so it is read once, under the law after it.
+-- Cluster 'ds': the half-life set to 2 days at 2026-05-01, before its one
+-- run (1 CPU, 2026-06-01 00:00-01:00); as of 06-03 01:00:
+--   (172800/ln 2)(2^(-2/2) - 2^(-(2 + 1/24)/2)) = 1787.06582
+-- and _association_usage is called once (twice if the change were a piece).
+INSERT INTO clusters (cluster, decay_half_life) VALUES ('ds', '1 day');
+INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('ds', 'p', 64, 262144);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES ('ds', 'root', NULL, 1), ('ds', 'a', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name) VALUES ('ds', 'a', 'ann');
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, tres, cpus) VALUES
+  ('ds', '1', 'ann', 'a', 'p', 'COMPLETED', '2026-06-01 00:00+00', '2026-06-01 00:00+00', '2026-06-01 01:00+00', 'cpu=1', 1);
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2026-05-01 00:00+00';
+UPDATE clusters SET decay_half_life = '2 days' WHERE cluster = 'ds';
+COMMIT;
+BEGIN;
+SET LOCAL track_functions = 'pl';
+SELECT round(u.raw_usage::numeric, 5) AS raw_usage,
+       pg_temp.same(u.raw_usage, pg_temp.span('2026-06-01 00:00+00', '2026-06-01 01:00+00', '2026-06-03 01:00+00', 172800)) AS by_hand
+  FROM fairshare_internal._association_usage('2026-06-03 01:00+00', false, 'ds') u;
+SELECT calls FROM pg_stat_xact_user_functions
+ WHERE funcid = 'fairshare_internal._association_usage(timestamptz, boolean, text, timestamptz)'::regprocedure;
+COMMIT;
+DELETE FROM jobs WHERE cluster = 'ds';
+DELETE FROM clusters WHERE cluster = 'ds';
+
+-- The decay mode as of an instant decides which tree sshare_at computes
+-- the usage columns with: under slurm_passes the tree of slurmctld's last
+-- pass (docs/slurm.md#the-tree-changes), under the other modes the tree
+-- of as_of itself.  Cluster 'mv': exact decay until C = 13:00, then
+-- slurm_passes, passes every 5 minutes from 12:00.  Ann (account a, 1
+-- share) ran 1 CPU and Bea (account b) 2 CPUs over the same half hour, so
+-- a has a third of the usage and b two thirds, whatever the decay.  b's
+-- shares go from 1 to 3 at 12:02 and back to 1 at 13:02.  a's LevelFS is
+-- NormShares / EffectvUsage:
+--   with b at 3: (1/4) / (1/3) = 0.75;  with b at 1: (1/2) / (1/3) = 1.5
+--   12:03, exact then: the tree of 12:03, b at 3: 0.75
+--   13:03, passes then: the tree of the pass of 13:00, b at 3: 0.75
+--          (the tree of 13:03 would give 1.5, and so would the pass of
+--          12:00 at 12:03 if today's mode decided)
+INSERT INTO clusters (cluster, decay_mode, priority_calc_period, priority_last_decay)
+VALUES ('mv', 'exact', '5 minutes', '2024-06-01 12:00:00+00');
+INSERT INTO partitions (cluster, partition, cores_per_node, mem_per_node_mb) VALUES ('mv', 'p', 64, 262144);
+INSERT INTO accounts (cluster, account, parent_account, shares) VALUES
+  ('mv', 'root', NULL, 1), ('mv', 'a', 'root', 1), ('mv', 'b', 'root', 1);
+INSERT INTO account_users (cluster, account, user_name) VALUES ('mv', 'a', 'ann'), ('mv', 'b', 'bea');
+INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_time, start_time, end_time, tres, cpus) VALUES
+  ('mv', '1', 'ann', 'a', 'p', 'COMPLETED', '2024-06-01 11:00+00', '2024-06-01 11:00+00', '2024-06-01 11:30+00', 'cpu=1', 1),
+  ('mv', '2', 'bea', 'b', 'p', 'COMPLETED', '2024-06-01 11:00+00', '2024-06-01 11:00+00', '2024-06-01 11:30+00', 'cpu=2', 2);
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2024-06-01 12:02:00+00';
+UPDATE accounts SET shares = 3 WHERE cluster = 'mv' AND account = 'b';
+COMMIT;
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2024-06-01 13:00:00+00';
+UPDATE clusters SET decay_mode = 'slurm_passes' WHERE cluster = 'mv';
+COMMIT;
+BEGIN;
+SET LOCAL fairshare.tree_change_at = '2024-06-01 13:02:00+00';
+UPDATE accounts SET shares = 1 WHERE cluster = 'mv' AND account = 'b';
+COMMIT;
+SELECT t.at, round(s.effectv_usage::numeric, 6) AS effectv_usage, round(s.level_fs::numeric, 6) AS level_fs
+  FROM (VALUES ('2024-06-01 12:03:00+00'::timestamptz), ('2024-06-01 13:03:00+00')) t (at)
+ CROSS JOIN LATERAL sshare_at(t.at) s
+ WHERE s.cluster = 'mv' AND s.account = 'a' AND s.user_name IS NULL
+ ORDER BY t.at;
+DELETE FROM jobs WHERE cluster = 'mv';
+DELETE FROM clusters WHERE cluster = 'mv';

@@ -374,7 +374,11 @@ SELECT a.t, s.raw_shares, round(s.norm_shares::numeric, 6) AS norm_shares
 ROLLBACK TO SAVEPOINT tree_change;
 
 -- decay_mode 'exact': the factors hold at the checkpoint's instant only
+-- (the mode set before the runs: the mode as of the checkpoint's instant
+-- decides, docs/history.md#the-decay-as-of-an-instant)
+SET LOCAL fairshare.tree_change_at = '2026-05-01 00:00+00';
 UPDATE clusters SET decay_mode = 'exact' WHERE cluster = 'sc';
+RESET fairshare.tree_change_at;
 CALL checkpoint_usage('sc', '2026-06-01 12:02+00');
 SELECT as_of, valid_before FROM usage_checkpoint_factors;
 UPDATE usage_checkpoint_factor_rows SET fairshare = 0.5 WHERE user_name = 'u1';
