@@ -22,13 +22,7 @@ INSERT INTO jobs (cluster, job_id, user_name, account, partition, state, submit_
   ('dl', '2', 'bob', 'a', 'p', 'COMPLETED', '2026-06-02 00:00+00', '2026-06-02 00:00+00', '2026-06-02 02:00+00', 'cpu=1', 1);
 
 -- the closed form above, in SQL, for the expected figures
-CREATE FUNCTION pg_temp.span(s timestamptz, e timestamptz, a timestamptz, h float8) RETURNS float8
-LANGUAGE sql IMMUTABLE
-RETURN h / ln(2) * (power(2::float8, -extract(epoch FROM a - e)::float8 / h)
-                   - power(2::float8, -extract(epoch FROM a - s)::float8 / h));
--- (relative difference under 1e-12: the same figure)
-CREATE FUNCTION pg_temp.same(x float8, y float8) RETURNS boolean
-LANGUAGE sql IMMUTABLE RETURN abs(x - y) <= 1e-12 * greatest(abs(x), abs(y));
+\i sql/include/exact_decay.sql
 
 BEGIN;
 SET LOCAL fairshare.tree_change_at = '2026-06-02 01:00+00';
