@@ -39,18 +39,20 @@ has() {  # log, fixed text, label
 # The centre as centre.sql makes it at scale 0, whatever ran: no pinned
 # checkpoint (the others are each file's own, made again by the next);
 # 20 allocations (10 GENCI + 10 RWTH: each size's minimum); decay mode
-# exact, no pass; 1010 jobs in jobs (1000 + 10 pending: no month detached,
-# nothing imported kept); no rollups.
+# exact, no pass, and no history of the cluster's settings (the decay mode
+# as of an instant is read from it); 1010 jobs in jobs (1000 + 10 pending:
+# no month detached, nothing imported kept); no rollups.
 centre_as_made() {  # label
   local got
   got=$(q -c "SELECT concat_ws(' ', (SELECT count(*) FROM fairshare.usage_checkpoints WHERE pinned),
                                     (SELECT count(*) FROM fairshare.allocations),
                                     (SELECT decay_mode || '/' || COALESCE(priority_last_decay::text, 'none')
                                        FROM fairshare.clusters WHERE cluster = 'bench'),
+                                    (SELECT count(*) FROM fairshare.settings_history WHERE cluster = 'bench'),
                                     (SELECT count(*) FROM fairshare.jobs),
                                     (SELECT count(*) FROM fairshare.usage_hourly) + (SELECT count(*) FROM fairshare.rollup_state))")
-  if [ "$got" = "0 20 exact/none 1010 0" ]; then ok "$1: the centre as centre.sql made it"; else
-    fail "$1: the centre is '$got' (pinned checkpoints, allocations, decay mode/last pass, jobs, rollup rows), not '0 20 exact/none 1010 0'"; fi
+  if [ "$got" = "0 20 exact/none 0 1010 0" ]; then ok "$1: the centre as centre.sql made it"; else
+    fail "$1: the centre is '$got' (pinned checkpoints, allocations, decay mode/last pass, settings versions, jobs, rollup rows), not '0 20 exact/none 0 1010 0'"; fi
 }
 
 # 1.

@@ -48,8 +48,17 @@ SELECT bench.measure(format('sprio_at: %s pending jobs, no checkpoint (every job
 -- tree that sprio_at computes when no cached factors hold.  sprio -l's
 -- columns (the target), then every column (with the explanation text).
 -- The cluster is put back afterwards, without checkpoints, as above.
+-- The mode is recorded as in force before the first run (the decay mode
+-- as of an instant decides how a checkpoint caches its factors,
+-- docs/history.md#the-decay-as-of-an-instant), and its history removed
+-- with the switch back, so that the benchmarks after this one read the
+-- centre as centre.sql made it.
+BEGIN;
+SELECT set_config('fairshare.tree_change_at', (min(submit_time) - interval '1 day')::text, true)
+  FROM fairshare.jobs WHERE cluster = 'bench' \g /dev/null
 UPDATE fairshare.clusters SET decay_mode = 'slurm_passes', priority_last_decay = bench.as_of()
  WHERE cluster = 'bench';
+COMMIT;
 CALL fairshare.checkpoint_usage('bench', bench.as_of());
 DO $$
 BEGIN
@@ -68,4 +77,5 @@ SELECT bench.measure(format('sprio_at, every column: %s pending jobs, factors ca
   $q$SELECT * FROM fairshare.sprio_at(bench.as_of() + interval '150 seconds')$q$, :reps);
 \o
 UPDATE fairshare.clusters SET decay_mode = 'exact', priority_last_decay = NULL WHERE cluster = 'bench';
+DELETE FROM fairshare.settings_history WHERE cluster = 'bench' AND table_name = 'clusters';
 DELETE FROM fairshare.usage_checkpoints;

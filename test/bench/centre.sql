@@ -209,6 +209,8 @@ BEGIN
       FROM bench.centre_cluster s
      WHERE c.cluster = s.cluster
        AND (c.decay_mode, c.priority_last_decay) IS DISTINCT FROM (s.decay_mode, s.priority_last_decay);
+    -- and no history of that change: the centre's settings never changed
+    DELETE FROM fairshare.settings_history WHERE cluster = 'bench' AND table_name = 'clusters';
     DROP TABLE IF EXISTS bench.jobs_flat, bench.usage_rows, bench.per_row, bench.per_row_decay, bench.per_row_tree,
                          bench.per_row_job, bench.per_row_text, bench.per_row_cases CASCADE;
     COMMIT;
